@@ -1,0 +1,202 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { CaError } from './errors.js';
+
+const indexingSchema = z
+  .object({
+    /** Glob patterns (gitignore syntax) a file must match to be indexed; empty = everything. */
+    include: z.array(z.string()).default([]),
+    /** Extra patterns to exclude, on top of .gitignore and the built-in excludes. */
+    exclude: z.array(z.string()).default([]),
+    /** Patterns re-included even when .gitignore or a built-in exclude drops them. */
+    keep: z.array(z.string()).default([]),
+    max_file_bytes: z.number().int().positive().default(1024 * 1024),
+    /** Per-file parse deadline in milliseconds. */
+    parse_timeout_ms: z.number().int().positive().default(5000),
+    /** Parser worker threads; 0 = parse on the main thread. */
+    workers: z.number().int().min(0).max(64).default(2),
+    /** Files per write transaction. */
+    batch_files: z.number().int().positive().default(200),
+    safe_mode: z.boolean().default(true),
+    allow_nuget_restore: z.boolean().default(false),
+  })
+  .strict();
+
+const searchSchema = z
+  .object({
+    limit: z.number().int().positive().default(10),
+    rrf_k: z.number().positive().default(60),
+    budget: z.number().int().nonnegative().default(16384),
+    /** Candidates taken from each channel before fusion. */
+    channel_k: z.number().int().positive().default(50),
+  })
+  .strict();
+
+const embeddingSchema = z
+  .object({
+    model: z.string().default('all-MiniLM-L6-v2'),
+    model_dir: z.string().nullable().default(null),
+    allow_download: z.boolean().default(true),
+    batch_size: z.number().int().positive().default(32),
+    enabled: z.boolean().default(true),
+  })
+  .strict();
+
+const semanticSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    max_old_space_mb: z.number().int().positive().default(2048),
+    request_timeout_ms: z.number().int().positive().default(120_000),
+    idle_shutdown_ms: z.number().int().positive().default(15 * 60_000),
+  })
+  .strict();
+
+const graphSchema = z
+  .object({
+    max_depth: z.number().int().positive().default(20),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    indexing: indexingSchema.default(indexingSchema.parse({})),
+    search: searchSchema.default(searchSchema.parse({})),
+    embedding: embeddingSchema.default(embeddingSchema.parse({})),
+    semantic: semanticSchema.default(semanticSchema.parse({})),
+    graph: graphSchema.default(graphSchema.parse({})),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigSection = keyof Config;
+
+/** The configuration with every default applied. */
+export function defaultConfig(): Config {
+  return configSchema.parse({});
+}
+
+function coerceEnvValue(raw: string, shape: z.ZodType): unknown {
+  const inner = unwrap(shape);
+  if (inner instanceof z.ZodNumber) {
+    const n = Number(raw);
+    return Number.isFinite(n) && raw.trim() !== '' ? n : raw;
+  }
+  if (inner instanceof z.ZodBoolean) {
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    return raw;
+  }
+  if (inner instanceof z.ZodArray) {
+    if (raw.trim().startsWith('[')) {
+      try {
+        return JSON.parse(raw);
+      } catch {
+        return raw;
+      }
+    }
+    return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  }
+  return raw;
+}
+
+function unwrap(t: z.ZodType): z.ZodType {
+  let cur: z.ZodType = t;
+  for (let i = 0; i < 5; i++) {
+    if (cur instanceof z.ZodDefault || cur instanceof z.ZodNullable || cur instanceof z.ZodOptional) {
+      cur = (cur as unknown as { unwrap(): z.ZodType }).unwrap();
+    } else break;
+  }
+  return cur;
+}
+
+function sectionShape(section: string): Record<string, z.ZodType> | null {
+  const s = (configSchema.shape as Record<string, z.ZodType>)[section];
+  if (!s) return null;
+  const obj = unwrap(s);
+  return obj instanceof z.ZodObject ? (obj.shape as Record<string, z.ZodType>) : null;
+}
+
+/**
+ * Reads `CA_<SECTION>_<KEY>` variables (e.g. `CA_EMBEDDING_MODEL_DIR`, `CA_INDEXING_WORKERS`).
+ * Unknown variables with a known section are an error, so typos do not pass silently.
+ */
+export function envOverrides(env: Record<string, string | undefined>): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || !name.startsWith('CA_')) continue;
+    const rest = name.slice(3).toLowerCase();
+    const sep = rest.indexOf('_');
+    if (sep <= 0) continue;
+    const section = rest.slice(0, sep);
+    const key = rest.slice(sep + 1);
+    const shape = sectionShape(section);
+    if (!shape) continue; // CA_ variables of other tools or future sections are ignored.
+    const field = shape[key];
+    if (!field) {
+      throw new CaError('config_invalid', `unknown configuration variable ${name} (section "${section}" has no key "${key}")`);
+    }
+    (out[section] ??= {})[key] = coerceEnvValue(value, field);
+  }
+  return out;
+}
+
+function mergeSections(
+  base: Record<string, unknown>,
+  over: Record<string, Record<string, unknown>>,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [section, values] of Object.entries(over)) {
+    const cur = merged[section];
+    merged[section] = { ...(typeof cur === 'object' && cur !== null ? cur : {}), ...values };
+  }
+  return merged;
+}
+
+/** Validates a raw config object (file contents merged with overrides) into a Config. */
+export function parseConfig(raw: unknown, source = 'configuration'): Config {
+  const result = configSchema.safeParse(raw ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue ? issue.path.join('.') : '';
+    throw new CaError('config_invalid', `${source}: ${where ? `${where}: ` : ''}${issue?.message ?? 'invalid'}`);
+  }
+  return result.data;
+}
+
+export const CONFIG_DIR = '.codeagent';
+export const CONFIG_FILE = 'config.json';
+
+/**
+ * Loads `<repo>/.codeagent/config.json` (optional), applies `CA_<SECTION>_<KEY>` env
+ * overrides, then programmatic overrides, and validates the result.
+ */
+export function loadConfig(
+  repoRoot: string,
+  options: { env?: Record<string, string | undefined>; overrides?: Record<string, Record<string, unknown>> } = {},
+): Config {
+  const file = join(repoRoot, CONFIG_DIR, CONFIG_FILE);
+  let fromFile: Record<string, unknown> = {};
+  let text: string | null = null;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new CaError('config_invalid', `cannot read ${file}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+  if (text !== null) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        throw new Error('the top level must be an object');
+      }
+      fromFile = parsed as Record<string, unknown>;
+    } catch (e) {
+      throw new CaError('config_invalid', `${file}: ${(e as Error).message}`, { cause: e, context: { path: file } });
+    }
+  }
+  const withEnv = mergeSections(fromFile, envOverrides(options.env ?? process.env));
+  const all = mergeSections(withEnv, options.overrides ?? {});
+  return parseConfig(all, text !== null ? file : 'configuration');
+}

@@ -1,0 +1,81 @@
+/** Stable error codes. Tools downstream match on these strings; never rename one. */
+export const ERROR_CODES = [
+  'usage',
+  'invalid_path',
+  'not_found',
+  'ambiguous_symbol',
+  'config_invalid',
+  'schema_too_new',
+  'db_corrupt',
+  'db_locked',
+  'io_error',
+  'parse_failed',
+  'parse_timeout',
+  'grammar_unavailable',
+  'semantic_unavailable',
+  'project_load_failed',
+  'plugin_blocked',
+  'timeout',
+  'oom_restart',
+  'backpressure',
+  'model_unavailable',
+  'invalid_query',
+  'internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Errors that are the caller's fault (CLI exit code 2). */
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'usage',
+  'invalid_path',
+  'ambiguous_symbol',
+  'config_invalid',
+  'invalid_query',
+]);
+
+export interface CaErrorContext {
+  readonly path?: string;
+  readonly symbol?: string;
+  readonly [key: string]: unknown;
+}
+
+/** The one base error of the project: a stable code, context fields and a preserved cause. */
+export class CaError extends Error {
+  override readonly name = 'CaError';
+  readonly code: ErrorCode;
+  readonly context: CaErrorContext;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; context?: CaErrorContext } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.context = options.context ?? {};
+  }
+
+  /** True when the error is a usage error (bad argument, bad path, ambiguous symbol). */
+  get isUsage(): boolean {
+    return USAGE_CODES.has(this.code);
+  }
+
+  toJSON(): { code: ErrorCode; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+export function isCaError(e: unknown): e is CaError {
+  return e instanceof CaError;
+}
+
+/** Normalises anything thrown into a CaError, keeping the original as `cause`. */
+export function toCaError(e: unknown, fallback: ErrorCode = 'internal'): CaError {
+  if (e instanceof CaError) return e;
+  if (e instanceof Error) {
+    const errno = (e as NodeJS.ErrnoException).code;
+    if (errno === 'ENOENT' || errno === 'EACCES' || errno === 'EISDIR' || errno === 'ENOTDIR' || errno === 'ELOOP') {
+      return new CaError('io_error', e.message, { cause: e });
+    }
+    if (errno === 'SQLITE_BUSY' || errno === 'SQLITE_LOCKED') return new CaError('db_locked', e.message, { cause: e });
+    if (errno === 'SQLITE_CORRUPT' || errno === 'SQLITE_NOTADB') return new CaError('db_corrupt', e.message, { cause: e });
+    return new CaError(fallback, e.message, { cause: e });
+  }
+  return new CaError(fallback, String(e));
+}

@@ -1,0 +1,42 @@
+export {
+  LANGUAGES,
+  NODE_KINDS,
+  CALLABLE_KINDS,
+  TYPE_KINDS,
+  EDGE_TYPES,
+  CONFIDENCES,
+  PARSE_STATUSES,
+  MODIFIERS,
+  confidenceAtLeast,
+} from './model.js';
+export type {
+  Language,
+  NodeKind,
+  EdgeType,
+  Confidence,
+  ParseStatus,
+  Span,
+  Modifier,
+  ExtractedNode,
+  ExtractedEdge,
+  EdgeTarget,
+  Diagnostic,
+  FileIndex,
+  SourceFile,
+  LanguageAdapter,
+} from './model.js';
+export { symbolKey, parseSymbolKey, unresolvedKey, disambiguate } from './symbolKey.js';
+export type { KeyScope, SymbolKeyInput } from './symbolKey.js';
+export { splitIdentifier, splitIdentifierText, splitText, pathTokens } from './identifiers.js';
+export { CaError, ERROR_CODES, isCaError, toCaError } from './errors.js';
+export type { ErrorCode, CaErrorContext } from './errors.js';
+export {
+  configSchema,
+  defaultConfig,
+  loadConfig,
+  parseConfig,
+  envOverrides,
+  CONFIG_DIR,
+  CONFIG_FILE,
+} from './config.js';
+export type { Config, ConfigSection } from './config.js';

@@ -1,0 +1,134 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { Kysely, SqliteDialect } from 'kysely';
+import { CaError } from '@ca/schema';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations.js';
+import type { Database } from './tables.js';
+
+/** The subset of better-sqlite3 the store uses (keeps the driver swappable in one place). */
+export type SqliteDatabase = BetterSqlite3.Database;
+
+export interface OpenOptions {
+  /** Open without running migrations or writing; fails if the file does not exist. */
+  readonly readonly?: boolean;
+  /** Milliseconds a connection waits on a lock before SQLITE_BUSY. */
+  readonly busyTimeoutMs?: number;
+  /** Skip `PRAGMA quick_check` (tests that open many databases). */
+  readonly skipQuickCheck?: boolean;
+}
+
+const regexCache = new Map<string, RegExp>();
+
+function regexpFunction(pattern: string, value: string | null): number {
+  if (value === null) return 0;
+  let re = regexCache.get(pattern);
+  if (!re) {
+    if (regexCache.size > 256) regexCache.clear();
+    re = new RegExp(pattern);
+    regexCache.set(pattern, re);
+  }
+  return re.test(value) ? 1 : 0;
+}
+
+/**
+ * Opens (creating if needed) an index database: loads sqlite-vec, sets the PRAGMAs, runs
+ * `PRAGMA quick_check`, and applies pending migrations. A database written by a newer
+ * version of ca is refused with `schema_too_new`.
+ */
+export function openDatabase(path: string, options: OpenOptions = {}): SqliteDatabase {
+  if (path !== ':memory:') {
+    if (options.readonly && !existsSync(path)) {
+      throw new CaError('not_found', `no index at ${path}: run \`ca index\` first`, { context: { path } });
+    }
+    mkdirSync(dirname(path), { recursive: true });
+  }
+  let db: SqliteDatabase;
+  try {
+    db = new BetterSqlite3(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  } catch (e) {
+    throw new CaError('io_error', `cannot open index ${path}: ${(e as Error).message}`, { cause: e, context: { path } });
+  }
+  try {
+    sqliteVec.load(db);
+    db.function('regexp', { deterministic: true }, (pattern: unknown, value: unknown) =>
+      regexpFunction(String(pattern), value === null ? null : String(value)),
+    );
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    if (!options.readonly) {
+      db.pragma('journal_mode = WAL');
+    }
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    if (!options.skipQuickCheck && path !== ':memory:') {
+      const rows = db.pragma('quick_check') as { quick_check: string }[];
+      const first = rows[0]?.quick_check;
+      if (first !== 'ok') {
+        throw new CaError('db_corrupt', `index ${path} failed PRAGMA quick_check: ${first ?? 'no answer'}`, {
+          context: { path },
+        });
+      }
+    }
+    if (!options.readonly) migrate(db, path);
+    else checkVersion(db, path);
+    return db;
+  } catch (e) {
+    db.close();
+    if (e instanceof CaError) throw e;
+    const code = (e as { code?: string }).code;
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+      throw new CaError('db_corrupt', `${path} is not a valid index database: ${(e as Error).message}`, {
+        cause: e,
+        context: { path },
+      });
+    }
+    throw new CaError('io_error', `cannot open index ${path}: ${(e as Error).message}`, { cause: e, context: { path } });
+  }
+}
+
+function currentVersion(db: SqliteDatabase): number {
+  const hasMeta = db.prepare(`SELECT 1 FROM sqlite_master WHERE type='table' AND name='_metadata'`).get();
+  if (!hasMeta) return 0;
+  const row = db.prepare(`SELECT value FROM _metadata WHERE key='schema_version'`).get() as { value: string } | undefined;
+  return row ? Number(row.value) : 0;
+}
+
+function checkVersion(db: SqliteDatabase, path: string): number {
+  const version = currentVersion(db);
+  if (version > LATEST_SCHEMA_VERSION) {
+    throw new CaError(
+      'schema_too_new',
+      `index ${path} has schema version ${version}, newer than this ca supports (${LATEST_SCHEMA_VERSION}); upgrade ca or delete the index to rebuild it`,
+      { context: { path } },
+    );
+  }
+  return version;
+}
+
+/** Applies every migration newer than the database's schema_version, each in a transaction. */
+export function migrate(db: SqliteDatabase, path = ':memory:'): number {
+  db.exec(`CREATE TABLE IF NOT EXISTS _metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+           CREATE TABLE IF NOT EXISTS _migration_log (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);`);
+  let version = checkVersion(db, path);
+  for (const m of MIGRATIONS) {
+    if (m.version <= version) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare(`INSERT INTO _migration_log(version, name, applied_at) VALUES (?, ?, ?)`).run(
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      );
+      db.prepare(`INSERT INTO _metadata(key, value) VALUES ('schema_version', ?)
+                  ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(String(m.version));
+    })();
+    version = m.version;
+  }
+  return version;
+}
+
+/** A Kysely instance over the same connection, for typed read queries. */
+export function createKysely(db: SqliteDatabase): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) });
+}

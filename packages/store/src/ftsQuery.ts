@@ -1,0 +1,59 @@
+import { splitIdentifier } from '@ca/schema';
+
+/** Words that carry no signal in a code question; dropped from BM25 queries. */
+const STOP_WORDS = new Set(
+  `a an and are as at be been but by can could do does did for from has have how i if in into is it its
+   me my no not of on or our should so than that the their them then there these this those to too was
+   we were what when where which who why will with would you your all any each every where's what's
+   does find show get code function method class file files use used using please implement implemented
+   handled handle handles happen happens`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+/** Characters that may appear inside one query term; everything else separates terms. */
+const TERM = /[\p{L}\p{N}_$@]+(?:(?:\.|::)[\p{L}\p{N}_$@]+)*/gu;
+
+export interface FtsQuery {
+  /** The FTS5 MATCH expression, or null when the text has no searchable term. */
+  readonly match: string | null;
+  /** The distinct terms used, lower case (for explain output and tests). */
+  readonly terms: readonly string[];
+}
+
+function quote(term: string): string {
+  return `"${term.replace(/"/g, '""')}"`;
+}
+
+/**
+ * Builds an FTS5 MATCH expression from user text. Every term is quoted, so FTS syntax in the
+ * input (`"`, `*`, `NEAR(`, `OR`, `:`, `^`, parentheses) is treated as plain words and can never
+ * change the query structure. Terms are joined with OR (any significant term may match; bm25()
+ * ranks), identifiers also contribute their split words (`getUserById` → `get`, `user`, `by`,
+ * `id`), and identifier-like terms add a prefix match on the name columns.
+ */
+export function buildFtsQuery(text: string, options: { maxTerms?: number } = {}): FtsQuery {
+  const maxTerms = options.maxTerms ?? 32;
+  const terms = new Set<string>();
+  const prefixTerms = new Set<string>();
+  const input = text.length > 4096 ? text.slice(0, 4096) : text;
+  for (const m of input.matchAll(TERM)) {
+    const raw = m[0];
+    const lower = raw.toLowerCase();
+    const words = splitIdentifier(raw);
+    const isIdentifier = words.length > 1 || /[._$@:]/.test(raw);
+    if (!STOP_WORDS.has(lower) || isIdentifier) {
+      terms.add(lower);
+      if (lower.length >= 3 && /^[\p{L}\p{N}_]+$/u.test(lower)) prefixTerms.add(lower);
+    }
+    if (words.length > 1) {
+      for (const w of words) if (!STOP_WORDS.has(w) && w.length > 1) terms.add(w);
+      terms.add(words.join(''));
+    }
+    if (terms.size >= maxTerms) break;
+  }
+  if (terms.size === 0) return { match: null, terms: [] };
+  const parts = [...terms].map(quote);
+  for (const p of prefixTerms) parts.push(`{name split} : ${quote(p)} *`);
+  return { match: parts.join(' OR '), terms: [...terms] };
+}

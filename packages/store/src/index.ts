@@ -1,0 +1,13 @@
+export { Store } from './store.js';
+export { openDatabase, migrate, createKysely } from './database.js';
+export type { OpenOptions, SqliteDatabase } from './database.js';
+export { MIGRATIONS, LATEST_SCHEMA_VERSION, FTS_TOKENIZE } from './migrations.js';
+export type { Migration } from './migrations.js';
+export { IndexWriter } from './writer.js';
+export type { FileWrite, WriteStats } from './writer.js';
+export { IndexReader } from './reader.js';
+export type { NodeRecord, NodeFilter, RankedHit, FileStatusRecord, LabelEntry, EdgeRecord } from './reader.js';
+export { ImportResolver } from './resolver.js';
+export { buildFtsQuery } from './ftsQuery.js';
+export type { FtsQuery } from './ftsQuery.js';
+export type { Database, FilesTable, NodesTable, EdgesTable, LabelsTable, LabelFilesTable } from './tables.js';

@@ -1,0 +1,177 @@
+/**
+ * Numbered, forward-only migrations. Each runs in its own transaction and is recorded in
+ * `_migration_log`; `_metadata.schema_version` holds the newest applied version.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** FTS5 tokenizer: identifiers with `_ . $ : @` stay whole tokens (`global::myapp.core`). */
+export const FTS_TOKENIZE = `unicode61 remove_diacritics 2 tokenchars '_.$:@'`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+CREATE TABLE files (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  language TEXT,
+  size INTEGER NOT NULL,
+  line_count INTEGER NOT NULL DEFAULT 0,
+  parse_status TEXT NOT NULL CHECK (parse_status IN ('ok','partial','error','no_grammar','skipped')),
+  status_reason TEXT,
+  generated INTEGER NOT NULL DEFAULT 0,
+  project TEXT NOT NULL DEFAULT '',
+  semantic_state TEXT NOT NULL DEFAULT 'none' CHECK (semantic_state IN ('none','pending','ok','failed')),
+  semantic_reason TEXT,
+  extractor TEXT NOT NULL DEFAULT '',
+  indexed_at TEXT NOT NULL,
+  UNIQUE (path, content_hash)
+);
+
+CREATE TABLE labels (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  commit_sha TEXT,
+  updated_at TEXT NOT NULL
+);
+
+CREATE TABLE label_files (
+  label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+  path TEXT NOT NULL,
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  mtime_ms INTEGER,
+  PRIMARY KEY (label_id, path)
+) WITHOUT ROWID;
+CREATE INDEX label_files_file ON label_files(file_id);
+
+CREATE TABLE nodes (
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  parent_id INTEGER REFERENCES nodes(id) ON DELETE SET NULL,
+  kind TEXT NOT NULL,
+  language TEXT NOT NULL,
+  name TEXT NOT NULL,
+  qualified_name TEXT NOT NULL,
+  symbol_key TEXT NOT NULL,
+  disambiguator INTEGER NOT NULL DEFAULT 0,
+  project TEXT NOT NULL DEFAULT '',
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  start_byte INTEGER NOT NULL,
+  end_byte INTEGER NOT NULL,
+  signature TEXT NOT NULL DEFAULT '',
+  parameter_count INTEGER,
+  return_type TEXT,
+  modifiers TEXT NOT NULL DEFAULT '',
+  attributes TEXT,
+  is_public_api INTEGER NOT NULL DEFAULT 0,
+  doc TEXT,
+  generated INTEGER NOT NULL DEFAULT 0,
+  chunk_text TEXT NOT NULL DEFAULT '',
+  chunk_hash TEXT NOT NULL DEFAULT '',
+  reference_count INTEGER,
+  UNIQUE (file_id, symbol_key, disambiguator)
+);
+CREATE INDEX nodes_name ON nodes(name COLLATE NOCASE);
+CREATE INDEX nodes_qualified_name ON nodes(qualified_name COLLATE NOCASE);
+CREATE INDEX nodes_symbol_key ON nodes(symbol_key);
+CREATE INDEX nodes_parent ON nodes(parent_id);
+
+CREATE TABLE node_spans (
+  node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  start_byte INTEGER NOT NULL,
+  end_byte INTEGER NOT NULL,
+  PRIMARY KEY (node_id, file_id, start_byte)
+) WITHOUT ROWID;
+CREATE INDEX node_spans_file ON node_spans(file_id);
+
+CREATE TABLE edges (
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  confidence TEXT NOT NULL CHECK (confidence IN ('exact','probable','approximate')),
+  target_key TEXT NOT NULL,
+  target_name TEXT NOT NULL,
+  target_id INTEGER REFERENCES nodes(id) ON DELETE SET NULL,
+  target_module TEXT,
+  imported_name TEXT,
+  specifier TEXT,
+  line INTEGER NOT NULL,
+  extractor TEXT NOT NULL
+);
+CREATE INDEX edges_source ON edges(source_id, type);
+CREATE INDEX edges_target ON edges(target_id, type);
+CREATE INDEX edges_file ON edges(file_id);
+CREATE INDEX edges_unresolved ON edges(target_module) WHERE target_id IS NULL;
+
+-- Re-exports of a module (\`export * from './x'\`, \`export { a } from './x'\`), for import resolution.
+CREATE TABLE module_reexports (
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  target_module TEXT NOT NULL,
+  name TEXT NOT NULL
+);
+CREATE INDEX module_reexports_file ON module_reexports(file_id);
+
+CREATE VIRTUAL TABLE fts_nodes USING fts5(
+  name, qualified_name, split, signature, doc, path, body,
+  content='', contentless_delete=1,
+  tokenize="${FTS_TOKENIZE}",
+  prefix='2 3 4'
+);
+
+CREATE TABLE embeddings (
+  id INTEGER PRIMARY KEY,
+  model_id TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (model_id, content_hash)
+);
+
+CREATE TABLE node_embeddings (
+  node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+  window INTEGER NOT NULL DEFAULT 0,
+  embedding_id INTEGER NOT NULL REFERENCES embeddings(id) ON DELETE CASCADE,
+  PRIMARY KEY (node_id, window)
+) WITHOUT ROWID;
+CREATE INDEX node_embeddings_embedding ON node_embeddings(embedding_id);
+
+-- Vector index over embeddings.id (rowid). Recreated with other dimensions on a model change.
+CREATE VIRTUAL TABLE vec_embeddings USING vec0(embedding float[384]);
+
+CREATE TABLE deletion_log (
+  id INTEGER PRIMARY KEY,
+  node_id INTEGER NOT NULL,
+  symbol_key TEXT NOT NULL,
+  qualified_name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  path TEXT NOT NULL,
+  snapshot TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  deleted_at TEXT NOT NULL
+);
+
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY,
+  at TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  path TEXT,
+  message TEXT NOT NULL,
+  data TEXT
+);
+CREATE INDEX events_kind ON events(kind, id);
+`,
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

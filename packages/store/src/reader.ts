@@ -1,0 +1,375 @@
+import type { Confidence, EdgeType, Language, NodeKind, ParseStatus } from '@ca/schema';
+import type { SqliteDatabase } from './database.js';
+import { buildFtsQuery } from './ftsQuery.js';
+
+/** A node as read back from the index, joined with its file. */
+export interface NodeRecord {
+  readonly id: number;
+  readonly fileId: number;
+  readonly parentId: number | null;
+  readonly kind: NodeKind;
+  readonly language: Language;
+  readonly name: string;
+  readonly qualifiedName: string;
+  readonly symbolKey: string;
+  readonly project: string;
+  readonly path: string;
+  readonly startLine: number;
+  readonly endLine: number;
+  readonly startByte: number;
+  readonly endByte: number;
+  readonly signature: string;
+  readonly parameterCount: number | null;
+  readonly returnType: string | null;
+  readonly modifiers: readonly string[];
+  readonly isPublicApi: boolean;
+  readonly doc: string | null;
+  readonly generated: boolean;
+  readonly chunkText: string;
+  readonly chunkHash: string;
+  readonly parseStatus: ParseStatus;
+  readonly referenceCount: number | null;
+}
+
+/** Filters applied inside every channel, before fusion. */
+export interface NodeFilter {
+  readonly languages?: readonly Language[];
+  readonly kinds?: readonly NodeKind[];
+  /** A JavaScript regular expression source matched against the repo-relative path. */
+  readonly pathRegex?: string;
+  /** Exclude file/module nodes (default false). */
+  readonly symbolsOnly?: boolean;
+}
+
+export interface RankedHit {
+  readonly nodeId: number;
+  /** Channel-specific score, higher is better. */
+  readonly score: number;
+}
+
+export interface FileStatusRecord {
+  readonly path: string;
+  readonly language: string | null;
+  readonly parseStatus: ParseStatus;
+  readonly reason: string | null;
+  readonly lineCount: number;
+  readonly generated: boolean;
+}
+
+export interface LabelEntry {
+  readonly fileId: number;
+  readonly contentHash: string;
+  readonly mtimeMs: number | null;
+  readonly size: number;
+  readonly extractor: string;
+}
+
+export interface EdgeRecord {
+  readonly id: number;
+  readonly sourceId: number;
+  readonly targetId: number | null;
+  readonly type: EdgeType;
+  readonly confidence: Confidence;
+  readonly targetKey: string;
+  readonly targetName: string;
+  readonly line: number;
+  readonly path: string;
+}
+
+const NODE_COLUMNS = `n.id, n.file_id, n.parent_id, n.kind, n.language, n.name, n.qualified_name, n.symbol_key, n.project,
+  f.path, n.start_line, n.end_line, n.start_byte, n.end_byte, n.signature, n.parameter_count, n.return_type,
+  n.modifiers, n.is_public_api, n.doc, n.generated, n.chunk_text, n.chunk_hash, f.parse_status, n.reference_count`;
+
+interface NodeRow {
+  id: number;
+  file_id: number;
+  parent_id: number | null;
+  kind: string;
+  language: string;
+  name: string;
+  qualified_name: string;
+  symbol_key: string;
+  project: string;
+  path: string;
+  start_line: number;
+  end_line: number;
+  start_byte: number;
+  end_byte: number;
+  signature: string;
+  parameter_count: number | null;
+  return_type: string | null;
+  modifiers: string;
+  is_public_api: number;
+  doc: string | null;
+  generated: number;
+  chunk_text: string;
+  chunk_hash: string;
+  parse_status: string;
+  reference_count: number | null;
+}
+
+function toNode(r: NodeRow): NodeRecord {
+  return {
+    id: r.id,
+    fileId: r.file_id,
+    parentId: r.parent_id,
+    kind: r.kind as NodeKind,
+    language: r.language as Language,
+    name: r.name,
+    qualifiedName: r.qualified_name,
+    symbolKey: r.symbol_key,
+    project: r.project,
+    path: r.path,
+    startLine: r.start_line,
+    endLine: r.end_line,
+    startByte: r.start_byte,
+    endByte: r.end_byte,
+    signature: r.signature,
+    parameterCount: r.parameter_count,
+    returnType: r.return_type,
+    modifiers: r.modifiers ? r.modifiers.split(' ') : [],
+    isPublicApi: r.is_public_api === 1,
+    doc: r.doc,
+    generated: r.generated === 1,
+    chunkText: r.chunk_text,
+    chunkHash: r.chunk_hash,
+    parseStatus: r.parse_status as ParseStatus,
+    referenceCount: r.reference_count,
+  };
+}
+
+function filterSql(filter: NodeFilter | undefined, params: unknown[]): string {
+  if (!filter) return '';
+  const parts: string[] = [];
+  if (filter.languages && filter.languages.length > 0) {
+    parts.push(`n.language IN (${filter.languages.map(() => '?').join(',')})`);
+    params.push(...filter.languages);
+  }
+  if (filter.kinds && filter.kinds.length > 0) {
+    parts.push(`n.kind IN (${filter.kinds.map(() => '?').join(',')})`);
+    params.push(...filter.kinds);
+  }
+  if (filter.pathRegex) {
+    parts.push(`regexp(?, f.path)`);
+    params.push(filter.pathRegex);
+  }
+  if (filter.symbolsOnly) parts.push(`n.kind NOT IN ('file','module')`);
+  return parts.length > 0 ? ` AND ${parts.join(' AND ')}` : '';
+}
+
+/** Column weights for bm25(): name, qualified_name, split, signature, doc, path, body. */
+const BM25_WEIGHTS = '10.0, 8.0, 5.0, 3.0, 2.0, 1.5, 1.0';
+
+/** Read queries over one label of the index. */
+export class IndexReader {
+  constructor(
+    private readonly db: SqliteDatabase,
+    readonly label = 'working',
+  ) {}
+
+  private labelId(): number | null {
+    const row = this.db.prepare(`SELECT id FROM labels WHERE name = ?`).get(this.label) as { id: number } | undefined;
+    return row ? row.id : null;
+  }
+
+  private inLabel(): string {
+    return `JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = '${this.label.replace(/'/g, "''")}')`;
+  }
+
+  /** Nodes by id, in the order given (missing ids dropped). */
+  nodesByIds(ids: readonly number[]): NodeRecord[] {
+    if (ids.length === 0) return [];
+    const out = new Map<number, NodeRecord>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = this.db
+        .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id IN (${chunk.map(() => '?').join(',')})`)
+        .all(...chunk) as NodeRow[];
+      for (const r of rows) out.set(r.id, toNode(r));
+    }
+    return ids.map((id) => out.get(id)).filter((n): n is NodeRecord => n !== undefined);
+  }
+
+  nodeById(id: number): NodeRecord | null {
+    return this.nodesByIds([id])[0] ?? null;
+  }
+
+  /** Exact (case-insensitive) qualified-name matches, exact case first. */
+  byQualifiedName(qualifiedName: string, filter?: NodeFilter, limit = 50): NodeRecord[] {
+    const params: unknown[] = [qualifiedName];
+    const where = filterSql(filter, params);
+    params.push(qualifiedName, limit);
+    const rows = this.db
+      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
+        WHERE n.qualified_name = ? COLLATE NOCASE ${where}
+        ORDER BY (n.qualified_name = ?) DESC, n.kind IN ('file','module'), f.path, n.start_line LIMIT ?`)
+      .all(...params) as NodeRow[];
+    return rows.map(toNode);
+  }
+
+  /**
+   * Suffix matches: nodes whose qualified name ends with `.<suffix>` (member or namespace
+   * match), plus simple-name matches when `suffix` has no dot.
+   */
+  bySuffix(suffix: string, filter?: NodeFilter, limit = 50): NodeRecord[] {
+    const lastDot = Math.max(suffix.lastIndexOf('.'), suffix.lastIndexOf('::') >= 0 ? suffix.lastIndexOf('::') + 1 : -1);
+    const simple = lastDot >= 0 ? suffix.slice(lastDot + 1) : suffix;
+    const normalized = suffix.replace(/::/g, '.');
+    const params: unknown[] = [simple];
+    const where = filterSql(filter, params);
+    params.push(normalized, `%.${normalized}`, normalized, limit);
+    const rows = this.db
+      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
+        WHERE n.name = ? COLLATE NOCASE ${where}
+          AND (n.qualified_name = ? COLLATE NOCASE OR n.qualified_name LIKE ?)
+        ORDER BY (n.name = ?) DESC, n.kind IN ('file','module'), length(n.qualified_name), f.path, n.start_line LIMIT ?`)
+      .all(...params) as NodeRow[];
+    return rows.map(toNode);
+  }
+
+  /** BM25 over the FTS columns; user text is quoted term by term (see buildFtsQuery). */
+  bm25(text: string, filter?: NodeFilter, limit = 50): RankedHit[] {
+    const q = buildFtsQuery(text);
+    if (!q.match) return [];
+    const params: unknown[] = [q.match];
+    const where = filterSql(filter, params);
+    params.push(limit);
+    const rows = this.db
+      .prepare(`SELECT n.id AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score
+        FROM fts_nodes JOIN nodes n ON n.id = fts_nodes.rowid JOIN files f ON f.id = n.file_id ${this.inLabel()}
+        WHERE fts_nodes MATCH ? ${where}
+        ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}) LIMIT ?`)
+      .all(...params) as { id: number; score: number }[];
+    return rows.map((r) => ({ nodeId: r.id, score: r.score }));
+  }
+
+  /** Nodes of one file (all versions held by this label), in source order. */
+  outline(path: string): NodeRecord[] {
+    const rows = this.db
+      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
+        WHERE f.path = ? ORDER BY n.start_byte, n.end_byte DESC`)
+      .all(path) as NodeRow[];
+    return rows.map(toNode);
+  }
+
+  /** Children of a node, in source order. */
+  children(nodeId: number): NodeRecord[] {
+    const rows = this.db
+      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.parent_id = ?
+        ORDER BY n.start_byte`)
+      .all(nodeId) as NodeRow[];
+    return rows.map(toNode);
+  }
+
+  /** Every path of the label with its version data, for change detection. */
+  labelEntries(): Map<string, LabelEntry> {
+    const labelId = this.labelId();
+    const out = new Map<string, LabelEntry>();
+    if (labelId === null) return out;
+    const rows = this.db
+      .prepare(`SELECT lf.path, lf.file_id, lf.mtime_ms, f.content_hash, f.size, f.extractor FROM label_files lf
+        JOIN files f ON f.id = lf.file_id WHERE lf.label_id = ?`)
+      .all(labelId) as { path: string; file_id: number; mtime_ms: number | null; content_hash: string; size: number; extractor: string }[];
+    for (const r of rows) {
+      out.set(r.path, { fileId: r.file_id, contentHash: r.content_hash, mtimeMs: r.mtime_ms, size: r.size, extractor: r.extractor });
+    }
+    return out;
+  }
+
+  /** Files of the label whose parse status is not `ok`, with the recorded reason. */
+  fileStatuses(): FileStatusRecord[] {
+    const rows = this.db
+      .prepare(`SELECT f.path, f.language, f.parse_status, f.status_reason, f.line_count, f.generated FROM files f
+        JOIN label_files lf ON lf.file_id = f.id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+        ORDER BY f.path`)
+      .all(this.label) as { path: string; language: string | null; parse_status: string; status_reason: string | null; line_count: number; generated: number }[];
+    return rows.map((r) => ({
+      path: r.path,
+      language: r.language,
+      parseStatus: r.parse_status as ParseStatus,
+      reason: r.status_reason,
+      lineCount: r.line_count,
+      generated: r.generated === 1,
+    }));
+  }
+
+  /** Counts for `ca status`. */
+  counts(): { files: number; symbols: number; edges: number; lines: number; byStatus: Record<ParseStatus, number> } {
+    const byStatus: Record<ParseStatus, number> = { ok: 0, partial: 0, error: 0, no_grammar: 0, skipped: 0 };
+    let files = 0;
+    let lines = 0;
+    for (const s of this.fileStatuses()) {
+      byStatus[s.parseStatus]++;
+      files++;
+      lines += s.lineCount;
+    }
+    const labelId = this.labelId() ?? -1;
+    const symbols = (this.db
+      .prepare(`SELECT COUNT(*) AS c FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = ?
+        WHERE n.kind NOT IN ('file','module')`)
+      .get(labelId) as { c: number }).c;
+    const edges = (this.db
+      .prepare(`SELECT COUNT(*) AS c FROM edges e JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = ?`)
+      .get(labelId) as { c: number }).c;
+    return { files, symbols, edges, lines, byStatus };
+  }
+
+  /** Outgoing edges of a node. */
+  edgesFrom(nodeId: number, types?: readonly EdgeType[]): EdgeRecord[] {
+    return this.edgeQuery('e.source_id = ?', nodeId, types);
+  }
+
+  /** Incoming (resolved) edges of a node. */
+  edgesTo(nodeId: number, types?: readonly EdgeType[]): EdgeRecord[] {
+    return this.edgeQuery('e.target_id = ?', nodeId, types);
+  }
+
+  private edgeQuery(where: string, id: number, types?: readonly EdgeType[]): EdgeRecord[] {
+    const params: unknown[] = [id];
+    let typeSql = '';
+    if (types && types.length > 0) {
+      typeSql = ` AND e.type IN (${types.map(() => '?').join(',')})`;
+      params.push(...types);
+    }
+    const rows = this.db
+      .prepare(`SELECT e.id, e.source_id, e.target_id, e.type, e.confidence, e.target_key, e.target_name, e.line, f.path
+        FROM edges e JOIN files f ON f.id = e.file_id WHERE ${where}${typeSql} ORDER BY f.path, e.line`)
+      .all(...params) as { id: number; source_id: number; target_id: number | null; type: string; confidence: string; target_key: string; target_name: string; line: number; path: string }[];
+    return rows.map((r) => ({
+      id: r.id,
+      sourceId: r.source_id,
+      targetId: r.target_id,
+      type: r.type as EdgeType,
+      confidence: r.confidence as Confidence,
+      targetKey: r.target_key,
+      targetName: r.target_name,
+      line: r.line,
+      path: r.path,
+    }));
+  }
+
+  /** Number of distinct files with a resolved call/reference edge into each node. */
+  callerFileCounts(nodeIds: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    if (nodeIds.length === 0) return out;
+    const rows = this.db
+      .prepare(`SELECT target_id AS id, COUNT(DISTINCT file_id) AS c FROM edges
+        WHERE target_id IN (${nodeIds.map(() => '?').join(',')}) AND type IN ('calls','references')
+        GROUP BY target_id`)
+      .all(...nodeIds) as { id: number; c: number }[];
+    for (const r of rows) out.set(r.id, r.c);
+    return out;
+  }
+
+  metadata(key: string): string | null {
+    const row = this.db.prepare(`SELECT value FROM _metadata WHERE key = ?`).get(key) as { value: string } | undefined;
+    return row ? row.value : null;
+  }
+
+  /** The most recent events, newest first. */
+  recentEvents(limit = 20): { at: string; kind: string; path: string | null; message: string }[] {
+    return this.db
+      .prepare(`SELECT at, kind, path, message FROM events ORDER BY id DESC LIMIT ?`)
+      .all(limit) as { at: string; kind: string; path: string | null; message: string }[];
+  }
+}

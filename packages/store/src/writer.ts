@@ -1,0 +1,424 @@
+import { createHash } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import {
+  pathTokens,
+  splitIdentifierText,
+  splitText,
+  type ExtractedNode,
+  type FileIndex,
+  type Language,
+  type ParseStatus,
+} from '@ca/schema';
+import type { SqliteDatabase } from './database.js';
+
+/** One file version to record in a label, with its parse result when it was parsed. */
+export interface FileWrite {
+  readonly path: string;
+  readonly contentHash: string;
+  readonly language: Language | null;
+  readonly size: number;
+  readonly lineCount: number;
+  readonly parseStatus: ParseStatus;
+  readonly statusReason: string | null;
+  readonly generated: boolean;
+  readonly project: string;
+  readonly mtimeMs: number | null;
+  /** Identifies the extractor that produced `index` (`syntactic:ts@1`). */
+  readonly extractor: string;
+  readonly index: FileIndex | null;
+}
+
+export interface WriteStats {
+  files: number;
+  nodesInserted: number;
+  nodesUpdated: number;
+  nodesDeleted: number;
+  edges: number;
+}
+
+/** Kinds whose `partial` fragments in several files are merged into one node (C#). */
+const MERGEABLE_KINDS = new Set(['class', 'struct', 'record', 'interface', 'method']);
+
+function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+interface ExistingNode {
+  id: number;
+  symbol_key: string;
+  disambiguator: number;
+  kind: string;
+  name: string;
+  qualified_name: string;
+  start_line: number;
+  end_line: number;
+  signature: string;
+  chunk_hash: string;
+}
+
+/**
+ * The single write path into the index. Every public method runs in one transaction, so a
+ * reader (WAL snapshot) sees a file either entirely before or entirely after its update.
+ */
+export class IndexWriter {
+  private readonly stmts: ReturnType<IndexWriter['prepare']>;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.stmts = this.prepare();
+  }
+
+  private prepare() {
+    const db = this.db;
+    const s = (sql: string): Statement => db.prepare(sql);
+    return {
+      labelByName: s(`SELECT id FROM labels WHERE name = ?`),
+      insertLabel: s(`INSERT INTO labels(name, updated_at) VALUES (?, ?)`),
+      touchLabel: s(`UPDATE labels SET updated_at = ? WHERE id = ?`),
+      labelEntry: s(`SELECT file_id, mtime_ms FROM label_files WHERE label_id = ? AND path = ?`),
+      upsertLabelEntry: s(`INSERT INTO label_files(label_id, path, file_id, mtime_ms) VALUES (?, ?, ?, ?)
+        ON CONFLICT(label_id, path) DO UPDATE SET file_id = excluded.file_id, mtime_ms = excluded.mtime_ms`),
+      deleteLabelEntry: s(`DELETE FROM label_files WHERE label_id = ? AND path = ?`),
+      fileByVersion: s(`SELECT id, extractor FROM files WHERE path = ? AND content_hash = ?`),
+      insertFile: s(`INSERT INTO files(path, content_hash, language, size, line_count, parse_status, status_reason,
+          generated, project, semantic_state, extractor, indexed_at)
+        VALUES (@path, @contentHash, @language, @size, @lineCount, @parseStatus, @statusReason, @generated, @project,
+          'none', @extractor, @indexedAt)`),
+      fileHolders: s(`SELECT COUNT(*) AS n FROM label_files WHERE file_id = ?`),
+      deleteFile: s(`DELETE FROM files WHERE id = ?`),
+      filePath: s(`SELECT path FROM files WHERE id = ?`),
+      nodesOfFile: s(`SELECT id, symbol_key, disambiguator, kind, name, qualified_name, start_line, end_line, signature,
+          chunk_hash FROM nodes WHERE file_id = ?`),
+      insertNode: s(`INSERT INTO nodes(file_id, parent_id, kind, language, name, qualified_name, symbol_key, disambiguator,
+          project, start_line, end_line, start_byte, end_byte, signature, parameter_count, return_type, modifiers,
+          attributes, is_public_api, doc, generated, chunk_text, chunk_hash)
+        VALUES (@fileId, @parentId, @kind, @language, @name, @qualifiedName, @symbolKey, @disambiguator, @project,
+          @startLine, @endLine, @startByte, @endByte, @signature, @parameterCount, @returnType, @modifiers, @attributes,
+          @isPublicApi, @doc, @generated, @chunkText, @chunkHash)`),
+      updateNode: s(`UPDATE nodes SET file_id = @fileId, parent_id = @parentId, kind = @kind, name = @name,
+          qualified_name = @qualifiedName, project = @project, start_line = @startLine, end_line = @endLine,
+          start_byte = @startByte, end_byte = @endByte, signature = @signature, parameter_count = @parameterCount,
+          return_type = @returnType, modifiers = @modifiers, attributes = @attributes, is_public_api = @isPublicApi,
+          doc = @doc, generated = @generated, chunk_text = @chunkText, chunk_hash = @chunkHash
+        WHERE id = @id`),
+      deleteNode: s(`DELETE FROM nodes WHERE id = ?`),
+      deleteFts: s(`DELETE FROM fts_nodes WHERE rowid = ?`),
+      insertFts: s(`INSERT INTO fts_nodes(rowid, name, qualified_name, split, signature, doc, path, body)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      journal: s(`INSERT INTO deletion_log(node_id, symbol_key, qualified_name, kind, path, snapshot, reason, deleted_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertEdge: s(`INSERT INTO edges(source_id, file_id, type, confidence, target_key, target_name, target_id,
+          target_module, imported_name, specifier, line, extractor)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      deleteEdgesOfFile: s(`DELETE FROM edges WHERE file_id = ?`),
+      mergeTarget: s(`SELECT n.id, n.file_id, f.path FROM nodes n
+          JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = @labelId
+          JOIN files f ON f.id = n.file_id
+        WHERE n.symbol_key = @symbolKey AND n.language = @language AND n.project = @project AND n.file_id <> @fileId
+          AND n.kind = @kind
+        LIMIT 1`),
+      insertSpan: s(`INSERT OR REPLACE INTO node_spans(node_id, file_id, start_line, end_line, start_byte, end_byte)
+        VALUES (?, ?, ?, ?, ?, ?)`),
+      spansOfFile: s(`SELECT node_id FROM node_spans WHERE file_id = ?`),
+      deleteSpansOfFile: s(`DELETE FROM node_spans WHERE file_id = ?`),
+      firstOtherSpan: s(`SELECT ns.file_id, ns.start_line, ns.end_line, ns.start_byte, ns.end_byte FROM node_spans ns
+          JOIN files f ON f.id = ns.file_id WHERE ns.node_id = ? AND ns.file_id <> ? ORDER BY f.path LIMIT 1`),
+      deleteSpan: s(`DELETE FROM node_spans WHERE node_id = ? AND file_id = ? AND start_byte = ?`),
+      movePrimary: s(`UPDATE nodes SET file_id = ?, start_line = ?, end_line = ?, start_byte = ?, end_byte = ? WHERE id = ?`),
+      event: s(`INSERT INTO events(at, kind, path, message, data) VALUES (?, ?, ?, ?, ?)`),
+      touchMtime: s(`UPDATE label_files SET mtime_ms = ? WHERE label_id = ? AND path = ?`),
+      insertReexport: s(`INSERT INTO module_reexports(file_id, target_module, name) VALUES (?, ?, ?)`),
+      setSemantic: s(`UPDATE files SET semantic_state = ?, semantic_reason = ? WHERE id = ?`),
+    };
+  }
+
+  /** Returns the id of a label, creating it when missing. */
+  ensureLabel(name: string): number {
+    const row = this.stmts.labelByName.get(name) as { id: number } | undefined;
+    if (row) return row.id;
+    return Number(this.stmts.insertLabel.run(name, now()).lastInsertRowid);
+  }
+
+  /** Records a batch of file versions in a label, in one transaction. */
+  writeBatch(label: string, files: readonly FileWrite[]): WriteStats {
+    const stats: WriteStats = { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0 };
+    this.db.transaction(() => {
+      const labelId = this.ensureLabel(label);
+      for (const f of files) this.writeOne(labelId, f, stats);
+      this.stmts.touchLabel.run(now(), labelId);
+    })();
+    return stats;
+  }
+
+  /** Updates only the recorded modification time of an unchanged file. */
+  touch(label: string, path: string, mtimeMs: number): void {
+    const labelId = this.ensureLabel(label);
+    this.stmts.touchMtime.run(mtimeMs, labelId, path);
+  }
+
+  /** Removes paths from a label, in one transaction; file versions no label holds are deleted. */
+  removePaths(label: string, paths: readonly string[], reason = 'file deleted'): WriteStats {
+    const stats: WriteStats = { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0 };
+    this.db.transaction(() => {
+      const labelId = this.ensureLabel(label);
+      for (const path of paths) {
+        const entry = this.stmts.labelEntry.get(labelId, path) as { file_id: number } | undefined;
+        if (!entry) continue;
+        this.stmts.deleteLabelEntry.run(labelId, path);
+        this.releaseVersion(entry.file_id, null, reason, stats);
+        stats.files++;
+      }
+    })();
+    return stats;
+  }
+
+  /** Appends an event (degraded parse, collision, semantic context change). */
+  recordEvent(kind: string, path: string | null, message: string, data?: unknown): void {
+    this.stmts.event.run(now(), kind, path, message, data === undefined ? null : JSON.stringify(data));
+  }
+
+  /** Sets the metadata value of `key`. */
+  setMetadata(key: string, value: string): void {
+    this.db
+      .prepare(`INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
+      .run(key, value);
+  }
+
+  private writeOne(labelId: number, f: FileWrite, stats: WriteStats): void {
+    stats.files++;
+    const entry = this.stmts.labelEntry.get(labelId, f.path) as { file_id: number } | undefined;
+    const existing = this.stmts.fileByVersion.get(f.path, f.contentHash) as { id: number; extractor: string } | undefined;
+    if (existing && existing.extractor === f.extractor) {
+      // Content already indexed (another label, or unchanged): only membership changes.
+      this.stmts.upsertLabelEntry.run(labelId, f.path, existing.id, f.mtimeMs);
+      if (entry && entry.file_id !== existing.id) this.releaseVersion(entry.file_id, null, 'file changed', stats);
+      return;
+    }
+    // The version this label held before; its nodes keep their ids when their keys survive.
+    let previous: number | null = entry ? entry.file_id : null;
+    if (existing) {
+      // Same content, older extractor: re-extract in place of the stale version.
+      if (previous !== existing.id) {
+        this.stmts.upsertLabelEntry.run(labelId, f.path, existing.id, f.mtimeMs);
+        if (previous !== null) this.releaseVersion(previous, null, 'file changed', stats);
+      }
+      previous = existing.id;
+      this.stmts.deleteLabelEntry.run(labelId, f.path);
+    }
+    const fileId = Number(
+      this.stmts.insertFile.run({
+        path: f.path,
+        contentHash: existing ? `${f.contentHash}~${Date.now()}` : f.contentHash,
+        language: f.language,
+        size: f.size,
+        lineCount: f.lineCount,
+        parseStatus: f.parseStatus,
+        statusReason: f.statusReason,
+        generated: f.generated ? 1 : 0,
+        project: f.project,
+        extractor: f.extractor,
+        indexedAt: now(),
+      }).lastInsertRowid,
+    );
+    this.stmts.upsertLabelEntry.run(labelId, f.path, fileId, f.mtimeMs);
+    // Reusable nodes of the previous version (only when no other label still needs it).
+    const reusable = new Map<string, ExistingNode>();
+    if (previous !== null) {
+      const holders = (this.stmts.fileHolders.get(previous) as { n: number }).n;
+      if (holders === 0) {
+        this.stmts.deleteEdgesOfFile.run(previous);
+        this.stmts.deleteSpansOfFile.run(previous);
+        for (const n of this.stmts.nodesOfFile.all(previous) as ExistingNode[]) {
+          reusable.set(`${n.symbol_key}\u0000${n.disambiguator}`, n);
+        }
+      }
+    }
+    if (f.index) this.insertIndex(labelId, fileId, f, reusable, stats);
+    if (previous !== null) {
+      // Nodes of the previous version that were not carried over are journaled and deleted.
+      for (const n of reusable.values()) this.deleteNode(n, f.path, 'symbol removed', stats);
+      this.releaseVersion(previous, null, 'file changed', stats);
+      if (existing) {
+        // Give the re-extracted version the real content hash now the stale one is gone.
+        this.db.prepare(`UPDATE files SET content_hash = ? WHERE id = ?`).run(f.contentHash, fileId);
+      }
+    }
+  }
+
+  private insertIndex(
+    labelId: number,
+    fileId: number,
+    f: FileWrite,
+    reusable: Map<string, ExistingNode>,
+    stats: WriteStats,
+  ): void {
+    const index = f.index!;
+    const ids = new Map<string, number>();
+    const pathText = pathTokens(f.path);
+    for (const n of index.nodes) {
+      const parentId = n.parentLocalId === null ? null : (ids.get(n.parentLocalId) ?? null);
+      const merged = this.mergeIntoExisting(labelId, fileId, f, n);
+      if (merged !== null) {
+        ids.set(n.localId, merged);
+        continue;
+      }
+      const chunkHash = sha1(n.chunkText);
+      const row = {
+        fileId,
+        parentId,
+        kind: n.kind,
+        language: index.language,
+        name: n.name,
+        qualifiedName: n.qualifiedName,
+        symbolKey: n.symbolKey,
+        disambiguator: n.disambiguator,
+        project: f.project,
+        startLine: n.span.startLine,
+        endLine: n.span.endLine,
+        startByte: n.span.startByte,
+        endByte: n.span.endByte,
+        signature: n.signature,
+        parameterCount: n.parameterCount,
+        returnType: n.returnType,
+        modifiers: n.modifiers.join(' '),
+        attributes: n.attributes && n.attributes.length > 0 ? JSON.stringify(n.attributes) : null,
+        isPublicApi: n.isPublicApi ? 1 : 0,
+        doc: n.doc,
+        generated: index.generated ? 1 : 0,
+        chunkText: n.chunkText,
+        chunkHash,
+      };
+      const key = `${n.symbolKey}\u0000${n.disambiguator}`;
+      const old = reusable.get(key);
+      let id: number;
+      if (old) {
+        reusable.delete(key);
+        id = old.id;
+        this.stmts.updateNode.run({ ...row, id });
+        this.stmts.deleteFts.run(id);
+        stats.nodesUpdated++;
+      } else {
+        id = Number(this.stmts.insertNode.run(row).lastInsertRowid);
+        stats.nodesInserted++;
+      }
+      ids.set(n.localId, id);
+      this.stmts.insertFts.run(
+        id,
+        n.name,
+        n.qualifiedName,
+        `${splitIdentifierText(n.qualifiedName)} ${n.kind === 'file' || n.kind === 'module' ? '' : n.kind}`.trim(),
+        n.signature,
+        n.doc ?? '',
+        pathText,
+        `${splitText(n.chunkText)} ${n.doc ? splitText(n.doc) : ''}`,
+      );
+    }
+    for (const e of index.edges) {
+      const sourceId = ids.get(e.sourceLocalId);
+      if (sourceId === undefined) continue;
+      const targetId = e.target.localId !== undefined ? (ids.get(e.target.localId) ?? null) : null;
+      this.stmts.insertEdge.run(
+        sourceId,
+        fileId,
+        e.type,
+        e.confidence,
+        e.target.key,
+        e.target.name,
+        targetId,
+        e.target.modulePath ?? null,
+        e.target.importedName ?? null,
+        e.target.specifier ?? null,
+        e.line,
+        f.extractor,
+      );
+      stats.edges++;
+    }
+    for (const r of index.reExports) {
+      if (r.names === '*') this.stmts.insertReexport.run(fileId, r.modulePath, '*');
+      else for (const name of r.names) this.stmts.insertReexport.run(fileId, r.modulePath, name);
+    }
+    for (const d of index.diagnostics) {
+      if (d.severity === 'error') this.recordEvent('parse_diagnostic', f.path, d.message, { code: d.code, line: d.line });
+    }
+  }
+
+  /**
+   * A `partial` fragment whose key already exists in another file of the label joins that
+   * node as an extra span; the primary span is the fragment whose path sorts first.
+   */
+  private mergeIntoExisting(labelId: number, fileId: number, f: FileWrite, n: ExtractedNode): number | null {
+    if (!n.modifiers.includes('partial') || !MERGEABLE_KINDS.has(n.kind)) return null;
+    const target = this.stmts.mergeTarget.get({
+      labelId,
+      symbolKey: n.symbolKey,
+      language: f.language,
+      project: f.project,
+      fileId,
+      kind: n.kind,
+    }) as { id: number; file_id: number; path: string } | undefined;
+    if (!target) return null;
+    const s = n.span;
+    if (f.path < target.path) {
+      // The new fragment becomes primary; the old primary span moves to node_spans.
+      const old = this.db
+        .prepare(`SELECT start_line, end_line, start_byte, end_byte FROM nodes WHERE id = ?`)
+        .get(target.id) as { start_line: number; end_line: number; start_byte: number; end_byte: number };
+      this.stmts.insertSpan.run(target.id, target.file_id, old.start_line, old.end_line, old.start_byte, old.end_byte);
+      this.stmts.movePrimary.run(fileId, s.startLine, s.endLine, s.startByte, s.endByte, target.id);
+    } else {
+      this.stmts.insertSpan.run(target.id, fileId, s.startLine, s.endLine, s.startByte, s.endByte);
+    }
+    return target.id;
+  }
+
+  private deleteNode(n: ExistingNode, path: string, reason: string, stats: WriteStats): void {
+    // A merged node with spans in other files survives: its primary span moves there.
+    const other = this.stmts.firstOtherSpan.get(n.id, -1) as
+      | { file_id: number; start_line: number; end_line: number; start_byte: number; end_byte: number }
+      | undefined;
+    if (other) {
+      this.stmts.deleteSpan.run(n.id, other.file_id, other.start_byte);
+      this.stmts.movePrimary.run(other.file_id, other.start_line, other.end_line, other.start_byte, other.end_byte, n.id);
+      return;
+    }
+    this.stmts.journal.run(
+      n.id,
+      n.symbol_key,
+      n.qualified_name,
+      n.kind,
+      path,
+      JSON.stringify({
+        name: n.name,
+        kind: n.kind,
+        qualifiedName: n.qualified_name,
+        symbolKey: n.symbol_key,
+        startLine: n.start_line,
+        endLine: n.end_line,
+        signature: n.signature,
+        chunkHash: n.chunk_hash,
+      }),
+      reason,
+      now(),
+    );
+    this.stmts.deleteFts.run(n.id);
+    this.stmts.deleteNode.run(n.id);
+    stats.nodesDeleted++;
+  }
+
+  /** Drops a file version when no label holds it any more (journaling its nodes). */
+  private releaseVersion(fileId: number, _keep: null, reason: string, stats: WriteStats): void {
+    const holders = (this.stmts.fileHolders.get(fileId) as { n: number }).n;
+    if (holders > 0) return;
+    const pathRow = this.stmts.filePath.get(fileId) as { path: string } | undefined;
+    if (!pathRow) return;
+    this.stmts.deleteEdgesOfFile.run(fileId);
+    this.stmts.deleteSpansOfFile.run(fileId);
+    for (const n of this.stmts.nodesOfFile.all(fileId) as ExistingNode[]) {
+      this.deleteNode(n, pathRow.path, reason, stats);
+    }
+    this.stmts.deleteFile.run(fileId);
+  }
+}

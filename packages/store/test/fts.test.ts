@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { Store, buildFtsQuery } from '../src/index.js';
+import { fileWrite, node } from './helpers.js';
+
+/** Indexes one symbol per identifier; returns a function giving the tokens FTS5 stored per column. */
+function indexIdentifiers(identifiers: string[]) {
+  const store = Store.open(':memory:');
+  const nodes = [node({ localId: 'f', name: 'ids.ts', kind: 'file', symbolKey: 'ts:file:src/ids.ts#' })];
+  identifiers.forEach((id, i) =>
+    nodes.push(
+      node({
+        localId: `n${i}`,
+        name: id.split(/\.|::/).pop()!,
+        qualifiedName: id,
+        kind: 'variable',
+        parentLocalId: 'f',
+        symbolKey: `ts:file:src/ids.ts#${id}`,
+        chunkText: `const x = ${JSON.stringify(id)};`,
+      }),
+    ),
+  );
+  store.writer.writeBatch('working', [fileWrite('src/ids.ts', 'h', nodes)]);
+  store.db.exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'fts_nodes', 'instance')`);
+  const idOf = (qn: string) => store.reader().byQualifiedName(qn)[0]!.id;
+  const tokens = (qn: string, column: string) =>
+    (store.db.prepare(`SELECT term FROM temp.vocab WHERE doc = ? AND col = ? ORDER BY offset`).all(idOf(qn), column) as { term: string }[]).map(
+      (r) => r.term,
+    );
+  const search = (q: string) => store.reader().bm25(q).map((h) => store.reader().nodeById(h.nodeId)!.qualifiedName);
+  return { store, tokens, search };
+}
+
+const IDS = ['AuthService.Authenticate', '$variable', 'global::MyApp.Core', '@event', 'getUserById', 'user_repository'];
+
+describe('FTS5 tokenization (unicode61, tokenchars _.$:@)', () => {
+  const { tokens, search } = indexIdentifiers(IDS);
+
+  it('keeps qualified identifiers whole in the qualified_name column', () => {
+    expect(tokens('AuthService.Authenticate', 'qualified_name')).toEqual(['authservice.authenticate']);
+    expect(tokens('$variable', 'qualified_name')).toEqual(['$variable']);
+    expect(tokens('global::MyApp.Core', 'qualified_name')).toEqual(['global::myapp.core']);
+    expect(tokens('@event', 'qualified_name')).toEqual(['@event']);
+    expect(tokens('getUserById', 'qualified_name')).toEqual(['getuserbyid']);
+    expect(tokens('user_repository', 'qualified_name')).toEqual(['user_repository']);
+  });
+
+  it('indexes split words plus the joined form (and the kind) in the split column', () => {
+    expect(tokens('AuthService.Authenticate', 'split')).toEqual(['auth', 'service', 'authenticate', 'authservice', 'variable']);
+    expect(tokens('getUserById', 'split')).toEqual(['get', 'user', 'by', 'id', 'getuserbyid', 'variable']);
+    expect(tokens('global::MyApp.Core', 'split')).toEqual(['global', 'my', 'app', 'core', 'myapp', 'variable']);
+    expect(tokens('user_repository', 'split')).toEqual(['user', 'repository', 'userrepository', 'variable']);
+    expect(tokens('$variable', 'split')).toEqual(['variable', 'variable']);
+    expect(tokens('@event', 'split')).toEqual(['event', 'variable']);
+  });
+
+  it('matches each identifier written as-is, and by its words', () => {
+    expect(search('AuthService.Authenticate')[0]).toBe('AuthService.Authenticate');
+    expect(search('$variable')[0]).toBe('$variable');
+    expect(search('global::MyApp.Core')[0]).toBe('global::MyApp.Core');
+    expect(search('@event')[0]).toBe('@event');
+    expect(search('getUserById')[0]).toBe('getUserById');
+    expect(search('user_repository')[0]).toBe('user_repository');
+    expect(search('authenticate')).toEqual(['AuthService.Authenticate']);
+    expect(search('user by id')[0]).toBe('getUserById');
+    expect(search('repository')).toEqual(['user_repository']);
+    // Prefix on the name columns: `getUs` finds getUserById.
+    expect(search('getus')).toEqual(['getUserById']);
+  });
+});
+
+describe('query quoting', () => {
+  it('quotes every term and joins with OR', () => {
+    expect(buildFtsQuery('where is rate limiting handled')).toEqual({
+      match: '"rate" OR "limiting" OR {name split} : "rate" * OR {name split} : "limiting" *',
+      terms: ['rate', 'limiting'],
+    });
+    // `get` is a stop word (it would match every getter); the joined form keeps the identifier.
+    expect(buildFtsQuery('getUserById').terms).toEqual(['getuserbyid', 'user', 'id']);
+    expect(buildFtsQuery('say "hi" NEAR(a b) OR c*').match).toBe(
+      '"say" OR "hi" OR "near" OR "b" OR "c" OR {name split} : "say" * OR {name split} : "near" *',
+    );
+    expect(buildFtsQuery('')).toEqual({ match: null, terms: [] });
+    expect(buildFtsQuery('*** "" :: ( )')).toEqual({ match: null, terms: [] });
+  });
+
+  it('never throws and never changes query structure on hostile input', () => {
+    const { search } = indexIdentifiers(IDS);
+    const hostile = [
+      '"',
+      '""',
+      '*',
+      'NEAR(',
+      'NEAR(auth service, 2)',
+      'OR',
+      'AND OR NOT',
+      ':',
+      'qualified_name:auth',
+      '{name}: x',
+      'auth*',
+      '^auth',
+      '(auth',
+      'a"b',
+      'user_repository" OR "x',
+      '-auth',
+      '+',
+      '😀 认证 服务',
+      'x'.repeat(100_000),
+    ];
+    for (const q of hostile) expect(() => search(q)).not.toThrow();
+    // A column filter in user text is just words: `qualified_name:auth` searches "qualified_name" and "auth".
+    expect(search('qualified_name:auth')).toEqual(search('qualified_name auth'));
+    expect(search('qualified_name:auth')).toEqual(['AuthService.Authenticate']);
+    // Quotes cannot close the term early: this is the words user_repository and x (every chunk has `x`).
+    expect(search('user_repository" OR "x')[0]).toBe('user_repository');
+    expect(search('user_repository" OR "x').length).toBe(IDS.length);
+    expect(search('NEAR(auth service, 2)')).toEqual(['AuthService.Authenticate']);
+  });
+});

@@ -1,0 +1,74 @@
+import type { ExtractedEdge, ExtractedNode, FileIndex } from '@ca/schema';
+import type { FileWrite } from '../src/index.js';
+
+/** Builds an ExtractedNode with defaults; tests set only what they check. */
+export function node(p: Partial<ExtractedNode> & Pick<ExtractedNode, 'localId' | 'name' | 'kind'>): ExtractedNode {
+  return {
+    qualifiedName: p.name,
+    symbolKey: `ts:file:x#${p.name}`,
+    disambiguator: 0,
+    parentLocalId: null,
+    span: { startLine: 1, endLine: 1, startByte: 0, endByte: 10 },
+    signature: p.name,
+    parameterCount: null,
+    returnType: null,
+    modifiers: [],
+    isPublicApi: false,
+    doc: null,
+    chunkText: p.name,
+    ...p,
+  };
+}
+
+export function fileWrite(path: string, hash: string, nodes: ExtractedNode[], edges: ExtractedEdge[] = [], extra: Partial<FileIndex> = {}): FileWrite {
+  const index: FileIndex = {
+    path,
+    language: 'ts',
+    parseStatus: 'ok',
+    generated: false,
+    lineCount: 10,
+    nodes,
+    edges,
+    diagnostics: [],
+    exports: [],
+    reExports: [],
+    ...extra,
+  };
+  return {
+    path,
+    contentHash: hash,
+    language: index.language,
+    size: 100,
+    lineCount: index.lineCount,
+    parseStatus: index.parseStatus,
+    statusReason: null,
+    generated: index.generated,
+    project: '',
+    mtimeMs: 1,
+    extractor: 'test@1',
+    index,
+  };
+}
+
+/** A file node plus the given top-level children. */
+export function fileWithSymbols(path: string, hash: string, names: { name: string; body?: string; modifiers?: ExtractedNode['modifiers']; doc?: string }[]): FileWrite {
+  const nodes: ExtractedNode[] = [
+    node({ localId: 'f', name: path.split('/').pop()!, kind: 'file', qualifiedName: path, symbolKey: `ts:file:${path}#` }),
+  ];
+  names.forEach((n, i) =>
+    nodes.push(
+      node({
+        localId: `n${i}`,
+        name: n.name,
+        kind: 'function',
+        parentLocalId: 'f',
+        symbolKey: `ts:file:${path}#${n.name}()`,
+        chunkText: n.body ?? `function ${n.name}() {}`,
+        modifiers: n.modifiers ?? ['export'],
+        doc: n.doc ?? null,
+        span: { startLine: i + 1, endLine: i + 1, startByte: i * 10, endByte: i * 10 + 9 },
+      }),
+    ),
+  );
+  return fileWrite(path, hash, nodes);
+}
