@@ -1,0 +1,297 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { Engine, toSymbolView, type NodeRecord } from '@ca/engine';
+import { CaError, LANGUAGES, NODE_KINDS, type Language, type NodeKind } from '@ca/schema';
+import { printJson, ProgressBar, reportError } from './output.js';
+
+const USAGE = `usage: ca <command> [options]
+
+Commands:
+  index [PATH]            index the repository (PATH defaults to --repo)
+  search QUERY            find symbols by name or words
+  symbol NAME             show the symbols matching a name, qualified name or id
+  outline FILE            list the symbols of a file
+  source NAME             print the source of a symbol
+  status                  index size, parse problems, channel state
+  health                  check the index and the grammars
+
+Global options:
+  --repo DIR              repository root (default: current directory)
+  --db FILE               index file (default: <repo>/.codeagent/index.db)
+  --json                  machine-readable output
+  -h, --help              this help
+
+Search options:
+  --limit N  --lang ts|js|cs  --kind KIND  --path GLOB  --include-tests  --explain`;
+
+const OPTIONS = {
+  repo: { type: 'string' },
+  db: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  limit: { type: 'string' },
+  lang: { type: 'string', multiple: true },
+  kind: { type: 'string', multiple: true },
+  path: { type: 'string' },
+  'include-tests': { type: 'boolean', default: false },
+  explain: { type: 'boolean', default: false },
+  all: { type: 'boolean', default: false },
+} satisfies ParseArgsConfig['options'];
+
+type Values = {
+  repo?: string;
+  db?: string;
+  json: boolean;
+  help: boolean;
+  limit?: string;
+  lang?: string[];
+  kind?: string[];
+  path?: string;
+  'include-tests': boolean;
+  explain: boolean;
+  all: boolean;
+};
+
+function usage(message: string): CaError {
+  return new CaError('usage', message);
+}
+
+function parseLimit(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^-?\d+$/.test(raw)) throw usage(`--limit must be a positive integer (got "${raw}")`);
+  const n = Number(raw);
+  if (n < 1 || n > 1000) throw usage(`--limit must be from 1 to 1000 (got ${n})`);
+  return n;
+}
+
+function parseLanguages(raw: string[] | undefined): Language[] | undefined {
+  if (!raw) return undefined;
+  const langs = raw.flatMap((r) => r.split(',')).map((s) => s.trim()).filter(Boolean);
+  for (const l of langs) if (!(LANGUAGES as readonly string[]).includes(l)) throw usage(`--lang must be one of ${LANGUAGES.join(', ')} (got "${l}")`);
+  return langs as Language[];
+}
+
+function parseKinds(raw: string[] | undefined): NodeKind[] | undefined {
+  if (!raw) return undefined;
+  const kinds = raw.flatMap((r) => r.split(',')).map((s) => s.trim()).filter(Boolean);
+  for (const k of kinds) if (!(NODE_KINDS as readonly string[]).includes(k)) throw usage(`--kind must be one of ${NODE_KINDS.join(', ')} (got "${k}")`);
+  return kinds as NodeKind[];
+}
+
+function openEngine(values: Values, repoOverride?: string): Engine {
+  return Engine.open(repoOverride ?? values.repo ?? process.cwd(), values.db ? { dbPath: values.db } : {});
+}
+
+function location(n: { path: string; startLine: number; endLine: number }): string {
+  return `${n.path}:${n.startLine}-${n.endLine}`;
+}
+
+const PHASE_LABEL: Record<string, string> = { discover: 'scanning', parse: 'parsing', write: 'writing', resolve: 'linking' };
+
+async function cmdIndex(values: Values, args: string[]): Promise<number> {
+  if (args.length > 1) throw usage('index takes at most one PATH');
+  const engine = openEngine(values, args[0]);
+  try {
+    const bar = new ProgressBar(!values.json && process.stderr.isTTY === true);
+    const report = await engine.index({ onProgress: (p) => bar.update(PHASE_LABEL[p.phase] ?? p.phase, p.done, p.total) });
+    bar.done();
+    if (values.json) {
+      printJson(report);
+    } else {
+      const s = report.parseStatus;
+      process.stdout.write(
+        `Indexed ${report.files} files (${report.lines} lines): ${report.symbols} symbols, ${report.edges} edges in ${report.ms} ms\n` +
+          `  ${report.changed} parsed this run, ${report.removed} removed; status ok ${s.ok}, partial ${s.partial}, error ${s.error}, skipped ${s.skipped}, no grammar ${s.no_grammar}\n` +
+          `  index: ${engine.dbPath}\n`,
+      );
+    }
+    return 0;
+  } finally {
+    engine.close();
+  }
+}
+
+async function cmdSearch(values: Values, args: string[]): Promise<number> {
+  if (args.length === 0) throw usage('search needs a QUERY');
+  const query = args.join(' ');
+  const limit = parseLimit(values.limit);
+  const languages = parseLanguages(values.lang);
+  const kinds = parseKinds(values.kind);
+  const engine = openEngine(values);
+  try {
+    const response = engine.search(query, {
+      ...(limit !== undefined ? { limit } : {}),
+      ...(languages ? { languages } : {}),
+      ...(kinds ? { kinds } : {}),
+      ...(values.path ? { pathGlob: values.path } : {}),
+      includeTests: values['include-tests'],
+    });
+    if (values.json) {
+      printJson({
+        query: response.query,
+        intent: response.intent,
+        results: response.results.map(({ ranks, ...r }) =>
+          values.explain ? { ...r, matchedBy: r.matchedBy.map((c) => `${c}#${ranks[c]}`) } : r,
+        ),
+        tookMs: response.tookMs,
+        notices: response.notices,
+      });
+      return 0;
+    }
+    if (response.results.length === 0) process.stdout.write(`No results for "${query}".\n`);
+    response.results.forEach((r, i) => {
+      const why = values.explain ? r.matchedBy.map((c) => `${c}#${r.ranks[c]}`).join(' ') : r.matchedBy.join(', ');
+      process.stdout.write(`${i + 1}. ${r.qualifiedName}  (${r.kind}, ${r.language})  ${location(r)}  score ${r.score.toFixed(4)}  [${why}]\n`);
+      const preview = r.code.split('\n').slice(0, 6);
+      for (const line of preview) process.stdout.write(`     ${line}\n`);
+      if (r.code.split('\n').length > 6) process.stdout.write('     …\n');
+    });
+    for (const n of response.notices) process.stderr.write(`note: ${n}\n`);
+    return 0;
+  } finally {
+    engine.close();
+  }
+}
+
+function describe(n: NodeRecord): string {
+  const lines = [`${n.qualifiedName}  (${n.kind}, ${n.language})  [id ${n.id}]`, `  ${location(n)}`];
+  if (n.signature) lines.push(`  ${n.signature}`);
+  if (n.modifiers.length > 0) lines.push(`  modifiers: ${n.modifiers.join(' ')}`);
+  if (n.doc) lines.push(`  doc: ${n.doc.split('\n')[0]}`);
+  return lines.join('\n');
+}
+
+async function cmdSymbol(values: Values, args: string[]): Promise<number> {
+  if (args.length !== 1) throw usage('symbol needs exactly one NAME');
+  const engine = openEngine(values);
+  try {
+    const found = engine.findSymbols(args[0]!);
+    if (found.length === 0) throw new CaError('not_found', `no symbol matches "${args[0]}"`);
+    if (values.json) printJson({ symbols: found.map(toSymbolView) });
+    else process.stdout.write(`${found.map(describe).join('\n\n')}\n`);
+    return 0;
+  } finally {
+    engine.close();
+  }
+}
+
+async function cmdOutline(values: Values, args: string[]): Promise<number> {
+  if (args.length !== 1) throw usage('outline needs exactly one FILE');
+  const engine = openEngine(values);
+  try {
+    const nodes = engine.outline(args[0]!);
+    if (values.json) {
+      printJson({ path: nodes[0]?.path ?? args[0], symbols: nodes.map((n) => ({ ...toSymbolView(n), parentId: n.parentId === null ? null : String(n.parentId) })) });
+      return 0;
+    }
+    const depth = new Map<number, number>();
+    for (const n of nodes) {
+      const d = n.parentId !== null && depth.has(n.parentId) ? depth.get(n.parentId)! + 1 : 0;
+      depth.set(n.id, d);
+      if (n.kind === 'file' || n.kind === 'module') {
+        process.stdout.write(`${n.path} (${n.kind}, ${n.endLine} lines)\n`);
+        continue;
+      }
+      process.stdout.write(`${'  '.repeat(d)}${n.kind} ${n.name}  ${n.startLine}-${n.endLine}${n.signature ? `  ${n.signature}` : ''}\n`);
+    }
+    return 0;
+  } finally {
+    engine.close();
+  }
+}
+
+async function cmdSource(values: Values, args: string[]): Promise<number> {
+  if (args.length !== 1) throw usage('source needs exactly one NAME');
+  const engine = openEngine(values);
+  try {
+    const { node, code, stale } = engine.source(args[0]!);
+    if (values.json) printJson({ symbol: toSymbolView(node), code, stale });
+    else {
+      process.stdout.write(`// ${node.qualifiedName} — ${location(node)}${stale ? ' (file changed since indexing: showing the indexed text)' : ''}\n${code}\n`);
+    }
+    return 0;
+  } finally {
+    engine.close();
+  }
+}
+
+async function cmdStatus(values: Values): Promise<number> {
+  const engine = openEngine(values);
+  try {
+    const s = engine.status();
+    if (values.json) {
+      printJson(s);
+      return 0;
+    }
+    const p = s.parseStatus;
+    const out = [
+      `repository: ${s.repo}`,
+      `index:      ${s.db} (schema ${s.schemaVersion}, last indexed ${s.lastIndexedAt ?? 'never'})`,
+      `contents:   ${s.files} files, ${s.lines} lines, ${s.symbols} symbols, ${s.edges} edges`,
+      `parse:      ok ${p.ok}, partial ${p.partial}, error ${p.error}, skipped ${p.skipped}, no grammar ${p.no_grammar}`,
+      `semantic:   ${s.semantic}`,
+      `vectors:    ${s.vectorChannel}`,
+    ];
+    if (s.problems.length > 0) {
+      out.push('files not fully indexed:');
+      for (const f of s.problems) out.push(`  ${f.status.padEnd(10)} ${f.path}${f.reason ? ` — ${f.reason}` : ''}`);
+    }
+    process.stdout.write(`${out.join('\n')}\n`);
+    return 0;
+  } finally {
+    engine.close();
+  }
+}
+
+async function cmdHealth(values: Values): Promise<number> {
+  const engine = openEngine(values);
+  try {
+    const checks = await engine.health();
+    const ok = checks.every((c) => c.ok);
+    if (values.json) printJson({ ok, checks });
+    else for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}\n`);
+    return ok ? 0 : 1;
+  } finally {
+    engine.close();
+  }
+}
+
+/** Runs the CLI with `argv` (without node and script); returns the exit code. */
+export async function run(argv: string[]): Promise<number> {
+  let values: Values;
+  let positionals: string[];
+  const wantsJson = argv.includes('--json');
+  try {
+    const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    values = parsed.values as Values;
+    positionals = parsed.positionals;
+  } catch (e) {
+    return reportError(usage((e as Error).message), wantsJson);
+  }
+  const [command, ...args] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return command || values.help ? 0 : 2;
+  }
+  try {
+    switch (command) {
+      case 'index':
+        return await cmdIndex(values, args);
+      case 'search':
+        return await cmdSearch(values, args);
+      case 'symbol':
+        return await cmdSymbol(values, args);
+      case 'outline':
+        return await cmdOutline(values, args);
+      case 'source':
+        return await cmdSource(values, args);
+      case 'status':
+        return await cmdStatus(values);
+      case 'health':
+        return await cmdHealth(values);
+      default:
+        throw usage(`unknown command "${command}" (see ca --help)`);
+    }
+  } catch (e) {
+    return reportError(e, values.json);
+  }
+}

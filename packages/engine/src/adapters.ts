@@ -1,0 +1,51 @@
+import type { Language, LanguageAdapter } from '@ca/schema';
+import { createTsAdapter } from '@ca/parse-ts';
+
+/** The language adapters this build ships, keyed by file extension. */
+export interface AdapterSet {
+  readonly adapters: readonly LanguageAdapter[];
+  readonly extensions: ReadonlySet<string>;
+  forPath(path: string): LanguageAdapter | null;
+  dispose(): Promise<void>;
+}
+
+/** Extension of a path as adapters see it (`.d.ts` counts as `.ts`). */
+function ext(path: string): string {
+  const slash = path.lastIndexOf('/');
+  const dot = path.lastIndexOf('.');
+  return dot > slash ? path.slice(dot).toLowerCase() : '';
+}
+
+export async function createAdapters(): Promise<AdapterSet> {
+  const adapters: LanguageAdapter[] = [await createTsAdapter()];
+  const byExt = new Map<string, LanguageAdapter>();
+  for (const a of adapters) for (const e of a.extensions) byExt.set(e, a);
+  return {
+    adapters,
+    extensions: new Set(byExt.keys()),
+    forPath: (path) => byExt.get(ext(path)) ?? null,
+    dispose: async () => {
+      for (const a of adapters) await a.dispose?.();
+    },
+  };
+}
+
+/** Languages by extension without loading any grammar (for status output). */
+export function languageForExtension(extension: string): Language | null {
+  switch (extension) {
+    case '.ts':
+    case '.tsx':
+    case '.mts':
+    case '.cts':
+      return 'ts';
+    case '.js':
+    case '.jsx':
+    case '.mjs':
+    case '.cjs':
+      return 'js';
+    case '.cs':
+      return 'cs';
+    default:
+      return null;
+  }
+}

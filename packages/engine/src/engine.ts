@@ -1,0 +1,393 @@
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import {
+  CaError,
+  CONFIG_DIR,
+  loadConfig,
+  type Config,
+  type Language,
+  type NodeKind,
+  type ParseStatus,
+} from '@ca/schema';
+import { LATEST_SCHEMA_VERSION, Store, type FileWrite, type IndexReader, type NodeRecord } from '@ca/store';
+import { search as runSearch, type SearchOptions, type SearchResponse } from '@ca/retrieve';
+import { createAdapters, type AdapterSet } from './adapters.js';
+import { discoverFiles, type DiscoveredFile, type SkippedFile } from './discovery.js';
+import { gitBlobId, type ProcessedFile } from './fileProcessing.js';
+import { ParsePool } from './parsePool.js';
+
+export const WORKING_LABEL = 'working';
+
+export interface EngineOptions {
+  /** Index file; default `<repo>/.codeagent/index.db`. */
+  readonly dbPath?: string;
+  /** Section → key → value, applied over the config file and environment. */
+  readonly configOverrides?: Record<string, Record<string, unknown>>;
+  /** Environment used for `CA_<SECTION>_<KEY>` overrides (default process.env). */
+  readonly env?: Record<string, string | undefined>;
+}
+
+export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve';
+export interface IndexProgress {
+  readonly phase: IndexPhase;
+  readonly done: number;
+  readonly total: number;
+}
+
+/** The `ca index --json` shape (field names are a public contract). */
+export interface IndexReport {
+  files: number;
+  symbols: number;
+  edges: number;
+  skipped: number;
+  parseStatus: Record<ParseStatus, number>;
+  ms: number;
+  /** Files (re)parsed in this run. */
+  changed: number;
+  /** Paths that left the index in this run. */
+  removed: number;
+  lines: number;
+}
+
+export interface StatusReport {
+  readonly repo: string;
+  readonly db: string;
+  readonly schemaVersion: number;
+  readonly files: number;
+  readonly symbols: number;
+  readonly edges: number;
+  readonly lines: number;
+  readonly parseStatus: Record<ParseStatus, number>;
+  /** Every file whose status is not `ok`, with the recorded reason. */
+  readonly problems: readonly { path: string; status: ParseStatus; reason: string | null }[];
+  readonly semantic: string;
+  readonly vectorChannel: string;
+  readonly lastIndexedAt: string | null;
+}
+
+export interface HealthCheck {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+/** Fields of a symbol as printed by search, symbol and navigation commands. */
+export interface SymbolView {
+  readonly id: string;
+  readonly qualifiedName: string;
+  readonly name: string;
+  readonly kind: NodeKind;
+  readonly language: Language;
+  readonly path: string;
+  readonly startLine: number;
+  readonly endLine: number;
+  readonly signature: string;
+  readonly doc: string | null;
+  readonly modifiers: readonly string[];
+  readonly isPublicApi: boolean;
+}
+
+export function toSymbolView(n: NodeRecord): SymbolView {
+  return {
+    id: String(n.id),
+    qualifiedName: n.qualifiedName,
+    name: n.name,
+    kind: n.kind,
+    language: n.language,
+    path: n.path,
+    startLine: n.startLine,
+    endLine: n.endLine,
+    signature: n.signature,
+    doc: n.doc,
+    modifiers: n.modifiers,
+    isPublicApi: n.isPublicApi,
+  };
+}
+
+const GITIGNORE_TEXT = '# Code Agent index (rebuildable). config.json is meant to be committed.\n*.db\n*.db-*\n';
+
+/**
+ * The composition root: one repository, its configuration and its index. Open with
+ * `Engine.open(repo)`, then `index()`, `search()`, `symbol()`, `outline()`, `source()`.
+ */
+export class Engine {
+  private constructor(
+    readonly repoRoot: string,
+    readonly dbPath: string,
+    readonly config: Config,
+    readonly store: Store,
+  ) {}
+
+  /**
+   * Opens the index of `repo` (creating it on first use). Fails with `invalid_path` when `repo`
+   * does not exist or is not a directory.
+   */
+  static open(repo: string, options: EngineOptions = {}): Engine {
+    const root = resolve(repo);
+    let st;
+    try {
+      st = statSync(root);
+    } catch {
+      throw new CaError('invalid_path', `repository path does not exist: ${repo}`, { context: { path: repo } });
+    }
+    if (!st.isDirectory()) {
+      throw new CaError('invalid_path', `repository path is not a directory: ${repo}`, { context: { path: repo } });
+    }
+    const config = loadConfig(root, { env: options.env ?? process.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) });
+    const dbPath = options.dbPath ? (isAbsolute(options.dbPath) ? options.dbPath : resolve(options.dbPath)) : join(root, CONFIG_DIR, 'index.db');
+    if (!options.dbPath) {
+      const dir = join(root, CONFIG_DIR);
+      mkdirSync(dir, { recursive: true });
+      const gi = join(dir, '.gitignore');
+      if (!existsSync(gi)) writeFileSync(gi, GITIGNORE_TEXT);
+    }
+    const store = Store.open(dbPath);
+    return new Engine(root, dbPath, config, store);
+  }
+
+  reader(label = WORKING_LABEL): IndexReader {
+    return this.store.reader(label);
+  }
+
+  /**
+   * Brings the index up to date with the working tree: discovers files, re-parses only those
+   * whose size/mtime (then content hash) changed, writes in bounded transactions, removes
+   * deleted paths, and resolves cross-file edges.
+   */
+  async index(options: { onProgress?: (p: IndexProgress) => void } = {}): Promise<IndexReport> {
+    const started = performance.now();
+    const progress = options.onProgress ?? (() => {});
+    const adapters = await createAdapters();
+    const cfg = this.config.indexing;
+    let pool: ParsePool | null = null;
+    try {
+      progress({ phase: 'discover', done: 0, total: 0 });
+      const found = discoverFiles(this.repoRoot, cfg, adapters.extensions);
+      const reader = this.reader();
+      const known = reader.labelEntries();
+      const currentExtractor = (path: string) => {
+        const a = adapters.forPath(path);
+        return a ? `${a.id}@${a.extractorVersion}` : 'none';
+      };
+      const changed: DiscoveredFile[] = [];
+      for (const f of found.files) {
+        const e = known.get(f.path);
+        if (e && e.mtimeMs === f.mtimeMs && e.size === f.size && e.extractor === currentExtractor(f.path)) continue;
+        changed.push(f);
+      }
+      const skippedWrites: FileWrite[] = [];
+      for (const s of found.skipped) {
+        const hash = `skipped:${s.size}:${Math.floor(s.mtimeMs)}:${s.reason}`;
+        if (known.get(s.path)?.contentHash === hash) continue;
+        skippedWrites.push(skippedWrite(s, hash));
+      }
+      const present = new Set([...found.files.map((f) => f.path), ...found.skipped.map((s) => s.path)]);
+      const removed = [...known.keys()].filter((p) => !present.has(p));
+
+      const byPath = new Map(changed.map((f) => [f.path, f]));
+      let batch: FileWrite[] = [...skippedWrites];
+      let written = 0;
+      const flush = () => {
+        if (batch.length === 0) return;
+        this.store.writer.writeBatch(WORKING_LABEL, batch);
+        written += batch.length;
+        progress({ phase: 'write', done: written, total: changed.length + skippedWrites.length });
+        batch = [];
+      };
+      pool = ParsePool.create(changed.length >= 8 ? cfg.workers : 0, adapters);
+      let parsed = 0;
+      await pool.run(
+        changed.map((f) => ({ absPath: f.absPath, path: f.path, deadlineMs: cfg.parse_timeout_ms })),
+        (result: ProcessedFile) => {
+          const f = byPath.get(result.path)!;
+          parsed++;
+          progress({ phase: 'parse', done: parsed, total: changed.length });
+          const old = known.get(f.path);
+          if (old && old.contentHash === result.contentHash && old.extractor === result.extractor) {
+            // Touched but not changed: remember the new mtime only.
+            this.store.writer.touch(WORKING_LABEL, f.path, f.mtimeMs);
+            return;
+          }
+          batch.push({ ...result, project: f.project, mtimeMs: f.mtimeMs });
+          if (batch.length >= cfg.batch_files) flush();
+        },
+      );
+      flush();
+      // Creates and modifications land before deletes, so moved files keep node identity.
+      if (removed.length > 0) this.store.writer.removePaths(WORKING_LABEL, removed);
+      progress({ phase: 'resolve', done: 0, total: 1 });
+      this.store.resolveImports(WORKING_LABEL);
+      this.store.writer.setMetadata('last_indexed_at', new Date().toISOString());
+      progress({ phase: 'resolve', done: 1, total: 1 });
+      const counts = reader.counts();
+      return {
+        files: counts.files,
+        symbols: counts.symbols,
+        edges: counts.edges,
+        skipped: counts.byStatus.skipped,
+        parseStatus: counts.byStatus,
+        ms: Math.round(performance.now() - started),
+        changed: changed.length,
+        removed: removed.length,
+        lines: counts.lines,
+      };
+    } finally {
+      await pool?.close();
+      await adapters.dispose();
+    }
+  }
+
+  /** Hybrid search over the working tree's index. */
+  search(query: string, options: SearchOptions = {}): SearchResponse {
+    const response = runSearch(this.reader(), query, {
+      rrfK: this.config.search.rrf_k,
+      channelK: this.config.search.channel_k,
+      ...options,
+      limit: options.limit ?? this.config.search.limit,
+    });
+    return { ...response, notices: [...response.notices, 'vector channel off: embeddings are not configured in this build'] };
+  }
+
+  /**
+   * Resolves a SYMBOL argument: a node id, an exact qualified name, or a (suffix of a)
+   * qualified name / bare name. Returns every candidate; callers decide about ambiguity.
+   */
+  findSymbols(name: string): NodeRecord[] {
+    const reader = this.reader();
+    const trimmed = name.trim();
+    if (trimmed === '') throw new CaError('usage', 'a symbol name is required');
+    if (/^\d+$/.test(trimmed)) {
+      const n = reader.nodeById(Number(trimmed));
+      if (n) return [n];
+    }
+    const exact = reader.byQualifiedName(trimmed).filter((n) => n.kind !== 'file');
+    if (exact.length > 0) return exact;
+    return reader.bySuffix(trimmed).filter((n) => n.kind !== 'file' && n.kind !== 'module');
+  }
+
+  /** Exactly one symbol, or `not_found` / `ambiguous_symbol` listing the candidates. */
+  resolveSymbol(name: string): NodeRecord {
+    const found = this.findSymbols(name);
+    if (found.length === 0) throw new CaError('not_found', `no symbol matches "${name}"`, { context: { symbol: name } });
+    if (found.length > 1) {
+      const list = found
+        .slice(0, 20)
+        .map((n) => `${n.qualifiedName} (${n.kind}) ${n.path}:${n.startLine} [id ${n.id}]`)
+        .join('; ');
+      throw new CaError('ambiguous_symbol', `"${name}" matches ${found.length} symbols: ${list}`, {
+        context: { symbol: name, candidates: found.map((n) => n.id) },
+      });
+    }
+    return found[0]!;
+  }
+
+  /** The symbols of a file, in source order (path relative to the repository). */
+  outline(path: string): NodeRecord[] {
+    const rel = normalizeRepoPath(this.repoRoot, path);
+    const nodes = this.reader().outline(rel);
+    if (nodes.length === 0) {
+      const status = this.reader().fileStatuses().find((f) => f.path === rel);
+      if (status) return [];
+      throw new CaError('not_found', `${rel} is not in the index`, { context: { path: rel } });
+    }
+    return nodes;
+  }
+
+  /**
+   * The full source of a symbol read from disk. When the file changed since it was indexed,
+   * `stale` is true and `code` is the indexed (collapsed) chunk text instead.
+   */
+  source(name: string): { node: NodeRecord; code: string; stale: boolean } {
+    const node = this.resolveSymbol(name);
+    try {
+      const bytes = readFileSync(join(this.repoRoot, node.path));
+      const indexedHash = this.store.db.prepare(`SELECT content_hash FROM files WHERE id = ?`).get(node.fileId) as
+        | { content_hash: string }
+        | undefined;
+      if (indexedHash && indexedHash.content_hash === gitBlobId(bytes)) {
+        return { node, code: Buffer.from(bytes).subarray(node.startByte, node.endByte).toString('utf8'), stale: false };
+      }
+    } catch {
+      // Unreadable now: fall through to the indexed text.
+    }
+    return { node, code: node.chunkText, stale: true };
+  }
+
+  status(): StatusReport {
+    const reader = this.reader();
+    const counts = reader.counts();
+    const problems = reader
+      .fileStatuses()
+      .filter((f) => f.parseStatus !== 'ok')
+      .map((f) => ({ path: f.path, status: f.parseStatus, reason: f.reason }));
+    return {
+      repo: this.repoRoot,
+      db: this.dbPath,
+      schemaVersion: Number(reader.metadata('schema_version') ?? 0),
+      files: counts.files,
+      symbols: counts.symbols,
+      edges: counts.edges,
+      lines: counts.lines,
+      parseStatus: counts.byStatus,
+      problems,
+      semantic: 'syntactic only: the semantic passes (TypeScript compiler, Roslyn) are not part of this build yet; call/reference edges are approximate',
+      vectorChannel: 'off: embeddings are not configured in this build',
+      lastIndexedAt: reader.metadata('last_indexed_at'),
+    };
+  }
+
+  /** Checks that the index and the grammars are usable. */
+  async health(): Promise<HealthCheck[]> {
+    const checks: HealthCheck[] = [];
+    const qc = this.store.db.pragma('quick_check', { simple: true }) as string;
+    checks.push({ name: 'index integrity', ok: qc === 'ok', detail: `PRAGMA quick_check: ${qc}` });
+    const version = Number(this.reader().metadata('schema_version') ?? 0);
+    checks.push({
+      name: 'schema version',
+      ok: version === LATEST_SCHEMA_VERSION,
+      detail: `index ${version}, supported ${LATEST_SCHEMA_VERSION}`,
+    });
+    const vec = this.store.db.prepare(`SELECT vec_version() AS v, sqlite_version() AS s`).get() as { v: string; s: string };
+    checks.push({ name: 'sqlite', ok: true, detail: `SQLite ${vec.s}, sqlite-vec ${vec.v}` });
+    let adapters: AdapterSet | null = null;
+    try {
+      adapters = await createAdapters();
+      for (const a of adapters.adapters) {
+        checks.push({ name: `grammar ${a.id}`, ok: true, detail: `${a.extensions.join(' ')} (extractor ${a.extractorVersion})` });
+      }
+    } catch (e) {
+      checks.push({ name: 'grammars', ok: false, detail: (e as Error).message });
+    } finally {
+      await adapters?.dispose();
+    }
+    return checks;
+  }
+
+  close(): void {
+    this.store.close();
+  }
+}
+
+function skippedWrite(s: SkippedFile, hash: string): FileWrite {
+  return {
+    path: s.path,
+    contentHash: hash,
+    language: null,
+    size: s.size,
+    lineCount: 0,
+    parseStatus: s.status,
+    statusReason: s.reason,
+    generated: false,
+    project: s.project,
+    mtimeMs: Math.floor(s.mtimeMs),
+    extractor: 'none',
+    index: null,
+  };
+}
+
+/** Turns a user-given path (absolute, ./relative, or repo-relative) into a repo-relative POSIX path. */
+export function normalizeRepoPath(repoRoot: string, path: string): string {
+  const abs = isAbsolute(path) ? path : resolve(repoRoot, path);
+  const rel = abs.startsWith(repoRoot) ? abs.slice(repoRoot.length).replace(/^[\\/]+/, '') : path;
+  return rel.split('\\').join('/');
+}

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { FileIndex, Language, LanguageAdapter, ParseStatus } from '@ca/schema';
+
+/** What processing one file yields: everything the writer needs except project/mtime. */
+export interface ProcessedFile {
+  readonly path: string;
+  readonly contentHash: string;
+  readonly language: Language | null;
+  readonly size: number;
+  readonly lineCount: number;
+  readonly parseStatus: ParseStatus;
+  readonly statusReason: string | null;
+  readonly generated: boolean;
+  readonly extractor: string;
+  readonly index: FileIndex | null;
+}
+
+/** Git's blob id of the content, so file versions read from git and from disk agree. */
+export function gitBlobId(bytes: Uint8Array): string {
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+const utf8Strict = new TextDecoder('utf-8', { fatal: true });
+const utf8Lenient = new TextDecoder('utf-8');
+
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  if (text.endsWith('\n')) n--;
+  return n;
+}
+
+/** Heuristic for generated bundles: very long lines on average or one huge line. */
+export function looksMinified(text: string): boolean {
+  if (text.length < 4096) return false;
+  const lines = countLines(text);
+  if (text.length / Math.max(lines, 1) > 300) return true;
+  let longest = 0;
+  let start = 0;
+  for (let i = text.indexOf('\n'); ; i = text.indexOf('\n', i + 1)) {
+    const end = i === -1 ? text.length : i;
+    longest = Math.max(longest, end - start);
+    if (i === -1) break;
+    start = i + 1;
+  }
+  return longest > 20_000;
+}
+
+function isBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 8192);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+/**
+ * Reads, classifies and parses one file. Never throws: unreadable, binary, minified or
+ * unparsable files come back with a status and a reason.
+ */
+export async function processFile(
+  absPath: string,
+  path: string,
+  adapter: LanguageAdapter,
+  deadlineMs: number,
+): Promise<ProcessedFile> {
+  const extractor = `${adapter.id}@${adapter.extractorVersion}`;
+  const language = adapter.languageOf(path);
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(absPath);
+  } catch (e) {
+    return {
+      path,
+      contentHash: `unreadable:${Date.now()}`,
+      language,
+      size: 0,
+      lineCount: 0,
+      parseStatus: 'error',
+      statusReason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      generated: false,
+      extractor,
+      index: null,
+    };
+  }
+  const contentHash = gitBlobId(bytes);
+  const base = { path, contentHash, language, size: bytes.length, extractor, generated: false };
+  if (isBinary(bytes)) {
+    return { ...base, lineCount: 0, parseStatus: 'skipped', statusReason: 'binary file (NUL bytes)', index: null };
+  }
+  let text: string;
+  let decodeNote: string | null = null;
+  try {
+    text = utf8Strict.decode(bytes);
+  } catch {
+    text = utf8Lenient.decode(bytes);
+    decodeNote = 'invalid UTF-8: decoded with replacement characters, byte offsets may be shifted';
+  }
+  const lineCount = countLines(text);
+  if (looksMinified(text)) {
+    return { ...base, lineCount, parseStatus: 'skipped', statusReason: 'minified or bundled code (very long lines)', index: null };
+  }
+  let index: FileIndex;
+  try {
+    index = await adapter.parse({ path, text }, { deadlineMs });
+  } catch (e) {
+    return { ...base, lineCount, parseStatus: 'error', statusReason: `parser failed: ${(e as Error).message}`, index: null };
+  }
+  let parseStatus = index.parseStatus;
+  if (decodeNote && parseStatus === 'ok') parseStatus = 'partial';
+  const firstError = index.diagnostics.find((d) => d.severity === 'error');
+  const reasons = [decodeNote, parseStatus !== 'ok' && firstError ? firstError.message : null].filter(Boolean);
+  return {
+    ...base,
+    lineCount,
+    parseStatus,
+    statusReason: reasons.length > 0 ? reasons.join('; ') : null,
+    generated: index.generated,
+    index,
+  };
+}

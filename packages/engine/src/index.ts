@@ -1,0 +1,15 @@
+export { Engine, WORKING_LABEL, toSymbolView, normalizeRepoPath } from './engine.js';
+export type {
+  EngineOptions,
+  IndexReport,
+  IndexProgress,
+  IndexPhase,
+  StatusReport,
+  HealthCheck,
+  SymbolView,
+} from './engine.js';
+export { discoverFiles, BUILTIN_EXCLUDED_DIRS } from './discovery.js';
+export type { DiscoveredFile, SkippedFile, DiscoveryResult } from './discovery.js';
+export { gitBlobId, looksMinified } from './fileProcessing.js';
+export type { SearchOptions, SearchResponse, SearchResult, Intent } from '@ca/retrieve';
+export type { NodeRecord } from '@ca/store';

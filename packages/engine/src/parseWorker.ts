@@ -1,0 +1,33 @@
+/**
+ * Worker thread entry: owns one set of language adapters (WASM grammars) and processes files
+ * sent by the ParsePool. Never throws across the boundary: failures come back as results.
+ */
+import { parentPort } from 'node:worker_threads';
+import { createAdapters, type AdapterSet } from './adapters.js';
+import { processFile } from './fileProcessing.js';
+import type { ParseTask, WorkerReply } from './parsePool.js';
+
+const port = parentPort;
+if (!port) throw new Error('parseWorker must run in a worker thread');
+
+let adapters: AdapterSet | null = null;
+const ready = createAdapters().then((a) => {
+  adapters = a;
+});
+
+port.on('message', (task: ParseTask | 'close') => {
+  if (task === 'close') {
+    void ready.then(() => adapters?.dispose()).finally(() => port.close());
+    return;
+  }
+  void ready
+    .then(async () => {
+      const adapter = adapters!.forPath(task.path);
+      if (!adapter) throw new Error(`no adapter for ${task.path}`);
+      const result = await processFile(task.absPath, task.path, adapter, task.deadlineMs);
+      port.postMessage({ id: task.id, result } satisfies WorkerReply);
+    })
+    .catch((e: unknown) => {
+      port.postMessage({ id: task.id, error: e instanceof Error ? e.message : String(e) } satisfies WorkerReply);
+    });
+});

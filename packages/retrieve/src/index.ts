@@ -1,0 +1,7 @@
+export { search } from './search.js';
+export type { SearchOptions, SearchResult, SearchResponse, Channel } from './search.js';
+export { analyzeQuery, isIdentifierLike } from './queryAnalysis.js';
+export type { AnalyzedQuery, Intent } from './queryAnalysis.js';
+export { reciprocalRankFusion } from './fusion.js';
+export type { ChannelRanking, FusedHit } from './fusion.js';
+export { isTestPath } from './testCode.js';

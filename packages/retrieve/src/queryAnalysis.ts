@@ -1,0 +1,48 @@
+import { splitIdentifier } from '@ca/schema';
+
+export type Intent = 'targeted' | 'cross_cutting' | 'exploratory';
+
+export interface AnalyzedQuery {
+  readonly text: string;
+  /** Identifier-like terms: camelCase, PascalCase, snake_case, dotted or `::` qualified names. */
+  readonly identifiers: readonly string[];
+  /** Terms that look like file paths (`src/auth/service.ts`, `Foo.cs`). */
+  readonly paths: readonly string[];
+  /** Phrases the user quoted. */
+  readonly phrases: readonly string[];
+  readonly intent: Intent;
+  /** True when the query asks about tests (tests are then not ranked down). */
+  readonly aboutTests: boolean;
+}
+
+const QUANTIFIERS = /\b(all|every|each|across|everywhere|any(?:\s+place)?|whole)\b/i;
+const PATH_LIKE = /(?:^|\s)((?:[\w.-]+\/)+[\w.-]+|[\w-]+\.(?:tsx?|jsx?|mts|cts|mjs|cjs|cs|csproj|json))(?=\s|$)/g;
+const TOKEN = /[A-Za-z_$@][\w$@]*(?:(?:\.|::)[A-Za-z_$@][\w$@]*)*/g;
+const TEST_WORDS = /\b(tests?|specs?|unit tests?|fixtures?|mocks?|testing)\b/i;
+
+/** True for a term that is clearly an identifier rather than an English word. */
+export function isIdentifierLike(term: string): boolean {
+  if (/[._$@]|::/.test(term.replace(/\.$/, ''))) return true;
+  if (/[a-z][A-Z]|[A-Z]{2,}[a-z]/.test(term)) return true; // camelCase / PascalCase with 2+ parts
+  return splitIdentifier(term).length > 1 && /[A-Z]/.test(term.slice(1));
+}
+
+/**
+ * Extracts identifiers, paths, quoted phrases and the intent from a query. A query that is a
+ * single identifier or names identifiers/paths is `targeted`; one with quantifiers ("all",
+ * "every", "across") is `cross_cutting`; anything else (a question in words) `exploratory`.
+ */
+export function analyzeQuery(text: string): AnalyzedQuery {
+  const phrases = [...text.matchAll(/"([^"]+)"/g)].map((m) => m[1]!.trim()).filter(Boolean);
+  const paths = [...text.matchAll(PATH_LIKE)].map((m) => m[1]!);
+  const tokens = [...text.matchAll(TOKEN)].map((m) => m[0]);
+  const identifiers = [...new Set(tokens.filter(isIdentifierLike))];
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  // A lone word ("terminatePlan", "Button") is treated as a name too.
+  if (words.length === 1 && tokens.length === 1 && !identifiers.includes(tokens[0]!)) identifiers.push(tokens[0]!);
+  let intent: Intent;
+  if (QUANTIFIERS.test(text)) intent = 'cross_cutting';
+  else if (identifiers.length > 0 || paths.length > 0) intent = 'targeted';
+  else intent = 'exploratory';
+  return { text, identifiers, paths, phrases, intent, aboutTests: TEST_WORDS.test(text) };
+}
