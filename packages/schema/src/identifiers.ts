@@ -46,16 +46,15 @@ const IDENTIFIER_IN_TEXT = /[A-Za-z_$@][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$@][A-Z
 
 /**
  * Splits free text (a symbol body, a comment) into the split-identifier form used by the
- * FTS body column: every identifier's words plus its joined form, lower case.
+ * FTS body column: every identifier's words plus the joined form of each multi-word
+ * segment (`this.rateLimiter` → `this rate limiter ratelimiter`), lower case.
  */
 export function splitText(text: string, maxChars = 200_000): string {
   const parts: string[] = [];
   const slice = text.length > maxChars ? text.slice(0, maxChars) : text;
   for (const m of slice.matchAll(IDENTIFIER_IN_TEXT)) {
-    const words = splitIdentifier(m[0]);
-    if (words.length === 0) continue;
-    parts.push(...words);
-    if (words.length > 1) parts.push(words.join(''));
+    const split = splitIdentifierText(m[0]);
+    if (split !== '') parts.push(split);
   }
   return parts.join(' ');
 }

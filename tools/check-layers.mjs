@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// Enforces the layer rules of DESIGN.md: a package imports only packages below it, apps import
+// only @ca/engine and @ca/schema, and nobody deep-imports another package's files.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Which @ca packages each workspace member may import. */
+export const ALLOWED = {
+  '@ca/schema': [],
+  '@ca/store': ['@ca/schema'],
+  '@ca/parse-ts': ['@ca/schema'],
+  '@ca/parse-cs': ['@ca/schema'],
+  '@ca/embed': ['@ca/schema'],
+  '@ca/retrieve': ['@ca/schema', '@ca/store', '@ca/embed'],
+  '@ca/invalidation': ['@ca/schema', '@ca/store'],
+  '@ca/engine': ['@ca/schema', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/embed', '@ca/retrieve', '@ca/invalidation'],
+  '@ca/cli': ['@ca/engine', '@ca/schema'],
+  '@ca/mcp': ['@ca/engine', '@ca/schema'],
+  '@ca/eval': ['@ca/engine', '@ca/schema'],
+};
+
+const IMPORT_RE = /(?:^|[^\w.])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[^\w.])import\s+['"]([^'"]+)['"]/g;
+
+function* sourceFiles(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (name === 'node_modules' || name === 'dist') continue;
+    const st = statSync(p);
+    if (st.isDirectory()) yield* sourceFiles(p);
+    else if (/\.(ts|tsx|mts|js|mjs)$/.test(name)) yield p;
+  }
+}
+
+/** Returns the list of violations ({file, specifier, reason}) for the workspace at `root`. */
+export function checkLayers(root) {
+  const violations = [];
+  for (const group of ['packages', 'apps']) {
+    let members = [];
+    try {
+      members = readdirSync(join(root, group));
+    } catch {
+      continue;
+    }
+    for (const m of members) {
+      const dir = join(root, group, m);
+      let pkg;
+      try {
+        pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+      } catch {
+        continue;
+      }
+      const allowed = ALLOWED[pkg.name];
+      for (const sub of ['src', 'test']) {
+        let files = [];
+        try {
+          files = [...sourceFiles(join(dir, sub))];
+        } catch {
+          continue;
+        }
+        for (const file of files) {
+          const text = readFileSync(file, 'utf8');
+          for (const match of text.matchAll(IMPORT_RE)) {
+            const spec = match[1] ?? match[2] ?? match[3];
+            const rel = relative(root, file);
+            if (spec.startsWith('@ca/')) {
+              const [scope, name, ...rest] = spec.split('/');
+              const target = `${scope}/${name}`;
+              if (rest.length > 0) violations.push({ file: rel, specifier: spec, reason: 'deep import: use the package entry point' });
+              else if (!allowed) violations.push({ file: rel, specifier: spec, reason: `${pkg.name} has no layer rule` });
+              else if (target !== pkg.name && !allowed.includes(target)) {
+                violations.push({ file: rel, specifier: spec, reason: `${pkg.name} may not import ${target} (layer rule)` });
+              }
+            } else if (spec.startsWith('.')) {
+              const abs = resolve(file, '..', spec);
+              if (!abs.startsWith(dir + '/')) violations.push({ file: rel, specifier: spec, reason: 'relative import leaves the package' });
+            }
+          }
+        }
+      }
+    }
+  }
+  return violations;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = resolve(fileURLToPath(import.meta.url), '../..');
+  const v = checkLayers(root);
+  for (const x of v) console.error(`${x.file}: ${x.specifier} — ${x.reason}`);
+  if (v.length > 0) {
+    console.error(`${v.length} layer violation(s)`);
+    process.exit(1);
+  }
+  console.log('layers ok');
+}

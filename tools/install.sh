@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs and builds everything on a fresh machine: pnpm, the workspace dependencies
+# (better-sqlite3 compiles from source), the TypeScript packages and, when the .NET SDK is
+# present, roslyn-host. Safe to re-run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PNPM_VERSION=10.34.9
+if ! command -v pnpm >/dev/null 2>&1; then
+  echo "install: pnpm not found, installing pnpm@${PNPM_VERSION}" >&2
+  if ! (corepack enable >/dev/null 2>&1 && corepack prepare "pnpm@${PNPM_VERSION}" --activate >/dev/null 2>&1 && command -v pnpm >/dev/null 2>&1); then
+    npm install -g "pnpm@${PNPM_VERSION}"
+  fi
+fi
+
+# better-sqlite3 has no reachable prebuilt binary here: node-gyp builds it against the
+# installed Node headers, which it only finds through nodedir.
+if [ -f /usr/include/node/node.h ]; then
+  export npm_config_nodedir=/usr
+fi
+
+pnpm install --frozen-lockfile
+pnpm build
+
+if [ -d roslyn-host/src ]; then
+  if command -v dotnet >/dev/null 2>&1; then
+    dotnet build -c Release roslyn-host/src/RoslynHost.csproj -nologo -v quiet
+  else
+    echo "install: dotnet not found: C# stays syntactic-only (ca status says so)" >&2
+  fi
+fi
