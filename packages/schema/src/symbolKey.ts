@@ -22,7 +22,10 @@ export interface SymbolKeyInput {
   readonly typeParameterCount?: number;
 }
 
-const ACCESSOR_SUFFIX: Partial<Record<NodeKind, string>> = { getter: '@get', setter: '@set' };
+const ACCESSOR_SUFFIX: ReadonlyMap<NodeKind, string> = new Map<NodeKind, string>([
+  ['getter', '@get'],
+  ['setter', '@set'],
+]);
 
 /** Collapses whitespace so formatting changes never change identity. */
 function normalizeType(t: string | null): string {
@@ -52,7 +55,7 @@ function scopePrefix(scope: KeyScope): string {
 export function symbolKey(input: SymbolKeyInput): string {
   let last = input.name;
   if (input.typeParameterCount && input.typeParameterCount > 0) last += `\`${input.typeParameterCount}`;
-  last += ACCESSOR_SUFFIX[input.kind] ?? '';
+  last += ACCESSOR_SUFFIX.get(input.kind) ?? '';
   if (input.parameterTypes) last += `(${input.parameterTypes.map(normalizeType).join(',')})`;
   const path = [...input.containers, last].join('.');
   return `${input.language}:${scopePrefix(input.scope)}#${path}`;

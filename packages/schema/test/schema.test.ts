@@ -34,6 +34,8 @@ describe('symbolKey', () => {
     const acc = { language: 'ts' as const, scope: { kind: 'file' as const, path: 'a.ts' }, containers: ['C'], name: 'value' };
     expect(symbolKey({ ...acc, kind: 'getter', parameterTypes: [] })).toBe('ts:file:a.ts#C.value@get()');
     expect(symbolKey({ ...acc, kind: 'setter', parameterTypes: [null] })).toBe('ts:file:a.ts#C.value@set(_)');
+    // Kind names that are also Object.prototype members must not leak into keys.
+    expect(symbolKey({ ...acc, name: 'constructor', kind: 'constructor', parameterTypes: ['string'] })).toBe('ts:file:a.ts#C.constructor(string)');
   });
 
   it('package-scoped keys do not contain the file path', () => {
