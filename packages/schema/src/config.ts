@@ -124,7 +124,8 @@ function sectionShape(section: string): Record<string, z.ZodType> | null {
 export function envOverrides(env: Record<string, string | undefined>): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || !name.startsWith('CA_')) continue;
+    // An empty variable counts as unset (`CA_SEARCH_LIMIT= ca search …`).
+    if (value === undefined || value === '' || !name.startsWith('CA_')) continue;
     const rest = name.slice(3).toLowerCase();
     const sep = rest.indexOf('_');
     if (sep <= 0) continue;

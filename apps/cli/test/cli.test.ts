@@ -1,0 +1,100 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(__dirname, '../../..');
+const BIN = join(ROOT, 'apps/cli/dist/main.js');
+
+function ca(args: string[], cwd = ROOT) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CA_'))) });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('ca CLI', () => {
+  let repo: string;
+  beforeAll(() => {
+    repo = join(mkdtempSync(join(tmpdir(), 'ca-cli-')), 'repo');
+    cpSync(join(ROOT, 'fixtures/ts-app'), repo, { recursive: true });
+  });
+
+  it('index --json prints the documented shape', () => {
+    const r = ca(['index', repo, '--json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(Object.keys(report).slice(0, 6)).toEqual(['files', 'symbols', 'edges', 'skipped', 'parseStatus', 'ms']);
+    expect(Object.keys(report.parseStatus)).toEqual(['ok', 'partial', 'error', 'no_grammar', 'skipped']);
+    expect(report.files).toBe(13);
+    expect(r.stderr).toBe(''); // no progress bar when not a TTY
+  });
+
+  it('search --json prints results with the documented fields', () => {
+    const r = ca(['search', 'BillingAccount.terminatePlan', '--repo', repo, '--json', '--limit', '3']);
+    expect(r.code).toBe(0);
+    const body = JSON.parse(r.stdout);
+    expect(body.query).toBe('BillingAccount.terminatePlan');
+    expect(body.intent).toBe('targeted');
+    expect(body.results.length).toBeLessThanOrEqual(3);
+    const top = body.results[0];
+    expect(Object.keys(top)).toEqual(['id', 'qualifiedName', 'name', 'kind', 'language', 'path', 'startLine', 'endLine', 'score', 'matchedBy', 'code']);
+    expect([top.qualifiedName, top.kind, top.language, top.path]).toEqual(['BillingAccount.terminatePlan', 'method', 'ts', 'src/billing/billingAccount.ts']);
+    expect(typeof body.tookMs).toBe('number');
+  });
+
+  it('symbol, outline and source work in human and JSON form', () => {
+    const sym = ca(['symbol', 'AuthService', '--repo', repo, '--json']);
+    expect(sym.code).toBe(0);
+    expect(JSON.parse(sym.stdout).symbols.map((s: { qualifiedName: string }) => s.qualifiedName)).toEqual(['AuthService']);
+    const outline = ca(['outline', 'src/components/Button.tsx', '--repo', repo]);
+    expect(outline.code).toBe(0);
+    expect(outline.stdout.split('\n')[0]).toBe('src/components/Button.tsx (file, 17 lines)');
+    const source = ca(['source', 'AuthService.login', '--repo', repo]);
+    expect(source.code).toBe(0);
+    expect(source.stdout.split('\n')[0]).toBe('// AuthService.login — src/auth/authService.ts:22-36');
+  });
+
+  it('status and health report', () => {
+    const status = ca(['status', '--repo', repo, '--json']);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout).files).toBe(13);
+    const health = ca(['health', '--repo', repo]);
+    expect(health.code).toBe(0);
+    expect(health.stdout).toContain('ok   index integrity: PRAGMA quick_check: ok');
+  });
+
+  it('usage errors exit 2 with one line on stderr; --json adds the error object', () => {
+    const missing = ca(['index', '/nonexistent/path/xyz']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('ca: repository path does not exist: /nonexistent/path/xyz\n');
+    const file = join(repo, 'package.json');
+    const notDir = ca(['index', file, '--json']);
+    expect(notDir.code).toBe(2);
+    expect(JSON.parse(notDir.stdout)).toEqual({ error: { code: 'invalid_path', message: `repository path is not a directory: ${file}` } });
+    expect(ca(['search', 'x', '--repo', repo, '--limit', '-1']).code).toBe(2);
+    expect(ca(['search', 'x', '--repo', repo, '--limit', 'ten']).stderr).toBe('ca: --limit must be a positive integer (got "ten")\n');
+    expect(ca(['search', 'x', '--repo', repo, '--lang', 'py']).code).toBe(2);
+    expect(ca(['frobnicate']).code).toBe(2);
+    expect(ca(['search', '--bogus']).code).toBe(2);
+    const ambiguous = ca(['source', 'AuthService.activeUser', '--repo', repo]);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/^ca: "AuthService.activeUser" matches 2 symbols: /);
+    expect(ca(['symbol', 'NoSuchThing', '--repo', repo]).code).toBe(1);
+  });
+
+  it('hostile queries never crash', () => {
+    for (const q of ['""', '*', 'NEAR(', 'OR', ':', '😀 认证', 'x'.repeat(100_000)]) {
+      const r = ca(['search', q, '--repo', repo, '--json']);
+      expect(r.code).toBe(0);
+      expect(Array.isArray(JSON.parse(r.stdout).results)).toBe(true);
+    }
+  });
+
+  it('a corrupt index is reported as a failure (exit 1)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ca-cli-'));
+    writeFileSync(join(dir, 'bad.db'), 'not a database'.repeat(100));
+    const r = ca(['status', '--repo', repo, '--db', join(dir, 'bad.db')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^ca: .*bad\.db is not a valid index database/);
+  });
+});
