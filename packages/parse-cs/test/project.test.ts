@@ -1,0 +1,131 @@
+import { CaError } from '@ca/schema';
+import { describe, expect, it } from 'vitest';
+import { frameworkSymbols, preprocessorSymbolsFor, readCsproj, readSolution } from '../src/index.js';
+import { fixtureText } from './helpers.js';
+
+describe('readCsproj', () => {
+  it('reads the fixture Core project', () => {
+    const p = readCsproj(fixtureText('src/Acme.Core/Acme.Core.csproj'), 'src/Acme.Core/Acme.Core.csproj');
+    expect(p).toEqual({
+      path: 'src/Acme.Core/Acme.Core.csproj',
+      name: 'Acme.Core',
+      sdk: 'Microsoft.NET.Sdk',
+      targetFrameworks: ['net8.0'],
+      // The Debug-only group (ACME_VERBOSE) is skipped: a Release build is assumed.
+      defineConstants: ['ACME_BILLING'],
+      projectReferences: [],
+      packageReferences: [{ name: 'Microsoft.Extensions.Logging.Abstractions', version: '8.0.0' }],
+      compileRemove: [],
+      compileInclude: [],
+      assemblyName: null,
+      rootNamespace: 'Acme.Core',
+      langVersion: '12.0',
+      nullable: 'enable',
+    });
+    expect(preprocessorSymbolsFor(p)).toEqual(['ACME_BILLING', ...frameworkSymbols('net8.0'), 'RELEASE', 'TRACE']);
+  });
+
+  it('resolves project references relative to the project file', () => {
+    const p = readCsproj(fixtureText('src/Acme.App/Acme.App.csproj'), 'src/Acme.App/Acme.App.csproj');
+    expect(p.projectReferences).toEqual(['src/Acme.Core/Acme.Core.csproj']);
+    expect(p.assemblyName).toBe('acme');
+    expect(p.name).toBe('Acme.App');
+  });
+
+  it('reads multi-targeting, compile items, versions as child elements, Release conditions and legacy projects', () => {
+    const text = `<?xml version="1.0" encoding="utf-8"?>
+<!-- a comment with <tags> -->
+<Project>
+  <Sdk Name="Microsoft.NET.Sdk" />
+  <PropertyGroup>
+    <TargetFrameworks>netstandard2.0;net8.0</TargetFrameworks>
+    <DefineConstants>$(DefineConstants);A;B</DefineConstants>
+  </PropertyGroup>
+  <PropertyGroup Condition=" '$(Configuration)|$(Platform)' == 'Release|AnyCPU' ">
+    <DefineConstants>$(DefineConstants);C</DefineConstants>
+  </PropertyGroup>
+  <PropertyGroup Condition="'$(TargetFramework)' == 'net8.0'">
+    <DefineConstants>UNKNOWABLE</DefineConstants>
+  </PropertyGroup>
+  <ItemGroup>
+    <Compile Remove="Legacy\\**" />
+    <Compile Include="..\\Shared\\Util.cs" />
+    <PackageReference Include="Newtonsoft.Json"><Version>13.0.3</Version></PackageReference>
+    <PackageReference Include="Central.Managed" />
+    <ProjectReference Include="..\\..\\lib\\Lib.csproj" />
+  </ItemGroup>
+</Project>`;
+    const p = readCsproj(text, 'src/App/App.csproj');
+    expect(p.sdk).toBe('Microsoft.NET.Sdk');
+    expect(p.targetFrameworks).toEqual(['netstandard2.0', 'net8.0']);
+    expect(p.defineConstants).toEqual(['A', 'B', 'C']);
+    expect(p.compileRemove).toEqual(['Legacy/**']);
+    expect(p.compileInclude).toEqual(['../Shared/Util.cs']);
+    expect(p.packageReferences).toEqual([
+      { name: 'Newtonsoft.Json', version: '13.0.3' },
+      { name: 'Central.Managed', version: null },
+    ]);
+    expect(p.projectReferences).toEqual(['lib/Lib.csproj']);
+    expect(preprocessorSymbolsFor(p)).toEqual(['A', 'B', 'C', ...frameworkSymbols('netstandard2.0'), 'RELEASE', 'TRACE']);
+
+    const legacy = readCsproj(
+      '<Project ToolsVersion="15.0" xmlns="http://schemas.microsoft.com/developer/msbuild/2003"><PropertyGroup><TargetFrameworkVersion>v4.7.2</TargetFrameworkVersion></PropertyGroup></Project>',
+      'Old/Old.csproj',
+    );
+    expect(legacy.sdk).toBeNull();
+    expect(legacy.targetFrameworks).toEqual(['net472']);
+  });
+
+  it('throws project_load_failed with the reason on malformed XML', () => {
+    const cases: [string, RegExp][] = [
+      ['<Project><PropertyGroup></Project>', /closing tag <\/Project> does not match <PropertyGroup>/],
+      ['<Project><PropertyGroup>', /element <PropertyGroup> is not closed/],
+      ['<Project', /malformed tag <Project/],
+      ['', /no root element/],
+      ['<Foo/>', /root element is <Foo>, expected <Project>/],
+    ];
+    for (const [text, reason] of cases) {
+      let err: unknown;
+      try {
+        readCsproj(text, 'bad/Bad.csproj');
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(CaError);
+      expect((err as CaError).code).toBe('project_load_failed');
+      expect((err as CaError).message).toMatch(reason);
+      expect((err as CaError).context.path).toBe('bad/Bad.csproj');
+    }
+  });
+});
+
+describe('readSolution', () => {
+  it('lists the fixture projects, skipping solution folders', () => {
+    expect(readSolution(fixtureText('CsFixture.sln'), 'CsFixture.sln')).toEqual([
+      'src/Acme.Core/Acme.Core.csproj',
+      'src/Acme.App/Acme.App.csproj',
+    ]);
+  });
+
+  it('resolves paths relative to a nested solution', () => {
+    const sln = 'Project("{FAE04EC0-301F-11D3-BF4B-00C04F79EFBC}") = "X", "..\\x\\X.csproj", "{1}"\nEndProject\n';
+    expect(readSolution(sln, 'build/All.sln')).toEqual(['x/X.csproj']);
+  });
+
+  it('reads .slnx, including projects inside folders', () => {
+    const slnx = `<Solution>
+  <Folder Name="/src/">
+    <Project Path="src/Acme.Core/Acme.Core.csproj" />
+    <Project Path="src\\Acme.App\\Acme.App.csproj" />
+  </Folder>
+  <Project Path="tools/Build.fsproj" />
+</Solution>`;
+    expect(readSolution(slnx, 'CsFixture.slnx')).toEqual(['src/Acme.Core/Acme.Core.csproj', 'src/Acme.App/Acme.App.csproj']);
+  });
+
+  it('throws project_load_failed on a malformed .slnx', () => {
+    expect(() => readSolution('<Solution><Folder></Solution>', 'x.slnx')).toThrowError(
+      expect.objectContaining({ code: 'project_load_failed' }) as Error,
+    );
+  });
+});
