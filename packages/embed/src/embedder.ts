@@ -1,0 +1,50 @@
+import type { TokenCounter } from './tokenCounter.js';
+
+/**
+ * A loaded embedding model. Retrieval and the engine depend on this interface only, never on
+ * transformers.js. Vectors are L2-normalised, `dims` long, in the order of the input texts.
+ */
+export interface Embedder extends TokenCounter {
+  readonly modelId: string;
+  /** Changes whenever the weights or tokenizer change (see `ModelInfo.revision`). */
+  readonly revision: string;
+  readonly dims: number;
+  /** Model window, special tokens included; longer texts are truncated by the model. */
+  readonly maxTokens: number;
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  dispose(): Promise<void>;
+}
+
+/** Texts per model call unless the caller says otherwise (config `embedding.batch_size`). */
+export const DEFAULT_BATCH_SIZE = 32;
+
+/**
+ * Groups text indices into batches of similar token length: a batch is padded to its longest
+ * text, so mixing a 10-token and a 256-token text wastes ~96% of the short one's compute.
+ * Stable: equal lengths keep input order.
+ */
+export function planBatches(tokenLengths: readonly number[], batchSize: number): number[][] {
+  const size = Math.max(1, Math.floor(batchSize));
+  const order = tokenLengths.map((_, i) => i).sort((a, b) => tokenLengths[a]! - tokenLengths[b]! || a - b);
+  const batches: number[][] = [];
+  for (let i = 0; i < order.length; i += size) batches.push(order.slice(i, i + size));
+  return batches;
+}
+
+/** Splits a row-major `n x dims` buffer into one vector per row (copies, so rows own their memory). */
+export function splitRows(data: Float32Array, dims: number, n: number): Float32Array[] {
+  if (data.length !== n * dims) throw new Error(`expected ${n}x${dims} values, got ${data.length}`);
+  const rows: Float32Array[] = [];
+  for (let i = 0; i < n; i++) rows.push(data.slice(i * dims, (i + 1) * dims));
+  return rows;
+}
+
+/** Serialises async work: one model call at a time per embedder, in call order. */
+export function createSerialQueue(): <T>(task: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}

@@ -1,0 +1,63 @@
+import { CaError, toCaError } from '@ca/schema';
+import type { FeatureExtractor } from '../runtime/modelRunner.mjs';
+import { DEFAULT_BATCH_SIZE, createSerialQueue, planBatches, splitRows } from './embedder.js';
+import type { Embedder } from './embedder.js';
+import { modelInfo, requireResolved } from './modelInfo.js';
+import type { ModelResolution } from './resolveModel.js';
+import { createTokenCounter } from './tokenCounter.js';
+
+export interface EmbedderOptions {
+  /** Texts per model call (config `embedding.batch_size`). */
+  readonly batchSize?: number;
+}
+
+/**
+ * Loads the model in this thread. Prefer `createWorkerEmbedder` in the indexer: a batch takes
+ * ~0.2–1.5 s of CPU, which would stall the SQLite writer and the watcher if run here.
+ */
+export async function createEmbedder(resolution: ModelResolution, options: EmbedderOptions = {}): Promise<Embedder> {
+  const model = requireResolved(resolution);
+  const info = await modelInfo(model);
+  let extractor: FeatureExtractor | null;
+  // Imported lazily: importing @ca/embed must not load onnxruntime (the text builders don't need it).
+  const { embedBatch, loadFeatureExtractor } = await import('../runtime/modelRunner.mjs');
+  try {
+    extractor = await loadFeatureExtractor(model.dir, model.modelId);
+  } catch (e) {
+    throw new CaError('model_unavailable', `cannot load embedding model ${model.modelId} from ${model.dir}: ${toCaError(e).message}`, {
+      cause: e,
+      context: { path: model.dir },
+    });
+  }
+  const counter = createTokenCounter(extractor.tokenizer);
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const serial = createSerialQueue();
+
+  return {
+    modelId: info.modelId,
+    revision: info.revision,
+    dims: info.dims,
+    maxTokens: info.maxTokens,
+    countTokens: counter.countTokens,
+    truncateToTokens: counter.truncateToTokens,
+    embed: (texts) =>
+      serial(async () => {
+        const current = extractor;
+        if (!current) throw new CaError('model_unavailable', 'embedder has been disposed');
+        const out: Float32Array[] = new Array<Float32Array>(texts.length);
+        const lengths = texts.map((t) => Math.min(counter.countTokens(t), info.maxTokens));
+        for (const batch of planBatches(lengths, batchSize)) {
+          const { data, dims } = await embedBatch(current, batch.map((i) => texts[i]!));
+          const rows = splitRows(data, dims, batch.length);
+          batch.forEach((textIndex, row) => (out[textIndex] = rows[row]!));
+        }
+        return out;
+      }),
+    dispose: () =>
+      serial(async () => {
+        const current = extractor;
+        extractor = null;
+        if (current) await current.dispose();
+      }),
+  };
+}

@@ -1,0 +1,98 @@
+/** Counts and truncates text in the model's own tokens. */
+export interface TokenCounter {
+  /**
+   * Tokens the model sees for `text`, special tokens ([CLS], [SEP]) included, before any
+   * truncation: `countTokens('')` is 2 for BERT-style models.
+   */
+  countTokens(text: string): number;
+  /**
+   * The longest prefix of `text`, cut at a word boundary and right-trimmed, whose
+   * `countTokens` is at most `maxTokens` (special tokens included). Falls back to a cut
+   * inside a word only when the first word alone is over budget.
+   */
+  truncateToTokens(text: string, maxTokens: number): string;
+}
+
+/** The one tokenizer call the counter needs (transformers.js `PreTrainedTokenizer.encode`). */
+export interface EncodingTokenizer {
+  encode(text: string): number[];
+}
+
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+// BERT tokenizes each CJK ideograph as its own word, so a cut between two of them is clean.
+const CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{2fa1f}]/u;
+
+function isWordChar(ch: string): boolean {
+  return WORD_CHAR.test(ch) && !CJK.test(ch);
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * True when `text.slice(0, i)` ends on a pre-token boundary: the tokenizer splits words on
+ * whitespace and punctuation, so the tokens of such a prefix are exactly the first tokens of
+ * the whole text. That makes the count monotone over boundaries, which the binary search needs.
+ */
+function isBoundary(text: string, i: number): boolean {
+  if (i <= 0 || i >= text.length) return true;
+  if (isLowSurrogate(text.charCodeAt(i))) return false;
+  const before = text.codePointAt(i - 1 - (isLowSurrogate(text.charCodeAt(i - 1)) ? 1 : 0)) ?? 0;
+  const after = text.codePointAt(i) ?? 0;
+  return !isWordChar(String.fromCodePoint(before)) || !isWordChar(String.fromCodePoint(after));
+}
+
+/** Wraps a tokenizer into a TokenCounter (exact counts, token-aware truncation). */
+export function createTokenCounter(tokenizer: EncodingTokenizer): TokenCounter {
+  const countTokens = (text: string): number => tokenizer.encode(text).length;
+  const overhead = countTokens('');
+
+  const truncateToTokens = (text: string, maxTokens: number): string => {
+    if (maxTokens <= overhead || text.length === 0) return '';
+    const fits = (end: number): boolean => countTokens(text.slice(0, end)) <= maxTokens;
+    // Bracket the cut without tokenizing a huge text in full: code averages 3–4 characters
+    // per token, so 6x the budget in characters nearly always overshoots.
+    let lo = 0;
+    let hi = text.length;
+    let probe = Math.min(text.length, maxTokens * 6);
+    for (;;) {
+      if (!fits(probe)) {
+        hi = probe;
+        break;
+      }
+      if (probe === text.length) return text;
+      lo = probe;
+      probe = Math.min(text.length, probe * 2);
+    }
+    // `lo` fits but may sit inside a word; the boundary at or before it fits too.
+    while (lo > 0 && !isBoundary(text, lo)) lo--;
+    const boundaries: number[] = [];
+    for (let i = lo + 1; i < hi; i++) if (isBoundary(text, i)) boundaries.push(i);
+    let a = -1; // index into boundaries of the best fitting cut (-1: `lo`)
+    let b = boundaries.length; // first index known not to fit
+    while (b - a > 1) {
+      const mid = (a + b) >>> 1;
+      if (fits(boundaries[mid]!)) a = mid;
+      else b = mid;
+    }
+    const best = a >= 0 ? boundaries[a]! : lo;
+    const cut = text.slice(0, best).trimEnd();
+    if (cut.length > 0) return cut;
+    return cutInsideWord(text, hi, fits);
+  };
+
+  return { countTokens, truncateToTokens };
+}
+
+/** Last resort for a first word longer than the budget: bisect on characters (not monotone; good enough). */
+function cutInsideWord(text: string, hi: number, fits: (end: number) => boolean): string {
+  let lo = 0;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  if (lo > 0 && isLowSurrogate(text.charCodeAt(lo))) lo--;
+  return text.slice(0, lo).trimEnd();
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { contentHash, createMemoryEmbeddingCache, embedWithCache, planBatches } from '../src/index.js';
+import type { EmbedProgress, Embedder } from '../src/index.js';
+
+/** A fake embedder: one token per word (+2 specials), vector = [text length, word count], records every call. */
+function countingEmbedder(): Embedder & { calls: string[][] } {
+  const calls: string[][] = [];
+  const countTokens = (t: string): number => t.split(/\s+/).filter(Boolean).length + 2;
+  return {
+    calls,
+    modelId: 'fake-model',
+    revision: 'r1',
+    dims: 2,
+    maxTokens: 6,
+    countTokens,
+    truncateToTokens: (t) => t,
+    async embed(texts) {
+      calls.push([...texts]);
+      return texts.map((t) => Float32Array.of(t.length, countTokens(t) - 2));
+    },
+    async dispose() {},
+  };
+}
+
+describe('contentHash', () => {
+  it('is sha256 hex over model id, NUL, text', () => {
+    expect(contentHash('abc', 'm')).toBe(createHash('sha256').update('m\0abc').digest('hex'));
+    expect(contentHash('abc', 'm')).toMatch(/^[0-9a-f]{64}$/);
+    expect(contentHash('abc', 'm')).not.toBe(contentHash('abc', 'n'));
+    // The separator keeps (model, text) pairs from colliding by concatenation.
+    expect(contentHash('bc', 'ma')).not.toBe(contentHash('abc', 'm'));
+  });
+});
+
+describe('embedWithCache', () => {
+  it('embeds each distinct text once, shortest first, and reports progress', async () => {
+    const embedder = countingEmbedder();
+    const cache = createMemoryEmbeddingCache();
+    cache.put([{ hash: contentHash('cached one', 'fake-model'), vector: Float32Array.of(-1, -1) }]);
+    const texts = ['a b c', 'x', 'a b c', 'cached one', 'p q', 'x', 'one two three four five six seven'];
+    const progress: EmbedProgress[] = [];
+    const result = await embedWithCache(embedder, texts, cache, (p) => progress.push(p), { chunkSize: 2 });
+
+    // 4 distinct misses, sorted by token count (x:3, p q:4, a b c:5, seven words: 9 capped at 6), chunks of 2.
+    expect(embedder.calls).toEqual([['x', 'p q'], ['a b c', 'one two three four five six seven']]);
+    expect(result.embedded).toBe(4);
+    expect(result.tokens).toBe(3 + 4 + 5 + 6);
+    expect(result.vectors.map((v) => [...v])).toEqual([[5, 3], [1, 1], [5, 3], [-1, -1], [3, 2], [1, 1], [33, 7]]);
+    expect(result.hashes).toEqual(texts.map((t) => contentHash(t, 'fake-model')));
+    // done counts input positions: the cache hit first, then 'x' twice + 'p q', then 'a b c' twice + the long one.
+    expect(progress).toEqual([
+      { done: 1, total: 7, tokens: 0 },
+      { done: 4, total: 7, tokens: 7 },
+      { done: 7, total: 7, tokens: 18 },
+    ]);
+    expect(cache.size).toBe(5);
+
+    // A second run over the same texts never reaches the model.
+    const again = await embedWithCache(embedder, texts, cache);
+    expect(embedder.calls).toHaveLength(2);
+    expect(again.embedded).toBe(0);
+    expect(again.vectors.map((v) => [...v])).toEqual(result.vectors.map((v) => [...v]));
+  });
+
+  it('handles an empty input', async () => {
+    const embedder = countingEmbedder();
+    const progress: EmbedProgress[] = [];
+    const result = await embedWithCache(embedder, [], createMemoryEmbeddingCache(), (p) => progress.push(p));
+    expect(result).toEqual({ vectors: [], hashes: [], embedded: 0, tokens: 0 });
+    expect(progress).toEqual([{ done: 0, total: 0, tokens: 0 }]);
+    expect(embedder.calls).toEqual([]);
+  });
+});
+
+describe('planBatches', () => {
+  it('groups indices by token length, stable, in batches of the given size', () => {
+    expect(planBatches([30, 5, 12, 5, 256, 12, 7], 3)).toEqual([[1, 3, 6], [2, 5, 0], [4]]);
+    expect(planBatches([], 4)).toEqual([]);
+  });
+});
