@@ -22,9 +22,9 @@ fi
 pnpm install --frozen-lockfile
 pnpm build
 
-if [ -d roslyn-host/src ]; then
+if [ -f roslyn-host/RoslynHost.csproj ]; then
   if command -v dotnet >/dev/null 2>&1; then
-    dotnet build -c Release roslyn-host/src/RoslynHost.csproj -nologo -v quiet
+    dotnet build -c Release roslyn-host -nologo -v quiet
   else
     echo "install: dotnet not found: C# stays syntactic-only (ca status says so)" >&2
   fi

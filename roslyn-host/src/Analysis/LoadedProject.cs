@@ -1,0 +1,15 @@
+using CodeAgent.RoslynHost.Protocol;
+using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.CSharp;
+
+namespace CodeAgent.RoslynHost.Analysis;
+
+public sealed record LoadedDocument(string FullPath, string RelativePath, SyntaxTree Tree, string ProjectId);
+
+public sealed record LoadedProject(
+    string ProjectId,
+    string FullPath,
+    string RepoRoot,
+    CSharpCompilation Compilation,
+    IReadOnlyList<LoadedDocument> Documents,
+    ProjectInfo Info);

@@ -1,0 +1,298 @@
+using System.Collections.Concurrent;
+using System.Text.Json;
+using System.Xml;
+using CodeAgent.RoslynHost.Analysis;
+using CodeAgent.RoslynHost.Protocol;
+using CodeAgent.RoslynHost.Server;
+using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.CSharp;
+using Microsoft.CodeAnalysis.Text;
+
+namespace CodeAgent.RoslynHost.Loading;
+
+/// <summary>
+/// Safe mode: builds a CSharpCompilation per project from its .cs files (SDK default globbing plus
+/// Compile items read as XML), the SDK's reference assemblies, packages listed in an existing
+/// obj/project.assets.json and project references as compilation references. Nothing from the
+/// repository is executed: no MSBuild evaluation, no restore, no analyzers, no source generators.
+/// </summary>
+public sealed class SafeProjectLoader(LoadProjectParams request, CancellationToken cancellationToken)
+{
+    private static readonly ConcurrentDictionary<string, MetadataReference> MetadataCache = new(StringComparer.Ordinal);
+
+    private readonly string _repoRoot = Path.GetFullPath(request.RepoRoot);
+    private readonly string _configuration = string.IsNullOrEmpty(request.Configuration) ? "Release" : request.Configuration;
+    private readonly Dictionary<string, LoadedProject?> _memo = new(StringComparer.Ordinal);
+    private readonly HashSet<string> _visiting = new(StringComparer.Ordinal);
+    private readonly List<LoadedProject> _order = [];
+
+    public List<LoadWarning> Warnings { get; } = [];
+
+    public IReadOnlyList<LoadedProject> Load()
+    {
+        var root = Path.GetFullPath(Path.IsPathRooted(request.ProjectPath) ? request.ProjectPath : Path.Combine(_repoRoot, request.ProjectPath));
+        var loaded = LoadOne(root, isRoot: true);
+        if (loaded is null) throw new HostException(ErrorCodes.ProjectLoadFailed, $"cannot load {RepoRelative(root)}");
+        // Root first, then its references in load order.
+        return [loaded, .. _order.Where(p => !ReferenceEquals(p, loaded))];
+    }
+
+    private string RepoRelative(string full) => Path.GetRelativePath(_repoRoot, full).Replace('\\', '/');
+
+    private LoadedProject? LoadOne(string fullPath, bool isRoot)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        if (_memo.TryGetValue(fullPath, out var done)) return done;
+        var projectId = RepoRelative(fullPath);
+        if (!_visiting.Add(fullPath))
+        {
+            Warnings.Add(new LoadWarning("missing_reference", $"project reference cycle through {projectId}; reference ignored", projectId));
+            return null;
+        }
+        try
+        {
+            var result = Build(fullPath, projectId);
+            _memo[fullPath] = result;
+            _order.Add(result);
+            return result;
+        }
+        catch (Exception e) when (e is XmlException or IOException or UnauthorizedAccessException or ProjectBuildException)
+        {
+            var reason = e switch
+            {
+                XmlException x => $"malformed project XML: {x.Message}",
+                FileNotFoundException or DirectoryNotFoundException => "project file not found",
+                _ => e.Message,
+            };
+            _memo[fullPath] = null;
+            if (isRoot)
+            {
+                throw new HostException(ErrorCodes.ProjectLoadFailed, $"{projectId}: {reason}", new { projectId, reason });
+            }
+            Warnings.Add(new LoadWarning(ErrorCodes.ProjectLoadFailed, $"{projectId}: {reason}; referencing projects continue without it", projectId));
+            return null;
+        }
+        finally
+        {
+            _visiting.Remove(fullPath);
+        }
+    }
+
+    private sealed class ProjectBuildException(string message) : Exception(message);
+
+    private LoadedProject Build(string fullPath, string projectId)
+    {
+        var project = ProjectFile.Read(fullPath, projectId, _configuration);
+        var warnings = new List<LoadWarning>(project.Warnings);
+
+        // Project references first: their compilations become metadata references of this one.
+        var references = new List<MetadataReference>();
+        var projectRefs = new List<string>();
+        foreach (var item in project.ItemsOf("ProjectReference"))
+        {
+            foreach (var include in Split(item.Include))
+            {
+                var refPath = Path.GetFullPath(Path.Combine(project.DirectoryPath, include.Replace('\\', '/')));
+                var refId = RepoRelative(refPath);
+                projectRefs.Add(refId);
+                if (!File.Exists(refPath))
+                {
+                    var w = new LoadWarning("missing_reference", $"referenced project {refId} does not exist; continuing without it", projectId);
+                    warnings.Add(w);
+                    Warnings.Add(w);
+                    continue;
+                }
+                if (request.LoadReferences == false) continue;
+                var loadedRef = LoadOne(refPath, isRoot: false);
+                if (loadedRef is not null) references.Add(loadedRef.Compilation.ToMetadataReference());
+            }
+        }
+
+        var tfmText = project.Property("TargetFramework")
+            ?? project.Property("TargetFrameworks")?.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).FirstOrDefault()
+            ?? "net10.0";
+        var tfm = TargetFramework.Parse(tfmText);
+        if (tfm.Family is TargetFrameworkFamily.NetFramework or TargetFrameworkFamily.Unknown)
+        {
+            warnings.Add(new LoadWarning("reference_fallback", $"{tfmText}: only .NET (Core) reference assemblies are used in safe mode", projectId));
+        }
+
+        var sdk = project.Sdk.Length > 0 ? project.Sdk : "Microsoft.NET.Sdk";
+        var isWeb = sdk.StartsWith("Microsoft.NET.Sdk.Web", StringComparison.OrdinalIgnoreCase);
+        var netCoreRef = DotnetSdk.FindRefPack("Microsoft.NETCore.App.Ref", tfm, warnings, projectId)
+            ?? throw new ProjectBuildException("no Microsoft.NETCore.App.Ref reference assemblies found in the .NET SDK or the NuGet packages folder");
+        var refPaths = new List<string>(netCoreRef.Assemblies);
+        var refDescription = netCoreRef.Description;
+
+        var frameworkRefs = project.ItemsOf("FrameworkReference").SelectMany(i => Split(i.Include)).ToHashSet(StringComparer.OrdinalIgnoreCase);
+        var assets = ReadAssets(project, tfm, warnings, projectId, frameworkRefs);
+        if (isWeb || frameworkRefs.Contains("Microsoft.AspNetCore.App"))
+        {
+            var asp = DotnetSdk.FindRefPack("Microsoft.AspNetCore.App.Ref", tfm, warnings, projectId);
+            if (asp is null) warnings.Add(new LoadWarning("reference_fallback", "Microsoft.AspNetCore.App.Ref reference assemblies not found", projectId));
+            else
+            {
+                refPaths.AddRange(asp.Assemblies);
+                refDescription += ";" + asp.Description;
+            }
+        }
+        refPaths.AddRange(assets);
+        foreach (var path in refPaths.Distinct(StringComparer.Ordinal))
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            references.Add(MetadataCache.GetOrAdd(path, p => MetadataReference.CreateFromFile(p)));
+        }
+
+        var symbols = PreprocessorSymbols(project, tfm);
+        var parseOptions = new CSharpParseOptions(
+            ParseLanguageVersion(project.Property("LangVersion")),
+            DocumentationMode.None,
+            SourceCodeKind.Regular,
+            symbols);
+
+        var files = SourceFiles.Collect(project);
+        var documents = new ConcurrentBag<LoadedDocument>();
+        Parallel.ForEach(files, new ParallelOptions { CancellationToken = cancellationToken, MaxDegreeOfParallelism = Math.Max(1, Environment.ProcessorCount) }, file =>
+        {
+            SourceText text;
+            using (var stream = File.OpenRead(file))
+            {
+                text = SourceText.From(stream, throwIfBinaryDetected: false, checksumAlgorithm: SourceHashAlgorithm.Sha256);
+            }
+            var tree = CSharpSyntaxTree.ParseText(text, parseOptions, file, cancellationToken);
+            documents.Add(new LoadedDocument(file, RepoRelative(file), tree, projectId));
+        });
+        var ordered = documents.OrderBy(d => d.RelativePath, StringComparer.Ordinal).ToList();
+
+        var trees = ordered.Select(d => d.Tree).ToList();
+        var globalUsings = GlobalUsings.Build(project, isWeb, parseOptions);
+        if (globalUsings is not null) trees.Add(globalUsings);
+
+        var outputKind = (project.Property("OutputType") ?? "Library").ToLowerInvariant() switch
+        {
+            "exe" => OutputKind.ConsoleApplication,
+            "winexe" => OutputKind.WindowsApplication,
+            _ => OutputKind.DynamicallyLinkedLibrary,
+        };
+        var options = new CSharpCompilationOptions(
+            outputKind,
+            nullableContextOptions: ParseNullable(project.Property("Nullable")),
+            allowUnsafe: string.Equals(project.Property("AllowUnsafeBlocks"), "true", StringComparison.OrdinalIgnoreCase),
+            concurrentBuild: false);
+        var assemblyName = project.Property("AssemblyName") ?? project.Name;
+        var compilation = CSharpCompilation.Create(assemblyName, trees, references, options);
+
+        var errors = compilation.GetParseDiagnostics(cancellationToken).Count(d => d.Severity == DiagnosticSeverity.Error);
+        var sample = compilation.GetParseDiagnostics(cancellationToken)
+            .Where(d => d.Severity == DiagnosticSeverity.Error).Take(20)
+            .Select(d => DocumentAnalyzer.ToInfo(d, RepoRelative)).ToList();
+        var pkgCount = project.ItemsOf("PackageReference").Count();
+        if (pkgCount > 0 && assets.Count == 0)
+        {
+            warnings.Add(new LoadWarning("missing_reference",
+                $"{pkgCount} PackageReference(s) but no restored obj/project.assets.json: package types stay unresolved (safe mode never restores)", projectId));
+        }
+        foreach (var w in warnings.Where(w => !Warnings.Contains(w))) Warnings.Add(w);
+
+        var info = new ProjectInfo(
+            projectId,
+            project.Name,
+            assemblyName,
+            tfmText,
+            sdk,
+            refDescription,
+            references.Count,
+            pkgCount,
+            ordered.Select(d => d.RelativePath).ToList(),
+            projectRefs,
+            symbols.ToList(),
+            errors,
+            sample,
+            warnings);
+        return new LoadedProject(projectId, fullPath, _repoRoot, compilation, ordered, info);
+    }
+
+    private static IEnumerable<string> Split(string? value) =>
+        (value ?? "").Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+
+    private IReadOnlyList<string> PreprocessorSymbols(ProjectFile project, TargetFramework tfm)
+    {
+        if (request.PreprocessorSymbols is { Count: > 0 } explicitSymbols) return explicitSymbols.Distinct().ToList();
+        var list = new List<string>();
+        var config = _configuration.ToUpperInvariant();
+        list.Add(config == "DEBUG" ? "DEBUG" : config == "RELEASE" ? "RELEASE" : config);
+        list.Add("TRACE");
+        list.AddRange(tfm.PreprocessorSymbols());
+        list.AddRange(Split(project.Property("DefineConstants")).Where(s => s.All(c => char.IsLetterOrDigit(c) || c == '_')));
+        return list.Distinct(StringComparer.Ordinal).ToList();
+    }
+
+    private static LanguageVersion ParseLanguageVersion(string? text) =>
+        text is not null && LanguageVersionFacts.TryParse(text, out var v) ? v : LanguageVersion.Latest;
+
+    private static NullableContextOptions ParseNullable(string? text) => (text ?? "").ToLowerInvariant() switch
+    {
+        "enable" => NullableContextOptions.Enable,
+        "warnings" => NullableContextOptions.Warnings,
+        "annotations" => NullableContextOptions.Annotations,
+        _ => NullableContextOptions.Disable,
+    };
+
+    /// <summary>Compile-time assemblies of restored packages, read from obj/project.assets.json when it exists.</summary>
+    private List<string> ReadAssets(ProjectFile project, TargetFramework tfm, List<LoadWarning> warnings, string projectId, HashSet<string> frameworkRefs)
+    {
+        var result = new List<string>();
+        var objDir = project.Property("BaseIntermediateOutputPath") ?? "obj";
+        var assetsPath = Path.Combine(project.DirectoryPath, objDir.Replace('\\', '/'), "project.assets.json");
+        if (!File.Exists(assetsPath)) return result;
+        try
+        {
+            using var stream = File.OpenRead(assetsPath);
+            using var doc = JsonDocument.Parse(stream);
+            var root = doc.RootElement;
+            var folders = new List<string>();
+            if (root.TryGetProperty("packageFolders", out var pf) && pf.ValueKind == JsonValueKind.Object)
+                folders.AddRange(pf.EnumerateObject().Select(p => p.Name));
+            folders.Add(DotnetSdk.NuGetPackagesFolder);
+            if (!root.TryGetProperty("targets", out var targets) || targets.ValueKind != JsonValueKind.Object) return result;
+            JsonElement? target = null;
+            foreach (var t in targets.EnumerateObject())
+            {
+                if (t.Name.Contains('/')) continue;
+                if (target is null || string.Equals(t.Name, tfm.Moniker, StringComparison.OrdinalIgnoreCase)
+                    || t.Name.StartsWith(tfm.Folder, StringComparison.OrdinalIgnoreCase)) target = t.Value;
+            }
+            if (target is null) return result;
+            var libraries = root.TryGetProperty("libraries", out var libs) ? libs : default;
+            var missing = 0;
+            foreach (var lib in target.Value.EnumerateObject())
+            {
+                if (!lib.Value.TryGetProperty("type", out var type) || type.GetString() != "package") continue;
+                if (!lib.Value.TryGetProperty("compile", out var compile)) continue;
+                var libPath = libraries.ValueKind == JsonValueKind.Object && libraries.TryGetProperty(lib.Name, out var l) && l.TryGetProperty("path", out var p)
+                    ? p.GetString() ?? lib.Name.ToLowerInvariant()
+                    : lib.Name.ToLowerInvariant();
+                foreach (var file in compile.EnumerateObject())
+                {
+                    if (file.Name.EndsWith("_._", StringComparison.Ordinal) || !file.Name.EndsWith(".dll", StringComparison.OrdinalIgnoreCase)) continue;
+                    var found = folders.Select(f => Path.Combine(f, libPath, file.Name)).FirstOrDefault(File.Exists);
+                    if (found is null) missing++;
+                    else result.Add(found);
+                }
+            }
+            if (root.TryGetProperty("project", out var proj) && proj.TryGetProperty("frameworks", out var fws))
+            {
+                foreach (var fw in fws.EnumerateObject())
+                    if (fw.Value.TryGetProperty("frameworkReferences", out var frs))
+                        foreach (var fr in frs.EnumerateObject()) frameworkRefs.Add(fr.Name);
+            }
+            if (missing > 0)
+                warnings.Add(new LoadWarning("missing_reference", $"{missing} package assemblies listed in project.assets.json are not in the NuGet packages folder", projectId));
+        }
+        catch (JsonException e)
+        {
+            warnings.Add(new LoadWarning("missing_reference", $"obj/project.assets.json unreadable: {e.Message}", projectId));
+        }
+        return result;
+    }
+}
