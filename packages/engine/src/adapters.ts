@@ -1,5 +1,7 @@
 import type { Language, LanguageAdapter } from '@ca/schema';
+import { createCsAdapter } from '@ca/parse-cs';
 import { createTsAdapter } from '@ca/parse-ts';
+import { createCsSymbolLookup } from './csProjects.js';
 
 /** The language adapters this build ships, keyed by file extension. */
 export interface AdapterSet {
@@ -16,8 +18,15 @@ function ext(path: string): string {
   return dot > slash ? path.slice(dot).toLowerCase() : '';
 }
 
-export async function createAdapters(): Promise<AdapterSet> {
-  const adapters: LanguageAdapter[] = [await createTsAdapter()];
+/**
+ * Creates the TS/JS and C# adapters. `repoRoot` lets the C# adapter read each project's
+ * preprocessor symbols from its `.csproj` (as text).
+ */
+export async function createAdapters(repoRoot: string): Promise<AdapterSet> {
+  const adapters: LanguageAdapter[] = [
+    await createTsAdapter(),
+    await createCsAdapter({ preprocessorSymbols: createCsSymbolLookup(repoRoot) }),
+  ];
   const byExt = new Map<string, LanguageAdapter>();
   for (const a of adapters) for (const e of a.extensions) byExt.set(e, a);
   return {

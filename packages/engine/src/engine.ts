@@ -157,7 +157,7 @@ export class Engine {
   async index(options: { onProgress?: (p: IndexProgress) => void } = {}): Promise<IndexReport> {
     const started = performance.now();
     const progress = options.onProgress ?? (() => {});
-    const adapters = await createAdapters();
+    const adapters = await createAdapters(this.repoRoot);
     const cfg = this.config.indexing;
     let pool: ParsePool | null = null;
     try {
@@ -194,7 +194,7 @@ export class Engine {
         progress({ phase: 'write', done: written, total: changed.length + skippedWrites.length });
         batch = [];
       };
-      pool = ParsePool.create(changed.length >= 8 ? cfg.workers : 0, adapters);
+      pool = ParsePool.create(changed.length >= 8 ? cfg.workers : 0, adapters, this.repoRoot);
       let parsed = 0;
       await pool.run(
         changed.map((f) => ({ absPath: f.absPath, path: f.path, deadlineMs: cfg.parse_timeout_ms })),
@@ -351,7 +351,7 @@ export class Engine {
     checks.push({ name: 'sqlite', ok: true, detail: `SQLite ${vec.s}, sqlite-vec ${vec.v}` });
     let adapters: AdapterSet | null = null;
     try {
-      adapters = await createAdapters();
+      adapters = await createAdapters(this.repoRoot);
       for (const a of adapters.adapters) {
         checks.push({ name: `grammar ${a.id}`, ok: true, detail: `${a.extensions.join(' ')} (extractor ${a.extractorVersion})` });
       }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { FileIndex, Language, LanguageAdapter, ParseStatus } from '@ca/schema';
+import { ftsTextOf, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
 
 /** What processing one file yields: everything the writer needs except project/mtime. */
 export interface ProcessedFile {
@@ -14,6 +14,8 @@ export interface ProcessedFile {
   readonly generated: boolean;
   readonly extractor: string;
   readonly index: FileIndex | null;
+  /** FTS text per node, computed here so the single writer thread does less. */
+  readonly fts?: readonly FtsText[];
 }
 
 /** Git's blob id of the content, so file versions read from git and from disk agree. */
@@ -117,5 +119,6 @@ export async function processFile(
     statusReason: reasons.length > 0 ? reasons.join('; ') : null,
     generated: index.generated,
     index,
+    fts: index.nodes.map(ftsTextOf),
   };
 }

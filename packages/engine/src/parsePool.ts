@@ -32,14 +32,16 @@ export class ParsePool {
   private constructor(
     private readonly workers: Worker[],
     private readonly local: AdapterSet | null,
+    private readonly repoRoot: string,
   ) {}
 
-  static create(workers: number, local: AdapterSet | null): ParsePool {
+  static create(workers: number, local: AdapterSet | null, repoRoot: string): ParsePool {
     const script = workers > 0 ? workerScript() : null;
-    if (!script) return new ParsePool([], local);
+    if (!script) return new ParsePool([], local, repoRoot);
     return new ParsePool(
-      Array.from({ length: workers }, () => new Worker(script)),
+      Array.from({ length: workers }, () => new Worker(script, { workerData: { repoRoot } })),
       local,
+      repoRoot,
     );
   }
 
@@ -109,7 +111,7 @@ export class ParsePool {
           if (done === tasks.length) return;
           const lost = [...pending.values()];
           pending.clear();
-          const replacement = new Worker(workerScript()!);
+          const replacement = new Worker(workerScript()!, { workerData: { repoRoot: this.repoRoot } });
           this.workers[index] = replacement;
           attach(replacement, index);
           for (const t of lost) complete(t, failed(t, `parser worker crashed (exit code ${code}) while parsing this file`));

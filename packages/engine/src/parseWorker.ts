@@ -2,7 +2,7 @@
  * Worker thread entry: owns one set of language adapters (WASM grammars) and processes files
  * sent by the ParsePool. Never throws across the boundary: failures come back as results.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { processFile } from './fileProcessing.js';
 import type { ParseTask, WorkerReply } from './parsePool.js';
@@ -11,7 +11,7 @@ const port = parentPort;
 if (!port) throw new Error('parseWorker must run in a worker thread');
 
 let adapters: AdapterSet | null = null;
-const ready = createAdapters().then((a) => {
+const ready = createAdapters((workerData as { repoRoot: string }).repoRoot).then((a) => {
   adapters = a;
 });
 

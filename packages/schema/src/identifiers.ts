@@ -3,25 +3,51 @@
  * so that both sides tokenize the same way.
  */
 
-const WORD = /[A-Za-z0-9]+/g;
+const enum CharClass {
+  Other,
+  Lower,
+  Upper,
+  Digit,
+}
+
+function classOf(code: number): CharClass {
+  if (code >= 97 && code <= 122) return CharClass.Lower;
+  if (code >= 65 && code <= 90) return CharClass.Upper;
+  if (code >= 48 && code <= 57) return CharClass.Digit;
+  return CharClass.Other;
+}
 
 /**
  * Splits one identifier into lower-case words: camelCase, PascalCase, snake_case,
  * kebab-case, dotted and `::` qualified names, `$`/`@` prefixes.
  * `getUserById` → `['get','user','by','id']`; `HTMLParser2` → `['html','parser','2']`.
+ * A single pass over the characters (this runs for every identifier of every indexed body).
  */
 export function splitIdentifier(identifier: string): string[] {
   const out: string[] = [];
-  for (const m of identifier.matchAll(WORD)) {
-    const part = m[0];
-    // Boundaries: lower→Upper, Upper→Upper+lower (HTMLParser → HTML Parser), letter↔digit.
-    const pieces = part
-      .replace(/([a-z])([A-Z])/g, '$1 $2')
-      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-      .replace(/([A-Za-z])([0-9])/g, '$1 $2')
-      .replace(/([0-9])([A-Za-z])/g, '$1 $2')
-      .split(' ');
-    for (const p of pieces) if (p) out.push(p.toLowerCase());
+  let start = -1;
+  const n = identifier.length;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? classOf(identifier.charCodeAt(i)) : CharClass.Other;
+    if (c === CharClass.Other) {
+      if (start >= 0) out.push(identifier.slice(start, i).toLowerCase());
+      start = -1;
+      continue;
+    }
+    if (start < 0) {
+      start = i;
+      continue;
+    }
+    const prev = classOf(identifier.charCodeAt(i - 1));
+    const next = i + 1 < n ? classOf(identifier.charCodeAt(i + 1)) : CharClass.Other;
+    const boundary =
+      (prev === CharClass.Lower && c === CharClass.Upper) || // getUser
+      (prev === CharClass.Upper && c === CharClass.Upper && next === CharClass.Lower) || // HTMLParser
+      (prev === CharClass.Digit) !== (c === CharClass.Digit); // letter↔digit
+    if (boundary) {
+      out.push(identifier.slice(start, i).toLowerCase());
+      start = i;
+    }
   }
   return out;
 }
@@ -52,11 +78,32 @@ const IDENTIFIER_IN_TEXT = /[A-Za-z_$@][A-Za-z0-9_$]*(?:(?:\.|::)[A-Za-z_$@][A-Z
 export function splitText(text: string, maxChars = 200_000): string {
   const parts: string[] = [];
   const slice = text.length > maxChars ? text.slice(0, maxChars) : text;
+  const seen = new Map<string, string>();
   for (const m of slice.matchAll(IDENTIFIER_IN_TEXT)) {
-    const split = splitIdentifierText(m[0]);
+    // Bodies repeat identifiers a lot: split each distinct one once.
+    let split = seen.get(m[0]);
+    if (split === undefined) {
+      split = splitIdentifierText(m[0]);
+      seen.set(m[0], split);
+    }
     if (split !== '') parts.push(split);
   }
   return parts.join(' ');
+}
+
+/** The per-node text of the FTS columns that need splitting (computed off the writer thread). */
+export interface FtsText {
+  readonly split: string;
+  readonly body: string;
+}
+
+/** FTS text of one node: split qualified name (+ kind) and the split body and doc. */
+export function ftsTextOf(node: { readonly qualifiedName: string; readonly kind: string; readonly chunkText: string; readonly doc: string | null }): FtsText {
+  const kindWord = node.kind === 'file' || node.kind === 'module' ? '' : ` ${node.kind}`;
+  return {
+    split: `${splitIdentifierText(node.qualifiedName)}${kindWord}`.trim(),
+    body: `${splitText(node.chunkText)} ${node.doc ? splitText(node.doc) : ''}`.trim(),
+  };
 }
 
 /** Path tokens for the FTS path column: `src/auth/AuthService.ts` → `src auth auth service authservice ts`. */

@@ -27,7 +27,8 @@ export type {
 } from './model.js';
 export { symbolKey, parseSymbolKey, unresolvedKey, disambiguate } from './symbolKey.js';
 export type { KeyScope, SymbolKeyInput } from './symbolKey.js';
-export { splitIdentifier, splitIdentifierText, splitText, pathTokens } from './identifiers.js';
+export { splitIdentifier, splitIdentifierText, splitText, pathTokens, ftsTextOf } from './identifiers.js';
+export type { FtsText } from './identifiers.js';
 export { CaError, ERROR_CODES, isCaError, toCaError } from './errors.js';
 export type { ErrorCode, CaErrorContext } from './errors.js';
 export {

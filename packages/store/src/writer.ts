@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import {
+  ftsTextOf,
   pathTokens,
-  splitIdentifierText,
-  splitText,
   type ExtractedNode,
+  type FtsText,
   type FileIndex,
   type Language,
   type ParseStatus,
@@ -26,6 +26,11 @@ export interface FileWrite {
   /** Identifies the extractor that produced `index` (`syntactic:ts@1`). */
   readonly extractor: string;
   readonly index: FileIndex | null;
+  /**
+   * FTS text per node of `index.nodes` (same order), when the caller computed it already
+   * (the engine does it on parser threads); computed here otherwise.
+   */
+  readonly fts?: readonly FtsText[];
 }
 
 export interface WriteStats {
@@ -258,12 +263,12 @@ export class IndexWriter {
     const index = f.index!;
     const ids = new Map<string, number>();
     const pathText = pathTokens(f.path);
-    for (const n of index.nodes) {
+    index.nodes.forEach((n, i) => {
       const parentId = n.parentLocalId === null ? null : (ids.get(n.parentLocalId) ?? null);
       const merged = this.mergeIntoExisting(labelId, fileId, f, n);
       if (merged !== null) {
         ids.set(n.localId, merged);
-        continue;
+        return;
       }
       const chunkHash = sha1(n.chunkText);
       const row = {
@@ -305,17 +310,9 @@ export class IndexWriter {
         stats.nodesInserted++;
       }
       ids.set(n.localId, id);
-      this.stmts.insertFts.run(
-        id,
-        n.name,
-        n.qualifiedName,
-        `${splitIdentifierText(n.qualifiedName)} ${n.kind === 'file' || n.kind === 'module' ? '' : n.kind}`.trim(),
-        n.signature,
-        n.doc ?? '',
-        pathText,
-        `${splitText(n.chunkText)} ${n.doc ? splitText(n.doc) : ''}`,
-      );
-    }
+      const fts = f.fts?.[i] ?? ftsTextOf(n);
+      this.stmts.insertFts.run(id, n.name, n.qualifiedName, fts.split, n.signature, n.doc ?? '', pathText, fts.body);
+    });
     for (const e of index.edges) {
       const sourceId = ids.get(e.sourceLocalId);
       if (sourceId === undefined) continue;
