@@ -21,6 +21,10 @@ export interface SearchOptions {
   readonly rrfK?: number;
   /** Candidates per channel before fusion (default 50). */
   readonly channelK?: number;
+  /** Structural enrichment (hub elevation); default true. Off for ablations. */
+  readonly hub?: boolean;
+  /** Definition boost; default true. Off for ablations. */
+  readonly definitionBoost?: boolean;
 }
 
 export interface SearchResult {
@@ -125,8 +129,10 @@ export function search(reader: IndexReader, query: string, options: SearchOption
       if (!n || n.parseStatus === 'error') return null;
       let score = hit.score;
       // Definition boost: symbols that define something beat file/module and variable hits.
-      if (TYPE_KINDS.has(n.kind) || CALLABLE_KINDS.has(n.kind)) score *= 1.1;
-      if (n.kind === 'file' || n.kind === 'module') score *= 0.8;
+      if (options.definitionBoost !== false) {
+        if (TYPE_KINDS.has(n.kind) || CALLABLE_KINDS.has(n.kind)) score *= 1.1;
+        if (n.kind === 'file' || n.kind === 'module') score *= 0.8;
+      }
       if (n.generated) score *= GENERATED_PENALTY;
       if (!includeTests && isTestPath(n.path)) score *= TEST_PENALTY;
       if (exact.has(n.id)) score += EXACT_NAME_BONUS;
