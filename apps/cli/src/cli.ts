@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Engine, toSymbolView, type NodeRecord } from '@ca/engine';
-import { CaError, LANGUAGES, NODE_KINDS, type Language, type NodeKind } from '@ca/schema';
+import { Engine, NAVIGATIONS, renderGraph, toSymbolView, type Navigation, type NavigationResult, type NodeRecord } from '@ca/engine';
+import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS, type Confidence, type Language, type NodeKind } from '@ca/schema';
 import { printJson, ProgressBar, reportError } from './output.js';
 
 const USAGE = `usage: ca <command> [options]
@@ -11,6 +11,13 @@ Commands:
   symbol NAME             show the symbols matching a name, qualified name or id
   outline FILE            list the symbols of a file
   source NAME             print the source of a symbol
+  callers SYMBOL          who calls it (--through-interfaces: also via the interface/base member)
+  callees SYMBOL          what it calls
+  refs SYMBOL             every place that uses it (calls, references, imports)
+  impls SYMBOL            implementations, subclasses, overrides
+  deps FILE|SYMBOL        what it imports/uses
+  dependents FILE|SYMBOL  what imports/uses it
+  impact SYMBOL           transitive dependents grouped by file (blast radius)
   status                  index size, parse problems, channel state
   health                  check the index and the grammars
 
@@ -19,6 +26,9 @@ Global options:
   --db FILE               index file (default: <repo>/.codeagent/index.db)
   --json                  machine-readable output
   -h, --help              this help
+
+Navigation options:
+  --depth N  --min-confidence exact|probable|approximate  --format mermaid|dot  --all
 
 Search options:
   --limit N  --lang ts|js|cs  --kind KIND  --path GLOB  --include-tests  --explain`;
@@ -35,6 +45,10 @@ const OPTIONS = {
   'include-tests': { type: 'boolean', default: false },
   explain: { type: 'boolean', default: false },
   all: { type: 'boolean', default: false },
+  depth: { type: 'string' },
+  'min-confidence': { type: 'string' },
+  format: { type: 'string' },
+  'through-interfaces': { type: 'boolean', default: false },
 } satisfies ParseArgsConfig['options'];
 
 type Values = {
@@ -49,6 +63,10 @@ type Values = {
   'include-tests': boolean;
   explain: boolean;
   all: boolean;
+  depth?: string;
+  'min-confidence'?: string;
+  format?: string;
+  'through-interfaces': boolean;
 };
 
 function usage(message: string): CaError {
@@ -255,6 +273,63 @@ async function cmdHealth(values: Values): Promise<number> {
   }
 }
 
+function parseDepth(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw usage(`--depth must be a positive integer (got "${raw}")`);
+  return Number(raw);
+}
+
+function printNavigation(result: NavigationResult): void {
+  const byId = new Map(result.nodes.map((n) => [n.id, n]));
+  const s = result.symbol;
+  const out: string[] = [`${result.navigation} of ${s.qualifiedName} (${s.kind}) ${location(s)}`];
+  if (result.byFile) {
+    for (const f of result.byFile) {
+      out.push(`  ${f.path}`);
+      for (const sym of f.symbols) out.push(`    ${sym.qualifiedName} (${sym.kind}) :${sym.line}  depth ${sym.depth}  via ${sym.via.join(' → ')}`);
+    }
+  } else {
+    const outgoing = result.navigation === 'callees' || result.navigation === 'deps';
+    for (const e of result.edges) {
+      const otherId = outgoing ? e.to : e.from;
+      const other = otherId === null ? undefined : byId.get(otherId);
+      const label = other ? `${other.qualifiedName} (${other.kind}) ${other.path}:${other.startLine}` : otherId === null ? `${e.targetName} (unresolved)` : `#${otherId}`;
+      out.push(`  ${e.type.padEnd(10)} ${label}  at ${e.path}:${e.line}  [${e.confidence}]`);
+    }
+  }
+  if (result.edges.length === 0) out.push('  (none found)');
+  if (!result.complete) {
+    out.push('incomplete — the answer may miss edges:');
+    for (const g of result.gaps) out.push(`  ${g.scope}: ${g.reason}`);
+    if (result.truncated) out.push('  the walk hit its row limit');
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+async function cmdNavigate(navigation: Navigation, values: Values, args: string[]): Promise<number> {
+  if (args.length !== 1) throw usage(`${navigation} needs exactly one ${navigation === 'deps' || navigation === 'dependents' ? 'FILE or SYMBOL' : 'SYMBOL'}`);
+  const depth = parseDepth(values.depth);
+  const min = values['min-confidence'];
+  if (min !== undefined && !(CONFIDENCES as readonly string[]).includes(min)) throw usage(`--min-confidence must be one of ${CONFIDENCES.join(', ')} (got "${min}")`);
+  const format = values.format;
+  if (format !== undefined && format !== 'mermaid' && format !== 'dot') throw usage(`--format must be mermaid or dot (got "${format}")`);
+  const engine = openEngine(values);
+  try {
+    const result = engine.navigate(navigation, args[0]!, {
+      ...(depth !== undefined ? { depth } : {}),
+      ...(min ? { minConfidence: min as Confidence } : {}),
+      all: values.all,
+      throughInterfaces: values['through-interfaces'],
+    });
+    if (format) process.stdout.write(`${renderGraph(result, format)}\n`);
+    else if (values.json) printJson(result);
+    else printNavigation(result);
+    return 0;
+  } finally {
+    engine.close();
+  }
+}
+
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
   let values: Values;
@@ -288,6 +363,14 @@ export async function run(argv: string[]): Promise<number> {
         return await cmdStatus(values);
       case 'health':
         return await cmdHealth(values);
+      case 'callers':
+      case 'callees':
+      case 'refs':
+      case 'impls':
+      case 'deps':
+      case 'dependents':
+      case 'impact':
+        return await cmdNavigate(command as Navigation, values, args);
       default:
         throw usage(`unknown command "${command}" (see ca --help)`);
     }

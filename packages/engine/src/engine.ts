@@ -14,6 +14,10 @@ import { search as runSearch, type SearchOptions, type SearchResponse } from '@c
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { discoverFiles, type DiscoveredFile, type SkippedFile } from './discovery.js';
 import { gitBlobId, type ProcessedFile } from './fileProcessing.js';
+import { toSymbolView } from './symbolView.js';
+export { toSymbolView } from './symbolView.js';
+export type { SymbolView } from './symbolView.js';
+import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
 import { ParsePool } from './parsePool.js';
 
 export const WORKING_LABEL = 'working';
@@ -69,39 +73,6 @@ export interface HealthCheck {
   readonly name: string;
   readonly ok: boolean;
   readonly detail: string;
-}
-
-/** Fields of a symbol as printed by search, symbol and navigation commands. */
-export interface SymbolView {
-  readonly id: string;
-  readonly qualifiedName: string;
-  readonly name: string;
-  readonly kind: NodeKind;
-  readonly language: Language;
-  readonly path: string;
-  readonly startLine: number;
-  readonly endLine: number;
-  readonly signature: string;
-  readonly doc: string | null;
-  readonly modifiers: readonly string[];
-  readonly isPublicApi: boolean;
-}
-
-export function toSymbolView(n: NodeRecord): SymbolView {
-  return {
-    id: String(n.id),
-    qualifiedName: n.qualifiedName,
-    name: n.name,
-    kind: n.kind,
-    language: n.language,
-    path: n.path,
-    startLine: n.startLine,
-    endLine: n.endLine,
-    signature: n.signature,
-    doc: n.doc,
-    modifiers: n.modifiers,
-    isPublicApi: n.isPublicApi,
-  };
 }
 
 const GITIGNORE_TEXT = '# Code Agent index (rebuildable). config.json is meant to be committed.\n*.db\n*.db-*\n';
@@ -279,6 +250,25 @@ export class Engine {
       });
     }
     return found[0]!;
+  }
+
+  /**
+   * Graph navigation: callers, callees, refs, impls, deps, dependents or impact of SYMBOL (a
+   * qualified name, a bare name, an id — or, for deps/dependents, a file path). A name that
+   * matches several symbols is `ambiguous_symbol` unless `all` is set (then all are seeds).
+   */
+  navigate(navigation: Navigation, target: string, options: NavigationOptions & { all?: boolean } = {}): NavigationResult & { symbol: { code: string } } {
+    const reader = this.reader();
+    let seeds: NodeRecord[] = [];
+    if (navigation === 'deps' || navigation === 'dependents') {
+      const rel = normalizeRepoPath(this.repoRoot, target);
+      const fileNodes = reader.outline(rel);
+      if (fileNodes.length > 0) seeds = [fileNodes[0]!, ...fileNodes.slice(1)];
+    }
+    if (seeds.length === 0) seeds = options.all ? this.findSymbols(target) : [this.resolveSymbol(target)];
+    if (seeds.length === 0) throw new CaError('not_found', `no symbol matches "${target}"`, { context: { symbol: target } });
+    const result = navigate(this.store.db, reader, WORKING_LABEL, navigation, seeds, options, this.config.graph.max_depth);
+    return { ...result, symbol: { ...result.symbol, code: seeds[0]!.chunkText } };
   }
 
   /** The symbols of a file, in source order (path relative to the repository). */

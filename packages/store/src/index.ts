@@ -11,3 +11,5 @@ export { ImportResolver } from './resolver.js';
 export { buildFtsQuery } from './ftsQuery.js';
 export type { FtsQuery } from './ftsQuery.js';
 export type { Database, FilesTable, NodesTable, EdgesTable, LabelsTable, LabelFilesTable } from './tables.js';
+export { GraphReader } from './graph.js';
+export type { Direction, TraversalOptions, GraphEdge, Traversal } from './graph.js';

@@ -1,0 +1,259 @@
+import { CaError, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
+import { GraphReader, type GraphEdge, type IndexReader, type NodeRecord, type SqliteDatabase } from '@ca/store';
+import { toSymbolView, type SymbolView } from './symbolView.js';
+
+export const NAVIGATIONS = ['callers', 'callees', 'refs', 'impls', 'deps', 'dependents', 'impact'] as const;
+export type Navigation = (typeof NAVIGATIONS)[number];
+
+export interface NavigationOptions {
+  /** Hops to follow (default 1, capped by graph.max_depth). */
+  readonly depth?: number;
+  readonly minConfidence?: Confidence;
+  /** Callers of an implementation also include callers of the interface/base member it implements. */
+  readonly throughInterfaces?: boolean;
+}
+
+export interface NavigationEdge {
+  readonly from: string;
+  readonly to: string | null;
+  readonly type: EdgeType;
+  readonly confidence: Confidence;
+  readonly path: string;
+  readonly line: number;
+  /** Name as written at the use site (useful for unresolved targets). */
+  readonly targetName: string;
+}
+
+export interface NavigationNode extends SymbolView {
+  /** Hops from the symbol (0 for the symbol itself). */
+  readonly depth: number;
+}
+
+export interface Gap {
+  readonly scope: string;
+  readonly reason: string;
+}
+
+export interface ImpactFile {
+  readonly path: string;
+  readonly symbols: readonly { readonly id: string; readonly qualifiedName: string; readonly kind: string; readonly line: number; readonly depth: number; readonly via: readonly string[] }[];
+}
+
+/** The JSON answer of every navigation command. */
+export interface NavigationResult {
+  readonly navigation: Navigation;
+  readonly symbol: SymbolView;
+  /** False when part of the searched scope has no exact edges (see `gaps`): "0 callers" may be "unknown". */
+  readonly complete: boolean;
+  readonly gaps: readonly Gap[];
+  readonly edges: readonly NavigationEdge[];
+  readonly nodes: readonly NavigationNode[];
+  readonly truncated: boolean;
+  /** Only for `impact`: dependents grouped by file with the chain that connects each. */
+  readonly byFile?: readonly ImpactFile[];
+}
+
+const ALL_DEPENDENCY_TYPES: readonly EdgeType[] = ['imports', 'calls', 'references', 'inherits', 'implements', 'overrides', 'accepts', 'extends'];
+
+interface Plan {
+  readonly direction: 'in' | 'out';
+  readonly types: readonly EdgeType[];
+  readonly includeDescendants: boolean;
+}
+
+const PLANS: Record<Navigation, Plan> = {
+  callers: { direction: 'in', types: ['calls'], includeDescendants: false },
+  callees: { direction: 'out', types: ['calls'], includeDescendants: false },
+  refs: { direction: 'in', types: ['references', 'calls', 'imports'], includeDescendants: false },
+  impls: { direction: 'in', types: ['implements', 'inherits', 'overrides'], includeDescendants: false },
+  deps: { direction: 'out', types: ALL_DEPENDENCY_TYPES, includeDescendants: true },
+  dependents: { direction: 'in', types: ALL_DEPENDENCY_TYPES, includeDescendants: true },
+  impact: { direction: 'in', types: ['calls', 'references', 'inherits', 'implements', 'imports', 'overrides', 'accepts', 'extends'], includeDescendants: true },
+};
+
+function gapReason(state: string, reason: string | null, files: number): string {
+  const n = `${files} file${files === 1 ? '' : 's'}`;
+  switch (state) {
+    case 'failed':
+      return `semantic pass failed (${n}): ${reason ?? 'unknown reason'}; edges there are approximate`;
+    case 'pending':
+      return `semantic pass pending (${n}); edges there are approximate until it completes`;
+    default:
+      return `syntactic only (${n}): ${reason ?? 'no semantic pass has run'}; call/reference edges there are approximate (name-matched) and may be missing or wrong`;
+  }
+}
+
+/**
+ * Answers callers/callees/refs/impls/deps/dependents/impact for a set of seed nodes over the
+ * graph, with the completeness report.
+ */
+export function navigate(
+  db: SqliteDatabase,
+  reader: IndexReader,
+  label: string,
+  navigation: Navigation,
+  seeds: readonly NodeRecord[],
+  options: NavigationOptions,
+  maxDepth: number,
+): NavigationResult {
+  const depth = options.depth ?? 1;
+  if (!Number.isInteger(depth) || depth < 1) throw new CaError('usage', `--depth must be a positive integer (got ${String(options.depth)})`);
+  if (depth > maxDepth) throw new CaError('usage', `--depth ${depth} is over the configured cap graph.max_depth (${maxDepth})`);
+  const graph = new GraphReader(db);
+  const plan = PLANS[navigation];
+  let seedIds = seeds.map((s) => s.id);
+  if (plan.includeDescendants) seedIds = graph.descendants(seedIds);
+  if (options.throughInterfaces && navigation === 'callers') {
+    // Calls through an interface or base member reach this implementation at run time.
+    const up = graph.walk(seedIds, { direction: 'out', types: ['implements', 'overrides'], minConfidence: options.minConfidence ?? 'approximate', depth: 5 });
+    seedIds = [...new Set([...seedIds, ...up.depth.keys()])];
+  }
+  const walk = graph.walk(seedIds, {
+    direction: plan.direction,
+    types: plan.types,
+    minConfidence: options.minConfidence ?? 'approximate',
+    depth,
+  });
+  const seedSet = new Set(seedIds);
+  let edges: GraphEdge[] = walk.edges.filter((e) => !(seedSet.has(e.from) && e.to !== null && seedSet.has(e.to)));
+  const depthOf = new Map(walk.depth);
+  if (navigation === 'impls' && seeds.length === 1) {
+    const synthesized = approximateMemberImpls(graph, reader, seeds[0]!, depth, options.minConfidence ?? 'approximate');
+    for (const s of synthesized) {
+      if (edges.some((e) => e.from === s.edge.from && e.to === s.edge.to)) continue;
+      edges.push(s.edge);
+      if (!depthOf.has(s.edge.from)) depthOf.set(s.edge.from, s.depth);
+    }
+  }
+  if (plan.includeDescendants) {
+    // Within-symbol edges (a class's method calling its own helper) are not dependencies.
+    edges = edges.filter((e) => !(seedSet.has(e.from) && (e.to === null || seedSet.has(e.to))) || plan.direction === 'out');
+    edges = edges.filter((e) => !(plan.direction === 'out' && e.to !== null && seedSet.has(e.to)));
+  }
+  // Every node an edge touches except the symbol itself (descendant seeds appear at depth 0).
+  const primary = seeds[0]!.id;
+  const nodeIds = [...new Set(edges.flatMap((e) => (e.to === null ? [e.from] : [e.from, e.to])))].filter((id) => id !== primary);
+  const nodes = reader.nodesByIds(nodeIds).map((n) => ({ ...toSymbolView(n), depth: seedSet.has(n.id) ? 0 : (depthOf.get(n.id) ?? 1) }));
+  nodes.sort((a, b) => a.depth - b.depth || a.path.localeCompare(b.path) || a.startLine - b.startLine);
+  const languages = [...new Set([...seeds.map((s) => s.language), ...nodes.map((n) => n.language)])];
+  const gaps: Gap[] = graph.semanticGaps(label, languages).map((g) => ({
+    scope: g.project ? `project ${g.project} (${g.language})` : `repository root (${g.language})`,
+    reason: gapReason(g.state, g.reason, g.files),
+  }));
+  const result: NavigationResult = {
+    navigation,
+    symbol: toSymbolView(seeds[0]!),
+    complete: gaps.length === 0 && !walk.truncated,
+    gaps,
+    edges: edges.map((e) => ({
+      from: String(e.from),
+      to: e.to === null ? null : String(e.to),
+      type: e.type,
+      confidence: e.confidence,
+      path: e.path,
+      line: e.line,
+      targetName: e.targetName,
+    })),
+    nodes,
+    truncated: walk.truncated,
+  };
+  if (navigation !== 'impact') return result;
+  const seedNames = new Map(reader.nodesByIds([...seedSet]).map((n) => [n.id, n.qualifiedName]));
+  return { ...result, byFile: groupImpact(nodes.filter((n) => n.depth > 0), edges, seedSet, seedNames) };
+}
+
+/** For a member of a type: same-named members of subtypes/implementations (approximate). */
+function approximateMemberImpls(
+  graph: GraphReader,
+  reader: IndexReader,
+  member: NodeRecord,
+  depth: number,
+  minConfidence: Confidence,
+): { edge: GraphEdge; depth: number }[] {
+  if (TYPE_KINDS.has(member.kind) || member.parentId === null) return [];
+  const parent = reader.nodeById(member.parentId);
+  if (!parent || !TYPE_KINDS.has(parent.kind)) return [];
+  if (minConfidence !== 'approximate') return [];
+  const subtypes = graph.walk([parent.id], { direction: 'in', types: ['implements', 'inherits'], minConfidence: 'approximate', depth });
+  const out: { edge: GraphEdge; depth: number }[] = [];
+  for (const [typeId, d] of subtypes.depth) {
+    if (typeId === parent.id) continue;
+    for (const child of reader.children(typeId)) {
+      if (child.name !== member.name) continue;
+      out.push({
+        depth: d,
+        edge: {
+          id: -1,
+          from: child.id,
+          to: member.id,
+          type: parent.kind === 'interface' ? 'implements' : 'overrides',
+          confidence: 'approximate',
+          path: child.path,
+          line: child.startLine,
+          targetName: member.name,
+        },
+      });
+    }
+  }
+  return out;
+}
+
+function groupImpact(
+  nodes: readonly NavigationNode[],
+  edges: readonly GraphEdge[],
+  seeds: ReadonlySet<number>,
+  seedNames: ReadonlyMap<number, string>,
+): ImpactFile[] {
+  // Parent pointer: the edge by which each node was first reached (toward the seeds).
+  const depthOf = new Map(nodes.map((n) => [Number(n.id), n.depth]));
+  const parent = new Map<number, number>();
+  for (const e of edges) {
+    if (e.to === null) continue;
+    const d = depthOf.get(e.from);
+    const targetDepth = seeds.has(e.to) ? 0 : depthOf.get(e.to);
+    if (d === undefined || targetDepth === undefined || targetDepth !== d - 1) continue;
+    if (!parent.has(e.from)) parent.set(e.from, e.to);
+  }
+  const name = new Map([...seedNames, ...nodes.map((n) => [Number(n.id), n.qualifiedName] as const)]);
+  const byPath = new Map<string, ImpactFile['symbols'][number][]>();
+  for (const n of nodes) {
+    const via: string[] = [];
+    let cur = parent.get(Number(n.id));
+    for (let guard = 0; cur !== undefined && guard < 64; guard++) {
+      via.push(name.get(cur) ?? `#${cur}`);
+      if (seeds.has(cur)) break;
+      cur = parent.get(cur);
+    }
+    const list = byPath.get(n.path) ?? [];
+    list.push({ id: n.id, qualifiedName: n.qualifiedName, kind: n.kind, line: n.startLine, depth: n.depth, via });
+    byPath.set(n.path, list);
+  }
+  return [...byPath.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([path, symbols]) => ({ path, symbols }));
+}
+
+/** Renders the answer's subgraph as Mermaid or Graphviz dot. */
+export function renderGraph(result: NavigationResult, format: 'mermaid' | 'dot'): string {
+  const labels = new Map<string, string>([[result.symbol.id, result.symbol.qualifiedName]]);
+  for (const n of result.nodes) labels.set(n.id, n.qualifiedName);
+  const esc = (s: string) => s.replace(/"/g, "'");
+  const lines: string[] = [];
+  if (format === 'mermaid') {
+    lines.push('graph LR');
+    for (const [id, label] of labels) lines.push(`  n${id}["${esc(label)}"]`);
+    result.edges.forEach((e, i) => {
+      const to = e.to ?? `u${i}`;
+      if (e.to === null) lines.push(`  u${i}["${esc(e.targetName)} ?"]`);
+      lines.push(`  n${e.from} -->|${e.type}${e.confidence === 'exact' ? '' : ` ${e.confidence}`}| ${e.to === null ? to : `n${to}`}`);
+    });
+  } else {
+    lines.push('digraph ca {', '  rankdir=LR;', '  node [shape=box, fontname="monospace"];');
+    for (const [id, label] of labels) lines.push(`  n${id} [label="${esc(label)}"];`);
+    result.edges.forEach((e, i) => {
+      if (e.to === null) lines.push(`  u${i} [label="${esc(e.targetName)} ?", style=dashed];`);
+      const style = e.confidence === 'exact' ? '' : ', style=dashed';
+      lines.push(`  n${e.from} -> ${e.to === null ? `u${i}` : `n${e.to}`} [label="${e.type}"${style}];`);
+    });
+    lines.push('}');
+  }
+  return lines.join('\n');
+}

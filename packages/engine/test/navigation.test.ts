@@ -1,0 +1,106 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine, renderGraph } from '../src/index.js';
+import { copyFixture, TS_APP, tempDir } from './helpers.js';
+
+const GAP_TS = {
+  scope: 'project ts-app-fixture (ts)',
+  reason: 'syntactic only (10 files): no semantic pass has run; call/reference edges there are approximate (name-matched) and may be missing or wrong',
+};
+
+describe('navigation over the syntactic graph (fixtures/ts-app)', () => {
+  let engine: Engine;
+  beforeAll(async () => {
+    engine = Engine.open(copyFixture(TS_APP), { env: {} });
+    await engine.index();
+  });
+  afterAll(() => engine.close());
+
+  const names = (ids: (string | null)[]) => ids.map((id) => (id === null ? null : engine.reader().nodeById(Number(id))!.qualifiedName));
+
+  it('callers: exact set with confidence, and an honest completeness report', () => {
+    const r = engine.navigate('callers', 'AuthService.issueToken');
+    expect(r.edges.map((e) => [names([e.from])[0], e.type, e.confidence, e.line])).toEqual([
+      ['AuthService.login', 'calls', 'approximate', 32],
+      ['AuthService.refresh', 'calls', 'approximate', 46],
+    ]);
+    expect(r.complete).toBe(false);
+    expect(r.gaps).toEqual([GAP_TS]);
+    expect(r.symbol.qualifiedName).toBe('AuthService.issueToken');
+  });
+
+  it('callees include unresolved names, marked as such', () => {
+    const r = engine.navigate('callees', 'AuthService.login');
+    expect(r.edges.map((e) => [e.to === null ? null : names([e.to])[0], e.targetName, e.line])).toEqual([
+      [null, 'this.failedAttempts.get', 23],
+      [null, 'Error', 25],
+      ['AuthService.checkPassword', 'checkPassword', 27],
+      [null, 'this.failedAttempts.set', 28],
+      [null, 'Error', 29],
+      [null, 'this.failedAttempts.delete', 31],
+      ['AuthService.issueToken', 'issueToken', 32],
+      [null, 'this.store.save', 33],
+    ]);
+  });
+
+  it('impls: implementing classes of an interface, and same-named members of implementations', () => {
+    const types = engine.navigate('impls', 'TokenStore');
+    expect(types.edges.map((e) => [names([e.from])[0], e.type, e.confidence])).toEqual([['MemoryTokenStore', 'implements', 'approximate']]);
+    const members = engine.navigate('impls', 'TokenStore.save');
+    expect(members.edges.map((e) => [names([e.from])[0], e.type, e.confidence])).toEqual([['MemoryTokenStore.save', 'implements', 'approximate']]);
+  });
+
+  it('impact groups transitive dependents by file with the connecting chain', () => {
+    const r = engine.navigate('impact', 'MAX_LOGIN_ATTEMPTS', { depth: 3 });
+    expect(r.byFile).toEqual([
+      {
+        path: 'src/auth/authService.ts',
+        symbols: [
+          { id: expect.any(String), qualifiedName: 'src/auth/authService.ts', kind: 'file', line: 1, depth: 1, via: ['MAX_LOGIN_ATTEMPTS'] },
+          { id: expect.any(String), qualifiedName: 'AuthService.login', kind: 'method', line: 22, depth: 1, via: ['MAX_LOGIN_ATTEMPTS'] },
+        ],
+      },
+    ]);
+  });
+
+  it('deps of a file, drawn as mermaid', () => {
+    const r = engine.navigate('deps', 'src/components/UserCard.tsx');
+    const text = renderGraph(r, 'mermaid');
+    expect(text.split('\n')[0]).toBe('graph LR');
+    expect(text).toContain('["Button"]');
+    expect(text).toContain('-->|imports| n');
+    expect(r.edges.filter((e) => e.type === 'imports').map((e) => e.targetName).sort()).toEqual(['Button', 'React', 'truncate']);
+  });
+
+  it('rejects a depth over the cap and a bad depth', () => {
+    expect(() => engine.navigate('callers', 'AuthService.issueToken', { depth: 21 })).toThrowError(/over the configured cap graph.max_depth \(20\)/);
+    expect(() => engine.navigate('callers', 'AuthService.issueToken', { depth: 0 })).toThrowError(expect.objectContaining({ code: 'usage' }));
+    expect(() => engine.navigate('callers', 'AuthService.activeUser')).toThrowError(expect.objectContaining({ code: 'ambiguous_symbol' }));
+    expect(engine.navigate('refs', 'AuthService.activeUser', { all: true }).symbol.qualifiedName).toBe('AuthService.activeUser');
+  });
+});
+
+describe('cycle guard', () => {
+  it('mutual recursion terminates at any depth and each node is listed once', async () => {
+    const repo = tempDir();
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(
+      join(repo, 'src/ping.ts'),
+      'export function ping(n: number): number {\n  return n <= 0 ? 0 : pong(n - 1);\n}\n\nexport function pong(n: number): number {\n  return n <= 0 ? 0 : ping(n - 1);\n}\n\nexport function start(): number {\n  return ping(10);\n}\n',
+    );
+    const engine = Engine.open(repo, { env: {} });
+    try {
+      await engine.index();
+      const r = engine.navigate('callers', 'ping', { depth: 20 });
+      expect(r.nodes.map((n) => [n.qualifiedName, n.depth])).toEqual([
+        ['pong', 1],
+        ['start', 1],
+      ]);
+      // pong→ping (6), start→ping (10), and the cycle edge ping→pong (2) that closes the loop at depth 2.
+      expect(r.edges.map((e) => [e.line])).toEqual([[2], [6], [10]]);
+    } finally {
+      engine.close();
+    }
+  });
+});
