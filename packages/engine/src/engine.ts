@@ -19,6 +19,7 @@ export { toSymbolView } from './symbolView.js';
 export type { SymbolView } from './symbolView.js';
 import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
 import { ParsePool } from './parsePool.js';
+import { runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
 
 export const WORKING_LABEL = 'working';
 
@@ -31,7 +32,7 @@ export interface EngineOptions {
   readonly env?: Record<string, string | undefined>;
 }
 
-export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve';
+export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic';
 export interface IndexProgress {
   readonly phase: IndexPhase;
   readonly done: number;
@@ -51,6 +52,8 @@ export interface IndexReport {
   /** Paths that left the index in this run. */
   removed: number;
   lines: number;
+  /** Semantic passes run in this run (absent when nothing needed one). */
+  semantic?: { cs?: CsSemanticReport };
 }
 
 export interface StatusReport {
@@ -188,8 +191,25 @@ export class Engine {
       if (removed.length > 0) this.store.writer.removePaths(WORKING_LABEL, removed);
       progress({ phase: 'resolve', done: 0, total: 1 });
       this.store.resolveImports(WORKING_LABEL);
-      this.store.writer.setMetadata('last_indexed_at', new Date().toISOString());
       progress({ phase: 'resolve', done: 1, total: 1 });
+      const semantic: NonNullable<IndexReport['semantic']> = {};
+      if (this.config.semantic.enabled) {
+        // Projects with a C# file lacking exact edges (new, changed, or never analysed).
+        const stale = this.store.db
+          .prepare(
+            `SELECT DISTINCT f.project FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+             WHERE f.language = 'cs' AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`,
+          )
+          .all(WORKING_LABEL) as { project: string }[];
+        if (stale.length > 0) {
+          semantic.cs = await runCsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
+            safeMode: cfg.safe_mode,
+            projects: stale.map((r) => r.project),
+            onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
+          });
+        }
+      }
+      this.store.writer.setMetadata('last_indexed_at', new Date().toISOString());
       const counts = reader.counts();
       return {
         files: counts.files,
@@ -201,6 +221,7 @@ export class Engine {
         changed: changed.length,
         removed: removed.length,
         lines: counts.lines,
+        ...(Object.keys(semantic).length > 0 ? { semantic } : {}),
       };
     } finally {
       await pool?.close();

@@ -4,7 +4,7 @@ export type { OpenOptions, SqliteDatabase } from './database.js';
 export { MIGRATIONS, LATEST_SCHEMA_VERSION, FTS_TOKENIZE } from './migrations.js';
 export type { Migration } from './migrations.js';
 export { IndexWriter } from './writer.js';
-export type { FileWrite, WriteStats } from './writer.js';
+export type { FileWrite, WriteStats, SemanticEdgeWrite, SemanticPassWrite } from './writer.js';
 export { IndexReader } from './reader.js';
 export type { NodeRecord, NodeFilter, RankedHit, FileStatusRecord, LabelEntry, EdgeRecord } from './reader.js';
 export { ImportResolver } from './resolver.js';
@@ -13,3 +13,14 @@ export type { FtsQuery } from './ftsQuery.js';
 export type { Database, FilesTable, NodesTable, EdgesTable, LabelsTable, LabelFilesTable } from './tables.js';
 export { GraphReader } from './graph.js';
 export type { Direction, TraversalOptions, GraphEdge, Traversal } from './graph.js';
+export { VectorStore, VEC0_MAX_K, vectorToBlob, blobToVector } from './vectors.js';
+export type {
+  EmbeddingModel,
+  VectorCache,
+  WindowAssignment,
+  NodeNeedingEmbedding,
+  KnnOptions,
+  VectorStoreOptions,
+  CoarseMode,
+  KnnHit,
+} from './vectors.js';

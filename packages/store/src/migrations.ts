@@ -172,6 +172,29 @@ CREATE TABLE events (
 CREATE INDEX events_kind ON events(kind, id);
 `,
   },
+  {
+    version: 2,
+    name: 'vector freshness counters and stale-embedding triggers',
+    sql: `
+-- In-memory vector indexes (VectorStore) compare these counters on every query: generation
+-- moves on any change to the vectors or their node assignments, epoch only when embeddings are
+-- deleted or rewritten (then an incremental refresh is not enough).
+INSERT OR IGNORE INTO _metadata(key, value) VALUES ('vectors_generation', '0');
+INSERT OR IGNORE INTO _metadata(key, value) VALUES ('vectors_epoch', '0');
+
+-- Node deletions cascade here without going through VectorStore: count them too.
+CREATE TRIGGER node_embeddings_deleted AFTER DELETE ON node_embeddings BEGIN
+  UPDATE _metadata SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vectors_generation';
+END;
+
+-- A node whose chunk changed no longer has a valid vector: drop its assignment so it is never
+-- served stale and VectorStore.nodesNeedingEmbedding finds it again.
+CREATE TRIGGER nodes_chunk_changed AFTER UPDATE OF chunk_hash ON nodes
+WHEN old.chunk_hash IS NOT new.chunk_hash BEGIN
+  DELETE FROM node_embeddings WHERE node_id = new.id;
+END;
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -3,6 +3,8 @@ import type { Statement } from 'better-sqlite3';
 import {
   ftsTextOf,
   pathTokens,
+  type Confidence,
+  type EdgeType,
   type ExtractedNode,
   type FtsText,
   type FileIndex,
@@ -31,6 +33,32 @@ export interface FileWrite {
    * (the engine does it on parser threads); computed here otherwise.
    */
   readonly fts?: readonly FtsText[];
+}
+
+/** One edge found by a semantic pass (compiler-resolved), already mapped to node ids. */
+export interface SemanticEdgeWrite {
+  readonly sourceId: number;
+  /** Null when the target is outside the index (framework, package). */
+  readonly targetId: number | null;
+  readonly targetKey: string;
+  readonly targetName: string;
+  readonly type: EdgeType;
+  readonly confidence: Confidence;
+  /** File the use site is in (the edge's source file). */
+  readonly fileId: number;
+  readonly line: number;
+}
+
+export interface SemanticPassWrite {
+  /** File versions the pass covered: their prior semantic edges are replaced. */
+  readonly fileIds: readonly number[];
+  readonly edges: readonly SemanticEdgeWrite[];
+  /** Edge types the pass produces; approximate edges of these types are superseded. */
+  readonly types: readonly EdgeType[];
+  readonly referenceCounts: ReadonlyMap<number, number>;
+  /** Node id → refined symbol key (kept on the same node). */
+  readonly keyUpdates?: ReadonlyMap<number, string>;
+  readonly extractor: string;
 }
 
 export interface WriteStats {
@@ -178,6 +206,56 @@ export class IndexWriter {
       }
     })();
     return stats;
+  }
+
+  /**
+   * Applies a semantic pass over a scope in one transaction: the scope's previous semantic
+   * edges go; an approximate (syntactic) edge goes when the pass resolved a use at the same
+   * source and line, and stays (approximate) when the pass could not resolve that use; the new
+   * exact edges are inserted; files are marked `semantic_state = ok`. Readers never see a mix
+   * of stale exact and new approximate edges for the scope.
+   */
+  applySemanticPass(pass: SemanticPassWrite): { inserted: number; superseded: number } {
+    let inserted = 0;
+    let superseded = 0;
+    this.db.transaction(() => {
+      const typeList = pass.types.map(() => '?').join(',');
+      const covered = new Set(pass.edges.map((e) => `${e.sourceId}:${e.line}`));
+      const delSemantic = this.db.prepare(`DELETE FROM edges WHERE file_id = ? AND extractor LIKE 'semantic:%' AND type IN (${typeList})`);
+      const approx = this.db.prepare(
+        `SELECT id, source_id, line FROM edges WHERE file_id = ? AND confidence = 'approximate' AND type IN (${typeList})`,
+      );
+      const delEdge = this.db.prepare(`DELETE FROM edges WHERE id = ?`);
+      const markOk = this.db.prepare(`UPDATE files SET semantic_state = 'ok', semantic_reason = NULL WHERE id = ?`);
+      for (const fileId of pass.fileIds) {
+        delSemantic.run(fileId, ...pass.types);
+        for (const e of approx.all(fileId, ...pass.types) as { id: number; source_id: number; line: number }[]) {
+          if (covered.has(`${e.source_id}:${e.line}`)) {
+            delEdge.run(e.id);
+            superseded++;
+          }
+        }
+        markOk.run(fileId);
+      }
+      for (const e of pass.edges) {
+        this.stmts.insertEdge.run(e.sourceId, e.fileId, e.type, e.confidence, e.targetKey, e.targetName, e.targetId, null, null, null, e.line, pass.extractor);
+        inserted++;
+      }
+      const setCount = this.db.prepare(`UPDATE nodes SET reference_count = ? WHERE id = ?`);
+      for (const [nodeId, count] of pass.referenceCounts) setCount.run(count, nodeId);
+      if (pass.keyUpdates) {
+        const setKey = this.db.prepare(`UPDATE OR IGNORE nodes SET symbol_key = ? WHERE id = ?`);
+        for (const [nodeId, key] of pass.keyUpdates) setKey.run(key, nodeId);
+      }
+    })();
+    return { inserted, superseded };
+  }
+
+  /** Records why a scope has no (or failed) semantic edges. */
+  setSemanticState(fileIds: readonly number[], state: 'none' | 'pending' | 'failed', reason: string | null): void {
+    this.db.transaction(() => {
+      for (const id of fileIds) this.stmts.setSemantic.run(state, reason, id);
+    })();
   }
 
   /** Appends an event (degraded parse, collision, semantic context change). */

@@ -1,0 +1,161 @@
+import { CaError, type EdgeType } from '@ca/schema';
+import { isRoslynAvailable, RoslynHost, type DocumentResult } from '@ca/parse-cs';
+import type { SemanticEdgeWrite, Store } from '@ca/store';
+import { NodeLocator } from './semanticMapping.js';
+
+export interface CsSemanticReport {
+  readonly available: boolean;
+  readonly reason: string | null;
+  readonly projects: number;
+  readonly failedProjects: readonly { project: string; reason: string }[];
+  readonly documents: number;
+  readonly lines: number;
+  readonly edges: number;
+  readonly unmatchedSymbols: number;
+  readonly ms: number;
+}
+
+const CS_SEMANTIC_TYPES: readonly EdgeType[] = ['calls', 'references', 'inherits', 'implements', 'overrides', 'extends'];
+export const CS_SEMANTIC_EXTRACTOR = 'semantic:roslyn@1';
+
+/**
+ * Runs roslyn-host over the C# projects of the label (safe mode: compilations built from
+ * source + reference packs, nothing of the repository is executed) and replaces each project's
+ * syntactic call/reference/inheritance edges with the compiler's, mapped onto the syntactic
+ * nodes by file + position + kind + name. Without the .NET SDK or the built host, C# stays
+ * syntactic and the reason is recorded on the files.
+ */
+export async function runCsSemanticPass(
+  store: Store,
+  repoRoot: string,
+  label: string,
+  options: { safeMode: boolean; projects?: readonly string[]; onProgress?: (done: number, total: number) => void },
+): Promise<CsSemanticReport> {
+  const started = performance.now();
+  const csFiles = store.db
+    .prepare(
+      `SELECT f.id, f.path, f.project FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+       WHERE f.language = 'cs' AND f.parse_status IN ('ok','partial')`,
+    )
+    .all(label) as { id: number; path: string; project: string }[];
+  const empty = (available: boolean, reason: string | null): CsSemanticReport => ({
+    available,
+    reason,
+    projects: 0,
+    failedProjects: [],
+    documents: 0,
+    lines: 0,
+    edges: 0,
+    unmatchedSymbols: 0,
+    ms: Math.round(performance.now() - started),
+  });
+  if (csFiles.length === 0) return empty(true, null);
+  const availability = isRoslynAvailable();
+  if (!availability.ok) {
+    store.writer.setSemanticState(csFiles.map((f) => f.id), 'none', `C# semantic pass unavailable: ${availability.reason}`);
+    return empty(false, availability.reason);
+  }
+  if (!options.safeMode) {
+    process.stderr.write('warning: indexing.safe_mode=false — unsafe mode would evaluate MSBuild; roslyn-host answers semantic_unavailable for it\n');
+  }
+  const projects = [...new Set(csFiles.map((f) => f.project).filter((p) => p.endsWith('.csproj')))].filter(
+    (p) => !options.projects || options.projects.includes(p),
+  );
+  const orphanFiles = csFiles.filter((f) => !f.project.endsWith('.csproj'));
+  if (orphanFiles.length > 0) {
+    store.writer.setSemanticState(orphanFiles.map((f) => f.id), 'none', 'not part of any .csproj project: syntactic only');
+  }
+  const host = new RoslynHost();
+  const failedProjects: { project: string; reason: string }[] = [];
+  let documents = 0;
+  let lines = 0;
+  let edgeCount = 0;
+  let unmatched = 0;
+  try {
+    await host.start();
+    let done = 0;
+    for (const project of projects) {
+      const projectFiles = csFiles.filter((f) => f.project === project);
+      try {
+        await host.loadProject({ projectPath: project, repoRoot, safeMode: options.safeMode, loadReferences: true });
+        const result = await host.analyze({ projectId: project, includeReferenceCounts: true, includeExternalTargets: true });
+        const applied = applyDocuments(store, label, result.documents, new Set(projectFiles.map((f) => f.id)));
+        documents += result.stats.documents;
+        lines += result.stats.lines;
+        edgeCount += applied.edges;
+        unmatched += applied.unmatched;
+      } catch (e) {
+        const reason = e instanceof CaError ? `${e.code}: ${e.message}` : (e as Error).message;
+        failedProjects.push({ project, reason });
+        store.writer.setSemanticState(projectFiles.map((f) => f.id), 'failed', reason);
+        store.writer.recordEvent('semantic_failed', project, reason);
+      }
+      options.onProgress?.(++done, projects.length);
+    }
+  } finally {
+    await host.dispose();
+  }
+  return {
+    available: true,
+    reason: null,
+    projects: projects.length,
+    failedProjects,
+    documents,
+    lines,
+    edges: edgeCount,
+    unmatchedSymbols: unmatched,
+    ms: Math.round(performance.now() - started),
+  };
+}
+
+function applyDocuments(store: Store, label: string, docs: readonly DocumentResult[], scope: ReadonlySet<number>): { edges: number; unmatched: number } {
+  const locator = new NodeLocator(store.db, label);
+  const byKey = new Map<string, number>();
+  const referenceCounts = new Map<number, number>();
+  let unmatched = 0;
+  for (const doc of docs) {
+    for (const s of doc.symbols) {
+      if (s.implicit) continue;
+      const node = locator.locate(s.path, s.identifierLine, { kind: s.kind, name: s.name, requireMatch: true });
+      if (!node) {
+        unmatched++;
+        continue;
+      }
+      if (!byKey.has(s.key)) byKey.set(s.key, node.id);
+      if (s.referenceCount !== undefined) referenceCounts.set(node.id, (referenceCounts.get(node.id) ?? 0) + s.referenceCount);
+    }
+  }
+  const edges: SemanticEdgeWrite[] = [];
+  const fileIds = new Set<number>();
+  for (const doc of docs) {
+    const fileId = locator.fileId(doc.path);
+    if (fileId === null || !scope.has(fileId)) continue;
+    fileIds.add(fileId);
+    for (const e of doc.edges) {
+      const sourceId = byKey.get(e.sourceKey) ?? locator.locate(doc.path, e.line)?.id;
+      if (sourceId === undefined) continue;
+      let targetId = byKey.get(e.targetKey) ?? null;
+      if (targetId === null && e.targetPath && e.targetLine) {
+        targetId = locator.locate(e.targetPath, e.targetLine, { name: e.targetName, kind: e.targetKind, requireMatch: true })?.id ?? null;
+      }
+      edges.push({
+        sourceId,
+        targetId,
+        targetKey: e.targetKey,
+        targetName: e.targetName,
+        type: e.type,
+        confidence: 'exact',
+        fileId,
+        line: e.line,
+      });
+    }
+  }
+  store.writer.applySemanticPass({
+    fileIds: [...fileIds],
+    edges,
+    types: CS_SEMANTIC_TYPES,
+    referenceCounts,
+    extractor: CS_SEMANTIC_EXTRACTOR,
+  });
+  return { edges: edges.length, unmatched };
+}

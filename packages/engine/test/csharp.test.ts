@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine, type IndexReport } from '../src/index.js';
+import { copyFixture, REPO_ROOT } from './helpers.js';
+
+const CS = join(REPO_ROOT, 'fixtures', 'cs-solution');
+const hasDotnet = spawnSync('dotnet', ['--version'], { encoding: 'utf8' }).status === 0;
+if (!hasDotnet) console.warn('SKIPPED: C# semantic engine tests need the .NET SDK (dotnet not found)');
+
+describe('C# syntactic index (fixtures/cs-solution)', () => {
+  let engine: Engine;
+  beforeAll(async () => {
+    engine = Engine.open(copyFixture(CS), { env: {}, configOverrides: { semantic: { enabled: false } } });
+    await engine.index();
+  });
+  afterAll(() => engine.close());
+
+  it('merges the partial class over its files and keeps generated fragments', () => {
+    const customer = engine.findSymbols('Acme.Core.Domain.Customer');
+    expect(customer.map((n) => [n.kind, n.path, n.startLine])).toEqual([['class', 'src/Acme.Core/Domain/Customer.Billing.cs', 6]]);
+    const spans = engine.store.db
+      .prepare(`SELECT f.path FROM node_spans s JOIN files f ON f.id = s.file_id WHERE s.node_id = ? ORDER BY f.path`)
+      .all(customer[0]!.id);
+    expect(spans).toEqual([{ path: 'src/Acme.Core/Domain/Customer.cs' }]);
+  });
+
+  it('reports C# as syntactic-only when the semantic pass is disabled', () => {
+    const r = engine.navigate('callers', 'Acme.Core.Text.StringExtensions.Slugify');
+    expect(r.complete).toBe(false);
+    expect(r.gaps.map((g) => g.scope)).toEqual(['project src/Acme.App/Acme.App.csproj (cs)', 'project src/Acme.Core/Acme.Core.csproj (cs)']);
+  });
+});
+
+describe.skipIf(!hasDotnet)('C# semantic pass through roslyn-host', () => {
+  let engine: Engine;
+  let report: IndexReport;
+  beforeAll(async () => {
+    engine = Engine.open(copyFixture(CS), { env: {} });
+    report = await engine.index();
+  }, 120_000);
+  afterAll(() => engine.close());
+
+  const name = (id: string | null) => (id === null ? null : engine.reader().nodeById(Number(id))!.qualifiedName);
+
+  it('analyses both projects and replaces approximate edges with exact ones', () => {
+    expect(report.semantic?.cs?.projects).toBe(2);
+    expect(report.semantic?.cs?.failedProjects).toEqual([]);
+    const r = engine.navigate('callers', 'Acme.Core.Text.StringExtensions.Slugify');
+    expect(r.complete).toBe(true);
+    expect(r.gaps).toEqual([]);
+    expect(r.edges.map((e) => [name(e.from), e.type, e.confidence, e.path, e.line])).toEqual([
+      ['Acme.App.Program.Main', 'calls', 'exact', 'src/Acme.App/Program.cs', 18],
+    ]);
+  });
+
+  it('lists both gateway implementations, exact', () => {
+    const r = engine.navigate('impls', 'Acme.Core.Payments.IPaymentGateway');
+    expect(r.edges.map((e) => [name(e.from), e.type, e.confidence])).toEqual([
+      ['Acme.Core.Payments.StripeGateway', 'implements', 'exact'],
+      ['Acme.Core.Payments.PayPalGateway', 'implements', 'exact'],
+    ]);
+  });
+});

@@ -1,0 +1,570 @@
+import { endianness } from 'node:os';
+import type { Statement } from 'better-sqlite3';
+import { CaError } from '@ca/schema';
+import type { SqliteDatabase } from './database.js';
+import { VectorIndex, type CoarseMode, type KnnHit } from './vectorIndex.js';
+
+/** The embedding model whose vectors the index holds; any change re-embeds from scratch. */
+export interface EmbeddingModel {
+  readonly modelId: string;
+  readonly revision: string;
+  readonly dims: number;
+}
+
+/**
+ * The shape of @ca/embed's `EmbeddingCache` (matched structurally: the store sits below
+ * @ca/embed and must not import it).
+ */
+export interface VectorCache {
+  get(hashes: string[]): Map<string, Float32Array>;
+  put(entries: { hash: string; vector: Float32Array }[]): void;
+}
+
+/** One vector of a node: window 0 is the symbol's main text, 1… its body windows. */
+export interface WindowAssignment {
+  readonly window: number;
+  /** Content hash of the embedded text, as passed to `put`. */
+  readonly hash: string;
+}
+
+/** A node of a label with no vector for the current model, with what its embedding text needs. */
+export interface NodeNeedingEmbedding {
+  readonly nodeId: number;
+  readonly chunkHash: string;
+  readonly kind: string;
+  readonly language: string;
+  readonly name: string;
+  readonly qualifiedName: string;
+  readonly signature: string;
+  readonly doc: string | null;
+  readonly chunkText: string;
+  readonly path: string;
+  readonly parentId: number | null;
+}
+
+export interface KnnOptions {
+  /** Only these nodes (a set of ids, or a predicate) are eligible. */
+  readonly allow?: ReadonlySet<number> | ((nodeId: number) => boolean);
+  /** Only nodes of files in this label are eligible. */
+  readonly label?: string;
+  /** Quantised modes: candidate nodes re-scored with float32 (default from the store options). */
+  readonly rescore?: number;
+}
+
+export interface VectorStoreOptions {
+  /**
+   * `memory` (default): the in-memory index (see `coarse`). `vec0`: sqlite-vec KNN, widened
+   * until the filter leaves k nodes and, past vec0's k cap of 4096, an exact SQL scan.
+   */
+  readonly search?: 'memory' | 'vec0';
+  /** First pass of the in-memory index (default `binary-lut`, docs/decisions/004-vector-search.md). */
+  readonly coarse?: CoarseMode;
+  /** Quantised modes: at least this many candidate nodes are re-scored with float32 (default 200). */
+  readonly rescoreMin?: number;
+  /** Quantised modes: at least k × this many candidate nodes are re-scored (default 10). */
+  readonly rescoreFactor?: number;
+}
+
+export type { CoarseMode, KnnHit };
+
+const META_MODEL = 'embedding_model';
+const META_REVISION = 'embedding_revision';
+const META_DIMS = 'embedding_dims';
+const META_GENERATION = 'vectors_generation';
+const META_EPOCH = 'vectors_epoch';
+
+/** sqlite-vec's hard limit on `k` in a KNN query. */
+export const VEC0_MAX_K = 4096;
+
+const LITTLE_ENDIAN = endianness() === 'LE';
+
+/** A vector as the stored BLOB: little-endian float32. */
+export function vectorToBlob(v: Float32Array): Buffer {
+  if (LITTLE_ENDIAN) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  const out = Buffer.alloc(v.length * 4);
+  for (let i = 0; i < v.length; i++) out.writeFloatLE(v[i]!, i * 4);
+  return out;
+}
+
+/** A stored BLOB as a fresh (aligned, owned) Float32Array. */
+export function blobToVector(blob: Uint8Array): Float32Array {
+  const out = new Float32Array(blob.byteLength >> 2);
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(out.buffer).set(blob.subarray(0, out.length * 4));
+    return out;
+  }
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+  for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
+  return out;
+}
+
+/** Key of the current model in `embeddings.model_id`: a revision change is a different model. */
+function modelKeyOf(m: EmbeddingModel): string {
+  return `${m.modelId}@${m.revision}`;
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+/** Splits a list for `IN (…)` lists under SQLite's variable limit. */
+function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}
+
+/**
+ * Vector storage and nearest-neighbour search over one index database.
+ *
+ * Storage of record: `embeddings` (content-addressed by (model, content hash), float32 BLOB)
+ * mirrored row for row into the sqlite-vec `vec_embeddings` table (rowid = embeddings.id);
+ * `node_embeddings` assigns vectors to node windows. Search runs over an in-memory index
+ * loaded once per instance and refreshed when `_metadata.vectors_generation` moves (any
+ * connection's write bumps it; node deletions through a trigger), so queries see other
+ * processes' writes without reloading on every call.
+ */
+export class VectorStore {
+  private readonly opts: Required<VectorStoreOptions>;
+  private readonly stmts: ReturnType<VectorStore['prepare']>;
+  private index: VectorIndex | null = null;
+  private indexModelKey = '';
+  private loadedGeneration = '';
+  private loadedEpoch = '';
+  private labelCache: { label: string; stamp: string; allowed: Uint8Array } | null = null;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    options: VectorStoreOptions = {},
+  ) {
+    this.opts = {
+      search: options.search ?? 'memory',
+      coarse: options.coarse ?? 'binary-lut',
+      rescoreMin: options.rescoreMin ?? 200,
+      rescoreFactor: options.rescoreFactor ?? 10,
+    };
+    this.stmts = this.prepare();
+  }
+
+  private prepare() {
+    const s = (sql: string): Statement => this.db.prepare(sql);
+    return {
+      meta: s(`SELECT value FROM _metadata WHERE key = ?`),
+      setMeta: s(`INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`),
+      bump: s(`UPDATE _metadata SET value = CAST(value AS INTEGER) + 1 WHERE key = ?`),
+      insertEmbedding: s(`INSERT INTO embeddings(model_id, content_hash, vector, created_at) VALUES (?, ?, ?, ?)
+                          ON CONFLICT(model_id, content_hash) DO NOTHING RETURNING id`),
+      embeddingByHash: s(`SELECT id, vector FROM embeddings WHERE model_id = ? AND content_hash = ?`),
+      rewriteEmbedding: s(`UPDATE embeddings SET vector = ?, created_at = ? WHERE id = ?`),
+      insertVec: s(`INSERT INTO vec_embeddings(rowid, embedding) VALUES (?, ?)`),
+      deleteVec: s(`DELETE FROM vec_embeddings WHERE rowid = ?`),
+      deleteAssignments: s(`DELETE FROM node_embeddings WHERE node_id = ?`),
+      insertAssignment: s(`INSERT INTO node_embeddings(node_id, window, embedding_id) VALUES (?, ?, ?)`),
+      count: s(`SELECT COUNT(*) AS n FROM embeddings WHERE model_id = ?`),
+      countAndMax: s(`SELECT COUNT(*) AS n, MAX(id) AS maxId FROM embeddings WHERE model_id = ?`),
+      vectorsAfter: s(`SELECT id, vector FROM embeddings WHERE model_id = ? AND id > ? ORDER BY id`),
+      assignments: s(`SELECT ne.node_id, ne.window, ne.embedding_id FROM node_embeddings ne
+                      JOIN embeddings e ON e.id = ne.embedding_id AND e.model_id = ?
+                      ORDER BY ne.node_id, ne.window`),
+      labelNodes: s(`SELECT n.id FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id
+                     WHERE lf.label_id = (SELECT id FROM labels WHERE name = ?)`),
+      totalChanges: s(`SELECT total_changes() AS n`),
+      vecDims: s(`SELECT sql FROM sqlite_master WHERE name = 'vec_embeddings'`),
+    };
+  }
+
+  // ── model ────────────────────────────────────────────────────────────────────────────────
+
+  /** The model recorded in `_metadata`, or null before the first `ensureModel`. */
+  model(): EmbeddingModel | null {
+    const modelId = this.meta(META_MODEL);
+    const revision = this.meta(META_REVISION);
+    const dims = this.meta(META_DIMS);
+    if (modelId === null || revision === null || dims === null) return null;
+    return { modelId, revision, dims: Number(dims) };
+  }
+
+  /**
+   * Records the model the vectors come from. A different model id, revision or dimension
+   * discards every embedding and assignment and recreates the vec0 table with the new
+   * dimension, in one transaction, so two models' vectors never mix; re-embedding then
+   * resumes through `nodesNeedingEmbedding`. Returns whether existing vectors were discarded.
+   */
+  ensureModel(m: EmbeddingModel): { reset: boolean } {
+    if (!m.modelId || !m.revision || !Number.isInteger(m.dims) || m.dims <= 0) {
+      throw new CaError('usage', `invalid embedding model ${JSON.stringify(m)}`);
+    }
+    return this.db
+      .transaction((): { reset: boolean } => {
+        const current = this.model();
+        if (current && current.modelId === m.modelId && current.revision === m.revision && current.dims === m.dims) {
+          return { reset: false };
+        }
+        const stored = (this.db.prepare(`SELECT COUNT(*) AS n FROM embeddings`).get() as { n: number }).n;
+        const reset = current !== null || stored > 0;
+        this.db.exec(`DELETE FROM node_embeddings; DELETE FROM embeddings;`);
+        if (reset || this.vec0Dims() !== m.dims) {
+          this.db.exec(`DROP TABLE IF EXISTS vec_embeddings;
+                        CREATE VIRTUAL TABLE vec_embeddings USING vec0(embedding float[${m.dims}]);`);
+        }
+        this.stmts.setMeta.run(META_MODEL, m.modelId);
+        this.stmts.setMeta.run(META_REVISION, m.revision);
+        this.stmts.setMeta.run(META_DIMS, String(m.dims));
+        this.bump(true);
+        return { reset };
+      })
+      .immediate();
+  }
+
+  // ── writes ───────────────────────────────────────────────────────────────────────────────
+
+  /** An object with @ca/embed's `EmbeddingCache` shape, for `embedWithCache`. */
+  cache(): VectorCache {
+    return {
+      get: (hashes) => this.getByHashes(hashes),
+      put: (entries) => {
+        this.put(entries);
+      },
+    };
+  }
+
+  /**
+   * Stores vectors by content hash in one transaction (embeddings + vec0). A hash already
+   * stored keeps its row; if the vector differs it is rewritten (vec0 has no `OR REPLACE`:
+   * delete + insert). Returns the embedding id of every hash.
+   */
+  put(entries: readonly { hash: string; vector: Float32Array }[]): Map<string, number> {
+    const out = new Map<string, number>();
+    if (entries.length === 0) return out;
+    return this.db
+      .transaction(() => {
+        const model = this.requireModel();
+        const key = modelKeyOf(model);
+        const at = now();
+        let rewrote = false;
+        for (const { hash, vector } of entries) {
+          if (vector.length !== model.dims) {
+            throw new CaError('invalid_query', `vector of ${vector.length} dims for model ${key} (${model.dims} dims)`, {
+              context: { hash },
+            });
+          }
+          const blob = vectorToBlob(vector);
+          const inserted = this.stmts.insertEmbedding.get(key, hash, blob, at) as { id: number } | undefined;
+          if (inserted) {
+            this.stmts.insertVec.run(BigInt(inserted.id), blob);
+            out.set(hash, inserted.id);
+            continue;
+          }
+          const existing = this.stmts.embeddingByHash.get(key, hash) as { id: number; vector: Buffer };
+          if (!existing.vector.equals(blob)) {
+            this.stmts.rewriteEmbedding.run(blob, at, existing.id);
+            this.stmts.deleteVec.run(BigInt(existing.id));
+            this.stmts.insertVec.run(BigInt(existing.id), blob);
+            rewrote = true;
+          }
+          out.set(hash, existing.id);
+        }
+        this.bump(rewrote);
+        return out;
+      })
+      .immediate();
+  }
+
+  /** Replaces the vectors of one node (its windows); every hash must have been `put`. */
+  assign(nodeId: number, windows: readonly WindowAssignment[]): void {
+    this.assignMany([{ nodeId, windows }]);
+  }
+
+  /** `assign` for many nodes in one transaction. */
+  assignMany(assignments: readonly { nodeId: number; windows: readonly WindowAssignment[] }[]): void {
+    if (assignments.length === 0) return;
+    this.db
+      .transaction(() => {
+        const key = modelKeyOf(this.requireModel());
+        for (const { nodeId, windows } of assignments) {
+          this.stmts.deleteAssignments.run(nodeId);
+          for (const w of windows) {
+            const row = this.stmts.embeddingByHash.get(key, w.hash) as { id: number } | undefined;
+            if (!row) {
+              throw new CaError('not_found', `no embedding ${w.hash} for model ${key}: put it before assigning`, {
+                context: { nodeId, hash: w.hash },
+              });
+            }
+            this.stmts.insertAssignment.run(nodeId, w.window, row.id);
+          }
+        }
+        this.bump(false);
+      })
+      .immediate();
+  }
+
+  /** Deletes embeddings no node references (and any other model's); returns how many. */
+  gc(): number {
+    return this.db
+      .transaction(() => {
+        const model = this.model();
+        const ids = this.db
+          .prepare(
+            `DELETE FROM embeddings WHERE model_id IS NOT ?
+               OR NOT EXISTS (SELECT 1 FROM node_embeddings ne WHERE ne.embedding_id = embeddings.id)
+             RETURNING id`,
+          )
+          .pluck()
+          .all(model ? modelKeyOf(model) : null) as number[];
+        for (const id of ids) this.stmts.deleteVec.run(BigInt(id));
+        if (ids.length > 0) this.bump(true);
+        return ids.length;
+      })
+      .immediate();
+  }
+
+  // ── reads ────────────────────────────────────────────────────────────────────────────────
+
+  /** Stored vectors of the current model for these hashes (absent hashes are left out). */
+  getByHashes(hashes: readonly string[]): Map<string, Float32Array> {
+    const out = new Map<string, Float32Array>();
+    const model = this.model();
+    if (!model || hashes.length === 0) return out;
+    const key = modelKeyOf(model);
+    for (const part of chunks([...new Set(hashes)], 500)) {
+      const rows = this.db
+        .prepare(`SELECT content_hash, vector FROM embeddings WHERE model_id = ? AND content_hash IN (${part.map(() => '?').join(',')})`)
+        .all(key, ...part) as { content_hash: string; vector: Buffer }[];
+      for (const r of rows) out.set(r.content_hash, blobToVector(r.vector));
+    }
+    return out;
+  }
+
+  /** Number of stored embeddings of the current model. */
+  count(): number {
+    const model = this.model();
+    if (!model) return 0;
+    return (this.stmts.count.get(modelKeyOf(model)) as { n: number }).n;
+  }
+
+  /**
+   * Nodes of the label without a vector of the current model (never embedded, embedded by
+   * another model, or whose chunk changed since), in node id order: re-embedding resumes by
+   * calling this until it returns nothing.
+   */
+  nodesNeedingEmbedding(label: string, limit: number, options: { kinds?: readonly string[] } = {}): NodeNeedingEmbedding[] {
+    const model = this.model();
+    const kinds = options.kinds ?? [];
+    const rows = this.db
+      .prepare(
+        `SELECT n.id AS nodeId, n.chunk_hash AS chunkHash, n.kind, n.language, n.name, n.qualified_name AS qualifiedName,
+                n.signature, n.doc, n.chunk_text AS chunkText, lf.path, n.parent_id AS parentId
+         FROM nodes n
+         JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+         WHERE NOT EXISTS (SELECT 1 FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id
+                           WHERE ne.node_id = n.id AND e.model_id = ?)
+         ${kinds.length > 0 ? `AND n.kind IN (${kinds.map(() => '?').join(',')})` : ''}
+         ORDER BY n.id LIMIT ?`,
+      )
+      .all(label, model ? modelKeyOf(model) : null, ...kinds, Math.max(0, Math.floor(limit))) as NodeNeedingEmbedding[];
+    return rows;
+  }
+
+  /**
+   * The `k` nodes most similar (cosine) to `query`, one per node (its best window), among the
+   * current model's vectors and the nodes the options allow. Returns exactly `k` hits when at
+   * least `k` eligible nodes have vectors, however restrictive the filter.
+   */
+  knn(query: Float32Array, k: number, options: KnnOptions = {}): KnnHit[] {
+    const model = this.model();
+    if (!model) return [];
+    if (query.length !== model.dims) {
+      throw new CaError('invalid_query', `query vector has ${query.length} dims, the index holds ${model.dims}`);
+    }
+    if (!Number.isInteger(k) || k <= 0) return [];
+    const allow = this.allowPredicate(options);
+    if (this.opts.search === 'vec0') return this.knnVec0(model, query, k, allow);
+    const index = this.refresh(model);
+    return index.search(query, k, allow, options.rescore);
+  }
+
+  /** The in-memory index's size, for status and the benchmark. */
+  indexStats(): { vectors: number; assignments: number; memoryBytes: number } | null {
+    const model = this.model();
+    if (!model) return null;
+    const index = this.refresh(model);
+    return { vectors: index.vectorCount, assignments: index.assignmentCount, memoryBytes: index.memoryBytes() };
+  }
+
+  // ── internals ────────────────────────────────────────────────────────────────────────────
+
+  private meta(key: string): string | null {
+    const row = this.stmts.meta.get(key) as { value: string } | undefined;
+    return row ? row.value : null;
+  }
+
+  private requireModel(): EmbeddingModel {
+    const model = this.model();
+    if (!model) throw new CaError('model_unavailable', 'no embedding model recorded: call ensureModel first');
+    return model;
+  }
+
+  /** Every write bumps the generation; deletions and rewrites also the epoch (no incremental refresh). */
+  private bump(epoch: boolean): void {
+    this.stmts.bump.run(META_GENERATION);
+    if (epoch) this.stmts.bump.run(META_EPOCH);
+  }
+
+  private vec0Dims(): number | null {
+    const row = this.stmts.vecDims.get() as { sql: string } | undefined;
+    const m = row ? /float\[(\d+)\]/.exec(row.sql) : null;
+    return m ? Number(m[1]) : null;
+  }
+
+  /** Brings the in-memory index up to date when the generation moved (one read snapshot). */
+  private refresh(model: EmbeddingModel): VectorIndex {
+    const key = modelKeyOf(model);
+    const generation = this.meta(META_GENERATION) ?? '0';
+    if (this.index && this.indexModelKey === key && generation === this.loadedGeneration) return this.index;
+    return this.db.transaction(() => {
+      const gen = this.meta(META_GENERATION) ?? '0';
+      const epoch = this.meta(META_EPOCH) ?? '0';
+      let index = this.index;
+      if (!index || this.indexModelKey !== key || epoch !== this.loadedEpoch || index.dims !== model.dims) {
+        index = this.newIndex(model);
+      }
+      const { n, maxId } = this.stmts.countAndMax.get(key) as { n: number; maxId: number | null };
+      const after = index.vectorCount === 0 ? 0 : index.maxId;
+      // Ids are normally increasing; if a new row reused a lower id, start over.
+      const expectedNew = n - index.vectorCount;
+      let batch = this.loadVectorsAfter(key, after);
+      if (batch.length !== expectedNew || (maxId ?? 0) < after) {
+        index = this.newIndex(model);
+        batch = this.loadVectorsAfter(key, 0);
+      }
+      index.appendVectors(batch);
+      const rows = this.stmts.assignments.raw().all(key) as [number, number, number][];
+      const nodes = new Int32Array(rows.length);
+      const windows = new Int32Array(rows.length);
+      const embeddingIds = new Float64Array(rows.length);
+      rows.forEach((r, i) => {
+        nodes[i] = r[0];
+        windows[i] = r[1];
+        embeddingIds[i] = r[2];
+      });
+      index.setAssignments(nodes, windows, embeddingIds);
+      this.index = index;
+      this.indexModelKey = key;
+      this.loadedGeneration = gen;
+      this.loadedEpoch = epoch;
+      return index;
+    })();
+  }
+
+  private loadVectorsAfter(key: string, afterId: number): { id: number; vector: Float32Array }[] {
+    const out: { id: number; vector: Float32Array }[] = [];
+    for (const r of this.stmts.vectorsAfter.iterate(key, afterId) as IterableIterator<{ id: number; vector: Buffer }>) {
+      out.push({ id: r.id, vector: blobToVector(r.vector) });
+    }
+    return out;
+  }
+
+  private newIndex(model: EmbeddingModel): VectorIndex {
+    return new VectorIndex({
+      dims: model.dims,
+      mode: this.opts.coarse,
+      rescoreMin: this.opts.rescoreMin,
+      rescoreFactor: this.opts.rescoreFactor,
+      fetchFloat: (ids) => this.vectorsById(ids),
+    });
+  }
+
+  private vectorsById(ids: readonly number[]): Map<number, Float32Array> {
+    const out = new Map<number, Float32Array>();
+    // Integers only, so inlining them is safe and saves binding hundreds of parameters.
+    for (const part of chunks(ids, 2000)) {
+      const rows = this.db.prepare(`SELECT id, vector FROM embeddings WHERE id IN (${part.map((id) => Math.trunc(id)).join(',')})`).raw().all() as [
+        number,
+        Buffer,
+      ][];
+      for (const [id, blob] of rows) out.set(id, blobToVector(blob));
+    }
+    return out;
+  }
+
+  /** Combines `allow` and `label` into one predicate (null = every node). */
+  private allowPredicate(options: KnnOptions): ((nodeId: number) => boolean) | null {
+    const preds: ((nodeId: number) => boolean)[] = [];
+    if (options.allow) {
+      const allow = options.allow;
+      preds.push(typeof allow === 'function' ? allow : (id) => allow.has(id));
+    }
+    if (options.label !== undefined) {
+      const bitmap = this.labelNodes(options.label);
+      preds.push((id) => id < bitmap.length && bitmap[id] === 1);
+    }
+    if (preds.length === 0) return null;
+    if (preds.length === 1) return preds[0]!;
+    return (id) => preds.every((p) => p(id));
+  }
+
+  /** Node ids of a label as a bitmap, cached until any connection writes to the database. */
+  private labelNodes(label: string): Uint8Array {
+    // data_version moves on other connections' commits, total_changes on this connection's.
+    const stamp = `${this.db.pragma('data_version', { simple: true })}:${(this.stmts.totalChanges.get() as { n: number }).n}`;
+    if (this.labelCache && this.labelCache.label === label && this.labelCache.stamp === stamp) return this.labelCache.allowed;
+    const ids = this.stmts.labelNodes.pluck().all(label) as number[];
+    let max = 0;
+    for (const id of ids) if (id > max) max = id;
+    const allowed = new Uint8Array(ids.length === 0 ? 0 : max + 1);
+    for (const id of ids) allowed[id] = 1;
+    this.labelCache = { label, stamp, allowed };
+    return allowed;
+  }
+
+  /**
+   * sqlite-vec KNN: asks for more neighbours until the filter leaves `k` nodes; vec0 refuses
+   * k > 4096, so past that an exact scan over the stored vectors takes over (never too few).
+   */
+  private knnVec0(model: EmbeddingModel, query: Float32Array, k: number, allow: ((nodeId: number) => boolean) | null): KnnHit[] {
+    const key = modelKeyOf(model);
+    const blob = vectorToBlob(query);
+    const total = (this.stmts.count.get(key) as { n: number }).n;
+    let fetch = Math.min(VEC0_MAX_K, Math.max(k * 2, 32));
+    for (;;) {
+      const rows = this.db
+        .prepare(
+          `SELECT ne.node_id, ne.window, v.distance FROM
+             (SELECT rowid, distance FROM vec_embeddings WHERE embedding MATCH ? AND k = ?) v
+           JOIN embeddings e ON e.id = v.rowid AND e.model_id = ?
+           JOIN node_embeddings ne ON ne.embedding_id = e.id
+           ORDER BY v.distance, ne.node_id, ne.window`,
+        )
+        .raw()
+        .all(blob, fetch, key) as [number, number, number][];
+      const hits = bestPerNode(rows, allow, (d) => 1 - (d * d) / 2);
+      if (hits.length >= k || fetch >= total) return hits.slice(0, k);
+      if (fetch >= VEC0_MAX_K) break;
+      fetch = Math.min(VEC0_MAX_K, fetch * 4);
+    }
+    const rows = this.db
+      .prepare(
+        `SELECT ne.node_id, ne.window, vec_distance_cosine(e.vector, ?) AS d FROM node_embeddings ne
+         JOIN embeddings e ON e.id = ne.embedding_id AND e.model_id = ?
+         ORDER BY d, ne.node_id, ne.window`,
+      )
+      .raw()
+      .all(blob, key) as [number, number, number][];
+    return bestPerNode(rows, allow, (d) => 1 - d).slice(0, k);
+  }
+}
+
+/** Rows sorted by ascending distance → first (best) row per eligible node. */
+function bestPerNode(
+  rows: readonly [number, number, number][],
+  allow: ((nodeId: number) => boolean) | null,
+  toScore: (distance: number) => number,
+): KnnHit[] {
+  const seen = new Set<number>();
+  const hits: KnnHit[] = [];
+  for (const [nodeId, window, distance] of rows) {
+    if (seen.has(nodeId)) continue;
+    seen.add(nodeId);
+    if (allow !== null && !allow(nodeId)) continue;
+    hits.push({ nodeId, score: toScore(distance), window });
+  }
+  return hits;
+}
