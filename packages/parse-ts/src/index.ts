@@ -3,3 +3,25 @@
  */
 export { createTsAdapter, classifyTsPath, TS_EXTENSIONS, TS_EXTRACTOR_VERSION } from './adapter.js';
 export type { TsAdapterOptions } from './adapter.js';
+export { createTsSemanticService, defaultWorkerPath } from './semantic/service.js';
+export type {
+  TsSemanticService,
+  TsSemanticServiceOptions,
+  SemanticServiceEvent,
+  SemanticWorkerInfo,
+  AnalyzeRepositoryOptions,
+} from './semantic/service.js';
+export {
+  SEMANTIC_PROTOCOL_VERSION,
+  SEMANTIC_CAPABILITIES,
+  TS_SEMANTIC_EXTRACTOR_VERSION,
+} from './semantic/types.js';
+export type {
+  SemanticResult,
+  ProjectResult,
+  SemanticEdge,
+  ReferenceCount,
+  KeyRefinement,
+  FileError,
+  AnalyzeRequestOptions,
+} from './semantic/types.js';

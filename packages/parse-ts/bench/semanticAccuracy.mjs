@@ -1,0 +1,256 @@
+#!/usr/bin/env node
+/**
+ * Accuracy of `calls` edges: syntactic pass vs semantic pass, against TypeScript's own
+ * LanguageService.findReferences as ground truth.
+ *
+ *   pnpm --filter @ca/parse-ts build && node bench/semanticAccuracy.mjs <repoDir>
+ *
+ * Ground truth: for every function / method / function-component declaration in the repo
+ * (syntactic nodes of kind function|method|component), findReferences; a reference in call
+ * position (callee of a call / new, tagged-template tag, JSX tag) gives the pair
+ * (innermost syntactic node around the call site, the declaration's syntactic node).
+ * Predictions are restricted to targets of those same kinds. Syntactic targets are resolved
+ * like an index would: exact key, else import module path + imported name, else a unique
+ * repo-wide name match (the rest is counted as unresolved, not as a prediction).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { createRequire } from 'node:module';
+import { createTsAdapter, createTsSemanticService } from '../dist/index.js';
+
+const require = createRequire(import.meta.url);
+const ts = require('typescript'); // this package's dependency, never the analysed repo's
+
+const repo = resolve(process.argv[2] ?? '.');
+const SKIP = new Set(['node_modules', '.git', 'dist', 'build', 'out', 'coverage', '.codeagent', '.next']);
+const SRC = /\.(tsx?|mts|cts|jsx?|mjs|cjs)$/;
+const CALLEE_KINDS = new Set(['function', 'method', 'component']);
+const rel = (abs) => relative(repo, abs).split(sep).join('/');
+
+function walk(dir, out = { sources: [], configs: [] }) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isSymbolicLink()) continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) {
+      if (!SKIP.has(e.name) && !e.name.startsWith('.')) walk(p, out);
+    } else if (e.name === 'tsconfig.json' || e.name === 'jsconfig.json') out.configs.push(p);
+    else if (SRC.test(e.name)) out.sources.push(p);
+  }
+  return out;
+}
+
+const { sources, configs } = walk(repo);
+sources.sort();
+const adapter = await createTsAdapter();
+/** rel path → { index, text, children, byteAt } */
+const files = new Map();
+let totalLines = 0;
+for (const abs of sources) {
+  const text = ts.sys.readFile(abs) ?? '';
+  const index = adapter.parse({ path: rel(abs), text });
+  totalLines += index.lineCount;
+  const enc = new TextEncoder();
+  const ascii = !/[^\x00-\x7f]/.test(text);
+  const byteAt = (i) => (ascii ? i : enc.encode(text.slice(0, i)).length);
+  files.set(rel(abs), { index, text, byteAt });
+}
+const keyKind = new Map(); // `${path}\0${key}` → kind
+const byName = new Map(); // name → [`${path}\0${key}`]
+for (const [p, f] of files) {
+  for (const n of f.index.nodes) {
+    keyKind.set(`${p}\0${n.symbolKey}`, n.kind);
+    if (CALLEE_KINDS.has(n.kind)) byName.set(n.name, [...(byName.get(n.name) ?? []), `${p}\0${n.symbolKey}`]);
+  }
+}
+function innermost(p, pos) {
+  const f = files.get(p);
+  const b = f.byteAt(pos);
+  let best = f.index.nodes[0];
+  for (const n of f.index.nodes) {
+    if (n.span.startByte <= b && b < n.span.endByte && n.span.endByte - n.span.startByte <= best.span.endByte - best.span.startByte) best = n;
+  }
+  return best;
+}
+
+// ---- ground truth through the LanguageService (plugins stripped, one service per project) ----
+function projectsOf() {
+  const out = [];
+  for (const c of configs) {
+    const read = ts.readConfigFile(c, ts.sys.readFile);
+    if (read.error) continue;
+    if (read.config?.compilerOptions) delete read.config.compilerOptions.plugins;
+    const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(c), undefined, c);
+    delete parsed.options.plugins;
+    if (parsed.fileNames.length > 0) out.push({ options: { ...parsed.options, noEmit: true }, roots: parsed.fileNames.map((f) => resolve(f)) });
+  }
+  const covered = new Set(out.flatMap((p) => p.roots));
+  const rest = sources.filter((s) => !covered.has(s));
+  if (rest.length > 0) out.push({ options: { allowJs: true, checkJs: false, jsx: ts.JsxEmit.Preserve, noEmit: true, moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 }, roots: rest });
+  return out;
+}
+function isCallPosition(node) {
+  const p = node.parent;
+  if (!p) return false;
+  const callee = (e) => e === node || (ts.isPropertyAccessExpression(e) && e.name === node);
+  if ((ts.isCallExpression(p) || ts.isNewExpression(p)) && callee(p.expression)) return true;
+  if (ts.isPropertyAccessExpression(p) && p.name === node) {
+    const g = p.parent;
+    if (g && (ts.isCallExpression(g) || ts.isNewExpression(g)) && g.expression === p) return true;
+    if (g && ts.isTaggedTemplateExpression(g) && g.tag === p) return true;
+    if (g && (ts.isJsxOpeningElement(g) || ts.isJsxSelfClosingElement(g)) && g.tagName === p) return true;
+  }
+  if (ts.isTaggedTemplateExpression(p) && p.tag === node) return true;
+  if ((ts.isJsxOpeningElement(p) || ts.isJsxSelfClosingElement(p)) && p.tagName === node) return true;
+  return false;
+}
+function tokenAt(sf, pos) {
+  let found;
+  const visit = (n) => {
+    if (pos >= n.getStart(sf) && pos < n.getEnd()) {
+      found = n;
+      ts.forEachChild(n, visit);
+    }
+  };
+  visit(sf);
+  return found;
+}
+
+const truth = new Set();
+const tTruth = performance.now();
+for (const proj of projectsOf()) {
+  const host = {
+    getScriptFileNames: () => proj.roots,
+    getScriptVersion: () => '1',
+    getScriptSnapshot: (f) => {
+      const t = ts.sys.readFile(f);
+      return t === undefined ? undefined : ts.ScriptSnapshot.fromString(t);
+    },
+    getCurrentDirectory: () => repo,
+    getCompilationSettings: () => proj.options,
+    getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+    fileExists: ts.sys.fileExists,
+    readFile: ts.sys.readFile,
+    readDirectory: ts.sys.readDirectory,
+    directoryExists: ts.sys.directoryExists,
+    getDirectories: ts.sys.getDirectories,
+  };
+  const ls = ts.createLanguageService(host, ts.createDocumentRegistry());
+  const program = ls.getProgram();
+  // Every repo file of the program (sources of referenced packages too), so cross-package
+  // call sites are found by the program that contains them.
+  for (const abs of program.getSourceFiles().map((x) => resolve(x.fileName))) {
+    const p = rel(abs);
+    const f = files.get(p);
+    if (!f) continue;
+    const sf = program.getSourceFile(abs);
+    if (!sf) continue;
+    for (const n of f.index.nodes) {
+      if (!CALLEE_KINDS.has(n.kind)) continue;
+      // Position of the declaration's name: first occurrence of the name inside its span.
+      const spanText = Buffer.from(f.text).subarray(n.span.startByte, n.span.endByte).toString();
+      const spanStart = Buffer.from(f.text).subarray(0, n.span.startByte).toString().length;
+      const nameIdx = spanText.search(new RegExp(`\\b${n.name.replace(/[$]/g, '\\$')}\\b`));
+      if (nameIdx < 0) continue;
+      let refs;
+      try {
+        refs = ls.findReferences(abs, spanStart + nameIdx);
+      } catch {
+        continue;
+      }
+      for (const group of refs ?? []) {
+        // The declaration's own group (and its aliases): related symbols (base members, interface members,
+        // implementations) come in groups of their own and are not calls of this declaration.
+        // Import/export aliases of the declaration are its own references too.
+        const own = resolve(group.definition.fileName) === abs && group.definition.textSpan.start === spanStart + nameIdx;
+        if (!own && group.definition.kind !== ts.ScriptElementKind.alias) continue;
+        for (const r of group.references) {
+          if (r.isDefinition) continue;
+          const rp = rel(resolve(r.fileName));
+          if (!files.has(rp)) continue;
+          const rsf = program.getSourceFile(resolve(r.fileName));
+          const tok = rsf && tokenAt(rsf, r.textSpan.start);
+          if (!tok || !isCallPosition(tok)) continue;
+          // Import/export specifiers are not call sites; the caller is the innermost symbol.
+          const caller = innermost(rp, r.textSpan.start);
+          truth.add(`${rp}\0${caller.symbolKey}\u0001${p}\0${n.symbolKey}`);
+        }
+      }
+    }
+  }
+  ls.dispose();
+}
+const truthMs = performance.now() - tTruth;
+
+// ---- syntactic predictions ----
+const modFile = new Map();
+for (const p of files.keys()) {
+  const base = p.replace(/\.(d\.ts|tsx?|mts|cts|jsx?|mjs|cjs)$/, '');
+  modFile.set(base, [...(modFile.get(base) ?? []), p]);
+  if (base.endsWith('/index')) modFile.set(base.slice(0, -6), [...(modFile.get(base.slice(0, -6)) ?? []), p]);
+}
+const syntactic = new Set();
+let unresolved = 0;
+for (const [p, f] of files) {
+  const keyOf = new Map(f.index.nodes.map((n) => [n.localId, n.symbolKey]));
+  for (const e of f.index.edges) {
+    if (e.type !== 'calls') continue;
+    const src = `${p}\0${keyOf.get(e.sourceLocalId)}`;
+    let tgt = null;
+    if (e.target.localId) tgt = `${p}\0${keyOf.get(e.target.localId)}`;
+    else if (e.target.modulePath) {
+      for (const mf of modFile.get(e.target.modulePath) ?? []) {
+        const idx = files.get(mf).index;
+        const want = e.target.importedName === 'default' ? null : e.target.importedName;
+        const hit = idx.nodes.find((n) => n.parentLocalId === idx.nodes[0].localId && (want === null ? n.modifiers.includes('default') : n.name === want));
+        if (hit) tgt = `${mf}\0${hit.symbolKey}`;
+      }
+    }
+    if (tgt === null) {
+      const name = e.target.name.split('.').pop();
+      const cands = byName.get(name) ?? [];
+      if (cands.length === 1) tgt = cands[0];
+    }
+    if (tgt === null) {
+      unresolved++;
+      continue;
+    }
+    if (CALLEE_KINDS.has(keyKind.get(tgt))) syntactic.add(`${src}\u0001${tgt}`);
+  }
+}
+
+// ---- semantic predictions ----
+const svc = createTsSemanticService();
+const t0 = performance.now();
+const result = await svc.analyzeRepository(repo, { deadlineMs: 30 * 60_000 });
+const semMs = performance.now() - t0;
+await svc.dispose();
+const semantic = new Set();
+let semLines = 0;
+for (const proj of result.projects) {
+  for (const f of proj.files) semLines += files.get(f)?.index.lineCount ?? 0;
+  for (const e of proj.edges) {
+    if (e.type !== 'calls') continue;
+    const tgt = `${e.targetPath}\0${e.targetKey}`;
+    if (CALLEE_KINDS.has(keyKind.get(tgt))) semantic.add(`${e.sourcePath}\0${e.sourceKey}\u0001${tgt}`);
+  }
+}
+
+function score(pred) {
+  let tp = 0;
+  for (const x of pred) if (truth.has(x)) tp++;
+  return { predicted: pred.size, truePositives: tp, precision: pred.size ? tp / pred.size : 1, recall: truth.size ? tp / truth.size : 1 };
+}
+const fmt = (s) => `precision ${(s.precision * 100).toFixed(1)}%  recall ${(s.recall * 100).toFixed(1)}%  (${s.truePositives}/${s.predicted} predicted, truth ${truth.size})`;
+const syn = score(syntactic);
+const sem = score(semantic);
+console.log(`repo: ${repo}`);
+console.log(`files: ${files.size}, lines: ${totalLines}, projects: ${result.projects.map((p) => `${p.tsconfig ?? '<inferred>'}:${p.status}`).join(' ')}`);
+console.log(`ground truth (findReferences call sites): ${truth.size} pairs in ${(truthMs / 1000).toFixed(1)} s`);
+console.log(`syntactic calls: ${fmt(syn)}; ${unresolved} unresolved edges not counted`);
+console.log(`semantic  calls: ${fmt(sem)}`);
+console.log(`semantic throughput: ${Math.round(semLines / (semMs / 1000))} lines/s (${semLines} lines in ${(semMs / 1000).toFixed(2)} s, incl. worker start)`);
+if (process.env.VERBOSE) {
+  for (const x of truth) if (!semantic.has(x)) console.log('semantic missed', x.replace(/\0/g, ' ').replace('\u0001', ' -> '));
+  for (const x of semantic) if (!truth.has(x)) console.log('semantic extra ', x.replace(/\0/g, ' ').replace('\u0001', ' -> '));
+}
+adapter.dispose?.();

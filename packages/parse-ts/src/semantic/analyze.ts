@@ -1,0 +1,650 @@
+/**
+ * The semantic analysis of one project: builds a ts.Program (no LanguageService, no
+ * ts.server, hence no plugin loading), walks every owned file iteratively and resolves use
+ * sites with the TypeChecker. Positions are mapped to the syntactic adapter's nodes so every
+ * edge is keyed exactly like the syntactic pass keys its nodes.
+ */
+import { resolve } from 'node:path';
+import ts from 'typescript';
+import type { Confidence, EdgeType, ExtractedNode, FileIndex, LanguageAdapter } from '@ca/schema';
+import { classifyTsPath } from '../adapter.js';
+import { ByteOffsets } from '../text.js';
+import {
+  isRepoSource,
+  repoRelative,
+  resolveWorkspaceSpecifier,
+  type LoadedProject,
+  type RepoLayout,
+  type WorkspacePackage,
+} from './projects.js';
+import type { FileError, KeyRefinement, ProjectResult, ReferenceCount, SemanticEdge } from './types.js';
+
+/** Thrown by a checkpoint to stop the pass (cancelled, deadline, memory ceiling). */
+export class PassStopped extends Error {
+  constructor(
+    readonly code: 'timeout' | 'oom_restart' | 'cancelled',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface AnalyzeContext {
+  readonly layout: RepoLayout;
+  readonly adapter: LanguageAdapter;
+  /** Absolute paths to report; null = every owned file. */
+  readonly requested: ReadonlySet<string> | null;
+  /** Called between files: yields to the event loop and throws PassStopped when the pass must stop. */
+  readonly checkpoint: () => Promise<void>;
+  /** Synchronous check used inside large files (deadline only). */
+  readonly checkSync: () => void;
+  /** Cache of syntactic indexes shared by all projects of one request. */
+  readonly syntactic: Map<string, SyntacticFile>;
+}
+
+/** A syntactic FileIndex with a containment lookup from UTF-8 byte offsets to nodes. */
+export interface SyntacticFile {
+  readonly rel: string;
+  readonly index: FileIndex;
+  readonly offsets: ByteOffsets;
+  readonly children: Map<string, ExtractedNode[]>;
+  readonly textLength: number;
+}
+
+function buildSyntactic(adapter: LanguageAdapter, rel: string, text: string): SyntacticFile {
+  const parsed = adapter.parse({ path: rel, text });
+  // The TS adapter parses synchronously; a Promise here would mean a different adapter.
+  if (parsed instanceof Promise) throw new Error('the semantic pass needs a synchronous syntactic adapter');
+  const index: FileIndex = parsed;
+  const children = new Map<string, ExtractedNode[]>();
+  for (const n of index.nodes) {
+    if (n.parentLocalId === null) continue;
+    const list = children.get(n.parentLocalId) ?? [];
+    list.push(n);
+    children.set(n.parentLocalId, list);
+  }
+  for (const list of children.values()) list.sort((a, b) => a.span.startByte - b.span.startByte);
+  return { rel, index, offsets: new ByteOffsets(text), children, textLength: text.length };
+}
+
+/** Innermost node whose byte span contains `pos` (the file node at top level). */
+function innermost(f: SyntacticFile, utf16Pos: number): ExtractedNode {
+  const byte = f.offsets.at(Math.max(0, Math.min(utf16Pos, f.textLength)));
+  let cur = f.index.nodes[0]!;
+  for (;;) {
+    const kids = f.children.get(cur.localId);
+    if (!kids) return cur;
+    let lo = 0;
+    let hi = kids.length - 1;
+    let hit = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (kids[mid]!.span.startByte <= byte) {
+        hit = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    // Siblings may nest oddly after syntax errors: scan back for one that really contains pos.
+    let next: ExtractedNode | null = null;
+    for (let i = hit; i >= 0 && i >= hit - 4; i--) {
+      const k = kids[i]!;
+      if (k.span.startByte <= byte && byte < k.span.endByte) {
+        next = k;
+        break;
+      }
+    }
+    if (next === null) return cur;
+    cur = next;
+  }
+}
+
+interface NodeRef {
+  readonly path: string;
+  readonly node: ExtractedNode;
+}
+
+const CALL_EDGE: EdgeType = 'calls';
+
+/** Follows import/export aliases to the real symbol (barrels, `as` renames, default re-exports). */
+function realSymbol(checker: ts.TypeChecker, sym: ts.Symbol | undefined): ts.Symbol | undefined {
+  if (sym === undefined) return undefined;
+  if (sym.flags & ts.SymbolFlags.Alias) {
+    try {
+      const aliased = checker.getAliasedSymbol(sym);
+      // An unresolvable alias yields the `unknown` symbol, which has no declarations.
+      return aliased.declarations && aliased.declarations.length > 0 ? aliased : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return sym;
+}
+
+/** The name a syntactic node of this declaration carries. */
+function declName(decl: ts.Declaration): string | null {
+  if (ts.isConstructorDeclaration(decl)) return 'constructor';
+  const name = ts.getNameOfDeclaration(decl);
+  if (name === undefined) return 'default';
+  if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name)) {
+    return name.text;
+  }
+  return null;
+}
+
+/** True when `id` is the name being declared (not a use). */
+function isDeclarationName(id: ts.Node): boolean {
+  const p = id.parent;
+  if (p === undefined) return false;
+  if ((p as { name?: ts.Node }).name !== id) return false;
+  switch (p.kind) {
+    case ts.SyntaxKind.VariableDeclaration:
+    case ts.SyntaxKind.FunctionDeclaration:
+    case ts.SyntaxKind.FunctionExpression:
+    case ts.SyntaxKind.ClassDeclaration:
+    case ts.SyntaxKind.ClassExpression:
+    case ts.SyntaxKind.InterfaceDeclaration:
+    case ts.SyntaxKind.TypeAliasDeclaration:
+    case ts.SyntaxKind.EnumDeclaration:
+    case ts.SyntaxKind.EnumMember:
+    case ts.SyntaxKind.ModuleDeclaration:
+    case ts.SyntaxKind.MethodDeclaration:
+    case ts.SyntaxKind.MethodSignature:
+    case ts.SyntaxKind.PropertyDeclaration:
+    case ts.SyntaxKind.PropertySignature:
+    case ts.SyntaxKind.GetAccessor:
+    case ts.SyntaxKind.SetAccessor:
+    case ts.SyntaxKind.Parameter:
+    case ts.SyntaxKind.TypeParameter:
+    case ts.SyntaxKind.PropertyAssignment:
+    case ts.SyntaxKind.BindingElement:
+    case ts.SyntaxKind.ImportSpecifier:
+    case ts.SyntaxKind.ExportSpecifier:
+    case ts.SyntaxKind.ImportClause:
+    case ts.SyntaxKind.NamespaceImport:
+    case ts.SyntaxKind.NamespaceExport:
+    case ts.SyntaxKind.ImportEqualsDeclaration:
+    case ts.SyntaxKind.LabeledStatement:
+    case ts.SyntaxKind.BreakStatement:
+    case ts.SyntaxKind.ContinueStatement:
+    case ts.SyntaxKind.JsxNamespacedName:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The identifier that names a callee / tag / heritage expression (`a.b.c` → `c`). */
+function nameNodeOf(expr: ts.Node): ts.Node | null {
+  let e = expr;
+  while (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e)) e = e.expression;
+  if (ts.isIdentifier(e) || ts.isPrivateIdentifier(e)) return e;
+  if (ts.isPropertyAccessExpression(e)) return e.name;
+  if (ts.isElementAccessExpression(e) && ts.isStringLiteralLike(e.argumentExpression)) return e.argumentExpression;
+  if (ts.isJsxNamespacedName(e)) return e.name;
+  return null;
+}
+
+/** Creates the compiler host: plain file reads plus workspace-package → source resolution. */
+function createHost(options: ts.CompilerOptions, packages: readonly WorkspacePackage[]): ts.CompilerHost {
+  const host = ts.createCompilerHost(options, true);
+  const cache = ts.createModuleResolutionCache(host.getCurrentDirectory(), (f) => host.getCanonicalFileName(f), options);
+  host.resolveModuleNameLiterals = (literals, containingFile, redirected, opts, containingSourceFile) =>
+    literals.map((lit) => {
+      const mode = ts.getModeForUsageLocation(containingSourceFile, lit, opts);
+      const r = ts.resolveModuleName(lit.text, containingFile, opts, host, cache, redirected, mode);
+      const rf = r.resolvedModule?.resolvedFileName;
+      const isSourceHit = rf !== undefined && !r.resolvedModule!.isExternalLibraryImport && !/\.d\.[mc]?ts$/.test(rf);
+      if (!isSourceHit && !lit.text.startsWith('.')) {
+        // Workspace packages resolve to their sources (not to unbuilt/stale dist .d.ts files).
+        const ws = resolveWorkspaceSpecifier(packages, lit.text);
+        if (ws !== null) {
+          return {
+            resolvedModule: { resolvedFileName: ws, extension: extensionOf(ws), isExternalLibraryImport: false },
+          };
+        }
+      }
+      return r;
+    });
+  return host;
+}
+
+function extensionOf(f: string): ts.Extension {
+  const m = /\.(d\.ts|tsx|ts|mts|cts|jsx|js|mjs|cjs)$/.exec(f);
+  switch (m?.[1]) {
+    case 'd.ts':
+      return ts.Extension.Dts;
+    case 'tsx':
+      return ts.Extension.Tsx;
+    case 'mts':
+      return ts.Extension.Mts;
+    case 'cts':
+      return ts.Extension.Cts;
+    case 'jsx':
+      return ts.Extension.Jsx;
+    case 'js':
+      return ts.Extension.Js;
+    case 'mjs':
+      return ts.Extension.Mjs;
+    case 'cjs':
+      return ts.Extension.Cjs;
+    default:
+      return ts.Extension.Ts;
+  }
+}
+
+/** Nesting depth past which TypeScript's recursive binder/checker may overflow the stack. */
+const MAX_SAFE_DEPTH = 1000;
+
+/** Maximum AST depth of a file, computed iteratively. */
+function maxDepth(sf: ts.SourceFile): number {
+  let max = 0;
+  const stack: [ts.Node, number][] = [[sf, 0]];
+  while (stack.length > 0) {
+    const [n, d] = stack.pop()!;
+    if (d > max) max = d;
+    ts.forEachChild(n, (c) => {
+      stack.push([c, d + 1]);
+    });
+  }
+  return max;
+}
+
+/** Builds the project's program and extracts its exact edges. */
+export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject): Promise<ProjectResult> {
+  const root = ctx.layout.root;
+  const options: ts.CompilerOptions = { ...project.options, noEmit: true };
+  delete options.plugins;
+  const host = createHost(options, ctx.layout.packages);
+  // Project references are deliberately not passed: imports of referenced projects then resolve
+  // to their sources (as an editor does) instead of to possibly unbuilt output .d.ts files.
+  let program = ts.createProgram({ rootNames: [...project.rootNames], options, host });
+  const excluded = new Map<string, string>();
+  let checker: ts.TypeChecker;
+  try {
+    checker = program.getTypeChecker();
+  } catch (e) {
+    // TypeScript's binder recurses on long `a || b || …` chains and deep nesting: find the
+    // culprits, replace them by empty files and bind again, so only they lose their edges.
+    if (!(e instanceof RangeError)) throw e;
+    for (const sf of program.getSourceFiles()) {
+      const depth = maxDepth(sf);
+      if (depth > MAX_SAFE_DEPTH) excluded.set(resolve(sf.fileName), `stack overflow: syntax nested ${depth} levels deep`);
+    }
+    if (excluded.size === 0) throw e;
+    const base = host.getSourceFile.bind(host);
+    host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) =>
+      excluded.has(resolve(fileName)) ? ts.createSourceFile(fileName, '', languageVersion) : base(fileName, languageVersion, onError, shouldCreate);
+    program = ts.createProgram({ rootNames: [...project.rootNames], options, host });
+    checker = program.getTypeChecker();
+  }
+
+  const targets = project.owned.filter((f) => ctx.requested === null || ctx.requested.has(f));
+  const analysedSet = new Set(targets);
+
+  const syntacticOf = (sf: ts.SourceFile): SyntacticFile | null => {
+    const abs = resolve(sf.fileName);
+    if (!isRepoSource(root, abs) || classifyTsPath(abs) === null) return null;
+    let f = ctx.syntactic.get(abs);
+    if (f === undefined) {
+      f = buildSyntactic(ctx.adapter, repoRelative(root, abs), sf.text);
+      ctx.syntactic.set(abs, f);
+    }
+    return f;
+  };
+
+  /** The syntactic node of a target declaration, or null when it is not a repo symbol. */
+  const nodeOfDecl = (decl: ts.Node): NodeRef | null => {
+    const sf = decl.getSourceFile();
+    const f = syntacticOf(sf);
+    if (f === null) return null;
+    if (ts.isSourceFile(decl)) return { path: f.rel, node: f.index.nodes[0]! };
+    const d = decl as ts.Declaration;
+    const expected = declName(d);
+    if (expected === null) return null;
+    const nameNode = ts.getNameOfDeclaration(d);
+    const pos = ts.isConstructorDeclaration(d) || nameNode === undefined ? d.getStart(sf) : nameNode.getStart(sf);
+    const n = innermost(f, pos);
+    // Locals, parameters and object-literal members have no syntactic node: the innermost
+    // container then carries another name and the target is dropped.
+    if (n.kind === 'file' || n.name !== expected) return null;
+    return { path: f.rel, node: n };
+  };
+
+  const edges: SemanticEdge[] = [];
+  const edgeSeen = new Set<string>();
+  const counts = new Map<string, { path: string; symbolKey: string; count: number }>();
+  const fileErrors: FileError[] = [];
+
+  for (const abs of targets) {
+    await ctx.checkpoint();
+    const sf = program.getSourceFile(abs);
+    const rel = repoRelative(root, abs);
+    const excludedReason = excluded.get(abs);
+    if (excludedReason !== undefined) {
+      fileErrors.push({ path: rel, reason: `semantic_unavailable: ${excludedReason}` });
+      continue;
+    }
+    if (sf === undefined) {
+      fileErrors.push({ path: rel, reason: 'semantic_unavailable: file is not part of the program' });
+      continue;
+    }
+    const pending: SemanticEdge[] = [];
+    const pendingCounts: { path: string; key: string }[] = [];
+    try {
+      const f = syntacticOf(sf)!;
+      const lineOf = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
+      const emit = (source: ExtractedNode, target: NodeRef, type: EdgeType, at: number, confidence: Confidence = 'exact'): void => {
+        const e: SemanticEdge = {
+          sourcePath: rel,
+          sourceKey: source.symbolKey,
+          targetPath: target.path,
+          targetKey: target.node.symbolKey,
+          type,
+          confidence,
+          line: lineOf(at),
+        };
+        pending.push(e);
+        if (type === 'calls' || type === 'references') pendingCounts.push({ path: target.path, key: target.node.symbolKey });
+      };
+      /** Repo declarations of a symbol; modules (SourceFile) only for import edges. */
+      const targetsOf = (sym: ts.Symbol | undefined, allowModule = false): NodeRef[] => {
+        const real = realSymbol(checker, sym);
+        const out: NodeRef[] = [];
+        for (const d of real?.declarations ?? []) {
+          if (!allowModule && ts.isSourceFile(d)) continue;
+          const n = nodeOfDecl(d);
+          if (n !== null && !out.some((o) => o.path === n.path && o.node === n.node)) out.push(n);
+        }
+        return out;
+      };
+      const sourceAt = (pos: number): ExtractedNode => innermost(f, pos);
+      const consumed = new Set<ts.Node>();
+      /** The syntactic node declared by a TS declaration of this file (null for anonymous/locals). */
+      const ownNode = (decl: ts.Declaration): ExtractedNode | null => {
+        const r = nodeOfDecl(decl);
+        return r !== null && r.path === rel ? r.node : null;
+      };
+
+      const heritage = (decl: ts.ClassLikeDeclaration | ts.InterfaceDeclaration): void => {
+        const owner = ownNode(decl) ?? sourceAt(decl.getStart(sf));
+        const isClass = !ts.isInterfaceDeclaration(decl);
+        const implemented: ts.Type[] = [];
+        const bases: ts.Type[] = [];
+        for (const clause of decl.heritageClauses ?? []) {
+          const isImpl = clause.token === ts.SyntaxKind.ImplementsKeyword;
+          for (const t of clause.types) {
+            const nameNode = nameNodeOf(t.expression);
+            if (nameNode === null) continue;
+            consumed.add(nameNode);
+            for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
+              emit(owner, tgt, isImpl ? 'implements' : 'inherits', t.getStart(sf));
+            }
+            const type = checker.getTypeAtLocation(t);
+            if (isImpl) implemented.push(type);
+            else if (isClass) bases.push(type);
+          }
+        }
+        if (!isClass || (implemented.length === 0 && bases.length === 0)) return;
+        for (const m of decl.members) {
+          if (!(ts.isMethodDeclaration(m) || ts.isPropertyDeclaration(m) || ts.isGetAccessor(m) || ts.isSetAccessor(m))) continue;
+          if (ts.getCombinedModifierFlags(m) & ts.ModifierFlags.Static) continue;
+          const name = declName(m);
+          const memberNode = ownNode(m);
+          if (name === null || memberNode === null) continue;
+          const at = m.name.getStart(sf);
+          for (const [types, type] of [
+            [bases, 'overrides'],
+            [implemented, 'implements'],
+          ] as const) {
+            for (const t of types) {
+              const prop = t.getProperty(name);
+              for (const d of prop?.declarations ?? []) {
+                if (d === m) continue;
+                const tgt = nodeOfDecl(d);
+                if (tgt !== null) emit(memberNode, tgt, type, at);
+              }
+            }
+          }
+        }
+      };
+
+      const propsTypeNodes = (decl: ts.Node): ts.TypeNode[] => {
+        let typeNode: ts.TypeNode | undefined;
+        const fromFn = (fn: ts.Node | undefined): ts.TypeNode | undefined => {
+          let e = fn;
+          while (e !== undefined && (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e))) e = e.expression;
+          // memo(fn) / forwardRef(fn): the wrapped function carries the props.
+          while (e !== undefined && ts.isCallExpression(e)) e = e.arguments[0];
+          if (e !== undefined && (ts.isArrowFunction(e) || ts.isFunctionExpression(e) || ts.isFunctionDeclaration(e))) {
+            return e.parameters[0]?.type;
+          }
+          return undefined;
+        };
+        if (ts.isFunctionDeclaration(decl)) typeNode = decl.parameters[0]?.type;
+        else if (ts.isVariableDeclaration(decl)) {
+          if (decl.type && ts.isTypeReferenceNode(decl.type) && decl.type.typeArguments?.[0]) typeNode = decl.type.typeArguments[0];
+          else typeNode = fromFn(decl.initializer);
+        } else if (ts.isClassDeclaration(decl)) {
+          const ext = decl.heritageClauses?.find((c) => c.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
+          typeNode = ext?.typeArguments?.[0];
+        }
+        if (typeNode === undefined) return [];
+        if (ts.isIntersectionTypeNode(typeNode) || ts.isUnionTypeNode(typeNode)) return [...typeNode.types];
+        return [typeNode];
+      };
+
+      const accepts = (decl: ts.Declaration): void => {
+        const own = ownNode(decl);
+        if (own === null || own.kind !== 'component') return;
+        for (const t of propsTypeNodes(decl)) {
+          if (!ts.isTypeReferenceNode(t)) continue;
+          const nameNode = ts.isQualifiedName(t.typeName) ? t.typeName.right : t.typeName;
+          for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) emit(own, tgt, 'accepts', t.getStart(sf));
+        }
+      };
+
+      const callTarget = (node: ts.CallExpression | ts.TaggedTemplateExpression, nameNode: ts.Node | null): NodeRef[] => {
+        // The resolved signature picks the exact overload; fall back to the callee's symbol.
+        const sig = checker.getResolvedSignature(node);
+        const decl = sig?.declaration;
+        if (decl !== undefined && !ts.isJSDocSignature(decl)) {
+          const n = nodeOfDecl(decl);
+          if (n !== null) return [n];
+        }
+        return nameNode === null ? [] : targetsOf(checker.getSymbolAtLocation(nameNode));
+      };
+
+      const stack: ts.Node[] = [sf];
+      let visited = 0;
+      while (stack.length > 0) {
+        const node = stack.pop()!;
+        if (++visited % 1024 === 0) ctx.checkSync();
+        switch (node.kind) {
+          case ts.SyntaxKind.ImportDeclaration: {
+            const imp = node as ts.ImportDeclaration;
+            const file = f.index.nodes[0]!;
+            const clause = imp.importClause;
+            const names: ts.Node[] = [];
+            if (clause?.name) names.push(clause.name);
+            const nb = clause?.namedBindings;
+            if (nb && ts.isNamespaceImport(nb)) names.push(nb.name);
+            if (nb && ts.isNamedImports(nb)) for (const s of nb.elements) names.push(s.name);
+            if (clause === undefined) names.push(imp.moduleSpecifier);
+            for (const n of names) {
+              for (const tgt of targetsOf(checker.getSymbolAtLocation(n), true)) emit(file, tgt, 'imports', n.getStart(sf));
+            }
+            continue; // nothing inside an import is a use
+          }
+          case ts.SyntaxKind.ExportDeclaration: {
+            const exp = node as ts.ExportDeclaration;
+            if (exp.moduleSpecifier !== undefined) {
+              const file = f.index.nodes[0]!;
+              if (exp.exportClause && ts.isNamedExports(exp.exportClause)) {
+                for (const s of exp.exportClause.elements) {
+                  for (const tgt of targetsOf(checker.getSymbolAtLocation(s.name), true)) emit(file, tgt, 'imports', s.getStart(sf));
+                }
+              } else {
+                for (const tgt of targetsOf(checker.getSymbolAtLocation(exp.moduleSpecifier), true)) {
+                  emit(file, tgt, 'imports', exp.moduleSpecifier.getStart(sf));
+                }
+              }
+            }
+            continue; // local `export { a }` names are not uses either
+          }
+          case ts.SyntaxKind.ImportEqualsDeclaration:
+            continue;
+          case ts.SyntaxKind.ClassDeclaration:
+          case ts.SyntaxKind.ClassExpression:
+          case ts.SyntaxKind.InterfaceDeclaration:
+            heritage(node as ts.ClassLikeDeclaration | ts.InterfaceDeclaration);
+            if (ts.isClassDeclaration(node)) accepts(node);
+            break;
+          case ts.SyntaxKind.FunctionDeclaration:
+          case ts.SyntaxKind.VariableDeclaration:
+            accepts(node as ts.Declaration);
+            break;
+          case ts.SyntaxKind.CallExpression:
+          case ts.SyntaxKind.TaggedTemplateExpression: {
+            const call = node as ts.CallExpression | ts.TaggedTemplateExpression;
+            const callee = ts.isCallExpression(call) ? call.expression : call.tag;
+            if (callee.kind === ts.SyntaxKind.ImportKeyword) break;
+            const nameNode = nameNodeOf(callee);
+            if (nameNode !== null) consumed.add(nameNode);
+            const src = sourceAt(call.getStart(sf));
+            const at = nameNode?.getStart(sf) ?? call.getStart(sf);
+            for (const tgt of callTarget(call, nameNode)) emit(src, tgt, CALL_EDGE, at);
+            break;
+          }
+          case ts.SyntaxKind.NewExpression:
+          case ts.SyntaxKind.JsxOpeningElement:
+          case ts.SyntaxKind.JsxSelfClosingElement: {
+            const expr = ts.isNewExpression(node) ? node.expression : (node as ts.JsxOpeningLikeElement).tagName;
+            const nameNode = nameNodeOf(expr);
+            if (nameNode === null) break;
+            consumed.add(nameNode);
+            // Intrinsic elements (<div>) resolve into JSX.IntrinsicElements (a .d.ts): dropped below.
+            for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
+              emit(sourceAt(node.getStart(sf)), tgt, CALL_EDGE, nameNode.getStart(sf));
+            }
+            break;
+          }
+          case ts.SyntaxKind.JsxClosingElement:
+            continue; // the opening element already counted this use
+          case ts.SyntaxKind.Identifier:
+          case ts.SyntaxKind.PrivateIdentifier: {
+            if (consumed.has(node) || isDeclarationName(node)) break;
+            const parent = node.parent;
+            let sym: ts.Symbol | undefined;
+            if (parent !== undefined && ts.isShorthandPropertyAssignment(parent) && parent.name === node) {
+              sym = checker.getShorthandAssignmentValueSymbol(parent);
+            } else {
+              sym = checker.getSymbolAtLocation(node);
+            }
+            if (sym === undefined) break;
+            const src = sourceAt(node.getStart(sf));
+            for (const tgt of targetsOf(sym)) {
+              // A declaration referring to itself (recursive types, `this` members) is still a use.
+              emit(src, tgt, 'references', node.getStart(sf));
+            }
+            break;
+          }
+          default:
+            break;
+        }
+        const kids: ts.Node[] = [];
+        ts.forEachChild(node, (c) => {
+          kids.push(c);
+        });
+        for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
+      }
+    } catch (e) {
+      if (e instanceof PassStopped) throw e;
+      const reason = e instanceof RangeError ? `stack overflow: ${e.message}` : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      fileErrors.push({ path: rel, reason: `semantic_unavailable: ${reason}` });
+      continue; // no partial edges for a file whose checking failed
+    }
+    for (const e of pending) {
+      const k = `${e.sourceKey}\0${e.targetPath}\0${e.targetKey}\0${e.type}\0${e.line}`;
+      if (edgeSeen.has(k)) continue;
+      edgeSeen.add(k);
+      edges.push(e);
+    }
+    for (const c of pendingCounts) {
+      const k = `${c.path}\0${c.key}`;
+      const cur = counts.get(k);
+      if (cur) cur.count++;
+      else counts.set(k, { path: c.path, symbolKey: c.key, count: 1 });
+    }
+  }
+
+  await ctx.checkpoint();
+  const keyRefinements = refineKeys(ctx, program, checker, analysedSet, nodeOfDecl);
+  const referenceCounts: ReferenceCount[] = [...counts.values()].sort((a, b) =>
+    a.path === b.path ? (a.symbolKey < b.symbolKey ? -1 : 1) : a.path < b.path ? -1 : 1,
+  );
+  return {
+    tsconfig: project.tsconfig,
+    packageName: project.packageName,
+    status: 'ok',
+    files: targets.map((t) => repoRelative(root, t)),
+    edges,
+    referenceCounts,
+    keyRefinements,
+    fileErrors,
+  };
+}
+
+/**
+ * Package-scoped keys for symbols exported from a package entry point (directly or through
+ * barrels), and for their members; only for declarations in this project's analysed files and
+ * inside the package's directory. Keys that would collide are left file-scoped.
+ */
+function refineKeys(
+  ctx: AnalyzeContext,
+  program: ts.Program,
+  checker: ts.TypeChecker,
+  analysed: ReadonlySet<string>,
+  nodeOfDecl: (d: ts.Node) => NodeRef | null,
+): KeyRefinement[] {
+  const byNew = new Map<string, KeyRefinement[]>();
+  const seen = new Set<string>();
+  for (const pkg of ctx.layout.packages) {
+    for (const entry of pkg.entries) {
+      const sf = program.getSourceFile(entry);
+      if (sf === undefined) continue;
+      const moduleSym = checker.getSymbolAtLocation(sf);
+      if (moduleSym === undefined) continue;
+      for (const exp of checker.getExportsOfModule(moduleSym)) {
+        const real = realSymbol(checker, exp);
+        for (const d of real?.declarations ?? []) {
+          if (ts.isSourceFile(d)) continue;
+          const abs = resolve(d.getSourceFile().fileName);
+          if (!analysed.has(abs) || !isRepoSource(pkg.dir, abs)) continue;
+          const ref = nodeOfDecl(d);
+          if (ref === null) continue;
+          const f = ctx.syntactic.get(abs)!;
+          const stack = [ref.node];
+          while (stack.length > 0) {
+            const n = stack.pop()!;
+            const id = `${ref.path}\0${n.localId}`;
+            if (seen.has(id)) continue;
+            seen.add(id);
+            const prefix = `:file:${ref.path}#`;
+            const at = n.symbolKey.indexOf(prefix);
+            if (at < 0) continue;
+            const newKey = `${n.symbolKey.slice(0, at)}:pkg:${pkg.name}#${n.symbolKey.slice(at + prefix.length)}`;
+            const list = byNew.get(newKey) ?? [];
+            if (!list.some((r) => r.path === ref.path && r.oldKey === n.symbolKey)) {
+              list.push({ path: ref.path, oldKey: n.symbolKey, newKey });
+            }
+            byNew.set(newKey, list);
+            for (const c of f.children.get(n.localId) ?? []) stack.push(c);
+          }
+        }
+      }
+    }
+  }
+  const out: KeyRefinement[] = [];
+  for (const list of byNew.values()) if (list.length === 1) out.push(list[0]!);
+  return out.sort((a, b) => (a.path === b.path ? (a.oldKey < b.oldKey ? -1 : 1) : a.path < b.path ? -1 : 1));
+}

@@ -1,0 +1,367 @@
+/**
+ * Project discovery for the semantic pass: finds tsconfig/jsconfig projects and workspace
+ * packages, loads configs through a read-only ParseConfigHost with `plugins` stripped, assigns
+ * every source file to exactly one project, and groups tsconfig-less files into inferred
+ * projects (one per package). Never executes anything from the analysed repository.
+ */
+import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, posix, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+import { INFERRED_PROJECT_ID } from './types.js';
+
+/** Directories never walked (build output, dependencies, VCS, our own index). */
+const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'build', 'out', 'coverage', '.codeagent', '.next', '.turbo', 'bower_components']);
+const SOURCE_EXT = /\.(tsx?|mts|cts|jsx?|mjs|cjs)$/i;
+const MAX_WALK_FILES = 500_000;
+
+/** A workspace package (any package.json with a name inside the repo). */
+export interface WorkspacePackage {
+  readonly name: string;
+  /** Absolute directory. */
+  readonly dir: string;
+  /** Absolute source files that are the package's entry points (`exports`/`types`/`main` mapped to sources). */
+  readonly entries: readonly string[];
+}
+
+/** A project ready to build a program from. */
+export interface LoadedProject {
+  /** Wire id: repo-relative tsconfig path, or `<inferred>[:dir]`. */
+  readonly id: string;
+  readonly tsconfig: string | null;
+  readonly packageName: string | null;
+  /** Absolute project directory. */
+  readonly dir: string;
+  readonly status: 'ok' | 'failed';
+  readonly reason?: string;
+  readonly options: ts.CompilerOptions;
+  /** Absolute root file names of the program. */
+  readonly rootNames: readonly string[];
+  /** Absolute files this project reports edges for (owned by no other project). */
+  owned: string[];
+  /** Compiler plugins that were configured and stripped (names only). */
+  readonly strippedPlugins: readonly string[];
+}
+
+export interface RepoLayout {
+  readonly root: string;
+  readonly packages: readonly WorkspacePackage[];
+  readonly projects: readonly LoadedProject[];
+}
+
+/** POSIX repo-relative path of an absolute path. */
+export function repoRelative(root: string, abs: string): string {
+  return relative(root, abs).split(sep).join('/');
+}
+
+/** True when `abs` lies inside `root` and not inside a node_modules folder. */
+export function isRepoSource(root: string, abs: string): boolean {
+  const rel = relative(root, abs);
+  if (rel === '' || rel.startsWith('..') || resolve(root, rel) !== resolve(abs)) return false;
+  return !rel.split(sep).includes('node_modules');
+}
+
+interface WalkResult {
+  configs: string[];
+  packageJsons: string[];
+  sources: string[];
+}
+
+/** Iterative walk; symbolic links are never followed (nothing outside the repo root is read). */
+function walk(root: string): WalkResult {
+  const out: WalkResult = { configs: [], packageJsons: [], sources: [] };
+  const stack = [root];
+  let count = 0;
+  while (stack.length > 0 && count < MAX_WALK_FILES) {
+    const dir = stack.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      count++;
+      const abs = join(dir, e.name);
+      if (e.isSymbolicLink()) continue;
+      if (e.isDirectory()) {
+        if (!SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) stack.push(abs);
+      } else if (e.isFile()) {
+        if (e.name === 'tsconfig.json' || e.name === 'jsconfig.json') out.configs.push(abs);
+        else if (e.name === 'package.json') out.packageJsons.push(abs);
+        else if (SOURCE_EXT.test(e.name)) out.sources.push(abs);
+      }
+    }
+  }
+  out.configs.sort();
+  out.packageJsons.sort();
+  out.sources.sort();
+  return out;
+}
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const TRY_EXT = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+const STRIP_EXT = /\.(d\.ts|d\.mts|d\.cts|ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+const OUT_DIR = /^(\.\/)?(dist|lib|build|out|esm|cjs|types)\//;
+
+/** Maps a package.json entry (often a build output) to an existing source file. */
+function sourceOf(pkgDir: string, entry: string): string | null {
+  const clean = entry.replace(/^\.\//, '');
+  const bases = [clean.replace(STRIP_EXT, '')];
+  if (OUT_DIR.test(clean)) bases.push(clean.replace(OUT_DIR, 'src/').replace(STRIP_EXT, ''));
+  for (const base of bases.reverse()) {
+    for (const ext of TRY_EXT) {
+      const f = join(pkgDir, base + ext);
+      if (isFile(f)) return f;
+    }
+    for (const ext of TRY_EXT) {
+      const f = join(pkgDir, base, 'index' + ext);
+      if (isFile(f)) return f;
+    }
+  }
+  return null;
+}
+
+/** String leaves of an `exports` value for the root subpath, in condition order. */
+function exportLeaves(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(exportLeaves);
+  if (value !== null && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    // Subpath map: only the root entry is an entry point of the package.
+    if (keys.some((k) => k.startsWith('.'))) return '.' in obj ? exportLeaves(obj['.']) : [];
+    return keys.flatMap((k) => exportLeaves(obj[k]));
+  }
+  return [];
+}
+
+function loadPackage(pkgJson: string): WorkspacePackage | null {
+  const json = readJson(pkgJson) as Record<string, unknown> | null;
+  if (json === null || typeof json.name !== 'string' || json.name === '') return null;
+  const dir = dirname(pkgJson);
+  const candidates: string[] = [...exportLeaves(json.exports)];
+  for (const field of ['types', 'typings', 'module', 'main']) {
+    if (typeof json[field] === 'string') candidates.push(json[field] as string);
+  }
+  const entries = new Set<string>();
+  for (const c of candidates) {
+    const s = sourceOf(dir, c);
+    if (s !== null) entries.add(s);
+  }
+  if (entries.size === 0) {
+    for (const base of ['src/index', 'index']) {
+      const s = sourceOf(dir, base);
+      if (s !== null) {
+        entries.add(s);
+        break;
+      }
+    }
+  }
+  return { name: json.name, dir, entries: [...entries] };
+}
+
+/** The nearest named package at or above `dir` (deepest package directory). */
+export function packageOf(packages: readonly WorkspacePackage[], absPath: string): WorkspacePackage | null {
+  let best: WorkspacePackage | null = null;
+  for (const p of packages) {
+    const rel = relative(p.dir, absPath);
+    if (rel.startsWith('..') || resolve(p.dir, rel) !== resolve(absPath)) continue;
+    if (best === null || p.dir.length > best.dir.length) best = p;
+  }
+  return best;
+}
+
+/** A host for reading configs: it can only read files and list directories. */
+const readOnlyConfigHost: ts.ParseConfigHost = {
+  useCaseSensitiveFileNames: ts.sys.useCaseSensitiveFileNames,
+  readDirectory: (rootDir, extensions, excludes, includes, depth) =>
+    ts.sys.readDirectory(rootDir, extensions, excludes, includes, depth),
+  fileExists: (p) => ts.sys.fileExists(p),
+  readFile: (p) => ts.sys.readFile(p),
+};
+
+/** Config diagnostics that make a project unusable (everything else is tolerated). */
+function isFatalConfigError(d: ts.Diagnostic): boolean {
+  if (d.category !== ts.DiagnosticCategory.Error) return false;
+  // 1xxx: JSON syntax; 5083/6053: cannot read / file not found (missing `extends`);
+  // 18000: circular `extends`; 5092/5024/5025: invalid root value / wrong option types are tolerated.
+  return d.code < 2000 || d.code === 5083 || d.code === 6053 || d.code === 18000;
+}
+
+function flatten(d: ts.Diagnostic): string {
+  return `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
+}
+
+interface ParsedConfig {
+  options: ts.CompilerOptions;
+  fileNames: string[];
+  references: string[];
+  error: string | null;
+  plugins: string[];
+}
+
+/** Loads one config; `plugins` are removed from the raw JSON and from the merged options. */
+export function parseConfig(configPath: string): ParsedConfig {
+  const read = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
+  if (read.error) {
+    return { options: {}, fileNames: [], references: [], error: flatten(read.error), plugins: [] };
+  }
+  const raw = (read.config ?? {}) as { compilerOptions?: Record<string, unknown> };
+  const plugins: string[] = [];
+  const collect = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const p of value) plugins.push(typeof p === 'object' && p !== null && 'name' in p ? String((p as { name: unknown }).name) : String(p));
+    }
+  };
+  if (raw.compilerOptions && typeof raw.compilerOptions === 'object' && 'plugins' in raw.compilerOptions) {
+    collect(raw.compilerOptions.plugins);
+    delete raw.compilerOptions.plugins;
+  }
+  const parsed = ts.parseJsonConfigFileContent(raw, readOnlyConfigHost, dirname(configPath), undefined, configPath);
+  const fatal = parsed.errors.filter(isFatalConfigError);
+  // Plugins inherited through `extends` land in the merged options: drop them too.
+  if (parsed.options.plugins) {
+    collect(parsed.options.plugins);
+    delete parsed.options.plugins;
+  }
+  return {
+    options: parsed.options,
+    fileNames: parsed.fileNames.map((f) => resolve(f)),
+    references: (parsed.projectReferences ?? []).map((r) => resolve(r.path)),
+    error: fatal.length > 0 ? fatal.map(flatten).join('; ') : null,
+    plugins,
+  };
+}
+
+/** Options of an inferred (tsconfig-less) program: JS allowed, never type-checked for errors. */
+export function inferredOptions(): ts.CompilerOptions {
+  return {
+    allowJs: true,
+    checkJs: false,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    jsx: ts.JsxEmit.Preserve,
+    allowArbitraryExtensions: true,
+    resolveJsonModule: true,
+    skipLibCheck: true,
+    types: [],
+  };
+}
+
+function isUnder(dir: string, abs: string): boolean {
+  const rel = relative(dir, abs);
+  return rel !== '' && !rel.startsWith('..') && resolve(dir, rel) === resolve(abs);
+}
+
+/** Discovers packages and projects of a repository and assigns file ownership. */
+export function discoverRepo(repoRoot: string): RepoLayout {
+  const root = resolve(repoRoot);
+  const st = lstatSync(root);
+  if (!st.isDirectory()) throw new Error(`not a directory: ${root}`);
+  const w = walk(root);
+  const packages = w.packageJsons.map(loadPackage).filter((p): p is WorkspacePackage => p !== null);
+
+  // Load configs; follow references to configs that are not named tsconfig.json (tsconfig.lib.json …).
+  const queue = [...w.configs];
+  const seen = new Set<string>();
+  const loaded: { path: string; cfg: ParsedConfig }[] = [];
+  while (queue.length > 0) {
+    const p = queue.shift()!;
+    const path = !p.endsWith('.json') && isFile(join(p, 'tsconfig.json')) ? join(p, 'tsconfig.json') : p;
+    if (seen.has(path) || !isRepoSource(root, path) || !isFile(path)) continue;
+    seen.add(path);
+    const cfg = parseConfig(path);
+    loaded.push({ path, cfg });
+    for (const r of cfg.references) queue.push(r);
+  }
+  loaded.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+  const projects: LoadedProject[] = [];
+  for (const { path, cfg } of loaded) {
+    const dir = dirname(path);
+    // Solution-style configs (no root files, only references) are not programs of their own.
+    if (cfg.error === null && cfg.fileNames.length === 0) continue;
+    const rel = repoRelative(root, path);
+    projects.push({
+      id: rel,
+      tsconfig: rel,
+      packageName: packageOf(packages, path)?.name ?? null,
+      dir,
+      status: cfg.error === null ? 'ok' : 'failed',
+      ...(cfg.error === null ? {} : { reason: `project_load_failed: ${cfg.error}` }),
+      options: cfg.options,
+      rootNames: cfg.fileNames,
+      owned: [],
+      strippedPlugins: cfg.plugins,
+    });
+  }
+
+  // Ownership: the deepest project directory wins; ties go to the first config in path order.
+  const owner = new Map<string, LoadedProject>();
+  for (const p of projects) {
+    if (p.status !== 'ok') continue;
+    for (const f of p.rootNames) {
+      if (!isRepoSource(root, f)) continue;
+      const cur = owner.get(f);
+      if (cur === undefined || p.dir.length > cur.dir.length) owner.set(f, p);
+    }
+  }
+  for (const [f, p] of owner) p.owned.push(f);
+  for (const p of projects) p.owned.sort();
+
+  // Inferred projects: source files outside every (non-solution) project directory, one per package.
+  const covered = (f: string): boolean => owner.has(f) || projects.some((p) => p.dir === dirname(f) || isUnder(p.dir, f));
+  const groups = new Map<string, string[]>();
+  for (const f of w.sources) {
+    if (covered(f)) continue;
+    const pkgDir = packageOf(packages, f)?.dir ?? root;
+    const list = groups.get(pkgDir) ?? [];
+    list.push(f);
+    groups.set(pkgDir, list);
+  }
+  for (const [dir, files] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const relDir = repoRelative(root, dir);
+    projects.push({
+      id: relDir === '' ? INFERRED_PROJECT_ID : `${INFERRED_PROJECT_ID}:${relDir}`,
+      tsconfig: null,
+      packageName: packageOf(packages, join(dir, 'package.json'))?.name ?? null,
+      dir,
+      status: 'ok',
+      options: inferredOptions(),
+      rootNames: files,
+      owned: [...files],
+      strippedPlugins: [],
+    });
+  }
+  return { root, packages, projects };
+}
+
+/** Resolves a bare specifier naming a workspace package (or a subpath of it) to a source file. */
+export function resolveWorkspaceSpecifier(packages: readonly WorkspacePackage[], specifier: string): string | null {
+  for (const p of packages) {
+    if (specifier === p.name) return p.entries[0] ?? null;
+    if (specifier.startsWith(p.name + '/')) {
+      const sub = specifier.slice(p.name.length + 1);
+      return sourceOf(p.dir, posix.join('src', sub)) ?? sourceOf(p.dir, sub);
+    }
+  }
+  return null;
+}

@@ -1,0 +1,124 @@
+/**
+ * Output of the TS semantic pass and the wire protocol between the supervisor (parent) and
+ * the worker (child process). One file so both sides always agree.
+ */
+import type { Confidence, EdgeType, ErrorCode } from '@ca/schema';
+
+/** Bumped on any incompatible change of the messages below. */
+export const SEMANTIC_PROTOCOL_VERSION = 1;
+/** Bumped whenever the semantic output changes, so stored exact edges are recomputed. */
+export const TS_SEMANTIC_EXTRACTOR_VERSION = 'ts-semantic-1';
+/** What this worker can do; the supervisor refuses a worker lacking one it needs. */
+export const SEMANTIC_CAPABILITIES: readonly string[] = [
+  'calls',
+  'references',
+  'implements',
+  'inherits',
+  'overrides',
+  'accepts',
+  'imports',
+  'key_refinements',
+  'reference_counts',
+];
+
+/** One exact (or probable) edge between two symbols, keyed by the syntactic adapter's keys. */
+export interface SemanticEdge {
+  readonly sourcePath: string;
+  /** Syntactic (file-scoped) key of the innermost declaration containing the use site. */
+  readonly sourceKey: string;
+  readonly targetPath: string;
+  /** Syntactic (file-scoped) key of the target declaration. */
+  readonly targetKey: string;
+  readonly type: EdgeType;
+  readonly confidence: Confidence;
+  /** 1-based line of the use site. */
+  readonly line: number;
+}
+
+export interface ReferenceCount {
+  readonly path: string;
+  readonly symbolKey: string;
+  /** Number of call and reference sites found in the analysed files. */
+  readonly count: number;
+}
+
+/** A file-scoped key that becomes package-scoped because the symbol is part of a package's API. */
+export interface KeyRefinement {
+  readonly path: string;
+  readonly oldKey: string;
+  readonly newKey: string;
+}
+
+export interface FileError {
+  readonly path: string;
+  readonly reason: string;
+}
+
+/** The semantic result of one tsconfig project (or of the inferred project when `tsconfig` is null). */
+export interface ProjectResult {
+  /** Repo-relative path of the tsconfig/jsconfig, null for the inferred project. */
+  readonly tsconfig: string | null;
+  /** `name` of the nearest package.json at or above the project, inside the repository. */
+  readonly packageName: string | null;
+  readonly status: 'ok' | 'failed';
+  /** Why the project failed; starts with the error code (`project_load_failed: …`). */
+  readonly reason?: string;
+  /** Repo-relative paths whose edges this project reports (each file is owned by one project). */
+  readonly files: readonly string[];
+  readonly edges: readonly SemanticEdge[];
+  readonly referenceCounts: readonly ReferenceCount[];
+  readonly keyRefinements: readonly KeyRefinement[];
+  readonly fileErrors: readonly FileError[];
+}
+
+export interface SemanticResult {
+  readonly projects: readonly ProjectResult[];
+}
+
+/** Request options of one analysis. */
+export interface AnalyzeRequestOptions {
+  /** Limit edges to these repo-relative paths (programs still load whole projects for resolution). */
+  readonly files?: readonly string[];
+  /** Wall-clock budget of the whole request; unfinished projects come back `failed` with `timeout`. */
+  readonly deadlineMs?: number;
+}
+
+// ---- wire messages (Node IPC channel of child_process.fork; JSON serialisation) ----
+
+/** Parent → child. */
+export type ParentMessage =
+  | {
+      readonly type: 'analyze';
+      readonly id: number;
+      readonly repoRoot: string;
+      readonly files: readonly string[] | null;
+      /** Project ids (tsconfig path or `<inferred>`) to run; null = all discovered. */
+      readonly only: readonly string[] | null;
+      /** Absolute epoch ms. */
+      readonly deadlineAt: number;
+    }
+  | { readonly type: 'cancel'; readonly id: number }
+  | { readonly type: 'crash'; readonly afterFiles: number } // test hook: exit abruptly mid-pass
+  | { readonly type: 'shutdown' };
+
+/** Child → parent. */
+export type ChildMessage =
+  | {
+      readonly type: 'hello';
+      readonly protocolVersion: number;
+      readonly capabilities: readonly string[];
+      readonly extractorVersion: string;
+      readonly pid: number;
+    }
+  /** The projects the request will report, in order. */
+  | { readonly type: 'plan'; readonly id: number; readonly projects: readonly string[] }
+  /** Progress: sent before each project starts (the supervisor knows what was in flight on a crash). */
+  | { readonly type: 'project_start'; readonly id: number; readonly project: string }
+  | { readonly type: 'project'; readonly id: number; readonly project: string; readonly result: ProjectResult }
+  | { readonly type: 'done'; readonly id: number }
+  | { readonly type: 'error'; readonly id: number | null; readonly code: ErrorCode; readonly message: string; readonly project?: string }
+  /** Informational events (plugin stripped, memory high). */
+  | { readonly type: 'event'; readonly code: ErrorCode; readonly message: string; readonly path?: string };
+
+/** Project id used on the wire for the inferred (tsconfig-less) project. */
+export const INFERRED_PROJECT_ID = '<inferred>';

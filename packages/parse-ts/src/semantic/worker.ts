@@ -1,0 +1,157 @@
+/**
+ * The semantic worker: the child process forked by `createTsSemanticService`. It talks to the
+ * supervisor over the Node IPC channel only (stdout stays unused, logs go to stderr), runs one
+ * request at a time, and checks cancellation, the deadline and its heap between files.
+ *
+ * Built by tsup as dist/semanticWorker.js. Never imports anything from the analysed repository.
+ */
+import type { ErrorCode, LanguageAdapter } from '@ca/schema';
+import { createTsAdapter } from '../adapter.js';
+import { analyzeProject, PassStopped, type AnalyzeContext, type SyntacticFile } from './analyze.js';
+import { discoverRepo, type LoadedProject } from './projects.js';
+import { resolve } from 'node:path';
+import {
+  SEMANTIC_CAPABILITIES,
+  SEMANTIC_PROTOCOL_VERSION,
+  TS_SEMANTIC_EXTRACTOR_VERSION,
+  type ChildMessage,
+  type ParentMessage,
+  type ProjectResult,
+} from './types.js';
+
+const send = (m: ChildMessage): void => {
+  process.send?.(m);
+};
+
+/** Heap ceiling in bytes; passing it stops the pass with `oom_restart` and exits (a fresh process is cheaper than a fragmented heap). */
+const ceilingBytes = Number(process.env.CA_SEMANTIC_HEAP_CEILING_MB ?? '0') * 1024 * 1024;
+const cancelled = new Set<number>();
+let adapterPromise: Promise<LanguageAdapter> | null = null;
+let queue: Promise<void> = Promise.resolve();
+
+function failed(p: LoadedProject, reason: string): ProjectResult {
+  return {
+    tsconfig: p.tsconfig,
+    packageName: p.packageName,
+    status: 'failed',
+    reason,
+    files: [],
+    edges: [],
+    referenceCounts: [],
+    keyRefinements: [],
+    fileErrors: [],
+  };
+}
+
+async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<void> {
+  const { id } = msg;
+  if (cancelled.has(id)) return;
+  let layout;
+  try {
+    layout = discoverRepo(msg.repoRoot);
+  } catch (e) {
+    send({ type: 'error', id, code: 'semantic_unavailable', message: `cannot read repository: ${e instanceof Error ? e.message : String(e)}` });
+    return;
+  }
+  const requested = msg.files === null ? null : new Set(msg.files.map((f) => resolve(layout.root, f)));
+  const wanted = layout.projects.filter((p) => {
+    if (msg.only !== null && !msg.only.includes(p.id)) return false;
+    if (requested === null) return true;
+    if (p.status === 'failed') return [...requested].some((f) => f.startsWith(p.dir + '/'));
+    return p.owned.some((f) => requested.has(f));
+  });
+  send({ type: 'plan', id, projects: wanted.map((p) => p.id) });
+
+  adapterPromise ??= createTsAdapter();
+  const adapter = await adapterPromise;
+  const syntactic = new Map<string, SyntacticFile>();
+  const stopIfNeeded = (): void => {
+    if (cancelled.has(id)) throw new PassStopped('cancelled', 'superseded by a newer request');
+    if (Date.now() > msg.deadlineAt) throw new PassStopped('timeout', 'deadline exceeded');
+    if (ceilingBytes > 0 && process.memoryUsage().heapUsed > ceilingBytes) {
+      throw new PassStopped('oom_restart', `heap passed the ${Math.round(ceilingBytes / 1048576)} MB ceiling`);
+    }
+  };
+  const ctx: AnalyzeContext = {
+    layout,
+    adapter,
+    requested,
+    syntactic,
+    checkSync: () => {
+      if (Date.now() > msg.deadlineAt) throw new PassStopped('timeout', 'deadline exceeded');
+    },
+    checkpoint: async () => {
+      // Yielding lets IPC messages (cancel) arrive while a pass is running.
+      await new Promise<void>((r) => setImmediate(r));
+      stopIfNeeded();
+    },
+  };
+
+  for (let i = 0; i < wanted.length; i++) {
+    const p = wanted[i]!;
+    for (const plugin of p.strippedPlugins) {
+      send({ type: 'event', code: 'plugin_blocked', message: `compiler plugin '${plugin}' stripped (plugins never run)`, path: p.tsconfig ?? undefined });
+    }
+    if (p.status === 'failed') {
+      send({ type: 'project', id, project: p.id, result: failed(p, p.reason ?? 'project_load_failed') });
+      continue;
+    }
+    send({ type: 'project_start', id, project: p.id });
+    try {
+      const result = await analyzeProject(ctx, p);
+      send({ type: 'project', id, project: p.id, result });
+    } catch (e) {
+      if (e instanceof PassStopped) {
+        if (e.code === 'cancelled') return;
+        if (e.code === 'oom_restart') {
+          send({ type: 'error', id, code: 'oom_restart', message: e.message, project: p.id });
+          // Let the IPC message flush, then leave: the supervisor starts a fresh worker.
+          setTimeout(() => process.exit(0), 50);
+          await new Promise(() => {});
+        }
+        for (const rest of wanted.slice(i)) {
+          send({ type: 'project', id, project: rest.id, result: failed(rest, `timeout: ${e.message}`) });
+        }
+        break;
+      }
+      const code: ErrorCode = 'semantic_unavailable';
+      if (process.env.CA_SEMANTIC_DEBUG) process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+      send({ type: 'project', id, project: p.id, result: failed(p, `${code}: ${e instanceof Error ? e.message : String(e)}`) });
+    }
+  }
+  send({ type: 'done', id });
+}
+
+function onMessage(raw: unknown): void {
+  const msg = raw as ParentMessage;
+  switch (msg.type) {
+    case 'analyze':
+      queue = queue.then(() =>
+        run(msg).catch((e: unknown) => {
+          send({ type: 'error', id: msg.id, code: 'semantic_unavailable', message: e instanceof Error ? e.message : String(e) });
+        }),
+      );
+      break;
+    case 'cancel':
+      cancelled.add(msg.id);
+      break;
+    case 'shutdown':
+      process.disconnect?.();
+      process.exit(0);
+  }
+}
+
+if (typeof process.send !== 'function') {
+  process.stderr.write('semanticWorker must be started with child_process.fork (IPC channel missing)\n');
+  process.exit(2);
+}
+process.on('message', onMessage);
+// Parent gone: nothing left to serve.
+process.on('disconnect', () => process.exit(0));
+send({
+  type: 'hello',
+  protocolVersion: SEMANTIC_PROTOCOL_VERSION,
+  capabilities: SEMANTIC_CAPABILITIES,
+  extractorVersion: TS_SEMANTIC_EXTRACTOR_VERSION,
+  pid: process.pid,
+});
