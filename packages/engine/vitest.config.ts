@@ -1,3 +1,3 @@
 import { defineProject } from 'vitest/config';
 
-export default defineProject({ test: { name: 'engine', include: ['test/**/*.test.ts'] } });
+export default defineProject({ test: { name: 'engine', include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 120_000 } });

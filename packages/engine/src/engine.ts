@@ -20,6 +20,7 @@ export type { SymbolView } from './symbolView.js';
 import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
 import { ParsePool } from './parsePool.js';
 import { runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
+import { runTsSemanticPass, type TsSemanticReport } from './tsSemantic.js';
 
 export const WORKING_LABEL = 'working';
 
@@ -53,7 +54,7 @@ export interface IndexReport {
   removed: number;
   lines: number;
   /** Semantic passes run in this run (absent when nothing needed one). */
-  semantic?: { cs?: CsSemanticReport };
+  semantic?: { ts?: TsSemanticReport; cs?: CsSemanticReport };
 }
 
 export interface StatusReport {
@@ -201,6 +202,21 @@ export class Engine {
              WHERE f.language = 'cs' AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`,
           )
           .all(WORKING_LABEL) as { project: string }[];
+        const staleTs = this.store.db
+          .prepare(
+            `SELECT f.path FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+             WHERE f.language IN ('ts','js') AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`,
+          )
+          .all(WORKING_LABEL) as { path: string }[];
+        if (staleTs.length > 0) {
+          progress({ phase: 'semantic', done: 0, total: 1 });
+          semantic.ts = await runTsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
+            // Everything stale: a first index, or a scope whose context changed.
+            ...(staleTs.length < counts0(this.store) ? { files: staleTs.map((r) => r.path) } : {}),
+            maxOldSpaceMb: this.config.semantic.max_old_space_mb,
+            deadlineMs: this.config.semantic.request_timeout_ms,
+          });
+        }
         if (stale.length > 0) {
           semantic.cs = await runCsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
             safeMode: cfg.safe_mode,
@@ -377,6 +393,16 @@ export class Engine {
   close(): void {
     this.store.close();
   }
+}
+
+/** Number of TS/JS files in the working label. */
+function counts0(store: Store): number {
+  return (store.db
+    .prepare(
+      `SELECT COUNT(*) AS c FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+       WHERE f.language IN ('ts','js')`,
+    )
+    .get(WORKING_LABEL) as { c: number }).c;
 }
 
 function skippedWrite(s: SkippedFile, hash: string): FileWrite {

@@ -110,7 +110,7 @@ describe('bad input', () => {
     writeFileSync(join(repo, 'src/binary.ts'), Buffer.from([0x65, 0x00, 0x01, 0x02]));
     require('node:fs').symlinkSync(join(repo, 'src/l1.ts'), join(repo, 'src/l2.ts'));
     require('node:fs').symlinkSync(join(repo, 'src/l2.ts'), join(repo, 'src/l1.ts'));
-    const engine = Engine.open(repo, { env: {} });
+    const engine = Engine.open(repo, { env: {}, configOverrides: { semantic: { enabled: false } } });
     try {
       const report = await engine.index();
       const status = engine.status();

@@ -12,7 +12,8 @@ const GAP_TS = {
 describe('navigation over the syntactic graph (fixtures/ts-app)', () => {
   let engine: Engine;
   beforeAll(async () => {
-    engine = Engine.open(copyFixture(TS_APP), { env: {} });
+    // The semantic pass is off here: these tests pin the syntactic (approximate) graph.
+    engine = Engine.open(copyFixture(TS_APP), { env: {}, configOverrides: { semantic: { enabled: false } } });
     await engine.index();
   });
   afterAll(() => engine.close());
@@ -89,7 +90,7 @@ describe('cycle guard', () => {
       join(repo, 'src/ping.ts'),
       'export function ping(n: number): number {\n  return n <= 0 ? 0 : pong(n - 1);\n}\n\nexport function pong(n: number): number {\n  return n <= 0 ? 0 : ping(n - 1);\n}\n\nexport function start(): number {\n  return ping(10);\n}\n',
     );
-    const engine = Engine.open(repo, { env: {} });
+    const engine = Engine.open(repo, { env: {}, configOverrides: { semantic: { enabled: false } } });
     try {
       await engine.index();
       const r = engine.navigate('callers', 'ping', { depth: 20 });

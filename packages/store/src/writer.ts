@@ -210,8 +210,8 @@ export class IndexWriter {
 
   /**
    * Applies a semantic pass over a scope in one transaction: the scope's previous semantic
-   * edges go; an approximate (syntactic) edge goes when the pass resolved a use at the same
-   * source and line, and stays (approximate) when the pass could not resolve that use; the new
+   * edges go; a syntactic edge goes when the pass resolved a use at the same source and line,
+   * and stays (approximate) when the pass could not resolve that use; the new
    * exact edges are inserted; files are marked `semantic_state = ok`. Readers never see a mix
    * of stale exact and new approximate edges for the scope.
    */
@@ -222,8 +222,9 @@ export class IndexWriter {
       const typeList = pass.types.map(() => '?').join(',');
       const covered = new Set(pass.edges.map((e) => `${e.sourceId}:${e.line}`));
       const delSemantic = this.db.prepare(`DELETE FROM edges WHERE file_id = ? AND extractor LIKE 'semantic:%' AND type IN (${typeList})`);
+      // Syntactic edges (approximate calls, name-resolved imports) at a use site the pass resolved.
       const approx = this.db.prepare(
-        `SELECT id, source_id, line FROM edges WHERE file_id = ? AND confidence = 'approximate' AND type IN (${typeList})`,
+        `SELECT id, source_id, line FROM edges WHERE file_id = ? AND extractor NOT LIKE 'semantic:%' AND type IN (${typeList})`,
       );
       const delEdge = this.db.prepare(`DELETE FROM edges WHERE id = ?`);
       const markOk = this.db.prepare(`UPDATE files SET semantic_state = 'ok', semantic_reason = NULL WHERE id = ?`);

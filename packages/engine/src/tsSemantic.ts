@@ -1,0 +1,153 @@
+import type { EdgeType } from '@ca/schema';
+import { createTsSemanticService, TS_SEMANTIC_EXTRACTOR_VERSION, type ProjectResult } from '@ca/parse-ts';
+import type { SemanticEdgeWrite, Store } from '@ca/store';
+
+export interface TsSemanticReport {
+  readonly projects: number;
+  readonly failedProjects: readonly { project: string; reason: string }[];
+  readonly fileErrors: number;
+  readonly files: number;
+  readonly edges: number;
+  readonly keyRefinements: number;
+  readonly ms: number;
+}
+
+const TS_SEMANTIC_TYPES: readonly EdgeType[] = ['calls', 'references', 'inherits', 'implements', 'overrides', 'accepts', 'imports'];
+export const TS_SEMANTIC_EXTRACTOR = `semantic:${TS_SEMANTIC_EXTRACTOR_VERSION}`;
+
+/**
+ * Runs the TypeScript compiler-API pass (child process, tsconfig plugins stripped) and applies
+ * each project's exact edges, reference counts and package-scoped keys to the index. A failed
+ * project degrades to syntactic-only with its reason recorded; the others are unaffected.
+ */
+export async function runTsSemanticPass(
+  store: Store,
+  repoRoot: string,
+  label: string,
+  options: { files?: readonly string[]; maxOldSpaceMb: number; deadlineMs: number },
+): Promise<TsSemanticReport> {
+  const started = performance.now();
+  const service = createTsSemanticService({ maxOldSpaceSizeMb: options.maxOldSpaceMb });
+  const failedProjects: { project: string; reason: string }[] = [];
+  let files = 0;
+  let edges = 0;
+  let refinements = 0;
+  let fileErrors = 0;
+  let projects = 0;
+  try {
+    const result = await service.analyzeRepository(repoRoot, {
+      ...(options.files ? { files: [...options.files] } : {}),
+      deadlineMs: options.deadlineMs,
+    });
+    // Map every project's edges to node ids before any key refinement is applied: a project's
+    // edges name targets in other projects by their syntactic (pre-refinement) keys.
+    const planned: { project: ProjectResult; pass: ReturnType<typeof planProject> }[] = [];
+    for (const project of result.projects) {
+      if (project.status === 'ok') planned.push({ project, pass: planProject(store, label, project) });
+    }
+    for (const { project, pass } of planned) applyPlanned(store, project, pass);
+    for (const project of result.projects) {
+      projects++;
+      const name = project.tsconfig ?? '(inferred project)';
+      if (project.status === 'failed') {
+        const reason = project.reason ?? 'unknown reason';
+        failedProjects.push({ project: name, reason });
+        store.writer.recordEvent('semantic_failed', project.tsconfig, reason);
+        continue;
+      }
+      const applied = planned.find((p) => p.project === project)!.pass;
+      files += applied.fileIds.length;
+      edges += applied.edges.length;
+      refinements += applied.keyUpdates.size;
+      fileErrors += project.fileErrors.length;
+    }
+  } finally {
+    await service.dispose();
+  }
+  if (failedProjects.length > 0) {
+    // Files no successful project covered keep their approximate edges, with the reason.
+    const reason = failedProjects.map((p) => `${p.project}: ${p.reason}`).join('; ');
+    const stale = store.db
+      .prepare(
+        `SELECT f.id FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+         WHERE f.language IN ('ts','js') AND f.semantic_state <> 'ok'`,
+      )
+      .all(label) as { id: number }[];
+    store.writer.setSemanticState(stale.map((r) => r.id), 'failed', reason.slice(0, 2000));
+  }
+  return { projects, failedProjects, fileErrors, files, edges, keyRefinements: refinements, ms: Math.round(performance.now() - started) };
+}
+
+interface PlannedPass {
+  readonly fileIds: number[];
+  readonly edges: SemanticEdgeWrite[];
+  readonly referenceCounts: Map<number, number>;
+  readonly keyUpdates: Map<number, string>;
+  readonly fileErrorIds: { id: number; reason: string }[];
+}
+
+function applyPlanned(store: Store, _project: ProjectResult, pass: PlannedPass): void {
+  store.writer.applySemanticPass({
+    fileIds: pass.fileIds,
+    edges: pass.edges,
+    types: TS_SEMANTIC_TYPES,
+    referenceCounts: pass.referenceCounts,
+    keyUpdates: pass.keyUpdates,
+    extractor: TS_SEMANTIC_EXTRACTOR,
+  });
+  for (const fe of pass.fileErrorIds) store.writer.setSemanticState([fe.id], 'failed', fe.reason);
+}
+
+function planProject(store: Store, label: string, project: ProjectResult): PlannedPass {
+  const fileIdStmt = store.db.prepare(
+    `SELECT lf.file_id AS id FROM label_files lf JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`,
+  );
+  const nodeStmt = store.db.prepare(`SELECT id FROM nodes WHERE file_id = ? AND symbol_key = ? ORDER BY disambiguator LIMIT 1`);
+  const fileIds = new Map<string, number | null>();
+  const fileId = (path: string): number | null => {
+    if (!fileIds.has(path)) fileIds.set(path, (fileIdStmt.get(label, path) as { id: number } | undefined)?.id ?? null);
+    return fileIds.get(path)!;
+  };
+  const nodeCache = new Map<string, number | null>();
+  const nodeId = (path: string, key: string): number | null => {
+    const k = `${path}\u0000${key}`;
+    if (!nodeCache.has(k)) {
+      const f = fileId(path);
+      nodeCache.set(k, f === null ? null : ((nodeStmt.get(f, key) as { id: number } | undefined)?.id ?? null));
+    }
+    return nodeCache.get(k)!;
+  };
+  const failedFiles = new Set(project.fileErrors.map((f) => f.path));
+  const scope = project.files.filter((p) => !failedFiles.has(p));
+  const edges: SemanticEdgeWrite[] = [];
+  for (const e of project.edges) {
+    const f = fileId(e.sourcePath);
+    const sourceId = nodeId(e.sourcePath, e.sourceKey);
+    if (f === null || sourceId === null || failedFiles.has(e.sourcePath)) continue;
+    edges.push({
+      sourceId,
+      targetId: nodeId(e.targetPath, e.targetKey),
+      targetKey: e.targetKey,
+      targetName: e.targetKey.slice(e.targetKey.indexOf('#') + 1),
+      type: e.type,
+      confidence: e.confidence,
+      fileId: f,
+      line: e.line,
+    });
+  }
+  const referenceCounts = new Map<number, number>();
+  for (const r of project.referenceCounts) {
+    const id = nodeId(r.path, r.symbolKey);
+    if (id !== null) referenceCounts.set(id, (referenceCounts.get(id) ?? 0) + r.count);
+  }
+  const keyUpdates = new Map<number, string>();
+  for (const k of project.keyRefinements) {
+    const id = nodeId(k.path, k.oldKey);
+    if (id !== null) keyUpdates.set(id, k.newKey);
+  }
+  const scopeIds = scope.map(fileId).filter((id): id is number => id !== null);
+  const fileErrorIds = project.fileErrors
+    .map((fe) => ({ id: fileId(fe.path), reason: fe.reason }))
+    .filter((x): x is { id: number; reason: string } => x.id !== null);
+  return { fileIds: scopeIds, edges, referenceCounts, keyUpdates, fileErrorIds };
+}

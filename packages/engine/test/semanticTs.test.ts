@@ -1,0 +1,74 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine, type IndexReport } from '../src/index.js';
+import { copyFixture, REPO_ROOT } from './helpers.js';
+
+const MONO = join(REPO_ROOT, 'fixtures', 'ts-monorepo');
+
+describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
+  let engine: Engine;
+  let report: IndexReport;
+  beforeAll(async () => {
+    engine = Engine.open(copyFixture(MONO), { env: {} });
+    report = await engine.index();
+  }, 120_000);
+  afterAll(() => engine.close());
+
+  const q = (id: string | null) => (id === null ? null : engine.reader().nodeById(Number(id))!.qualifiedName);
+  const rows = (r: ReturnType<Engine['navigate']>, end: 'from' | 'to') =>
+    r.edges.map((e) => [q(e[end]), e.type, e.confidence, e.path, e.line]);
+
+  it('runs one program per workspace package and refines package API keys', () => {
+    expect(report.semantic?.ts?.projects).toBe(2);
+    expect(report.semantic?.ts?.failedProjects).toEqual([]);
+    expect(engine.findSymbols('formatMoney')[0]!.symbolKey).toBe('ts:pkg:@mono/core#formatMoney(Money)');
+  });
+
+  it('callers resolve through aliases and across packages, exact and complete', () => {
+    const r = engine.navigate('callers', 'formatMoney');
+    expect(r.complete).toBe(true);
+    expect(rows(r, 'from')).toEqual([
+      ['checkout', 'calls', 'exact', 'packages/core/src/checkout.ts', 8],
+      ['StripeGateway.charge', 'calls', 'exact', 'packages/core/src/payments/stripeGateway.ts', 11],
+      ['PriceTag', 'calls', 'exact', 'packages/web/src/PriceTag.tsx', 14],
+    ]);
+  });
+
+  it('a call through an abstract member goes to that member; a call on a subclass instance to the override', () => {
+    expect(rows(engine.navigate('callers', 'Shape.area'), 'from')).toEqual([['Shape.describe', 'calls', 'exact', 'packages/core/src/shapes.ts', 5]]);
+    expect(rows(engine.navigate('callers', 'Circle.area'), 'from')).toEqual([['App', 'calls', 'exact', 'packages/web/src/App.tsx', 9]]);
+  });
+
+  it('impls: overrides of an abstract member, subclasses of an abstract class, implementations of an interface member', () => {
+    expect(rows(engine.navigate('impls', 'Shape.area'), 'from')).toEqual([
+      ['Circle.area', 'overrides', 'exact', 'packages/core/src/shapes.ts', 14],
+      ['Square.area', 'overrides', 'exact', 'packages/core/src/shapes.ts', 24],
+    ]);
+    expect(rows(engine.navigate('impls', 'Shape'), 'from').map((r) => [r[0], r[1], r[2]])).toEqual([
+      ['Circle', 'inherits', 'exact'],
+      ['Square', 'inherits', 'exact'],
+    ]);
+    expect(rows(engine.navigate('impls', 'PaymentGateway.charge'), 'from').map((r) => [r[0], r[1], r[2]])).toEqual([
+      ['PaypalGateway.charge', 'implements', 'exact'],
+      ['StripeGateway.charge', 'implements', 'exact'],
+    ]);
+  });
+
+  it('a dynamic call through an interface reaches implementations with --through-interfaces', () => {
+    expect(rows(engine.navigate('callers', 'StripeGateway.charge'), 'from')).toEqual([]);
+    const through = engine.navigate('callers', 'StripeGateway.charge', { throughInterfaces: true });
+    expect(rows(through, 'from')).toEqual([['checkout', 'calls', 'exact', 'packages/core/src/checkout.ts', 7]]);
+  });
+
+  it('callees of a component include JSX usage and constructor calls', () => {
+    const r = engine.navigate('callees', 'App', { minConfidence: 'exact' });
+    expect(rows(r, 'to').map((x) => [x[0], x[1], x[4]])).toEqual([
+      ['Circle', 'calls', 8],
+      ['checkout', 'calls', 9],
+      ['Circle.area', 'calls', 9],
+      ['PriceTag', 'calls', 12],
+      ['Button', 'calls', 13],
+      ['Shape.describe', 'calls', 13],
+    ]);
+  });
+});
