@@ -31,7 +31,12 @@ Navigation options:
   --depth N  --min-confidence exact|probable|approximate  --format mermaid|dot  --all
 
 Search options:
-  --limit N  --lang ts|js|cs  --kind KIND  --path GLOB  --include-tests  --explain`;
+  --limit N  --lang ts|js|cs  --kind KIND  --path GLOB  --include-tests  --explain
+  --budget TOKENS (default 16384)  --min-score 0..1 (drop results under this fraction of the best)
+
+Other:
+  similar SYMBOL          code like this symbol (vector channel)
+  model import DIR        copy an embedding model folder into the user cache (offline machines)`;
 
 const OPTIONS = {
   repo: { type: 'string' },
@@ -49,6 +54,8 @@ const OPTIONS = {
   'min-confidence': { type: 'string' },
   format: { type: 'string' },
   'through-interfaces': { type: 'boolean', default: false },
+  budget: { type: 'string' },
+  'min-score': { type: 'string' },
 } satisfies ParseArgsConfig['options'];
 
 type Values = {
@@ -67,6 +74,8 @@ type Values = {
   'min-confidence'?: string;
   format?: string;
   'through-interfaces': boolean;
+  budget?: string;
+  'min-score'?: string;
 };
 
 function usage(message: string): CaError {
@@ -78,6 +87,19 @@ function parseLimit(raw: string | undefined): number | undefined {
   if (!/^-?\d+$/.test(raw)) throw usage(`--limit must be a positive integer (got "${raw}")`);
   const n = Number(raw);
   if (n < 1 || n > 1000) throw usage(`--limit must be from 1 to 1000 (got ${n})`);
+  return n;
+}
+
+function parseNonNegative(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw)) throw usage(`${flag} must be a non-negative integer (got "${raw}")`);
+  return Number(raw);
+}
+
+function parseFraction(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw usage(`--min-score must be a number from 0 to 1 (got "${raw}")`);
   return n;
 }
 
@@ -134,14 +156,18 @@ async function cmdSearch(values: Values, args: string[]): Promise<number> {
   const limit = parseLimit(values.limit);
   const languages = parseLanguages(values.lang);
   const kinds = parseKinds(values.kind);
+  const budget = parseNonNegative(values.budget, '--budget');
+  const minScore = parseFraction(values['min-score']);
   const engine = openEngine(values);
   try {
-    const response = engine.search(query, {
+    const response = await engine.search(query, {
       ...(limit !== undefined ? { limit } : {}),
       ...(languages ? { languages } : {}),
       ...(kinds ? { kinds } : {}),
       ...(values.path ? { pathGlob: values.path } : {}),
       includeTests: values['include-tests'],
+      ...(budget !== undefined ? { budget } : {}),
+      ...(minScore !== undefined ? { minScore } : {}),
     });
     if (values.json) {
       printJson({
@@ -152,6 +178,7 @@ async function cmdSearch(values: Values, args: string[]): Promise<number> {
         ),
         tookMs: response.tookMs,
         notices: response.notices,
+        tokens: response.tokens,
       });
       return 0;
     }
@@ -166,7 +193,7 @@ async function cmdSearch(values: Values, args: string[]): Promise<number> {
     for (const n of response.notices) process.stderr.write(`note: ${n}\n`);
     return 0;
   } finally {
-    engine.close();
+    await engine.dispose();
   }
 }
 
@@ -330,6 +357,33 @@ async function cmdNavigate(navigation: Navigation, values: Values, args: string[
   }
 }
 
+async function cmdSimilar(values: Values, args: string[]): Promise<number> {
+  if (args.length !== 1) throw usage('similar needs exactly one SYMBOL');
+  const limit = parseLimit(values.limit);
+  const engine = openEngine(values);
+  try {
+    const r = await engine.similar(args[0]!, limit !== undefined ? { limit } : {});
+    if (values.json) printJson({ query: r.query, results: r.results.map(({ ranks: _r, ...x }) => x), tookMs: r.tookMs, notices: r.notices });
+    else {
+      r.results.forEach((x, i) => process.stdout.write(`${i + 1}. ${x.qualifiedName}  (${x.kind})  ${location(x)}  similarity ${x.score.toFixed(3)}\n`));
+      for (const n of r.notices) process.stderr.write(`note: ${n}\n`);
+    }
+    return 0;
+  } finally {
+    await engine.dispose();
+  }
+}
+
+async function cmdModel(values: Values, args: string[]): Promise<number> {
+  const [sub, dir] = args;
+  if (sub !== 'import' || !dir || args.length !== 2) throw usage('usage: ca model import DIR');
+  const { importModel } = await import('@ca/engine');
+  const target = await importModel(dir);
+  if (values.json) printJson({ imported: target });
+  else process.stdout.write(`model copied to ${target}\n`);
+  return 0;
+}
+
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
   let values: Values;
@@ -363,6 +417,10 @@ export async function run(argv: string[]): Promise<number> {
         return await cmdStatus(values);
       case 'health':
         return await cmdHealth(values);
+      case 'similar':
+        return await cmdSimilar(values, args);
+      case 'model':
+        return await cmdModel(values, args);
       case 'callers':
       case 'callees':
       case 'refs':

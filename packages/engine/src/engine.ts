@@ -10,7 +10,7 @@ import {
   type ParseStatus,
 } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, Store, type FileWrite, type IndexReader, type NodeRecord } from '@ca/store';
-import { search as runSearch, type SearchOptions, type SearchResponse } from '@ca/retrieve';
+import { search as runSearch, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { discoverFiles, type DiscoveredFile, type SkippedFile } from './discovery.js';
 import { gitBlobId, type ProcessedFile } from './fileProcessing.js';
@@ -19,6 +19,8 @@ export { toSymbolView } from './symbolView.js';
 export type { SymbolView } from './symbolView.js';
 import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
 import { ParsePool } from './parsePool.js';
+import { embedPending, QueryEmbedder, type EmbedReport } from './embedding.js';
+import { VectorStore } from '@ca/store';
 import { runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
 import { runTsSemanticPass, type TsSemanticReport } from './tsSemantic.js';
 
@@ -33,7 +35,7 @@ export interface EngineOptions {
   readonly env?: Record<string, string | undefined>;
 }
 
-export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic';
+export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
 export interface IndexProgress {
   readonly phase: IndexPhase;
   readonly done: number;
@@ -55,6 +57,8 @@ export interface IndexReport {
   lines: number;
   /** Semantic passes run in this run (absent when nothing needed one). */
   semantic?: { ts?: TsSemanticReport; cs?: CsSemanticReport };
+  /** The embedding step (vectors are filled behind the structural index). */
+  embeddings?: EmbedReport;
 }
 
 export interface StatusReport {
@@ -225,6 +229,9 @@ export class Engine {
           });
         }
       }
+      const embeddings = await embedPending(this.store, this.config.embedding, WORKING_LABEL, (done, total) =>
+        progress({ phase: 'embed', done, total }),
+      );
       this.store.writer.setMetadata('last_indexed_at', new Date().toISOString());
       const counts = reader.counts();
       return {
@@ -238,6 +245,7 @@ export class Engine {
         removed: removed.length,
         lines: counts.lines,
         ...(Object.keys(semantic).length > 0 ? { semantic } : {}),
+        embeddings,
       };
     } finally {
       await pool?.close();
@@ -245,15 +253,112 @@ export class Engine {
     }
   }
 
-  /** Hybrid search over the working tree's index. */
-  search(query: string, options: SearchOptions = {}): SearchResponse {
-    const response = runSearch(this.reader(), query, {
+  /**
+   * Hybrid search over the working tree's index: name, BM25 and (when a model and vectors are
+   * available) vector channels. Answers are cached per parameters until the index changes.
+   */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
+    const started = performance.now();
+    const key = JSON.stringify([query, options, this.indexVersion()]);
+    const cached = this.queryCache.get(key);
+    if (cached) {
+      this.queryCache.delete(key);
+      this.queryCache.set(key, cached);
+      return { ...cached, tookMs: Math.round((performance.now() - started) * 100) / 100 };
+    }
+    const reader = this.reader();
+    const vectorOff = await this.vectorOffReason();
+    let vector: VectorChannel | null = null;
+    const wantsVector = (options.channels ?? ['vector']).includes('vector') && query.trim() !== '';
+    if (vectorOff === null && wantsVector) {
+      const q = await this.queryEmbedder.embed(query.trim().slice(0, 2000));
+      const store = this.vectors();
+      vector = { search: (k, allow) => store.knn(q, k, allow ? { allow } : {}) };
+    }
+    const response = runSearch({ reader, vector, ...(vectorOff ? { vectorOffReason: vectorOff } : {}) }, query, {
       rrfK: this.config.search.rrf_k,
       channelK: this.config.search.channel_k,
+      budget: this.config.search.budget,
       ...options,
       limit: options.limit ?? this.config.search.limit,
     });
-    return { ...response, notices: [...response.notices, 'vector channel off: embeddings are not configured in this build'] };
+    const result = { ...response, tookMs: Math.round((performance.now() - started) * 100) / 100 };
+    this.queryCache.set(key, result);
+    if (this.queryCache.size > 200) this.queryCache.delete(this.queryCache.keys().next().value!);
+    return result;
+  }
+
+  /** Symbols whose code is most like SYMBOL's (vector channel), excluding itself. */
+  async similar(name: string, options: { limit?: number } = {}): Promise<SearchResponse> {
+    const started = performance.now();
+    const node = this.resolveSymbol(name);
+    const limit = options.limit ?? this.config.search.limit;
+    const off = await this.vectorOffReason();
+    if (off !== null) {
+      // Without vectors: words of the symbol's own code through BM25, said plainly.
+      const r = await this.search(`${node.name} ${node.signature}`, { limit: limit + 1, channels: ['bm25'] });
+      return { ...r, results: r.results.filter((x) => x.id !== String(node.id)).slice(0, limit) };
+    }
+    const store = this.vectors();
+    const own = this.store.db
+      .prepare(`SELECT e.vector FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id WHERE ne.node_id = ? AND ne.window = 0`)
+      .get(node.id) as { vector: Buffer } | undefined;
+    if (!own) throw new CaError('not_found', `${node.qualifiedName} has no embedding yet (run ca index)`);
+    const q = new Float32Array(own.vector.buffer.slice(own.vector.byteOffset, own.vector.byteOffset + own.vector.byteLength));
+    const hits = store.knn(q, limit + 1).filter((h) => h.nodeId !== node.id).slice(0, limit);
+    const nodes = new Map(this.reader().nodesByIds(hits.map((h) => h.nodeId)).map((n) => [n.id, n]));
+    const results = hits
+      .map((h, i) => {
+        const n = nodes.get(h.nodeId);
+        if (!n) return null;
+        return {
+          id: String(n.id),
+          qualifiedName: n.qualifiedName,
+          name: n.name,
+          kind: n.kind,
+          language: n.language,
+          path: n.path,
+          startLine: n.startLine,
+          endLine: n.endLine,
+          score: Math.round(h.score * 1e6) / 1e6,
+          matchedBy: ['vector'],
+          code: n.chunkText,
+          ranks: { vector: i + 1 },
+        };
+      })
+      .filter((x): x is NonNullable<typeof x> => x !== null);
+    return { query: node.qualifiedName, intent: 'targeted', results, tookMs: Math.round((performance.now() - started) * 100) / 100, notices: [], tokens: 0 };
+  }
+
+  /** Null when the vector channel works; otherwise why it is off. */
+  async vectorOffReason(): Promise<string | null> {
+    const reason = await this.queryEmbedder.unavailableReason();
+    if (reason) return reason;
+    const model = this.vectors().model();
+    if (!model) return 'the index has no embeddings yet (run ca index)';
+    const current = await this.queryEmbedder.modelId();
+    if (current !== model.modelId) return `the index holds vectors of ${model.modelId}, the configured model is ${current} (run ca index to re-embed)`;
+    return null;
+  }
+
+  private vectorStore: VectorStore | null = null;
+  private vectors(): VectorStore {
+    this.vectorStore ??= new VectorStore(this.store.db);
+    return this.vectorStore;
+  }
+
+  private readonly queryCache = new Map<string, SearchResponse>();
+  private queryEmbedderInstance: QueryEmbedder | null = null;
+  private get queryEmbedder(): QueryEmbedder {
+    this.queryEmbedderInstance ??= new QueryEmbedder(this.config.embedding);
+    return this.queryEmbedderInstance;
+  }
+
+  /** Changes whenever any connection commits to the index (invalidates the query cache). */
+  private indexVersion(): string {
+    const dv = this.store.db.pragma('data_version', { simple: true }) as number;
+    const tc = (this.store.db.prepare('SELECT total_changes() AS c').get() as { c: number }).c;
+    return `${dv}:${tc}`;
   }
 
   /**
@@ -357,8 +462,8 @@ export class Engine {
       lines: counts.lines,
       parseStatus: counts.byStatus,
       problems,
-      semantic: 'syntactic only: the semantic passes (TypeScript compiler, Roslyn) are not part of this build yet; call/reference edges are approximate',
-      vectorChannel: 'off: embeddings are not configured in this build',
+      semantic: semanticSummary(this.store),
+      vectorChannel: vectorSummary(this.store),
       lastIndexedAt: reader.metadata('last_indexed_at'),
     };
   }
@@ -390,9 +495,37 @@ export class Engine {
     return checks;
   }
 
+  /** Releases the index and the query-side model. */
+  async dispose(): Promise<void> {
+    await this.queryEmbedderInstance?.dispose();
+    this.close();
+  }
+
   close(): void {
     this.store.close();
   }
+}
+
+function semanticSummary(store: Store): string {
+  const rows = store.db
+    .prepare(
+      `SELECT f.language, f.semantic_state AS state, COUNT(*) AS n, MIN(f.semantic_reason) AS reason FROM files f
+       JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+       WHERE f.language IS NOT NULL AND f.parse_status IN ('ok','partial') GROUP BY f.language, f.semantic_state ORDER BY f.language`,
+    )
+    .all(WORKING_LABEL) as { language: string; state: string; n: number; reason: string | null }[];
+  if (rows.length === 0) return 'no source files';
+  return rows
+    .map((r) => `${r.language}: ${r.n} file${r.n === 1 ? '' : 's'} ${r.state === 'ok' ? 'with exact edges' : r.state === 'failed' ? `failed (${r.reason ?? 'unknown'})` : `syntactic only${r.reason ? ` (${r.reason})` : ''}`}`)
+    .join('; ');
+}
+
+function vectorSummary(store: Store): string {
+  const off = (store.db.prepare(`SELECT value FROM _metadata WHERE key = 'vector_channel_off'`).get() as { value: string } | undefined)?.value;
+  if (off) return `off: ${off}`;
+  const model = new VectorStore(store.db).model();
+  if (!model) return 'off: the index has no embeddings yet (run ca index)';
+  return `on: ${model.modelId} (${model.dims} dims), ${new VectorStore(store.db).count()} vectors`;
 }
 
 /** Number of TS/JS files in the working label. */

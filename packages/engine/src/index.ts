@@ -10,6 +10,8 @@ export type {
 } from './engine.js';
 export { NAVIGATIONS, renderGraph } from './navigation.js';
 export type { Navigation, NavigationOptions, NavigationResult, NavigationEdge, NavigationNode, Gap, ImpactFile } from './navigation.js';
+export { importModel } from './modelImport.js';
+export type { EmbedReport } from './embedding.js';
 export { discoverFiles, BUILTIN_EXCLUDED_DIRS } from './discovery.js';
 export type { DiscoveredFile, SkippedFile, DiscoveryResult } from './discovery.js';
 export { gitBlobId, looksMinified } from './fileProcessing.js';

@@ -11,7 +11,7 @@ if (!hasDotnet) console.warn('SKIPPED: C# semantic engine tests need the .NET SD
 describe('C# syntactic index (fixtures/cs-solution)', () => {
   let engine: Engine;
   beforeAll(async () => {
-    engine = Engine.open(copyFixture(CS), { env: {}, configOverrides: { semantic: { enabled: false } } });
+    engine = Engine.open(copyFixture(CS), { env: {}, configOverrides: { semantic: { enabled: false }, embedding: { enabled: false } } });
     await engine.index();
   });
   afterAll(() => engine.close());
@@ -36,7 +36,7 @@ describe.skipIf(!hasDotnet)('C# semantic pass through roslyn-host', () => {
   let engine: Engine;
   let report: IndexReport;
   beforeAll(async () => {
-    engine = Engine.open(copyFixture(CS), { env: {} });
+    engine = Engine.open(copyFixture(CS), { env: {}, configOverrides: { embedding: { enabled: false } } });
     report = await engine.index();
   }, 120_000);
   afterAll(() => engine.close());

@@ -14,7 +14,7 @@ describe('Engine on fixtures/ts-app', () => {
 
   beforeAll(async () => {
     repo = copyFixture(TS_APP);
-    engine = Engine.open(repo, { env: {} });
+    engine = Engine.open(repo, { env: {}, configOverrides: { embedding: { enabled: false } } });
     first = await engine.index();
   });
   afterAll(() => engine.close());
@@ -30,8 +30,8 @@ describe('Engine on fixtures/ts-app', () => {
     expect(require('node:fs').readFileSync(gi, 'utf8')).toContain('*.db');
   });
 
-  it('finds a symbol by exact qualified name first, and its definition before usages', () => {
-    const r = engine.search('AuthService.login');
+  it('finds a symbol by exact qualified name first, and its definition before usages', async () => {
+    const r = await engine.search('AuthService.login');
     expect([r.results[0]!.qualifiedName, r.results[0]!.kind, r.results[0]!.path, r.results[0]!.startLine]).toEqual([
       'AuthService.login',
       'method',
@@ -40,24 +40,24 @@ describe('Engine on fixtures/ts-app', () => {
     ]);
     expect(r.results[0]!.matchedBy).toContain('name');
     expect(r.intent).toBe('targeted');
-    const t = engine.search('terminatePlan');
+    const t = await engine.search('terminatePlan');
     expect(t.results[0]!.qualifiedName).toBe('BillingAccount.terminatePlan');
   });
 
-  it('finds symbols by words from their body and comments', () => {
-    const r = engine.search('rate limited failed logins');
+  it('finds symbols by words from their body and comments', async () => {
+    const r = await engine.search('rate limited failed logins');
     expect(r.results.slice(0, 3).map((x) => x.qualifiedName)).toContain('AuthService');
     expect(r.intent).toBe('exploratory');
   });
 
-  it('applies language, kind and path filters before fusion', () => {
-    const js = engine.search('retry', { languages: ['js'] });
+  it('applies language, kind and path filters before fusion', async () => {
+    const js = await engine.search('retry', { languages: ['js'] });
     expect(js.results.length).toBeGreaterThan(0);
     expect(js.results.every((x) => x.language === 'js')).toBe(true);
-    const onlyClasses = engine.search('AuthService', { kinds: ['class'] });
+    const onlyClasses = await engine.search('AuthService', { kinds: ['class'] });
     expect(onlyClasses.results[0]!.qualifiedName).toBe('AuthService');
     expect(onlyClasses.results.every((x) => x.kind === 'class')).toBe(true);
-    const billing = engine.search('account', { pathGlob: 'src/billing/**' });
+    const billing = await engine.search('account', { pathGlob: 'src/billing/**' });
     expect(billing.results.length).toBeGreaterThan(0);
     expect(billing.results.every((x) => x.path.startsWith('src/billing/'))).toBe(true);
   });
@@ -110,7 +110,7 @@ describe('bad input', () => {
     writeFileSync(join(repo, 'src/binary.ts'), Buffer.from([0x65, 0x00, 0x01, 0x02]));
     require('node:fs').symlinkSync(join(repo, 'src/l1.ts'), join(repo, 'src/l2.ts'));
     require('node:fs').symlinkSync(join(repo, 'src/l2.ts'), join(repo, 'src/l1.ts'));
-    const engine = Engine.open(repo, { env: {}, configOverrides: { semantic: { enabled: false } } });
+    const engine = Engine.open(repo, { env: {}, configOverrides: { semantic: { enabled: false }, embedding: { enabled: false } } });
     try {
       const report = await engine.index();
       const status = engine.status();

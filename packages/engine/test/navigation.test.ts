@@ -13,7 +13,7 @@ describe('navigation over the syntactic graph (fixtures/ts-app)', () => {
   let engine: Engine;
   beforeAll(async () => {
     // The semantic pass is off here: these tests pin the syntactic (approximate) graph.
-    engine = Engine.open(copyFixture(TS_APP), { env: {}, configOverrides: { semantic: { enabled: false } } });
+    engine = Engine.open(copyFixture(TS_APP), { env: {}, configOverrides: { semantic: { enabled: false }, embedding: { enabled: false } } });
     await engine.index();
   });
   afterAll(() => engine.close());
@@ -90,7 +90,7 @@ describe('cycle guard', () => {
       join(repo, 'src/ping.ts'),
       'export function ping(n: number): number {\n  return n <= 0 ? 0 : pong(n - 1);\n}\n\nexport function pong(n: number): number {\n  return n <= 0 ? 0 : ping(n - 1);\n}\n\nexport function start(): number {\n  return ping(10);\n}\n',
     );
-    const engine = Engine.open(repo, { env: {}, configOverrides: { semantic: { enabled: false } } });
+    const engine = Engine.open(repo, { env: {}, configOverrides: { semantic: { enabled: false }, embedding: { enabled: false } } });
     try {
       await engine.index();
       const r = engine.navigate('callers', 'ping', { depth: 20 });

@@ -9,7 +9,7 @@ describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
   let engine: Engine;
   let report: IndexReport;
   beforeAll(async () => {
-    engine = Engine.open(copyFixture(MONO), { env: {} });
+    engine = Engine.open(copyFixture(MONO), { env: {}, configOverrides: { embedding: { enabled: false } } });
     report = await engine.index();
   }, 120_000);
   afterAll(() => engine.close());

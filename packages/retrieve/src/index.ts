@@ -1,5 +1,6 @@
 export { search } from './search.js';
-export type { SearchOptions, SearchResult, SearchResponse, Channel } from './search.js';
+export type { SearchOptions, SearchResult, SearchResponse, Channel, SearchContext, VectorChannel } from './search.js';
+export { estimateTokens, expandChildren } from './budget.js';
 export { analyzeQuery, isIdentifierLike } from './queryAnalysis.js';
 export type { AnalyzedQuery, Intent } from './queryAnalysis.js';
 export { reciprocalRankFusion } from './fusion.js';

@@ -1,7 +1,8 @@
 import picomatch from 'picomatch';
-import { CaError, CALLABLE_KINDS, TYPE_KINDS, type Language, type NodeKind } from '@ca/schema';
+import { CaError, CALLABLE_KINDS, TYPE_KINDS, type EdgeType, type Language, type NodeKind } from '@ca/schema';
 import type { IndexReader, NodeFilter, NodeRecord } from '@ca/store';
-import { reciprocalRankFusion, type ChannelRanking } from './fusion.js';
+import { estimateTokens, expandChildren } from './budget.js';
+import { reciprocalRankFusion, type ChannelRanking, type FusedHit } from './fusion.js';
 import { analyzeQuery, type Intent } from './queryAnalysis.js';
 import { isTestPath } from './testCode.js';
 
@@ -19,12 +20,29 @@ export interface SearchOptions {
   readonly channels?: readonly Channel[];
   /** RRF constant (default 60). */
   readonly rrfK?: number;
-  /** Candidates per channel before fusion (default 50). */
+  /** Candidates per channel before fusion (default 50; doubled for cross-cutting queries). */
   readonly channelK?: number;
   /** Structural enrichment (hub elevation); default true. Off for ablations. */
   readonly hub?: boolean;
   /** Definition boost; default true. Off for ablations. */
   readonly definitionBoost?: boolean;
+  /** Token budget of all returned code (default 16384; estimator in budget.ts). */
+  readonly budget?: number;
+  /** Relevance gate: drop results scoring under this fraction of the best result (0-1, default 0). */
+  readonly minScore?: number;
+}
+
+/** The vector channel, provided by the caller (the engine embeds the query). */
+export interface VectorChannel {
+  /** Nearest nodes to the query, best first, restricted to `allow` when given. */
+  search(k: number, allow: ReadonlySet<number> | null): { nodeId: number; score: number }[];
+}
+
+export interface SearchContext {
+  readonly reader: IndexReader;
+  /** The vector channel, or null with the reason it is off. */
+  readonly vector: VectorChannel | null;
+  readonly vectorOffReason?: string;
 }
 
 export interface SearchResult {
@@ -39,8 +57,10 @@ export interface SearchResult {
   readonly score: number;
   readonly matchedBy: readonly string[];
   readonly code: string;
-  /** Per-channel 1-based ranks (always computed; printed with --explain). */
+  /** Per-channel 1-based ranks (printed with --explain). */
   readonly ranks: Readonly<Record<string, number>>;
+  /** Ids of children expanded inside `code` (parent/child merge). */
+  readonly expandedChildren?: readonly string[];
 }
 
 export interface SearchResponse {
@@ -50,13 +70,18 @@ export interface SearchResponse {
   readonly tookMs: number;
   /** Human-readable notes about degraded channels ("vector channel off: …"). */
   readonly notices: readonly string[];
+  /** Estimated tokens of all returned code. */
+  readonly tokens: number;
 }
 
-/** Multiplier applied to test code when the query is not about tests. */
 const TEST_PENALTY = 0.5;
 const GENERATED_PENALTY = 0.3;
-/** Extra score for an exact qualified-name hit: always above any fused score. */
+const SYNTACTIC_ONLY_PENALTY = 0.8;
+/** Added to an exact qualified-name hit: always above any fused score. */
 const EXACT_NAME_BONUS = 1;
+const HUB_SEEDS = 10;
+const HUB_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implements', 'inherits'];
+const MAX_QUERY_CHARS = 8192;
 
 function toFilter(options: SearchOptions): NodeFilter {
   let pathRegex: string | undefined;
@@ -74,35 +99,72 @@ function toFilter(options: SearchOptions): NodeFilter {
   };
 }
 
-/** Validates user-facing numeric options; bad values are usage errors, not SQL errors. */
-function checkLimit(limit: number | undefined): number {
-  const value = limit ?? 10;
-  if (!Number.isInteger(value) || value < 1 || value > 1000) {
-    throw new CaError('invalid_query', `--limit must be an integer from 1 to 1000 (got ${String(limit)})`);
+/** Validates user-facing numeric options; bad values are usage errors, never SQL errors. */
+function validate(options: SearchOptions): { limit: number; budget: number; minScore: number } {
+  const limit = options.limit ?? 10;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new CaError('invalid_query', `--limit must be an integer from 1 to 1000 (got ${String(options.limit)})`);
   }
-  return value;
+  const budget = options.budget ?? 16384;
+  if (!Number.isInteger(budget) || budget < 0) throw new CaError('invalid_query', `--budget must be a non-negative integer (got ${String(options.budget)})`);
+  const minScore = options.minScore ?? 0;
+  if (!(minScore >= 0 && minScore <= 1)) throw new CaError('invalid_query', `--min-score must be between 0 and 1 (got ${String(options.minScore)})`);
+  return { limit, budget, minScore };
+}
+
+interface Scored {
+  node: NodeRecord;
+  score: number;
+  /** Score before the exact-name bonus (the relevance gate compares these). */
+  base: number;
+  ranks: Record<string, number>;
+  hub: boolean;
+}
+
+function moduleOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '.' : path.slice(0, i);
 }
 
 /**
- * Hybrid search over one label: qualified-name and BM25 channels (the vector channel joins
- * when an embedder is configured), fused with RRF, then exact-name-first, definition boost and
- * penalties (generated, test code). Filters apply inside each channel, before fusion.
+ * Hybrid search over one label: qualified-name, BM25 and vector channels (each filtered before
+ * fusion), reciprocal rank fusion, then exact-name-first, definition boost, penalties
+ * (generated, syntactic-only, test code), small boosts (caller files, public API), hub
+ * elevation, cross-cutting diversity, a relevance gate, and selection under a token budget
+ * with parent/child merging.
  */
-export function search(reader: IndexReader, query: string, options: SearchOptions = {}): SearchResponse {
+export function search(ctx: SearchContext, query: string, options: SearchOptions = {}): SearchResponse {
   const started = performance.now();
-  const limit = checkLimit(options.limit);
-  const text = query.trim();
-  const analyzed = analyzeQuery(text);
-  if (text === '') {
-    return { query, intent: analyzed.intent, results: [], tookMs: 0, notices: ['empty query'] };
+  const { limit, budget, minScore } = validate(options);
+  const notices: string[] = [];
+  let text = query.trim();
+  if (text.length > MAX_QUERY_CHARS) {
+    text = text.slice(0, MAX_QUERY_CHARS);
+    notices.push(`query truncated to ${MAX_QUERY_CHARS} characters`);
   }
+  const analyzed = analyzeQuery(text);
+  const done = (results: SearchResult[], tokens = 0): SearchResponse => ({
+    query,
+    intent: analyzed.intent,
+    results,
+    tookMs: Math.round((performance.now() - started) * 100) / 100,
+    notices,
+    tokens,
+  });
+  const wanted = new Set<Channel>(options.channels ?? ['name', 'bm25', 'vector']);
+  if (wanted.has('vector') && !ctx.vector) notices.push(`vector channel off: ${ctx.vectorOffReason ?? 'no embedding model'}`);
+  if (text === '') {
+    notices.push('empty query');
+    return done([]);
+  }
+  const { reader } = ctx;
   const filter = toFilter(options);
-  const channels = new Set<Channel>(options.channels ?? ['name', 'bm25']);
   const channelK = (options.channelK ?? 50) * (analyzed.intent === 'cross_cutting' ? 2 : 1);
   const rankings: ChannelRanking[] = [];
   const exact = new Set<number>();
+  const named = new Set<number>();
 
-  if (channels.has('name')) {
+  if (wanted.has('name')) {
     const ids: number[] = [];
     const seen = new Set<number>();
     const push = (nodes: NodeRecord[]) => {
@@ -113,54 +175,193 @@ export function search(reader: IndexReader, query: string, options: SearchOption
       for (const n of exactHits) exact.add(n.id);
       push(exactHits);
     }
-    for (const ident of analyzed.identifiers) push(reader.bySuffix(ident, filter, channelK));
+    for (const ident of analyzed.identifiers) {
+      const suffixHits = reader.bySuffix(ident, filter, channelK);
+      // A symbol the user named exactly (`issueToken`, `Billing.terminatePlan`) is returned as itself.
+      const simple = ident.split(/\.|::/).pop()!;
+      for (const n of suffixHits) if (n.name === simple) named.add(n.id);
+      push(suffixHits);
+    }
+    for (const id of exact) named.add(id);
     rankings.push({ channel: 'name', ids: ids.slice(0, channelK) });
   }
-  if (channels.has('bm25')) {
+  if (wanted.has('bm25')) {
     rankings.push({ channel: 'bm25', ids: reader.bm25(text, filter, channelK).map((h) => h.nodeId) });
+  }
+  if (wanted.has('vector') && ctx.vector) {
+    const hasFilter = filter.languages !== undefined || filter.kinds !== undefined || filter.pathRegex !== undefined;
+    const allow = hasFilter ? reader.nodeIdsMatching(filter) : null;
+    rankings.push({ channel: 'vector', ids: ctx.vector.search(channelK, allow).map((h) => h.nodeId) });
   }
 
   const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60);
-  const nodes = new Map(reader.nodesByIds(fused.map((h) => h.nodeId)).map((n) => [n.id, n]));
-  const includeTests = options.includeTests === true || analyzed.aboutTests;
-  const scored = fused
-    .map((hit) => {
-      const n = nodes.get(hit.nodeId);
-      if (!n || n.parseStatus === 'error') return null;
-      let score = hit.score;
-      // Definition boost: symbols that define something beat file/module and variable hits.
-      if (options.definitionBoost !== false) {
-        if (TYPE_KINDS.has(n.kind) || CALLABLE_KINDS.has(n.kind)) score *= 1.1;
-        if (n.kind === 'file' || n.kind === 'module') score *= 0.8;
-      }
-      if (n.generated) score *= GENERATED_PENALTY;
-      if (!includeTests && isTestPath(n.path)) score *= TEST_PENALTY;
-      if (exact.has(n.id)) score += EXACT_NAME_BONUS;
-      return { hit, node: n, score };
-    })
-    .filter((x): x is NonNullable<typeof x> => x !== null)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, limit);
+  const scored = rescore(reader, fused, exact, options, analyzed.aboutTests);
+  if (options.hub !== false && scored.length > 0) elevateHubs(reader, scored, filter);
+  scored.sort((a, b) => b.score - a.score);
+  if (analyzed.intent === 'cross_cutting') diversify(scored);
 
-  const results: SearchResult[] = scored.map(({ hit, node, score }) => ({
-    id: String(node.id),
-    qualifiedName: node.qualifiedName,
-    name: node.name,
-    kind: node.kind,
-    language: node.language,
-    path: node.path,
-    startLine: node.startLine,
-    endLine: node.endLine,
-    score: Math.round(score * 1e6) / 1e6,
-    matchedBy: Object.keys(hit.ranks),
-    code: node.chunkText,
-    ranks: hit.ranks,
-  }));
-  return {
-    query,
-    intent: analyzed.intent,
-    results,
-    tookMs: Math.round((performance.now() - started) * 100) / 100,
-    notices: [],
+  // Relevance gate, relative to the best base score.
+  const top = scored.reduce((m, s) => Math.max(m, s.base), 0);
+  const gated = minScore > 0 ? scored.filter((s) => s.base >= minScore * top || exact.has(s.node.id)) : scored;
+  const selected = select(gated, limit, budget, named);
+  let results = selected.results;
+  if (analyzed.intent === 'cross_cutting') results = groupByModule(results);
+  return done(results, selected.tokens);
+}
+
+function rescore(reader: IndexReader, fused: FusedHit[], exact: ReadonlySet<number>, options: SearchOptions, aboutTests: boolean): Scored[] {
+  const nodes = new Map(reader.nodesByIds(fused.map((h) => h.nodeId)).map((n) => [n.id, n]));
+  const callerFiles = reader.callerFileCounts([...nodes.keys()]);
+  const includeTests = options.includeTests === true || aboutTests;
+  const out: Scored[] = [];
+  for (const hit of fused) {
+    const n = nodes.get(hit.nodeId);
+    if (!n || n.parseStatus === 'error') continue; // failed parses are excluded
+    let score = hit.score;
+    if (options.definitionBoost !== false) {
+      if (TYPE_KINDS.has(n.kind) || CALLABLE_KINDS.has(n.kind)) score *= 1.1;
+      if (n.kind === 'file' || n.kind === 'module') score *= 0.8;
+    }
+    if (n.generated) score *= GENERATED_PENALTY;
+    if (n.semanticState !== 'ok') score *= SYNTACTIC_ONLY_PENALTY;
+    if (!includeTests && isTestPath(n.path)) score *= TEST_PENALTY;
+    // Small additive boosts: widely used symbols and public API (≤ ~10% of a top RRF score).
+    score += Math.min(callerFiles.get(n.id) ?? 0, 10) * 0.0002;
+    if (n.isPublicApi) score += 0.0005;
+    const base = score;
+    if (exact.has(n.id)) score += EXACT_NAME_BONUS;
+    out.push({ node: n, score, base, ranks: { ...hit.ranks }, hub: false });
+  }
+  return out;
+}
+
+/**
+ * Hub elevation: a symbol connected (one hop of calls/references/implements/inherits) to at
+ * least two of the top results is added even if no channel returned it; its score is half the
+ * summed base scores of the results it connects, capped under the weakest of them.
+ */
+function elevateHubs(reader: IndexReader, scored: Scored[], filter: NodeFilter): void {
+  const sorted = [...scored].sort((a, b) => b.score - a.score).slice(0, HUB_SEEDS);
+  const byId = new Map(scored.map((s) => [s.node.id, s]));
+  const links = new Map<number, Set<number>>();
+  for (const { neighbour, seed } of reader.neighbours(sorted.map((s) => s.node.id), HUB_EDGE_TYPES)) {
+    if (neighbour === seed || byId.has(neighbour)) continue;
+    let set = links.get(neighbour);
+    if (!set) links.set(neighbour, (set = new Set()));
+    set.add(seed);
+  }
+  const hubs = [...links.entries()].filter(([, seeds]) => seeds.size >= 2);
+  if (hubs.length === 0) return;
+  const allowed = filter.languages || filter.kinds || filter.pathRegex ? reader.nodeIdsMatching(filter) : null;
+  const nodes = new Map(reader.nodesByIds(hubs.map(([id]) => id)).map((n) => [n.id, n]));
+  for (const [id, seeds] of hubs) {
+    const n = nodes.get(id);
+    if (!n || n.kind === 'file' || n.kind === 'module' || (allowed && !allowed.has(id))) continue;
+    const seedScores = [...seeds].map((s) => byId.get(s)!.base);
+    const score = Math.min(seedScores.reduce((a, b) => a + b, 0) * 0.5, Math.min(...seedScores) * 0.99);
+    scored.push({ node: n, score, base: score, ranks: {}, hub: true });
+  }
+}
+
+/** Cross-cutting queries: each further result from the same file is damped (0.85^k). */
+function diversify(scored: Scored[]): void {
+  const seen = new Map<string, number>();
+  for (const s of scored) {
+    const k = seen.get(s.node.path) ?? 0;
+    s.score *= 0.85 ** k;
+    seen.set(s.node.path, k + 1);
+  }
+  scored.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Walks results best-first: a result whose ancestor is also selected is merged into it (the
+ * parent's code with that child expanded); each result is kept only if it fits the remaining
+ * token budget. The budget is never exceeded.
+ */
+function select(scored: readonly Scored[], limit: number, budget: number, named: ReadonlySet<number>): { results: SearchResult[]; tokens: number } {
+  const candidates = scored.slice(0, Math.max(limit * 3, 30));
+  const candidateById = new Map(candidates.map((c) => [c.node.id, c]));
+  // Child → its parent, when both are candidates (the parent's code can expand the child).
+  const parentOf = new Map<number, Scored>();
+  const childrenOf = new Map<number, Scored[]>();
+  for (const c of candidates) {
+    const parent = c.node.parentId === null ? undefined : candidateById.get(c.node.parentId);
+    if (!parent || parent.node.kind === 'file' || parent.node.kind === 'module') continue;
+    parentOf.set(c.node.id, parent);
+    (childrenOf.get(parent.node.id) ?? childrenOf.set(parent.node.id, []).get(parent.node.id)!).push(c);
+  }
+  const results: SearchResult[] = [];
+  const done = new Set<number>();
+  let tokens = 0;
+  const emit = (unit: Scored, code: string, expanded: readonly Scored[]): boolean => {
+    const cost = estimateTokens(code);
+    if (tokens + cost > budget) return false;
+    tokens += cost;
+    const matchedBy = new Set(Object.keys(unit.ranks));
+    if (unit.hub) matchedBy.add('hub');
+    let score = unit.score;
+    for (const k of expanded) {
+      for (const c of Object.keys(k.ranks)) matchedBy.add(c);
+      if (k.hub) matchedBy.add('hub');
+      score = Math.max(score, k.score);
+    }
+    done.add(unit.node.id);
+    for (const k of expanded) done.add(k.node.id);
+    const n = unit.node;
+    results.push({
+      id: String(n.id),
+      qualifiedName: n.qualifiedName,
+      name: n.name,
+      kind: n.kind,
+      language: n.language,
+      path: n.path,
+      startLine: n.startLine,
+      endLine: n.endLine,
+      score: Math.round(score * 1e6) / 1e6,
+      matchedBy: [...matchedBy],
+      code,
+      ranks: unit.ranks,
+      ...(expanded.length > 0 ? { expandedChildren: expanded.map((k) => String(k.node.id)) } : {}),
+    });
+    return true;
   };
+  for (const candidate of candidates) {
+    if (results.length >= limit) break;
+    if (done.has(candidate.node.id)) continue;
+    // A child seen first brings its parent: the unit returned is the parent with its selected
+    // children expanded and the rest collapsed.
+    const unit = parentOf.get(candidate.node.id) ?? candidate;
+    if (done.has(unit.node.id)) {
+      emit(candidate, candidate.node.chunkText, []);
+      continue;
+    }
+    // An exact-name hit stands on its own (the user named it), never inside its parent.
+    const kids = (childrenOf.get(unit.node.id) ?? []).filter((k) => !done.has(k.node.id) && !named.has(k.node.id));
+    if (unit !== candidate && named.has(candidate.node.id)) {
+      emit(candidate, candidate.node.chunkText, []);
+      continue;
+    }
+    if (kids.length > 0) {
+      const { code, merged } = expandChildren(unit.node.chunkText, kids.map((k) => ({ code: k.node.chunkText })));
+      const inside = kids.filter((_, i) => merged[i]);
+      if (inside.length > 0 && emit(unit, code, inside)) continue;
+    }
+    if (done.has(unit.node.id)) continue;
+    if (unit === candidate) emit(unit, unit.node.chunkText, []);
+    else emit(candidate, candidate.node.chunkText, []);
+  }
+  return { results, tokens };
+}
+
+/** Cross-cutting answers: results of one module (directory) stand together, best module first. */
+function groupByModule(results: SearchResult[]): SearchResult[] {
+  const order: string[] = [];
+  const groups = new Map<string, SearchResult[]>();
+  for (const r of results) {
+    const m = moduleOf(r.path);
+    if (!groups.has(m)) (order.push(m), groups.set(m, []));
+    groups.get(m)!.push(r);
+  }
+  return order.flatMap((m) => groups.get(m)!);
 }

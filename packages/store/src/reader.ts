@@ -28,6 +28,8 @@ export interface NodeRecord {
   readonly chunkText: string;
   readonly chunkHash: string;
   readonly parseStatus: ParseStatus;
+  /** `ok` when the file has compiler-grade (exact) edges; else syntactic only. */
+  readonly semanticState: string;
   readonly referenceCount: number | null;
 }
 
@@ -78,7 +80,7 @@ export interface EdgeRecord {
 
 const NODE_COLUMNS = `n.id, n.file_id, n.parent_id, n.kind, n.language, n.name, n.qualified_name, n.symbol_key, n.project,
   f.path, n.start_line, n.end_line, n.start_byte, n.end_byte, n.signature, n.parameter_count, n.return_type,
-  n.modifiers, n.is_public_api, n.doc, n.generated, n.chunk_text, n.chunk_hash, f.parse_status, n.reference_count`;
+  n.modifiers, n.is_public_api, n.doc, n.generated, n.chunk_text, n.chunk_hash, f.parse_status, f.semantic_state, n.reference_count`;
 
 interface NodeRow {
   id: number;
@@ -105,6 +107,7 @@ interface NodeRow {
   chunk_text: string;
   chunk_hash: string;
   parse_status: string;
+  semantic_state: string;
   reference_count: number | null;
 }
 
@@ -134,6 +137,7 @@ function toNode(r: NodeRow): NodeRecord {
     chunkText: r.chunk_text,
     chunkHash: r.chunk_hash,
     parseStatus: r.parse_status as ParseStatus,
+    semanticState: r.semantic_state,
     referenceCount: r.reference_count,
   };
 }
@@ -241,6 +245,33 @@ export class IndexReader {
         ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}) LIMIT ?`)
       .all(...params) as { id: number; score: number }[];
     return rows.map((r) => ({ nodeId: r.id, score: r.score }));
+  }
+
+  /** Ids of the label's nodes that pass a filter (for channels that filter by predicate). */
+  nodeIdsMatching(filter: NodeFilter): Set<number> {
+    const params: unknown[] = [];
+    const where = filterSql(filter, params);
+    const rows = this.db
+      .prepare(`SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()} WHERE 1 = 1 ${where}`)
+      .all(...params) as { id: number }[];
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * One-hop neighbours of the given nodes over resolved structural edges (both directions),
+   * as (neighbour, seed) pairs.
+   */
+  neighbours(nodeIds: readonly number[], types: readonly EdgeType[]): { neighbour: number; seed: number }[] {
+    if (nodeIds.length === 0) return [];
+    const ids = nodeIds.map(() => '?').join(',');
+    const ts = types.map(() => '?').join(',');
+    return this.db
+      .prepare(
+        `SELECT target_id AS neighbour, source_id AS seed FROM edges WHERE source_id IN (${ids}) AND target_id IS NOT NULL AND type IN (${ts})
+         UNION
+         SELECT source_id AS neighbour, target_id AS seed FROM edges WHERE target_id IN (${ids}) AND type IN (${ts})`,
+      )
+      .all(...nodeIds, ...types, ...nodeIds, ...types) as { neighbour: number; seed: number }[];
   }
 
   /** Nodes of one file (all versions held by this label), in source order. */

@@ -1,0 +1,160 @@
+import {
+  buildEmbeddingTexts,
+  buildFileEmbeddingText,
+  createEmbedder,
+  createWorkerEmbedder,
+  embedWithCache,
+  modelInfo,
+  resolveModel,
+  type Embedder,
+  type ModelResolution,
+} from '@ca/embed';
+import type { Config } from '@ca/schema';
+import { VectorStore, type NodeNeedingEmbedding, type Store } from '@ca/store';
+
+export interface EmbedReport {
+  /** Null when vectors are on; otherwise why the vector channel is off. */
+  readonly off: string | null;
+  readonly model: string | null;
+  readonly nodes: number;
+  readonly texts: number;
+  /** Texts actually run through the model (the rest came from the content-hash cache). */
+  readonly embedded: number;
+  readonly tokens: number;
+  readonly ms: number;
+  readonly reset: boolean;
+}
+
+/** Nodes embedded per round: each round commits, so an interrupted run resumes where it stopped. */
+const ROUND = 512;
+const META_VECTOR_OFF = 'vector_channel_off';
+
+function containerChain(n: NodeNeedingEmbedding): string[] {
+  return n.qualifiedName.split('.').filter(Boolean);
+}
+
+/**
+ * Embeds every node of the label that has no vector for the current model, in resumable
+ * rounds, on a worker thread (the writer is not blocked). A missing model is not an error:
+ * the reason is recorded and search runs on the other channels.
+ */
+export async function embedPending(
+  store: Store,
+  config: Config['embedding'],
+  label: string,
+  onProgress?: (done: number, total: number) => void,
+): Promise<EmbedReport> {
+  const started = performance.now();
+  const off = (reason: string): EmbedReport => {
+    store.writer.setMetadata(META_VECTOR_OFF, reason);
+    return { off: reason, model: null, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset: false };
+  };
+  if (!config.enabled) return off('embedding.enabled is false');
+  const resolution = await resolveModel(config);
+  if (!resolution.ok) return off(resolution.reason);
+  const info = await modelInfo(resolution);
+  const vectors = new VectorStore(store.db);
+  const { reset } = vectors.ensureModel({ modelId: info.modelId, revision: info.revision, dims: info.dims });
+  const total = vectors.nodesNeedingEmbedding(label, 10_000_000).length;
+  store.writer.setMetadata(META_VECTOR_OFF, '');
+  if (total === 0) {
+    return { off: null, model: info.modelId, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset };
+  }
+  const embedder = await createWorkerEmbedder(resolution, { batchSize: config.batch_size });
+  let nodes = 0;
+  let texts = 0;
+  let embedded = 0;
+  let tokens = 0;
+  try {
+    const importsOf = store.db.prepare(
+      `SELECT DISTINCT COALESCE(specifier, target_name) AS s FROM edges WHERE source_id = ? AND type = 'imports' LIMIT 40`,
+    );
+    const exportsOf = store.db.prepare(`SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`);
+    for (;;) {
+      const batch = vectors.nodesNeedingEmbedding(label, ROUND);
+      if (batch.length === 0) break;
+      const perNode: string[][] = batch.map((n) =>
+        n.kind === 'file' || n.kind === 'module'
+          ? [
+              buildFileEmbeddingText(
+                {
+                  path: n.path,
+                  language: n.language,
+                  exports: (exportsOf.all(n.nodeId) as { name: string }[]).map((r) => r.name),
+                  imports: (importsOf.all(n.nodeId) as { s: string }[]).map((r) => r.s),
+                  headerDoc: n.doc,
+                },
+                64,
+                embedder,
+              ),
+            ]
+          : buildEmbeddingTexts(
+              {
+                language: n.language,
+                path: n.path,
+                containerChain: containerChain(n),
+                kind: n.kind,
+                signature: n.signature,
+                doc: n.doc,
+                chunkText: n.chunkText,
+              },
+              {},
+              embedder,
+            ),
+      );
+      const flat = perNode.flat();
+      const result = await embedWithCache(embedder, flat, vectors.cache());
+      let i = 0;
+      vectors.assignMany(
+        perNode.map((windows, k) => ({
+          nodeId: batch[k]!.nodeId,
+          windows: windows.map((_, w) => ({ window: w, hash: result.hashes[i++]! })),
+        })),
+      );
+      nodes += batch.length;
+      texts += flat.length;
+      embedded += result.embedded;
+      tokens += result.tokens;
+      onProgress?.(nodes, total);
+    }
+  } finally {
+    await embedder.dispose();
+  }
+  return { off: null, model: info.modelId, nodes, texts, embedded, tokens, ms: Math.round(performance.now() - started), reset };
+}
+
+/** The query side: an in-process embedder (lowest latency), created on first use. */
+export class QueryEmbedder {
+  private embedder: Promise<Embedder> | null = null;
+  private resolution: ModelResolution | null = null;
+
+  constructor(private readonly config: Config['embedding']) {}
+
+  /** Null when a model is available, else the reason it is not. */
+  async unavailableReason(): Promise<string | null> {
+    if (!this.config.enabled) return 'embedding.enabled is false';
+    this.resolution ??= await resolveModel({ ...this.config, allow_download: false });
+    return this.resolution.ok ? null : this.resolution.reason;
+  }
+
+  async embed(text: string): Promise<Float32Array> {
+    if (!this.embedder) {
+      const reason = await this.unavailableReason();
+      if (reason) throw new Error(reason);
+      this.embedder = createEmbedder(this.resolution!, { batchSize: 1 });
+    }
+    const e = await this.embedder;
+    const [v] = await e.embed([text]);
+    return v!;
+  }
+
+  async modelId(): Promise<string | null> {
+    if (await this.unavailableReason()) return null;
+    return (await modelInfo(this.resolution!)).modelId;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.embedder) await (await this.embedder).dispose();
+    this.embedder = null;
+  }
+}

@@ -1,0 +1,124 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { estimateTokens } from '@ca/retrieve';
+import { Engine } from '../src/index.js';
+import { copyFixture, REPO_ROOT, TS_APP } from './helpers.js';
+
+/** The model folder CI provides beside the repository (or CA_EMBEDDING_MODEL_DIR). */
+const MODELS = process.env.CA_EMBEDDING_MODEL_DIR ?? resolve(REPO_ROOT, '../shared/models');
+if (!existsSync(join(MODELS, 'all-MiniLM-L6-v2'))) throw new Error(`embedding model not found at ${MODELS}: set CA_EMBEDDING_MODEL_DIR`);
+
+describe('hybrid retrieval on fixtures/ts-app (with vectors)', () => {
+  let engine: Engine;
+  beforeAll(async () => {
+    engine = Engine.open(copyFixture(TS_APP), {
+      env: {},
+      configOverrides: { embedding: { model_dir: MODELS, allow_download: false }, semantic: { enabled: false } },
+    });
+    const report = await engine.index();
+    expect(report.embeddings?.off).toBeNull();
+  });
+  afterAll(async () => engine.dispose());
+
+  it('an exact qualified name is first', async () => {
+    const r = await engine.search('AuthService.login');
+    expect(r.results[0]!.qualifiedName).toBe('AuthService.login');
+    expect(r.notices).toEqual([]);
+  });
+
+  it('a camelCase identifier finds its definition before its usages', async () => {
+    const r = await engine.search('issueToken');
+    expect(r.results[0]!.qualifiedName).toBe('AuthService.issueToken');
+    expect(r.results[0]!.kind).toBe('method');
+  });
+
+  it('a question with no shared words finds the symbol through the vector channel', async () => {
+    const hybrid = await engine.search('stop charging this customer every month', { limit: 5 });
+    const hit = hybrid.results.find((x) => x.qualifiedName === 'BillingAccount.terminatePlan' || x.expandedChildren?.length);
+    expect(hit).toBeDefined();
+    expect(hybrid.results.slice(0, 3).some((x) => x.code.includes('terminatePlan()'))).toBe(true);
+    const vectorOnly = await engine.search('stop charging this customer every month', { channels: ['vector'], limit: 3 });
+    const terminate = String(engine.findSymbols('BillingAccount.terminatePlan')[0]!.id);
+    // Returned as itself, or expanded inside BillingAccount (parent/child merge).
+    expect(vectorOnly.results.some((x) => x.id === terminate || x.expandedChildren?.includes(terminate))).toBe(true);
+    expect(vectorOnly.results.every((x) => x.matchedBy.includes('vector'))).toBe(true);
+  });
+
+  it('filters apply inside every channel, before fusion', async () => {
+    const r = await engine.search('retry with backoff', { languages: ['js'], limit: 10 });
+    expect(r.results.length).toBeGreaterThan(0);
+    expect(r.results.every((x) => x.language === 'js')).toBe(true);
+    const v = await engine.search('user interface button', { channels: ['vector'], kinds: ['interface'], limit: 10 });
+    expect(v.results.every((x) => x.kind === 'interface')).toBe(true);
+  });
+
+  it('never exceeds the token budget', async () => {
+    for (const budget of [0, 20, 60, 200, 1000]) {
+      const r = await engine.search('token refresh session', { budget, limit: 20 });
+      const used = r.results.reduce((sum, x) => sum + estimateTokens(x.code), 0);
+      expect(used).toBeLessThanOrEqual(budget);
+      expect(r.tokens).toBe(used);
+    }
+    expect((await engine.search('token', { budget: 0 })).results).toEqual([]);
+  });
+
+  it('merges a selected parent and child into one result', async () => {
+    const r = await engine.search('MemoryTokenStore save token', { limit: 10 });
+    const parents = r.results.filter((x) => x.expandedChildren && x.expandedChildren.length > 0);
+    for (const p of parents) {
+      // The merged children are not returned again on their own.
+      for (const child of p.expandedChildren!) expect(r.results.some((x) => x.id === child)).toBe(false);
+    }
+    const store = r.results.find((x) => x.qualifiedName === 'MemoryTokenStore')!;
+    const save = String(engine.findSymbols('MemoryTokenStore.save')[0]!.id);
+    expect(store.expandedChildren).toContain(save);
+    // save's body is expanded in place; its siblings that were not selected stay collapsed.
+    expect(store.code).toContain('save(userId: string, token: StoredToken): void {\n    this.tokens.set(userId, token);\n  }');
+    expect(store.code).not.toBe(engine.reader().nodeById(Number(store.id))!.chunkText);
+  });
+
+  it('similar finds code like a symbol', async () => {
+    const r = await engine.similar('StripeProvider.charge', { limit: 3 });
+    expect(r.results.length).toBe(3);
+    expect(r.results.every((x) => x.qualifiedName !== 'StripeProvider.charge')).toBe(true);
+  });
+
+  it('bad queries give an empty result or a clear error, never a crash', async () => {
+    expect((await engine.search('')).results).toEqual([]);
+    expect((await engine.search('   ')).notices).toContain('empty query');
+    const long = await engine.search('token '.repeat(20_000));
+    expect(long.notices).toContain('query truncated to 8192 characters');
+    expect(Array.isArray((await engine.search('!!! ??? ... ;;; ()')).results)).toBe(true);
+    expect(Array.isArray((await engine.search('"* NEAR( OR :')).results)).toBe(true);
+    expect(Array.isArray((await engine.search('😀 认证 トークン')).results)).toBe(true);
+    await expect(engine.search('x', { limit: -1 })).rejects.toMatchObject({ code: 'invalid_query' });
+    await expect(engine.search('x', { budget: -5 })).rejects.toMatchObject({ code: 'invalid_query' });
+    await expect(engine.search('x', { minScore: 2 })).rejects.toMatchObject({ code: 'invalid_query' });
+  });
+});
+
+describe('without a model', () => {
+  it('search still answers and says the vector channel is off', async () => {
+    const engine = Engine.open(copyFixture(TS_APP), {
+      env: {},
+      configOverrides: { embedding: { model_dir: '/nonexistent/models', allow_download: false }, semantic: { enabled: false } },
+    });
+    try {
+      const prev = process.env.CA_EMBEDDING_MODEL_DIR;
+      delete process.env.CA_EMBEDDING_MODEL_DIR;
+      try {
+        const report = await engine.index();
+        expect(report.embeddings?.off).toBe('embedding.model_dir=/nonexistent/models: model folder /nonexistent/models/all-MiniLM-L6-v2 does not exist');
+        const r = await engine.search('AuthService.login');
+        expect(r.results[0]!.qualifiedName).toBe('AuthService.login');
+        expect(r.notices[0]).toBe('vector channel off: embedding.model_dir=/nonexistent/models: model folder /nonexistent/models/all-MiniLM-L6-v2 does not exist');
+        expect(engine.status().vectorChannel).toBe('off: embedding.model_dir=/nonexistent/models: model folder /nonexistent/models/all-MiniLM-L6-v2 does not exist');
+      } finally {
+        if (prev !== undefined) process.env.CA_EMBEDDING_MODEL_DIR = prev;
+      }
+    } finally {
+      await engine.dispose();
+    }
+  });
+});

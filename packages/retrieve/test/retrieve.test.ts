@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeQuery, estimateTokens, expandChildren, isIdentifierLike, isTestPath, reciprocalRankFusion } from '../src/index.js';
+
+describe('reciprocal rank fusion', () => {
+  it('sums 1/(k+rank) per channel', () => {
+    const fused = reciprocalRankFusion(
+      [
+        { channel: 'bm25', ids: [1, 2, 3] },
+        { channel: 'name', ids: [3, 1] },
+      ],
+      60,
+    );
+    // 1: 1/61 + 1/62; 3: 1/63 + 1/61; 2: 1/62
+    expect(fused.map((h) => h.nodeId)).toEqual([1, 3, 2]);
+    expect(fused[0]!.score).toBeCloseTo(1 / 61 + 1 / 62, 12);
+    expect(fused[1]!.score).toBeCloseTo(1 / 63 + 1 / 61, 12);
+    expect(fused[2]!.ranks).toEqual({ bm25: 2 });
+    expect(fused[0]!.ranks).toEqual({ bm25: 1, name: 2 });
+  });
+});
+
+describe('query analysis', () => {
+  it('detects identifiers, paths, phrases and intent', () => {
+    expect(analyzeQuery('AuthService.authenticate')).toMatchObject({ identifiers: ['AuthService.authenticate'], intent: 'targeted' });
+    expect(analyzeQuery('where is getUserById defined')).toMatchObject({ identifiers: ['getUserById'], intent: 'targeted' });
+    expect(analyzeQuery('global::MyApp.Core usage').identifiers).toEqual(['global::MyApp.Core']);
+    expect(analyzeQuery('user_repository').identifiers).toEqual(['user_repository']);
+    expect(analyzeQuery('all places that call the payment gateway').intent).toBe('cross_cutting');
+    expect(analyzeQuery('where is rate limiting handled')).toMatchObject({ identifiers: [], intent: 'exploratory' });
+    expect(analyzeQuery('bug in src/auth/service.ts login').paths).toEqual(['src/auth/service.ts']);
+    expect(analyzeQuery('find "token refresh" logic').phrases).toEqual(['token refresh']);
+    expect(analyzeQuery('terminatePlan')).toMatchObject({ identifiers: ['terminatePlan'], intent: 'targeted' });
+    expect(analyzeQuery('Button')).toMatchObject({ identifiers: ['Button'], intent: 'targeted' });
+    expect(analyzeQuery('unit tests for login').aboutTests).toBe(true);
+    expect(isIdentifierLike('login')).toBe(false);
+    expect(isIdentifierLike('HTMLParser')).toBe(true);
+  });
+});
+
+describe('test code detection', () => {
+  it('recognises test folders and files', () => {
+    for (const p of ['src/__tests__/a.ts', 'test/x.ts', 'src/a.test.ts', 'src/a.spec.tsx', 'MyApp.Tests/FooTests.cs', 'fixtures/x.ts', 'src/Button.stories.tsx']) {
+      expect([p, isTestPath(p)]).toEqual([p, true]);
+    }
+    for (const p of ['src/auth/service.ts', 'src/testing-utils-prod/x.ts', 'src/Contest.cs', 'src/latest.ts']) {
+      expect([p, isTestPath(p)]).toEqual([p, false]);
+    }
+  });
+});
+
+describe('budget helpers', () => {
+  it('estimates tokens as ceil(chars / 3.5)', () => {
+    expect(estimateTokens('')).toBe(0);
+    expect(estimateTokens('abc')).toBe(1);
+    expect(estimateTokens('x'.repeat(35))).toBe(10);
+    expect(estimateTokens('x'.repeat(36))).toBe(11);
+  });
+
+  it('expands a collapsed child inside its parent and keeps the others collapsed', () => {
+    const parent = [
+      'export class BillingAccount {',
+      '  private plan: Plan | null = null;',
+      '  subscribe(plan: Plan): void { /* 4 lines collapsed */ }',
+      '  terminatePlan(): void { /* 5 lines collapsed */ }',
+      '}',
+    ].join('\n');
+    const child = ['terminatePlan(): void {', '    this.plan = null;', '    this.gateway.cancelRecurring(this.id);', '  }'].join('\n');
+    expect(expandChildren(parent, [{ code: child }, { code: 'private plan: Plan | null = null;' }])).toEqual({
+      merged: [true, true],
+      code: [
+        'export class BillingAccount {',
+        '  private plan: Plan | null = null;',
+        '  subscribe(plan: Plan): void { /* 4 lines collapsed */ }',
+        '  terminatePlan(): void {',
+        '    this.plan = null;',
+        '    this.gateway.cancelRecurring(this.id);',
+        '  }',
+        '}',
+      ].join('\n'),
+    });
+    expect(expandChildren(parent, [{ code: 'unknownMethod(): void {\n}' }])).toEqual({ code: parent, merged: [false] });
+  });
+});
