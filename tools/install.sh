@@ -24,7 +24,10 @@ pnpm build
 
 if [ -f roslyn-host/RoslynHost.csproj ]; then
   if command -v dotnet >/dev/null 2>&1; then
-    dotnet build -c Release roslyn-host -nologo -v quiet
+    # ReadyToRun images start the host faster; their crossgen pack comes from NuGet. If it
+    # cannot be had, build plain IL (same behaviour, slower start).
+    dotnet build -c Release roslyn-host -nologo -v quiet ||
+      dotnet build -c Release roslyn-host -nologo -v quiet -p:CaReadyToRun=false
   else
     echo "install: dotnet not found: C# stays syntactic-only (ca status says so)" >&2
   fi

@@ -34,10 +34,10 @@ export async function runCsSemanticPass(
   const started = performance.now();
   const csFiles = store.db
     .prepare(
-      `SELECT f.id, f.path, f.project FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+      `SELECT f.id, f.path, f.project, f.line_count AS lines FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
        WHERE f.language = 'cs' AND f.parse_status IN ('ok','partial')`,
     )
-    .all(label) as { id: number; path: string; project: string }[];
+    .all(label) as { id: number; path: string; project: string; lines: number }[];
   const empty = (available: boolean, reason: string | null): CsSemanticReport => ({
     available,
     reason,
@@ -77,8 +77,15 @@ export async function runCsSemanticPass(
     for (const project of projects) {
       const projectFiles = csFiles.filter((f) => f.project === project);
       try {
-        await host.loadProject({ projectPath: project, repoRoot, safeMode: options.safeMode, loadReferences: true });
-        const result = await host.analyze({ projectId: project, includeReferenceCounts: true, includeExternalTargets: true });
+        // Deadlines scale with size: the first analysis also counts references across every
+        // loaded project, and a 100K-line test project needs minutes on a busy laptop.
+        const allLines = csFiles.reduce((n, f) => n + f.lines, 0);
+        const deadlineMs = Math.max(30_000, allLines * 3);
+        await host.loadProject(
+          { projectPath: project, repoRoot, safeMode: options.safeMode, loadReferences: true },
+          { deadlineMs: Math.max(120_000, allLines) },
+        );
+        const result = await host.analyze({ projectId: project, includeReferenceCounts: true, includeExternalTargets: true }, { deadlineMs });
         const applied = applyDocuments(store, label, result.documents, new Set(projectFiles.map((f) => f.id)));
         documents += result.stats.documents;
         lines += result.stats.lines;

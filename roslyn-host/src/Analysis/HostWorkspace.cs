@@ -20,8 +20,18 @@ public sealed class HostWorkspace
 
     public void Replace(IReadOnlyList<LoadedProject> loaded)
     {
-        foreach (var p in loaded) _projects[p.ProjectId] = p;
-        Invalidate();
+        // A reload that returns the very same LoadedProject (SafeProjectLoader reuses unchanged loads) keeps
+        // that project's cached analyses; only projects whose compilation changed are analysed again.
+        var changed = false;
+        foreach (var p in loaded)
+        {
+            if (_projects.TryGetValue(p.ProjectId, out var old) && ReferenceEquals(old, p)) continue;
+            _projects[p.ProjectId] = p;
+            foreach (var key in _cache.Keys.Where(k => k.Project == p.ProjectId).ToList()) _cache.TryRemove(key, out _);
+            changed = true;
+        }
+        if (changed) _counts = null;
+        _projectCount = _projects.Count;
     }
 
     public int Unload(string? projectId)
@@ -33,6 +43,7 @@ public sealed class HostWorkspace
             _projects.Clear();
         }
         else n = _projects.Remove(projectId) ? 1 : 0;
+        Loading.SafeProjectLoader.ForgetLoads(projectId);
         Invalidate();
         return n;
     }

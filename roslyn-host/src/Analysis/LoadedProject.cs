@@ -1,5 +1,7 @@
 using CodeAgent.RoslynHost.Protocol;
 using Microsoft.CodeAnalysis;
+// Alias: Microsoft.CodeAnalysis.Workspaces (used by tools/GroundTruth, which compiles these sources) has its own ProjectInfo.
+using ProjectInfo = CodeAgent.RoslynHost.Protocol.ProjectInfo;
 using Microsoft.CodeAnalysis.CSharp;
 
 namespace CodeAgent.RoslynHost.Analysis;

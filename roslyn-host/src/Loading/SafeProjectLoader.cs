@@ -5,6 +5,8 @@ using CodeAgent.RoslynHost.Analysis;
 using CodeAgent.RoslynHost.Protocol;
 using CodeAgent.RoslynHost.Server;
 using Microsoft.CodeAnalysis;
+// Alias: Microsoft.CodeAnalysis.Workspaces (used by tools/GroundTruth, which compiles these sources) has its own ProjectInfo.
+using ProjectInfo = CodeAgent.RoslynHost.Protocol.ProjectInfo;
 using Microsoft.CodeAnalysis.CSharp;
 using Microsoft.CodeAnalysis.Text;
 
@@ -19,6 +21,22 @@ namespace CodeAgent.RoslynHost.Loading;
 public sealed class SafeProjectLoader(LoadProjectParams request, CancellationToken cancellationToken)
 {
     private static readonly ConcurrentDictionary<string, MetadataReference> MetadataCache = new(StringComparer.Ordinal);
+
+    /// <summary>
+    /// Last load of each project (by full path) with the fingerprint of everything it was built from. A later
+    /// loadProject that finds the same inputs (project files, source files by size and write time, the same
+    /// referenced LoadedProject objects, the same request options) gets the same LoadedProject back, so the
+    /// workspace keeps that project's analyses: the engine loads every project of a solution in turn and each
+    /// load used to rebuild (and re-analyse) all of its references.
+    /// </summary>
+    private static readonly ConcurrentDictionary<string, (string Fingerprint, List<LoadedProject> References, LoadedProject Project)> LoadCache = new(StringComparer.Ordinal);
+
+    /// <summary>Drops reusable loads (unloadProject): the next load builds fresh compilations.</summary>
+    public static void ForgetLoads(string? projectId)
+    {
+        if (projectId is null) LoadCache.Clear();
+        else foreach (var key in LoadCache.Where(e => e.Value.Project.ProjectId == projectId).Select(e => e.Key).ToList()) LoadCache.TryRemove(key, out _);
+    }
 
     private readonly string _repoRoot = Path.GetFullPath(request.RepoRoot);
     private readonly string _configuration = string.IsNullOrEmpty(request.Configuration) ? "Release" : request.Configuration;
@@ -87,6 +105,7 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
 
         // Project references first: their compilations become metadata references of this one.
         var references = new List<MetadataReference>();
+        var referencedProjects = new List<LoadedProject>();
         var projectRefs = new List<string>();
         foreach (var item in project.ItemsOf("ProjectReference"))
         {
@@ -104,8 +123,21 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
                 }
                 if (request.LoadReferences == false) continue;
                 var loadedRef = LoadOne(refPath, isRoot: false);
-                if (loadedRef is not null) references.Add(loadedRef.Compilation.ToMetadataReference());
+                if (loadedRef is not null)
+                {
+                    references.Add(loadedRef.Compilation.ToMetadataReference());
+                    referencedProjects.Add(loadedRef);
+                }
             }
+        }
+
+        var files = SourceFiles.Collect(project);
+        var fingerprint = Fingerprint(project, files, referencedProjects);
+        if (LoadCache.TryGetValue(fullPath, out var reusable) && reusable.Fingerprint == fingerprint
+            && reusable.References.Count == referencedProjects.Count && reusable.References.Zip(referencedProjects).All(x => ReferenceEquals(x.First, x.Second)))
+        {
+            foreach (var w in reusable.Project.Info.Warnings.Where(w => !Warnings.Contains(w))) Warnings.Add(w);
+            return reusable.Project;
         }
 
         var tfmText = project.Property("TargetFramework")
@@ -150,7 +182,6 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             SourceCodeKind.Regular,
             symbols);
 
-        var files = SourceFiles.Collect(project);
         var documents = new ConcurrentBag<LoadedDocument>();
         Parallel.ForEach(files, new ParallelOptions { CancellationToken = cancellationToken, MaxDegreeOfParallelism = Math.Max(1, Environment.ProcessorCount) }, file =>
         {
@@ -209,7 +240,29 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             errors,
             sample,
             warnings);
-        return new LoadedProject(projectId, fullPath, _repoRoot, compilation, ordered, info);
+        var result = new LoadedProject(projectId, fullPath, _repoRoot, compilation, ordered, info);
+        LoadCache[fullPath] = (fingerprint, referencedProjects, result);
+        return result;
+    }
+
+    /// <summary>A load's inputs as text: request options, project/props/assets files and sources (size + mtime), reference ids (objects compared separately).</summary>
+    private string Fingerprint(ProjectFile project, List<string> files, List<LoadedProject> referencedProjects)
+    {
+        var sb = new System.Text.StringBuilder();
+        sb.Append(_repoRoot).Append('|').Append(_configuration).Append('|').Append(request.LoadReferences).Append('|')
+            .AppendJoin(';', request.PreprocessorSymbols ?? []).Append('\n');
+        void Stat(string? path)
+        {
+            if (path is null) return;
+            var info = new FileInfo(path);
+            sb.Append(path).Append('|').Append(info.Exists ? info.Length : -1).Append('|').Append(info.Exists ? info.LastWriteTimeUtc.Ticks : 0).Append('\n');
+        }
+        Stat(project.FullPath);
+        Stat(project.DirectoryBuildProps);
+        Stat(Path.Combine(project.DirectoryPath, (project.Property("BaseIntermediateOutputPath") ?? "obj").Replace('\\', '/'), "project.assets.json"));
+        foreach (var f in files) Stat(f);
+        foreach (var r in referencedProjects) sb.Append("ref ").Append(r.ProjectId).Append('\n');
+        return sb.ToString();
     }
 
     private static IEnumerable<string> Split(string? value) =>
