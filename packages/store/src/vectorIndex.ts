@@ -12,8 +12,11 @@
  * - `binary`: sign bits, Hamming distance.
  * - `binary-lut`: sign bits scored against the float query (asymmetric: Σ q_i·bit_i through a
  *   per-query 256-entry table per byte), which ranks far better than Hamming at the same cost.
+ * - `binary-lut-int8`: `binary-lut`, then the candidates re-ranked with in-memory int8 vectors,
+ *   and only the best few of those re-scored with float32 read from SQLite (point reads, not
+ *   the scan, are what the float stage costs).
  */
-export type CoarseMode = 'float' | 'int8' | 'binary' | 'binary-lut';
+export type CoarseMode = 'float' | 'int8' | 'binary' | 'binary-lut' | 'binary-lut-int8';
 
 /** One row of the result: the node, its cosine similarity, the window that matched best. */
 export interface KnnHit {
@@ -31,6 +34,8 @@ export interface VectorIndexOptions {
   /** Quantised modes: how many candidate nodes get float re-scoring, at least (`max(k × factor, this)`). */
   readonly rescoreMin: number;
   readonly rescoreFactor: number;
+  /** `binary-lut-int8`: nodes re-scored with float32 after the int8 stage, at least (`max(k × 3, this)`). */
+  readonly floatCandidates: number;
   readonly fetchFloat: FloatFetcher;
 }
 
@@ -122,12 +127,30 @@ export class VectorIndex {
   private rowWindow = new Int32Array(0);
   private rowVec = new Int32Array(0);
   assignmentCount = 0;
+  /** Per-vector scores of the current query (reused: one search at a time per index). */
+  private scratch = new Float32Array(0);
 
   constructor(options: VectorIndexOptions) {
     this.options = options;
     this.dims = options.dims;
     this.mode = options.mode;
     this.bytesPerBits = Math.ceil(options.dims / 8);
+  }
+
+  /** Sizes the arrays for `total` vectors up front (a full load then allocates once). */
+  reserve(total: number): void {
+    const d = this.dims;
+    const exact = <T extends Float32Array | Int8Array | Uint8Array | Float64Array>(arr: T, n: number, make: (n: number) => T): T => {
+      if (n <= arr.length) return arr;
+      const next = make(n);
+      next.set(arr);
+      return next;
+    };
+    this.ids = exact(this.ids, total, (m) => new Float64Array(m));
+    this.invNorm = exact(this.invNorm, total, (m) => new Float32Array(m));
+    if (this.mode === 'float') this.f32 = exact(this.f32, total * d, (m) => new Float32Array(m));
+    if (this.mode === 'int8' || this.mode === 'binary-lut-int8') this.i8 = exact(this.i8, total * d, (m) => new Int8Array(m));
+    if (this.mode !== 'float' && this.mode !== 'int8') this.bits = exact(this.bits, total * this.bytesPerBits, (m) => new Uint8Array(m));
   }
 
   /** Adds vectors (ids must be new). Keeps only what the mode scans. */
@@ -137,8 +160,10 @@ export class VectorIndex {
     this.ids = grow(this.ids, n, (m) => new Float64Array(m));
     this.invNorm = grow(this.invNorm, n, (m) => new Float32Array(m));
     if (this.mode === 'float') this.f32 = grow(this.f32, n * d, (m) => new Float32Array(m));
-    if (this.mode === 'int8') this.i8 = grow(this.i8, n * d, (m) => new Int8Array(m));
-    if (this.mode === 'binary' || this.mode === 'binary-lut') this.bits = grow(this.bits, n * this.bytesPerBits, (m) => new Uint8Array(m));
+    const keepsInt8 = this.mode === 'int8' || this.mode === 'binary-lut-int8';
+    const keepsBits = this.mode === 'binary' || this.mode === 'binary-lut' || this.mode === 'binary-lut-int8';
+    if (keepsInt8) this.i8 = grow(this.i8, n * d, (m) => new Int8Array(m));
+    if (keepsBits) this.bits = grow(this.bits, n * this.bytesPerBits, (m) => new Uint8Array(m));
     for (const { id, vector } of batch) {
       const row = this.vectorCount++;
       this.ids[row] = id;
@@ -148,7 +173,8 @@ export class VectorIndex {
       if (this.mode === 'float') {
         this.f32.set(vector, row * d);
         this.invNorm[row] = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-      } else if (this.mode === 'int8') {
+      }
+      if (keepsInt8) {
         let maxAbs = 0;
         for (let i = 0; i < d; i++) maxAbs = Math.max(maxAbs, Math.abs(vector[i]!));
         const scale = maxAbs > 0 ? 127 / maxAbs : 0;
@@ -160,7 +186,8 @@ export class VectorIndex {
           qn += q * q;
         }
         this.invNorm[row] = qn > 0 ? 1 / Math.sqrt(qn) : 0;
-      } else {
+      }
+      if (keepsBits) {
         const o = row * this.bytesPerBits;
         this.bits.fill(0, o, o + this.bytesPerBits);
         for (let i = 0; i < d; i++) if (vector[i]! > 0) this.bits[o + (i >> 3)]! |= 1 << (i & 7);
@@ -203,6 +230,7 @@ export class VectorIndex {
       this.i8.byteLength +
       this.bits.byteLength +
       this.rowNode.byteLength * 3 +
+      this.scratch.byteLength +
       this.rowOfId.size * 40
     );
   }
@@ -210,26 +238,29 @@ export class VectorIndex {
   /**
    * The `k` nodes whose best window is nearest `query` (cosine), among nodes passing `allow`.
    * Exact for `float`; quantised modes re-score `max(k × rescoreFactor, rescoreMin)` candidate
-   * nodes with float32, so the result has exactly min(k, eligible nodes) entries either way.
+   * nodes (for `binary-lut-int8`: narrowed by int8 to `max(k × 3, floatCandidates)` first) with
+   * float32, so the result has exactly min(k, eligible nodes) entries either way.
    */
   search(query: Float32Array, k: number, allow: ((nodeId: number) => boolean) | null, rescore?: number): KnnHit[] {
     if (k <= 0 || this.assignmentCount === 0) return [];
     let qn = 0;
     for (let i = 0; i < this.dims; i++) qn += query[i]! * query[i]!;
     const qInv = qn > 0 ? 1 / Math.sqrt(qn) : 0;
-    if (this.mode === 'float') {
-      const heap = this.scan(k, allow, this.floatScorer(query));
-      return this.finish(heap, qInv);
-    }
-    const candidates = Math.max(k * this.options.rescoreFactor, rescore ?? this.options.rescoreMin);
-    const scorer =
-      this.mode === 'int8' ? this.int8Scorer(query) : this.mode === 'binary' ? this.hammingScorer(query) : this.lutScorer(query);
-    const heap = this.scan(candidates, allow, scorer);
-    return this.rescore(heap, query, qInv, k);
+    if (this.scratch.length < this.vectorCount) this.scratch = new Float32Array(this.ids.length);
+    const scores = this.scratch;
+    this.denseScores(query, scores);
+    // Never more heap slots than assignment rows (a huge k must not allocate k × factor).
+    const cap = (n: number): number => Math.max(1, Math.min(n, this.assignmentCount));
+    if (this.mode === 'float') return this.finish(this.scan(cap(k), allow, scores), qInv);
+    const candidates = cap(Math.max(k * this.options.rescoreFactor, rescore ?? this.options.rescoreMin));
+    const heap = this.scan(candidates, allow, scores);
+    let starts = Array.from(heap.items.subarray(0, heap.size));
+    if (this.mode === 'binary-lut-int8') starts = this.narrowInt8(starts, query, Math.max(k * 3, this.options.floatCandidates));
+    return this.rescore(starts, query, qInv, k);
   }
 
   /** Walks the node-sorted assignments once; keeps the best window per node in a top-`capacity` heap. */
-  private scan(capacity: number, allow: ((nodeId: number) => boolean) | null, score: (row: number) => number): TopHeap {
+  private scan(capacity: number, allow: ((nodeId: number) => boolean) | null, scores: Float32Array): TopHeap {
     const heap = new TopHeap(capacity);
     const { rowNode, rowVec } = this;
     const n = this.assignmentCount;
@@ -244,7 +275,7 @@ export class VectorIndex {
       let best = -Infinity;
       let bestRow = start;
       for (let i = start; i < end; i++) {
-        const s = score(rowVec[i]!);
+        const s = scores[rowVec[i]!]!;
         if (s > best) {
           best = s;
           bestRow = i;
@@ -265,12 +296,36 @@ export class VectorIndex {
     return hits.sort((a, b) => b.score - a.score || a.nodeId - b.nodeId);
   }
 
-  private rescore(heap: TopHeap, query: Float32Array, qInv: number, k: number): KnnHit[] {
-    const starts: number[] = [];
+  /** Keeps the `keep` candidate nodes (by first assignment row) whose best window has the highest int8 cosine. */
+  private narrowInt8(starts: number[], query: Float32Array, keep: number): number[] {
+    if (starts.length <= keep) return starts;
+    const d = this.dims;
+    let maxAbs = 0;
+    for (let i = 0; i < d; i++) maxAbs = Math.max(maxAbs, Math.abs(query[i]!));
+    const scale = maxAbs > 0 ? 127 / maxAbs : 0;
+    const q = new Int32Array(d);
+    for (let i = 0; i < d; i++) q[i] = Math.round(query[i]! * scale);
+    const m = this.i8;
+    const heap = new TopHeap(keep);
+    for (const start of starts) {
+      const node = this.rowNode[start]!;
+      let best = -Infinity;
+      for (let r = start; r < this.assignmentCount && this.rowNode[r] === node; r++) {
+        const row = this.rowVec[r]!;
+        const o = row * d;
+        let s = 0;
+        for (let i = 0; i < d; i++) s = (s + q[i]! * m[o + i]!) | 0;
+        const c = s * this.invNorm[row]!;
+        if (c > best) best = c;
+      }
+      heap.push(best, start, 0);
+    }
+    return Array.from(heap.items.subarray(0, heap.size));
+  }
+
+  private rescore(starts: readonly number[], query: Float32Array, qInv: number, k: number): KnnHit[] {
     const needed = new Set<number>();
-    for (let i = 0; i < heap.size; i++) {
-      const start = heap.items[i]!;
-      starts.push(start);
+    for (const start of starts) {
       for (let r = start; r < this.assignmentCount && this.rowNode[r] === this.rowNode[start]; r++) {
         needed.add(this.ids[this.rowVec[r]!]!);
       }
@@ -302,86 +357,85 @@ export class VectorIndex {
     return hits.slice(0, k);
   }
 
-  private floatScorer(query: Float32Array): (row: number) => number {
-    const m = this.f32;
+  /** Scores every vector into `out` (one tight pass over contiguous memory, no per-row calls). */
+  private denseScores(query: Float32Array, out: Float32Array): void {
+    const n = this.vectorCount;
     const d = this.dims;
-    const inv = this.invNorm;
-    const d4 = d - (d % 4);
-    return (row) => {
-      const o = row * d;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let i = 0;
-      for (; i < d4; i += 4) {
-        s0 += query[i]! * m[o + i]!;
-        s1 += query[i + 1]! * m[o + i + 1]!;
-        s2 += query[i + 2]! * m[o + i + 2]!;
-        s3 += query[i + 3]! * m[o + i + 3]!;
+    if (this.mode === 'float') {
+      const m = this.f32;
+      const inv = this.invNorm;
+      const d4 = d - (d % 4);
+      for (let row = 0, o = 0; row < n; row++, o += d) {
+        let s0 = 0;
+        let s1 = 0;
+        let s2 = 0;
+        let s3 = 0;
+        let i = 0;
+        for (; i < d4; i += 4) {
+          s0 += query[i]! * m[o + i]!;
+          s1 += query[i + 1]! * m[o + i + 1]!;
+          s2 += query[i + 2]! * m[o + i + 2]!;
+          s3 += query[i + 3]! * m[o + i + 3]!;
+        }
+        for (; i < d; i++) s0 += query[i]! * m[o + i]!;
+        out[row] = (s0 + s1 + s2 + s3) * inv[row]!;
       }
-      for (; i < d; i++) s0 += query[i]! * m[o + i]!;
-      return (s0 + s1 + s2 + s3) * inv[row]!;
-    };
-  }
-
-  private int8Scorer(query: Float32Array): (row: number) => number {
-    const d = this.dims;
-    let maxAbs = 0;
-    for (let i = 0; i < d; i++) maxAbs = Math.max(maxAbs, Math.abs(query[i]!));
-    const scale = maxAbs > 0 ? 127 / maxAbs : 0;
-    const q = new Int32Array(d);
-    for (let i = 0; i < d; i++) q[i] = Math.round(query[i]! * scale);
-    const m = this.i8;
-    const inv = this.invNorm;
-    const d4 = d - (d % 4);
-    return (row) => {
-      const o = row * d;
-      let s0 = 0;
-      let s1 = 0;
-      let i = 0;
-      for (; i < d4; i += 4) {
-        s0 = (s0 + q[i]! * m[o + i]! + q[i + 1]! * m[o + i + 1]!) | 0;
-        s1 = (s1 + q[i + 2]! * m[o + i + 2]! + q[i + 3]! * m[o + i + 3]!) | 0;
+    } else if (this.mode === 'int8') {
+      let maxAbs = 0;
+      for (let i = 0; i < d; i++) maxAbs = Math.max(maxAbs, Math.abs(query[i]!));
+      const scale = maxAbs > 0 ? 127 / maxAbs : 0;
+      const q = new Int32Array(d);
+      for (let i = 0; i < d; i++) q[i] = Math.round(query[i]! * scale);
+      const m = this.i8;
+      const inv = this.invNorm;
+      const d4 = d - (d % 4);
+      for (let row = 0, o = 0; row < n; row++, o += d) {
+        let s0 = 0;
+        let s1 = 0;
+        let i = 0;
+        for (; i < d4; i += 4) {
+          s0 = (s0 + q[i]! * m[o + i]! + q[i + 1]! * m[o + i + 1]!) | 0;
+          s1 = (s1 + q[i + 2]! * m[o + i + 2]! + q[i + 3]! * m[o + i + 3]!) | 0;
+        }
+        for (; i < d; i++) s0 = (s0 + q[i]! * m[o + i]!) | 0;
+        out[row] = (s0 + s1) * inv[row]!;
       }
-      for (; i < d; i++) s0 = (s0 + q[i]! * m[o + i]!) | 0;
-      return (s0 + s1) * inv[row]!;
-    };
-  }
-
-  private hammingScorer(query: Float32Array): (row: number) => number {
-    const b = this.bytesPerBits;
-    const qb = new Uint8Array(b);
-    for (let i = 0; i < this.dims; i++) if (query[i]! > 0) qb[i >> 3]! |= 1 << (i & 7);
-    const pop = POPCOUNT8;
-    const m = this.bits;
-    return (row) => {
-      const o = row * b;
-      let h = 0;
-      for (let j = 0; j < b; j++) h += pop[qb[j]! ^ m[o + j]!]!;
-      return -h;
-    };
-  }
-
-  private lutScorer(query: Float32Array): (row: number) => number {
-    const b = this.bytesPerBits;
-    // table[j*256 + byte] = Σ query components whose bit is set in `byte` at byte position j.
-    const table = new Float64Array(b * 256);
-    for (let j = 0; j < b; j++) {
-      for (let byte = 1; byte < 256; byte++) {
-        const low = byte & -byte;
-        const bit = 31 - Math.clz32(low);
-        const dim = j * 8 + bit;
-        table[j * 256 + byte] = table[j * 256 + (byte ^ low)]! + (dim < this.dims ? query[dim]! : 0);
+    } else if (this.mode === 'binary') {
+      const b = this.bytesPerBits;
+      const qb = new Uint8Array(b);
+      for (let i = 0; i < d; i++) if (query[i]! > 0) qb[i >> 3]! |= 1 << (i & 7);
+      const pop = POPCOUNT8;
+      const m = this.bits;
+      for (let row = 0, o = 0; row < n; row++, o += b) {
+        let h = 0;
+        for (let j = 0; j < b; j++) h += pop[qb[j]! ^ m[o + j]!]!;
+        out[row] = -h;
+      }
+    } else {
+      const b = this.bytesPerBits;
+      // table[j*256 + byte] = Σ query components whose bit is set in `byte` at byte position j
+      // (float32: 48 KB for 384 dims, small enough to stay in L1/L2 during the scan).
+      const table = new Float32Array(b * 256);
+      for (let j = 0; j < b; j++) {
+        for (let byte = 1; byte < 256; byte++) {
+          const low = byte & -byte;
+          const dim = j * 8 + (31 - Math.clz32(low));
+          table[j * 256 + byte] = table[j * 256 + (byte ^ low)]! + (dim < d ? query[dim]! : 0);
+        }
+      }
+      const m = this.bits;
+      for (let row = 0, o = 0; row < n; row++, o += b) {
+        let s0 = 0;
+        let s1 = 0;
+        let j = 0;
+        for (; j + 1 < b; j += 2) {
+          s0 += table[(j << 8) | m[o + j]!]!;
+          s1 += table[((j + 1) << 8) | m[o + j + 1]!]!;
+        }
+        if (j < b) s0 += table[(j << 8) | m[o + j]!]!;
+        out[row] = s0 + s1;
       }
     }
-    const m = this.bits;
-    return (row) => {
-      const o = row * b;
-      let s = 0;
-      for (let j = 0; j < b; j++) s += table[(j << 8) | m[o + j]!]!;
-      return s;
-    };
   }
 }
 

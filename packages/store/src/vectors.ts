@@ -57,12 +57,14 @@ export interface VectorStoreOptions {
    * until the filter leaves k nodes and, past vec0's k cap of 4096, an exact SQL scan.
    */
   readonly search?: 'memory' | 'vec0';
-  /** First pass of the in-memory index (default `binary-lut`, docs/decisions/004-vector-search.md). */
+  /** First pass of the in-memory index (default `binary-lut-int8`, docs/decisions/004-vector-search.md). */
   readonly coarse?: CoarseMode;
-  /** Quantised modes: at least this many candidate nodes are re-scored with float32 (default 200). */
+  /** Quantised modes: at least this many candidate nodes are re-scored with float32 (default 400). */
   readonly rescoreMin?: number;
   /** Quantised modes: at least k × this many candidate nodes are re-scored (default 10). */
   readonly rescoreFactor?: number;
+  /** `binary-lut-int8`: candidates kept after the int8 stage for float32 re-scoring (default 30, at least k × 3). */
+  readonly floatCandidates?: number;
 }
 
 export type { CoarseMode, KnnHit };
@@ -103,6 +105,10 @@ function modelKeyOf(m: EmbeddingModel): string {
   return `${m.modelId}@${m.revision}`;
 }
 
+function sameModel(a: EmbeddingModel, b: EmbeddingModel): boolean {
+  return a.modelId === b.modelId && a.revision === b.revision && a.dims === b.dims;
+}
+
 function now(): string {
   return new Date().toISOString();
 }
@@ -130,6 +136,8 @@ export class VectorStore {
   private loadedGeneration = '';
   private loadedEpoch = '';
   private labelCache: { label: string; stamp: string; allowed: Uint8Array } | null = null;
+  /** The model this instance's caller embeds with (set by `ensureModel`); writes check it is still current. */
+  private declared: EmbeddingModel | null = null;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -137,9 +145,10 @@ export class VectorStore {
   ) {
     this.opts = {
       search: options.search ?? 'memory',
-      coarse: options.coarse ?? 'binary-lut',
-      rescoreMin: options.rescoreMin ?? 200,
+      coarse: options.coarse ?? 'binary-lut-int8',
+      rescoreMin: options.rescoreMin ?? 400,
       rescoreFactor: options.rescoreFactor ?? 10,
+      floatCandidates: options.floatCandidates ?? 30,
     };
     this.stmts = this.prepare();
   }
@@ -161,13 +170,15 @@ export class VectorStore {
       count: s(`SELECT COUNT(*) AS n FROM embeddings WHERE model_id = ?`),
       countAndMax: s(`SELECT COUNT(*) AS n, MAX(id) AS maxId FROM embeddings WHERE model_id = ?`),
       vectorsAfter: s(`SELECT id, vector FROM embeddings WHERE model_id = ? AND id > ? ORDER BY id`),
-      assignments: s(`SELECT ne.node_id, ne.window, ne.embedding_id FROM node_embeddings ne
-                      JOIN embeddings e ON e.id = ne.embedding_id AND e.model_id = ?
-                      ORDER BY ne.node_id, ne.window`),
+      // No join to embeddings: assignments to vectors the index does not hold (another model's)
+      // are dropped by VectorIndex.setAssignments, and the primary key order is the node order.
+      assignmentCount: s(`SELECT COUNT(*) FROM node_embeddings`).pluck(),
+      assignments: s(`SELECT node_id, window, embedding_id FROM node_embeddings ORDER BY node_id, window`),
       labelNodes: s(`SELECT n.id FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id
                      WHERE lf.label_id = (SELECT id FROM labels WHERE name = ?)`),
       totalChanges: s(`SELECT total_changes() AS n`),
       vecDims: s(`SELECT sql FROM sqlite_master WHERE name = 'vec_embeddings'`),
+      vectorById: s(`SELECT vector FROM embeddings WHERE id = ?`).pluck(),
     };
   }
 
@@ -195,9 +206,8 @@ export class VectorStore {
     return this.db
       .transaction((): { reset: boolean } => {
         const current = this.model();
-        if (current && current.modelId === m.modelId && current.revision === m.revision && current.dims === m.dims) {
-          return { reset: false };
-        }
+        this.declared = { modelId: m.modelId, revision: m.revision, dims: m.dims };
+        if (current && sameModel(current, m)) return { reset: false };
         const stored = (this.db.prepare(`SELECT COUNT(*) AS n FROM embeddings`).get() as { n: number }).n;
         const reset = current !== null || stored > 0;
         this.db.exec(`DELETE FROM node_embeddings; DELETE FROM embeddings;`);
@@ -381,10 +391,10 @@ export class VectorStore {
     return index.search(query, k, allow, options.rescore);
   }
 
-  /** The in-memory index's size, for status and the benchmark. */
+  /** The in-memory index's size, for status and the benchmark (null in `vec0` search mode). */
   indexStats(): { vectors: number; assignments: number; memoryBytes: number } | null {
     const model = this.model();
-    if (!model) return null;
+    if (!model || this.opts.search === 'vec0') return null;
     const index = this.refresh(model);
     return { vectors: index.vectorCount, assignments: index.assignmentCount, memoryBytes: index.memoryBytes() };
   }
@@ -396,10 +406,22 @@ export class VectorStore {
     return row ? row.value : null;
   }
 
+  /**
+   * The model writes are for: the one declared through `ensureModel`, checked inside the write
+   * transaction against `_metadata`, so a process still embedding with an old model cannot
+   * write its vectors after another process switched the index to a new one.
+   */
   private requireModel(): EmbeddingModel {
-    const model = this.model();
-    if (!model) throw new CaError('model_unavailable', 'no embedding model recorded: call ensureModel first');
-    return model;
+    const declared = this.declared;
+    if (!declared) throw new CaError('model_unavailable', 'no embedding model declared: call ensureModel(model) on this VectorStore first');
+    const current = this.model();
+    if (!current || !sameModel(current, declared)) {
+      throw new CaError(
+        'model_unavailable',
+        `the index's embedding model is now ${current ? modelKeyOf(current) : 'unset'}, not ${modelKeyOf(declared)}: vectors of two models never mix; re-run ensureModel and re-embed`,
+      );
+    }
+    return current;
   }
 
   /** Every write bumps the generation; deletions and rewrites also the epoch (no incremental refresh). */
@@ -427,25 +449,29 @@ export class VectorStore {
         index = this.newIndex(model);
       }
       const { n, maxId } = this.stmts.countAndMax.get(key) as { n: number; maxId: number | null };
-      const after = index.vectorCount === 0 ? 0 : index.maxId;
-      // Ids are normally increasing; if a new row reused a lower id, start over.
-      const expectedNew = n - index.vectorCount;
-      let batch = this.loadVectorsAfter(key, after);
-      if (batch.length !== expectedNew || (maxId ?? 0) < after) {
+      const before = index.vectorCount;
+      const after = before === 0 ? 0 : index.maxId;
+      index.reserve(n);
+      const appended = this.appendVectorsAfter(index, key, after);
+      // Ids normally only grow; if a new row reused a lower id (or rows vanished), start over.
+      if (before + appended !== n || (maxId ?? 0) < after) {
         index = this.newIndex(model);
-        batch = this.loadVectorsAfter(key, 0);
+        index.reserve(n);
+        this.appendVectorsAfter(index, key, 0);
       }
-      index.appendVectors(batch);
-      const rows = this.stmts.assignments.raw().all(key) as [number, number, number][];
-      const nodes = new Int32Array(rows.length);
-      const windows = new Int32Array(rows.length);
-      const embeddingIds = new Float64Array(rows.length);
-      rows.forEach((r, i) => {
+      const total = this.stmts.assignmentCount.get() as number;
+      const nodes = new Int32Array(total);
+      const windows = new Int32Array(total);
+      const embeddingIds = new Float64Array(total);
+      let i = 0;
+      for (const r of this.stmts.assignments.raw().iterate() as IterableIterator<[number, number, number]>) {
+        if (i === total) break;
         nodes[i] = r[0];
         windows[i] = r[1];
         embeddingIds[i] = r[2];
-      });
-      index.setAssignments(nodes, windows, embeddingIds);
+        i++;
+      }
+      index.setAssignments(nodes.subarray(0, i), windows.subarray(0, i), embeddingIds.subarray(0, i));
       this.index = index;
       this.indexModelKey = key;
       this.loadedGeneration = gen;
@@ -454,12 +480,20 @@ export class VectorStore {
     })();
   }
 
-  private loadVectorsAfter(key: string, afterId: number): { id: number; vector: Float32Array }[] {
-    const out: { id: number; vector: Float32Array }[] = [];
+  /** Streams the model's vectors with id > `afterId` into the index in slices (peak memory stays one slice). */
+  private appendVectorsAfter(index: VectorIndex, key: string, afterId: number): number {
+    let batch: { id: number; vector: Float32Array }[] = [];
+    let count = 0;
     for (const r of this.stmts.vectorsAfter.iterate(key, afterId) as IterableIterator<{ id: number; vector: Buffer }>) {
-      out.push({ id: r.id, vector: blobToVector(r.vector) });
+      batch.push({ id: r.id, vector: blobToVector(r.vector) });
+      if (batch.length === 4096) {
+        index.appendVectors(batch);
+        count += batch.length;
+        batch = [];
+      }
     }
-    return out;
+    index.appendVectors(batch);
+    return count + batch.length;
   }
 
   private newIndex(model: EmbeddingModel): VectorIndex {
@@ -468,19 +502,18 @@ export class VectorStore {
       mode: this.opts.coarse,
       rescoreMin: this.opts.rescoreMin,
       rescoreFactor: this.opts.rescoreFactor,
+      floatCandidates: this.opts.floatCandidates,
       fetchFloat: (ids) => this.vectorsById(ids),
     });
   }
 
   private vectorsById(ids: readonly number[]): Map<number, Float32Array> {
+    // One prepared point lookup per id: cheaper than preparing a fresh `IN (…)` per query.
     const out = new Map<number, Float32Array>();
-    // Integers only, so inlining them is safe and saves binding hundreds of parameters.
-    for (const part of chunks(ids, 2000)) {
-      const rows = this.db.prepare(`SELECT id, vector FROM embeddings WHERE id IN (${part.map((id) => Math.trunc(id)).join(',')})`).raw().all() as [
-        number,
-        Buffer,
-      ][];
-      for (const [id, blob] of rows) out.set(id, blobToVector(blob));
+    const stmt = this.stmts.vectorById;
+    for (const id of ids) {
+      const blob = stmt.get(id) as Buffer | undefined;
+      if (blob) out.set(id, blobToVector(blob));
     }
     return out;
   }

@@ -163,7 +163,6 @@ export class IndexWriter {
       movePrimary: s(`UPDATE nodes SET file_id = ?, start_line = ?, end_line = ?, start_byte = ?, end_byte = ? WHERE id = ?`),
       event: s(`INSERT INTO events(at, kind, path, message, data) VALUES (?, ?, ?, ?, ?)`),
       touchMtime: s(`UPDATE label_files SET mtime_ms = ? WHERE label_id = ? AND path = ?`),
-      dropNodeEmbeddings: s(`DELETE FROM node_embeddings WHERE node_id = ?`),
       insertReexport: s(`INSERT INTO module_reexports(file_id, target_module, name) VALUES (?, ?, ?)`),
       setSemantic: s(`UPDATE files SET semantic_state = ?, semantic_reason = ? WHERE id = ?`),
     };
@@ -384,9 +383,6 @@ export class IndexWriter {
         id = old.id;
         this.stmts.updateNode.run({ ...row, id });
         this.stmts.deleteFts.run(id);
-        // The embedding text derives from the chunk: a changed chunk is re-embedded (the old
-        // vector stays cached by content hash, so reverting costs nothing).
-        if (old.chunk_hash !== chunkHash) this.stmts.dropNodeEmbeddings.run(id);
         stats.nodesUpdated++;
       } else {
         id = Number(this.stmts.insertNode.run(row).lastInsertRowid);

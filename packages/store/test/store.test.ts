@@ -36,7 +36,10 @@ describe('opening and migrations', () => {
       'vec_embeddings',
     ]);
     expect(store.reader().metadata('schema_version')).toBe(String(LATEST_SCHEMA_VERSION));
-    expect((store.db.prepare(`SELECT version, name FROM _migration_log`).all())).toEqual([{ version: 1, name: 'initial schema' }]);
+    expect(store.db.prepare(`SELECT version, name FROM _migration_log ORDER BY version`).all()).toEqual([
+      { version: 1, name: 'initial schema' },
+      { version: 2, name: 'vector freshness counters and stale-embedding triggers' },
+    ]);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(store.db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
@@ -44,7 +47,7 @@ describe('opening and migrations', () => {
     store.close();
     // Re-opening applies nothing new.
     const again = Store.open(path);
-    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 1 });
+    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 2 });
     again.close();
   });
 

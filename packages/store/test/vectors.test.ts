@@ -1,0 +1,484 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CaError } from '@ca/schema';
+import { Store, VectorStore, type CoarseMode, type KnnHit, type VectorStoreOptions } from '../src/index.js';
+import { fileWithSymbols } from './helpers.js';
+
+const MODEL = { modelId: 'test-model', revision: 'r1', dims: 4 };
+
+const opened: Store[] = [];
+afterEach(() => {
+  while (opened.length > 0) opened.pop()!.close();
+});
+
+function tempDb(): string {
+  return join(mkdtempSync(join(tmpdir(), 'ca-vectors-')), 'index.db');
+}
+
+function open(path = tempDb()): Store {
+  const store = Store.open(path, { skipQuickCheck: true });
+  opened.push(store);
+  return store;
+}
+
+function v(...xs: number[]): Float32Array {
+  return new Float32Array(xs);
+}
+
+function unit(...xs: number[]): Float32Array {
+  const n = Math.hypot(...xs);
+  return new Float32Array(xs.map((x) => x / n));
+}
+
+/** Writes one file of functions through the writer and returns their node ids by name. */
+function seed(store: Store, path: string, names: string[], label = 'working'): Map<string, number> {
+  store.writer.writeBatch(label, [fileWithSymbols(path, `h-${path}`, names.map((name) => ({ name })))]);
+  const rows = store.db
+    .prepare(`SELECT n.id, n.name FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ? AND n.kind = 'function'`)
+    .all(path) as { id: number; name: string }[];
+  return new Map(rows.map((r) => [r.name, r.id]));
+}
+
+/** Bulk nodes straight into SQL (thousands, fast): one file in `label`, nodes n0…n{count-1}. Returns ids in order. */
+function seedMany(store: Store, label: string, path: string, count: number): number[] {
+  const db = store.db;
+  return db.transaction(() => {
+    const fileId = Number(
+      db
+        .prepare(`INSERT INTO files(path, content_hash, language, size, parse_status, indexed_at) VALUES (?, ?, 'ts', 1, 'ok', 'x')`)
+        .run(path, `bulk-${path}`).lastInsertRowid,
+    );
+    db.prepare(`INSERT OR IGNORE INTO labels(name, updated_at) VALUES (?, 'x')`).run(label);
+    db.prepare(`INSERT INTO label_files(label_id, path, file_id) VALUES ((SELECT id FROM labels WHERE name = ?), ?, ?)`).run(label, path, fileId);
+    const ins = db.prepare(`INSERT INTO nodes(file_id, kind, language, name, qualified_name, symbol_key, start_line, end_line, start_byte, end_byte, chunk_hash)
+                            VALUES (?, 'function', 'ts', ?, ?, ?, 1, 1, 0, 1, ?)`);
+    const ids: number[] = [];
+    for (let i = 0; i < count; i++) ids.push(Number(ins.run(fileId, `n${i}`, `n${i}`, `ts:${path}#n${i}`, `c${i}`).lastInsertRowid));
+    return ids;
+  })();
+}
+
+/** Puts one vector per node (hash = `${prefix}${i}`) and assigns it as window 0. */
+function putAndAssign(vs: VectorStore, ids: number[], vectors: Float32Array[], prefix = 'h'): void {
+  vs.put(vectors.map((vector, i) => ({ hash: `${prefix}${i}`, vector })));
+  vs.assignMany(ids.map((nodeId, i) => ({ nodeId, windows: [{ window: 0, hash: `${prefix}${i}` }] })));
+}
+
+function names(hits: KnnHit[], byId: Map<string, number>): string[] {
+  const rev = new Map([...byId].map(([n, id]) => [id, n]));
+  return hits.map((h) => rev.get(h.nodeId) ?? `#${h.nodeId}`);
+}
+
+const MODES: { name: string; options: VectorStoreOptions }[] = [
+  { name: 'memory/float', options: { coarse: 'float' } },
+  { name: 'memory/int8', options: { coarse: 'int8' } },
+  { name: 'memory/binary', options: { coarse: 'binary' } },
+  { name: 'memory/binary-lut', options: { coarse: 'binary-lut' } },
+  { name: 'memory/binary-lut-int8 (default)', options: {} },
+  { name: 'vec0', options: { search: 'vec0' } },
+];
+
+describe('put / get', () => {
+  it('round-trips float32 vectors bit for bit, stored as little-endian BLOBs', () => {
+    const store = open();
+    const vs = new VectorStore(store.db);
+    vs.ensureModel(MODEL);
+    const a = v(0.1, -1 / 3, 1e-8, Math.PI);
+    const b = v(-0, 3.4028234663852886e38, -1.1754943508222875e-38, 0.5);
+    const ids = vs.put([
+      { hash: 'a', vector: a },
+      { hash: 'b', vector: b },
+    ]);
+    expect([...ids.keys()]).toEqual(['a', 'b']);
+    const got = vs.getByHashes(['b', 'a', 'missing']);
+    expect([...got.keys()].sort()).toEqual(['a', 'b']);
+    expect(Buffer.from(got.get('a')!.buffer).equals(Buffer.from(a.buffer))).toBe(true);
+    expect(Buffer.from(got.get('b')!.buffer).equals(Buffer.from(b.buffer))).toBe(true);
+    expect(Object.is(got.get('b')![0], -0)).toBe(true);
+
+    vs.put([{ hash: 'one', vector: v(1, -2, 0, 0) }]);
+    const blob = store.db.prepare(`SELECT vector FROM embeddings WHERE content_hash = 'one'`).pluck().get() as Buffer;
+    expect(blob.toString('hex')).toBe('0000803f000000c00000000000000000');
+    const row = store.db.prepare(`SELECT model_id FROM embeddings WHERE content_hash = 'one'`).pluck().get();
+    expect(row).toBe('test-model@r1');
+    // vec0 mirrors embeddings row for row (rowid = embeddings.id).
+    const vecRow = store.db.prepare(`SELECT embedding FROM vec_embeddings WHERE rowid = ?`).pluck().get(BigInt(ids.get('a')!)) as Buffer;
+    expect(vecRow.equals(Buffer.from(a.buffer))).toBe(true);
+  });
+
+  it('dedupes by (model, content hash) and rewrites a changed vector as delete + insert in vec0', () => {
+    const store = open();
+    const vs = new VectorStore(store.db);
+    vs.ensureModel(MODEL);
+    const first = vs.put([
+      { hash: 'x', vector: v(1, 0, 0, 0) },
+      { hash: 'x', vector: v(1, 0, 0, 0) },
+    ]);
+    const again = vs.put([{ hash: 'x', vector: v(1, 0, 0, 0) }]);
+    expect(again.get('x')).toBe(first.get('x'));
+    expect(vs.count()).toBe(1);
+    expect(store.db.prepare(`SELECT COUNT(*) FROM vec_embeddings`).pluck().get()).toBe(1);
+
+    const rewritten = vs.put([{ hash: 'x', vector: v(0, 1, 0, 0) }]);
+    expect(rewritten.get('x')).toBe(first.get('x'));
+    expect([...vs.getByHashes(['x']).get('x')!]).toEqual([0, 1, 0, 0]);
+    const vecRow = store.db.prepare(`SELECT embedding FROM vec_embeddings WHERE rowid = ?`).pluck().get(BigInt(first.get('x')!)) as Buffer;
+    expect([...new Float32Array(new Uint8Array(vecRow).buffer)]).toEqual([0, 1, 0, 0]);
+    expect(vs.count()).toBe(1);
+  });
+
+  it('refuses vectors of the wrong dimension and writes before ensureModel', () => {
+    const store = open();
+    const vs = new VectorStore(store.db);
+    expect(() => vs.put([{ hash: 'a', vector: v(1, 0, 0, 0) }])).toThrowError(
+      expect.objectContaining({ code: 'model_unavailable' }) as unknown as Error,
+    );
+    vs.ensureModel(MODEL);
+    const err = (() => {
+      try {
+        vs.put([{ hash: 'a', vector: v(1, 0, 0) }]);
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })();
+    expect(err).toBeInstanceOf(CaError);
+    expect((err as CaError).code).toBe('invalid_query');
+    expect(vs.count()).toBe(0);
+  });
+
+  it('serves as the EmbeddingCache of @ca/embed (get / put shape)', () => {
+    const store = open();
+    const vs = new VectorStore(store.db);
+    vs.ensureModel(MODEL);
+    const cache = vs.cache();
+    cache.put([{ hash: 'h1', vector: v(0, 0, 1, 0) }]);
+    const got = cache.get(['h1', 'h2']);
+    expect([...got.keys()]).toEqual(['h1']);
+    expect([...got.get('h1')!]).toEqual([0, 0, 1, 0]);
+  });
+});
+
+describe('assign', () => {
+  it('replaces all windows of a node and rejects unknown hashes', () => {
+    const store = open();
+    const ids = seed(store, 'src/a.ts', ['alpha', 'beta']);
+    const vs = new VectorStore(store.db);
+    vs.ensureModel(MODEL);
+    const e = vs.put([
+      { hash: 'w0', vector: v(1, 0, 0, 0) },
+      { hash: 'w1', vector: v(0, 1, 0, 0) },
+      { hash: 'w2', vector: v(0, 0, 1, 0) },
+    ]);
+    const alpha = ids.get('alpha')!;
+    const rows = () =>
+      store.db.prepare(`SELECT window, embedding_id AS e FROM node_embeddings WHERE node_id = ? ORDER BY window`).all(alpha) as {
+        window: number;
+        e: number;
+      }[];
+    vs.assign(alpha, [
+      { window: 0, hash: 'w0' },
+      { window: 1, hash: 'w1' },
+      { window: 2, hash: 'w2' },
+    ]);
+    expect(rows()).toEqual([
+      { window: 0, e: e.get('w0') },
+      { window: 1, e: e.get('w1') },
+      { window: 2, e: e.get('w2') },
+    ]);
+    vs.assign(alpha, [{ window: 0, hash: 'w2' }]);
+    expect(rows()).toEqual([{ window: 0, e: e.get('w2') }]);
+
+    let err: unknown = null;
+    try {
+      vs.assign(alpha, [
+        { window: 0, hash: 'w0' },
+        { window: 1, hash: 'nope' },
+      ]);
+    } catch (x) {
+      err = x;
+    }
+    expect((err as CaError).code).toBe('not_found');
+    // The failed assign rolled back: the previous windows are intact.
+    expect(rows()).toEqual([{ window: 0, e: e.get('w2') }]);
+  });
+});
+
+describe.each(MODES)('knn ($name)', ({ options }) => {
+  it('ranks a hand-made 4-D set exactly like brute force, one hit per node (its best window)', () => {
+    const store = open();
+    const ids = seed(store, 'src/a.ts', ['north', 'northEast', 'east', 'south', 'west', 'twoWindows']);
+    const vs = new VectorStore(store.db, options);
+    vs.ensureModel(MODEL);
+    vs.put([
+      { hash: 'n', vector: unit(1, 0, 0, 0) },
+      { hash: 'ne', vector: unit(1, 1, 0, 0) },
+      { hash: 'e', vector: unit(0, 1, 0, 0) },
+      { hash: 's', vector: unit(-1, 0, 0, 0) },
+      { hash: 'w', vector: unit(0, -1, 0, 0) },
+      { hash: 'tw0', vector: unit(0, 0, 1, 0) },
+      { hash: 'tw1', vector: unit(3, 1, 0, 0) },
+    ]);
+    vs.assign(ids.get('north')!, [{ window: 0, hash: 'n' }]);
+    vs.assign(ids.get('northEast')!, [{ window: 0, hash: 'ne' }]);
+    vs.assign(ids.get('east')!, [{ window: 0, hash: 'e' }]);
+    vs.assign(ids.get('south')!, [{ window: 0, hash: 's' }]);
+    vs.assign(ids.get('west')!, [{ window: 0, hash: 'w' }]);
+    vs.assign(ids.get('twoWindows')!, [
+      { window: 0, hash: 'tw0' },
+      { window: 1, hash: 'tw1' },
+    ]);
+    // Query (2, 1, 0, 0)/√5. Cosines: tw1 (3,1)/√10 → 7/√50 = 0.98995; ne → 3/√10 = 0.94868;
+    // n → 2/√5 = 0.89443; e → 1/√5 = 0.44721; tw0 → 0; w → −0.44721; s → −0.89443.
+    const hits = vs.knn(unit(2, 1, 0, 0), 10);
+    expect(names(hits, ids)).toEqual(['twoWindows', 'northEast', 'north', 'east', 'west', 'south']);
+    expect(hits.map((h) => h.window)).toEqual([1, 0, 0, 0, 0, 0]);
+    const expected = [7 / Math.sqrt(50), 3 / Math.sqrt(10), 2 / Math.sqrt(5), 1 / Math.sqrt(5), -1 / Math.sqrt(5), -2 / Math.sqrt(5)];
+    hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!, 5));
+    expect(names(vs.knn(unit(2, 1, 0, 0), 2), ids)).toEqual(['twoWindows', 'northEast']);
+    // The other window wins when the query points its way.
+    const up = vs.knn(unit(0, 0, 1, 0), 1);
+    expect(names(up, ids)).toEqual(['twoWindows']);
+    expect(up[0]!.window).toBe(0);
+    expect(up[0]!.score).toBeCloseTo(1, 6);
+  });
+
+  it('returns exactly k hits when the filter excludes most of > 4096 vectors', () => {
+    const store = open();
+    const count = 6000;
+    const ids = seedMany(store, 'working', 'src/bulk.ts', count);
+    const vs = new VectorStore(store.db, options);
+    vs.ensureModel(MODEL);
+    // Node i sits at angle θ_i = i·(π/2)/count in the first two dimensions.
+    const vectors = ids.map((_, i) => {
+      const t = (i * Math.PI) / 2 / count;
+      return v(Math.cos(t), Math.sin(t), 0, 0);
+    });
+    putAndAssign(vs, ids, vectors);
+    expect(vs.count()).toBe(count);
+    // Every 400th node is allowed (15 nodes); the query points at node 0, so they rank by index.
+    const allowedIdx = Array.from({ length: 15 }, (_, j) => j * 400);
+    const allow = new Set(allowedIdx.map((i) => ids[i]!));
+    const hits = vs.knn(v(1, 0, 0, 0), 10, { allow });
+    expect(hits.map((h) => h.nodeId)).toEqual(allowedIdx.slice(0, 10).map((i) => ids[i]!));
+    hits.forEach((h, j) => expect(h.score).toBeCloseTo(Math.cos((j * 400 * Math.PI) / 2 / count), 5));
+    // Pointing the other way, the far end of the allowed set ranks first.
+    const far = vs.knn(v(0, 1, 0, 0), 12, { allow: (id) => allow.has(id) });
+    expect(far.map((h) => h.nodeId)).toEqual(allowedIdx.slice().reverse().slice(0, 12).map((i) => ids[i]!));
+    // Fewer eligible nodes than k: all of them, no padding.
+    expect(vs.knn(v(1, 0, 0, 0), 10, { allow: new Set([ids[5999]!, ids[3000]!]) }).map((h) => h.nodeId)).toEqual([ids[3000], ids[5999]]);
+  });
+
+  it('filters by label membership (label_files → nodes.file_id)', () => {
+    const store = open();
+    const work = seedMany(store, 'working', 'src/bulk.ts', 5000);
+    const feature = seedMany(store, 'feature/x', 'src/feature.ts', 3);
+    const vs = new VectorStore(store.db, options);
+    vs.ensureModel(MODEL);
+    putAndAssign(
+      vs,
+      work,
+      work.map(() => unit(1, 0.01, 0, 0)),
+      'w',
+    );
+    putAndAssign(vs, feature, [unit(0, 1, 0, 0), unit(0, 1, 1, 0), unit(0, 0, 1, 0)], 'f');
+    const hits = vs.knn(unit(1, 0, 0, 0), 5, { label: 'feature/x' });
+    // cos to (1,0,0,0) is 0 for all three: ties break by node id.
+    expect(hits.map((h) => h.nodeId)).toEqual(feature);
+    const hits2 = vs.knn(unit(0, 1, 0, 0), 2, { label: 'feature/x' });
+    expect(hits2.map((h) => h.nodeId)).toEqual([feature[0], feature[1]]);
+    expect(hits2.map((h) => Number(h.score.toFixed(5)))).toEqual([1, 0.70711]);
+    expect(vs.knn(unit(0, 1, 0, 0), 5, { label: 'no-such-label' })).toEqual([]);
+    // Label and allow combine.
+    expect(vs.knn(unit(0, 1, 0, 0), 5, { label: 'feature/x', allow: new Set([feature[2]!, work[0]!]) }).map((h) => h.nodeId)).toEqual([
+      feature[2],
+    ]);
+  });
+});
+
+describe('model changes', () => {
+  it('resets on a new model, revision or dimension, recreating vec0, and never serves old vectors', () => {
+    const path = tempDb();
+    const store = open(path);
+    const ids = seed(store, 'src/a.ts', ['alpha', 'beta', 'gamma']);
+    const vs = new VectorStore(store.db);
+    expect(vs.ensureModel(MODEL)).toEqual({ reset: false });
+    expect(vs.model()).toEqual(MODEL);
+    expect(store.reader().metadata('embedding_model')).toBe('test-model');
+    expect(store.reader().metadata('embedding_revision')).toBe('r1');
+    expect(store.reader().metadata('embedding_dims')).toBe('4');
+    putAndAssign(vs, [ids.get('alpha')!, ids.get('beta')!], [unit(1, 0, 0, 0), unit(0, 1, 0, 0)]);
+    expect(vs.ensureModel(MODEL)).toEqual({ reset: false });
+    expect(vs.count()).toBe(2);
+
+    // Another connection has the old vectors loaded in memory.
+    const other = open(path);
+    const otherVs = new VectorStore(other.db);
+    expect(otherVs.knn(unit(1, 0, 0, 0), 5).map((h) => h.nodeId)).toEqual([ids.get('alpha'), ids.get('beta')]);
+
+    expect(vs.ensureModel({ ...MODEL, revision: 'r2' })).toEqual({ reset: true });
+    expect(vs.count()).toBe(0);
+    expect(store.db.prepare(`SELECT COUNT(*) FROM embeddings`).pluck().get()).toBe(0);
+    expect(store.db.prepare(`SELECT COUNT(*) FROM node_embeddings`).pluck().get()).toBe(0);
+    expect(store.db.prepare(`SELECT COUNT(*) FROM vec_embeddings`).pluck().get()).toBe(0);
+    expect(vs.knn(unit(1, 0, 0, 0), 5)).toEqual([]);
+    expect(otherVs.knn(unit(1, 0, 0, 0), 5)).toEqual([]);
+    expect(vs.getByHashes(['h0'])).toEqual(new Map());
+
+    // Re-embedding resumes from the nodes without vectors.
+    expect(vs.nodesNeedingEmbedding('working', 10, { kinds: ['function'] }).map((n) => n.name)).toEqual(['alpha', 'beta', 'gamma']);
+    vs.put([{ hash: 'a2', vector: unit(0, 0, 1, 0) }]);
+    vs.assign(ids.get('alpha')!, [{ window: 0, hash: 'a2' }]);
+    expect(vs.nodesNeedingEmbedding('working', 10, { kinds: ['function'] }).map((n) => n.name)).toEqual(['beta', 'gamma']);
+    expect(otherVs.knn(unit(1, 0, 0, 0), 5).map((h) => [h.nodeId, Number(h.score.toFixed(6))])).toEqual([[ids.get('alpha'), 0]]);
+
+    // A new dimension recreates the vec0 table.
+    expect(vs.ensureModel({ modelId: 'other-model', revision: 'r1', dims: 3 })).toEqual({ reset: true });
+    const sql = store.db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'vec_embeddings'`).pluck().get() as string;
+    expect(sql).toContain('float[3]');
+    vs.put([{ hash: 'b3', vector: unit(1, 2, 2) }]);
+    vs.assign(ids.get('beta')!, [{ window: 0, hash: 'b3' }]);
+    const hits = otherVs.knn(unit(1, 2, 2), 5);
+    expect(hits.map((h) => h.nodeId)).toEqual([ids.get('beta')]);
+    expect(hits[0]!.score).toBeCloseTo(1, 6);
+    let err: unknown = null;
+    try {
+      otherVs.knn(unit(1, 0, 0, 0), 5);
+    } catch (e) {
+      err = e;
+    }
+    expect((err as CaError).code).toBe('invalid_query');
+    expect(store.db.prepare(`SELECT embedding FROM vec_embeddings`).pluck().all().length).toBe(1);
+  });
+
+  it('refuses writes from a process still embedding with the previous model', () => {
+    const path = tempDb();
+    const a = new VectorStore(open(path).db);
+    const b = new VectorStore(open(path).db);
+    a.ensureModel(MODEL);
+    expect(b.ensureModel({ ...MODEL, modelId: 'newer-model' })).toEqual({ reset: true });
+    let err: unknown = null;
+    try {
+      a.put([{ hash: 'x', vector: unit(1, 0, 0, 0) }]);
+    } catch (e) {
+      err = e;
+    }
+    expect((err as CaError).code).toBe('model_unavailable');
+    expect((err as CaError).message).toContain('now newer-model@r1, not test-model@r1');
+    expect(b.count()).toBe(0);
+    // A store that never declared a model cannot write either.
+    expect(() => new VectorStore(open(path).db).put([{ hash: 'y', vector: unit(1, 0, 0, 0) }])).toThrow('call ensureModel');
+  });
+
+  it('nodesNeedingEmbedding pages in node id order and returns what the embedding text needs', () => {
+    const store = open();
+    const ids = seed(store, 'src/util.ts', ['parseDate', 'formatDate', 'slugify']);
+    const vs = new VectorStore(store.db);
+    vs.ensureModel(MODEL);
+    const page = vs.nodesNeedingEmbedding('working', 2, { kinds: ['function'] });
+    expect(page.map((n) => ({ nodeId: n.nodeId, name: n.name, path: n.path, chunkText: n.chunkText, kind: n.kind }))).toEqual([
+      { nodeId: ids.get('parseDate'), name: 'parseDate', path: 'src/util.ts', chunkText: 'function parseDate() {}', kind: 'function' },
+      { nodeId: ids.get('formatDate'), name: 'formatDate', path: 'src/util.ts', chunkText: 'function formatDate() {}', kind: 'function' },
+    ]);
+    expect(vs.nodesNeedingEmbedding('working', 10).map((n) => n.kind)).toEqual(['file', 'function', 'function', 'function']);
+    expect(vs.nodesNeedingEmbedding('other-label', 10)).toEqual([]);
+  });
+});
+
+describe('gc and deletions', () => {
+  it('gc deletes embeddings no node references, from embeddings and vec0', () => {
+    const store = open();
+    const ids = seed(store, 'src/a.ts', ['alpha']);
+    const vs = new VectorStore(store.db);
+    vs.ensureModel(MODEL);
+    vs.put([
+      { hash: 'used', vector: unit(1, 0, 0, 0) },
+      { hash: 'spare1', vector: unit(0, 1, 0, 0) },
+      { hash: 'spare2', vector: unit(0, 0, 1, 0) },
+    ]);
+    vs.assign(ids.get('alpha')!, [{ window: 0, hash: 'used' }]);
+    expect(vs.gc()).toBe(2);
+    expect(vs.count()).toBe(1);
+    expect([...vs.getByHashes(['used', 'spare1', 'spare2']).keys()]).toEqual(['used']);
+    expect(store.db.prepare(`SELECT COUNT(*) FROM vec_embeddings`).pluck().get()).toBe(1);
+    expect(vs.gc()).toBe(0);
+    expect(vs.knn(unit(1, 0, 0, 0), 3).map((h) => h.nodeId)).toEqual([ids.get('alpha')]);
+  });
+
+  it('deleting nodes (file removed from its last label) removes their vectors from results', () => {
+    const store = open();
+    const a = seed(store, 'src/a.ts', ['alpha', 'beta']);
+    const b = seed(store, 'src/b.ts', ['gamma']);
+    const vs = new VectorStore(store.db);
+    vs.ensureModel(MODEL);
+    putAndAssign(vs, [a.get('alpha')!, a.get('beta')!, b.get('gamma')!], [unit(1, 0, 0, 0), unit(1, 1, 0, 0), unit(0, 1, 0, 0)]);
+    expect(vs.knn(unit(1, 0, 0, 0), 3).map((h) => h.nodeId)).toEqual([a.get('alpha'), a.get('beta'), b.get('gamma')]);
+    store.writer.removePaths('working', ['src/a.ts']);
+    expect(store.db.prepare(`SELECT COUNT(*) FROM nodes WHERE id = ?`).pluck().get(a.get('alpha'))).toBe(0);
+    expect(vs.knn(unit(1, 0, 0, 0), 3).map((h) => h.nodeId)).toEqual([b.get('gamma')]);
+    // The vectors are now unreferenced: gc collects them.
+    expect(vs.gc()).toBe(2);
+  });
+
+  it('deleting a node row directly cascades too', () => {
+    const store = open();
+    const a = seed(store, 'src/a.ts', ['alpha', 'beta']);
+    const vs = new VectorStore(store.db);
+    vs.ensureModel(MODEL);
+    putAndAssign(vs, [a.get('alpha')!, a.get('beta')!], [unit(1, 0, 0, 0), unit(0, 1, 0, 0)]);
+    expect(vs.knn(unit(1, 0, 0, 0), 2).map((h) => h.nodeId)).toEqual([a.get('alpha'), a.get('beta')]);
+    store.db.prepare(`DELETE FROM nodes WHERE id = ?`).run(a.get('alpha'));
+    expect(vs.knn(unit(1, 0, 0, 0), 2).map((h) => h.nodeId)).toEqual([a.get('beta')]);
+  });
+
+  it('a node whose chunk changed loses its (stale) vector and needs embedding again', () => {
+    const store = open();
+    const a = seed(store, 'src/a.ts', ['alpha', 'beta']);
+    const vs = new VectorStore(store.db);
+    vs.ensureModel(MODEL);
+    putAndAssign(vs, [a.get('alpha')!, a.get('beta')!], [unit(1, 0, 0, 0), unit(0, 1, 0, 0)]);
+    expect(vs.nodesNeedingEmbedding('working', 10, { kinds: ['function'] })).toEqual([]);
+    store.writer.writeBatch('working', [fileWithSymbols('src/a.ts', 'h2', [{ name: 'alpha', body: 'function alpha() { return 1; }' }, { name: 'beta' }])]);
+    const alphaId = store.db.prepare(`SELECT id FROM nodes WHERE name = 'alpha' AND kind = 'function'`).pluck().get() as number;
+    expect(vs.nodesNeedingEmbedding('working', 10, { kinds: ['function'] }).map((n) => [n.nodeId, n.name, n.chunkText])).toEqual([
+      [alphaId, 'alpha', 'function alpha() { return 1; }'],
+    ]);
+    expect(vs.knn(unit(1, 0, 0, 0), 2).map((h) => h.nodeId)).toEqual([a.get('beta')]);
+  });
+});
+
+describe('freshness across connections', () => {
+  it.each(['float', 'binary-lut', 'binary-lut-int8'] as CoarseMode[])('a long-lived reader (%s) sees another connection’s writes and deletions', (coarse) => {
+    const path = tempDb();
+    const writer = open(path);
+    const ids = seed(writer, 'src/a.ts', ['alpha', 'beta', 'gamma']);
+    const w = new VectorStore(writer.db);
+    w.ensureModel(MODEL);
+    w.put([{ hash: 'a', vector: unit(1, 0, 0, 0) }]);
+    w.assign(ids.get('alpha')!, [{ window: 0, hash: 'a' }]);
+
+    const reader = open(path);
+    const r = new VectorStore(reader.db, { coarse });
+    expect(r.knn(unit(0, 1, 0, 0), 3).map((h) => h.nodeId)).toEqual([ids.get('alpha')]);
+
+    // New vectors (incremental append) and a new assignment.
+    w.put([{ hash: 'b', vector: unit(0, 1, 0, 0) }]);
+    w.assign(ids.get('beta')!, [{ window: 0, hash: 'b' }]);
+    expect(r.knn(unit(0, 1, 0, 0), 3).map((h) => h.nodeId)).toEqual([ids.get('beta'), ids.get('alpha')]);
+
+    // Re-pointing a node at a shared vector.
+    w.assign(ids.get('gamma')!, [{ window: 0, hash: 'b' }]);
+    expect(r.knn(unit(0, 1, 0, 0), 3).map((h) => h.nodeId)).toEqual([ids.get('beta'), ids.get('gamma'), ids.get('alpha')]);
+
+    // A rewritten vector (epoch change → full reload).
+    w.put([{ hash: 'a', vector: unit(0, 1, 0, 0) }]);
+    const hits = r.knn(unit(0, 1, 0, 0), 3);
+    expect(hits.map((h) => Number(h.score.toFixed(6)))).toEqual([1, 1, 1]);
+
+    // Deleting a node in the writer's connection.
+    writer.db.prepare(`DELETE FROM nodes WHERE id = ?`).run(ids.get('beta'));
+    expect(r.knn(unit(0, 1, 0, 0), 3).map((h) => h.nodeId)).toEqual([ids.get('alpha'), ids.get('gamma')]);
+  });
+});
