@@ -55,7 +55,7 @@ export async function embedPending(
   const info = await modelInfo(resolution);
   const vectors = new VectorStore(store.db);
   const { reset } = vectors.ensureModel({ modelId: info.modelId, revision: info.revision, dims: info.dims });
-  const total = vectors.nodesNeedingEmbedding(label, 10_000_000).length;
+  const total = vectors.countNodesNeedingEmbedding(label);
   store.writer.setMetadata(META_VECTOR_OFF, '');
   if (total === 0) {
     return { off: null, model: info.modelId, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset };

@@ -373,6 +373,20 @@ export class VectorStore {
     return rows;
   }
 
+  /** How many nodes of the label `nodesNeedingEmbedding` would return (for progress totals). */
+  countNodesNeedingEmbedding(label: string): number {
+    const model = this.model();
+    const row = this.db
+      .prepare(
+        `SELECT COUNT(*) AS c FROM nodes n
+         JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+         WHERE NOT EXISTS (SELECT 1 FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id
+                           WHERE ne.node_id = n.id AND e.model_id = ?)`,
+      )
+      .get(label, model ? modelKeyOf(model) : null) as { c: number };
+    return row.c;
+  }
+
   /**
    * The `k` nodes most similar (cosine) to `query`, one per node (its best window), among the
    * current model's vectors and the nodes the options allow. Returns exactly `k` hits when at
