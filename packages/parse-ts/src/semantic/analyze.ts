@@ -40,6 +40,14 @@ export interface AnalyzeContext {
   readonly checkSync: () => void;
   /** Cache of syntactic indexes shared by all projects of one request. */
   readonly syntactic: Map<string, SyntacticFile>;
+  /**
+   * Parsed (and, once a checker ran, bound) source files shared by the programs of one request,
+   * keyed by file and source-file-affecting options (like a LanguageService DocumentRegistry):
+   * overlapping projects and the lib files are parsed and bound once. Optional.
+   */
+  readonly sourceFiles?: Map<string, ts.SourceFile>;
+  /** Files whose nesting overflows the binder, shared so later programs skip them up front. */
+  readonly tooDeep?: Map<string, string>;
 }
 
 /** A syntactic FileIndex with a containment lookup from UTF-8 byte offsets to nodes. */
@@ -120,6 +128,51 @@ function realSymbol(checker: ts.TypeChecker, sym: ts.Symbol | undefined): ts.Sym
   return sym;
 }
 
+const namesCache = new WeakMap<ts.SourceFile, readonly string[]>();
+
+/**
+ * Every name a declaration of this file may carry (a superset: any node's `name`, plus
+ * `x.name = …` expando assignments of JS files). Cached per SourceFile, which programs of one
+ * request share.
+ */
+function declaredNames(sf: ts.SourceFile): readonly string[] {
+  const cached = namesCache.get(sf);
+  if (cached !== undefined) return cached;
+  const out = new Set<string>();
+  const stack: ts.Node[] = [sf];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    const name = (n as { name?: ts.Node }).name;
+    if (name !== undefined && (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name))) {
+      out.add(name.text);
+    }
+    if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+      const l = n.left;
+      if (ts.isPropertyAccessExpression(l)) out.add(l.name.text);
+      else if (ts.isElementAccessExpression(l) && ts.isStringLiteralLike(l.argumentExpression)) out.add(l.argumentExpression.text);
+    }
+    ts.forEachChild(n, (c) => {
+      stack.push(c);
+    });
+  }
+  const list = [...out];
+  namesCache.set(sf, list);
+  return list;
+}
+
+/** True when a symbol has several signature declarations (overloads) to choose from. */
+function isOverloaded(sym: ts.Symbol): boolean {
+  // Same container = overloads; declarations in different containers (union/intersection
+  // members, merged interfaces) are distinct targets that all get an edge.
+  const parents = new Set<ts.Node>();
+  for (const d of sym.declarations ?? []) {
+    if (!ts.isFunctionLike(d)) continue;
+    if (parents.has(d.parent)) return true;
+    parents.add(d.parent);
+  }
+  return false;
+}
+
 /** The name a syntactic node of this declaration carries. */
 function declName(decl: ts.Declaration): string | null {
   if (ts.isConstructorDeclaration(decl)) return 'constructor';
@@ -184,9 +237,42 @@ function nameNodeOf(expr: ts.Node): ts.Node | null {
   return null;
 }
 
+/**
+ * The options that change how a file parses and binds, as a cache key. Unlike the
+ * DocumentRegistry key it leaves out options that only change binder diagnostics
+ * (`noFallthroughCasesInSwitch`, `allowUnreachableCode`, `allowUnusedLabels`; never asked for
+ * here) and the `paths` base directory (resolution lives in the program, not in the file), so
+ * a workspace's per-package configs and its root config share their parsed files.
+ */
+function sourceFileKey(o: ts.CompilerOptions): string {
+  return JSON.stringify([o.target, o.module, o.jsx, o.importHelpers, o.alwaysStrict ?? o.strict, o.moduleResolution, o.jsxImportSource, o.moduleDetection]);
+}
+
 /** Creates the compiler host: plain file reads plus workspace-package → source resolution. */
-function createHost(options: ts.CompilerOptions, packages: readonly WorkspacePackage[]): ts.CompilerHost {
+function createHost(
+  options: ts.CompilerOptions,
+  packages: readonly WorkspacePackage[],
+  sourceFiles: Map<string, ts.SourceFile> | undefined,
+  tooDeep: Map<string, string>,
+): ts.CompilerHost {
   const host = ts.createCompilerHost(options, true);
+  // JSDoc of TS files is never walked here: skip parsing it (JS files keep their JSDoc types).
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeInfo;
+  const base = host.getSourceFile.bind(host);
+  const optionsKey = sourceFileKey(options);
+  host.getSourceFile = (fileName, languageVersionOrOptions, onError, shouldCreate) => {
+    // Files that overflow the binder are replaced by empty ones (reported in fileErrors).
+    if (tooDeep.has(resolve(fileName))) return ts.createSourceFile(fileName, '', languageVersionOrOptions);
+    if (sourceFiles === undefined) return base(fileName, languageVersionOrOptions, onError, shouldCreate);
+    const lv = typeof languageVersionOrOptions === 'object' ? languageVersionOrOptions : { languageVersion: languageVersionOrOptions };
+    const key = `${optionsKey}\0${lv.languageVersion}\0${lv.impliedNodeFormat ?? ''}\0${lv.jsDocParsingMode ?? ''}\0${fileName}`;
+    let sf = sourceFiles.get(key);
+    if (sf === undefined) {
+      sf = base(fileName, languageVersionOrOptions, onError, shouldCreate);
+      if (sf !== undefined) sourceFiles.set(key, sf);
+    }
+    return sf;
+  };
   const cache = ts.createModuleResolutionCache(host.getCurrentDirectory(), (f) => host.getCanonicalFileName(f), options);
   host.resolveModuleNameLiterals = (literals, containingFile, redirected, opts, containingSourceFile) =>
     literals.map((lit) => {
@@ -254,11 +340,11 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
   const root = ctx.layout.root;
   const options: ts.CompilerOptions = { ...project.options, noEmit: true };
   delete options.plugins;
-  const host = createHost(options, ctx.layout.packages);
+  const excluded = ctx.tooDeep ?? new Map<string, string>();
+  const host = createHost(options, ctx.layout.packages, ctx.sourceFiles, excluded);
   // Project references are deliberately not passed: imports of referenced projects then resolve
   // to their sources (as an editor does) instead of to possibly unbuilt output .d.ts files.
   let program = ts.createProgram({ rootNames: [...project.rootNames], options, host });
-  const excluded = new Map<string, string>();
   let checker: ts.TypeChecker;
   try {
     checker = program.getTypeChecker();
@@ -266,14 +352,19 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
     // TypeScript's binder recurses on long `a || b || …` chains and deep nesting: find the
     // culprits, replace them by empty files and bind again, so only they lose their edges.
     if (!(e instanceof RangeError)) throw e;
+    let found = 0;
     for (const sf of program.getSourceFiles()) {
       const depth = maxDepth(sf);
-      if (depth > MAX_SAFE_DEPTH) excluded.set(resolve(sf.fileName), `stack overflow: syntax nested ${depth} levels deep`);
+      if (depth > MAX_SAFE_DEPTH) {
+        excluded.set(resolve(sf.fileName), `stack overflow: syntax nested ${depth} levels deep`);
+        found++;
+      }
     }
-    if (excluded.size === 0) throw e;
-    const base = host.getSourceFile.bind(host);
-    host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) =>
-      excluded.has(resolve(fileName)) ? ts.createSourceFile(fileName, '', languageVersion) : base(fileName, languageVersion, onError, shouldCreate);
+    if (found === 0) throw e;
+    // The culprits may be half bound: never reuse them from the shared cache.
+    if (ctx.sourceFiles !== undefined) {
+      for (const [k, sf] of ctx.sourceFiles) if (excluded.has(resolve(sf.fileName))) ctx.sourceFiles.delete(k);
+    }
     program = ts.createProgram({ rootNames: [...project.rootNames], options, host });
     checker = program.getTypeChecker();
   }
@@ -281,19 +372,45 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
   const targets = project.owned.filter((f) => ctx.requested === null || ctx.requested.has(f));
   const analysedSet = new Set(targets);
 
-  const syntacticOf = (sf: ts.SourceFile): SyntacticFile | null => {
-    const abs = resolve(sf.fileName);
-    if (!isRepoSource(root, abs) || classifyTsPath(abs) === null) return null;
-    let f = ctx.syntactic.get(abs);
-    if (f === undefined) {
-      f = buildSyntactic(ctx.adapter, repoRelative(root, abs), sf.text);
-      ctx.syntactic.set(abs, f);
+  const candidateBySf = new Map<ts.SourceFile, boolean>();
+  /** True for repository source files (the only files that can hold targets). */
+  const syntacticCandidate = (sf: ts.SourceFile): boolean => {
+    let c = candidateBySf.get(sf);
+    if (c === undefined) {
+      const abs = resolve(sf.fileName);
+      c = isRepoSource(root, abs) && classifyTsPath(abs) !== null;
+      candidateBySf.set(sf, c);
     }
+    return c;
+  };
+  const syntacticBySf = new Map<ts.SourceFile, SyntacticFile | null>();
+  const syntacticOf = (sf: ts.SourceFile): SyntacticFile | null => {
+    let f = syntacticBySf.get(sf);
+    if (f !== undefined) return f;
+    const abs = resolve(sf.fileName);
+    if (!syntacticCandidate(sf)) f = null;
+    else {
+      f = ctx.syntactic.get(abs) ?? null;
+      if (f === null) {
+        f = buildSyntactic(ctx.adapter, repoRelative(root, abs), sf.text);
+        ctx.syntactic.set(abs, f);
+      }
+    }
+    syntacticBySf.set(sf, f);
     return f;
   };
 
+  const declCache = new Map<ts.Node, NodeRef | null>();
   /** The syntactic node of a target declaration, or null when it is not a repo symbol. */
   const nodeOfDecl = (decl: ts.Node): NodeRef | null => {
+    let r = declCache.get(decl);
+    if (r === undefined) {
+      r = nodeOfDeclUncached(decl);
+      declCache.set(decl, r);
+    }
+    return r;
+  };
+  const nodeOfDeclUncached = (decl: ts.Node): NodeRef | null => {
     const sf = decl.getSourceFile();
     const f = syntacticOf(sf);
     if (f === null) return null;
@@ -308,6 +425,25 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
     // container then carries another name and the target is dropped.
     if (n.kind === 'file' || n.name !== expected) return null;
     return { path: f.rel, node: n };
+  };
+
+  // Names declared anywhere in the repository's files of this program: a member access whose
+  // name is not among them cannot resolve to a repository symbol, so its receiver need not be
+  // type-checked (most `.map`, `.length`, `Math.max` … of a typical file).
+  const repoNames = new Set<string>(['default', 'constructor']);
+  for (const sf of program.getSourceFiles()) {
+    if (syntacticCandidate(sf)) for (const n of declaredNames(sf)) repoNames.add(n);
+  }
+  /** False when `id` is a member name (`a.b`, `a['b']`, JSX attribute) no repository declaration carries. */
+  const mayNameRepoSymbol = (id: ts.Node): boolean => {
+    const p = id.parent;
+    if (p === undefined) return true;
+    const member =
+      (ts.isPropertyAccessExpression(p) && p.name === id) ||
+      (ts.isElementAccessExpression(p) && p.argumentExpression === id) ||
+      (ts.isJsxAttribute(p) && p.name === id);
+    if (!member) return true;
+    return repoNames.has((id as ts.Identifier | ts.PrivateIdentifier | ts.StringLiteral).text);
   };
 
   const edges: SemanticEdge[] = [];
@@ -444,7 +580,23 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
       };
 
       const callTarget = (node: ts.CallExpression | ts.TaggedTemplateExpression, nameNode: ts.Node | null): NodeRef[] => {
-        // The resolved signature picks the exact overload; fall back to the callee's symbol.
+        // The callee's symbol suffices unless it is overloaded: resolving the signature checks
+        // every argument against every candidate (about half of the whole pass when done for
+        // every call), so it runs only to pick among overloads or when there is no symbol.
+        // A callee without a symbol (`any`, missing member) has no declaration to find either.
+        // A repository symbol without a syntactic node (a destructured `const { t } = useI18n()`,
+        // a local alias, a parameter) is followed through its signature to the function it holds.
+        if (nameNode !== null) {
+          if (!mayNameRepoSymbol(nameNode)) return [];
+          const sym = checker.getSymbolAtLocation(nameNode);
+          const real = realSymbol(checker, sym);
+          if (real === undefined) return [];
+          if (!isOverloaded(real)) {
+            const direct = targetsOf(sym);
+            const local = direct.length === 0 && (real.declarations ?? []).some((d) => syntacticCandidate(d.getSourceFile()));
+            if (!local) return direct;
+          }
+        }
         const sig = checker.getResolvedSignature(node);
         const decl = sig?.declaration;
         if (decl !== undefined && !ts.isJSDocSignature(decl)) {
@@ -522,6 +674,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
             const nameNode = nameNodeOf(expr);
             if (nameNode === null) break;
             consumed.add(nameNode);
+            if (!mayNameRepoSymbol(nameNode)) break;
             // Intrinsic elements (<div>) resolve into JSX.IntrinsicElements (a .d.ts): dropped below.
             for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
               emit(sourceAt(node.getStart(sf)), tgt, CALL_EDGE, nameNode.getStart(sf));
@@ -532,7 +685,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
             continue; // the opening element already counted this use
           case ts.SyntaxKind.Identifier:
           case ts.SyntaxKind.PrivateIdentifier: {
-            if (consumed.has(node) || isDeclarationName(node)) break;
+            if (consumed.has(node) || isDeclarationName(node) || !mayNameRepoSymbol(node)) break;
             const parent = node.parent;
             let sym: ts.Symbol | undefined;
             if (parent !== undefined && ts.isShorthandPropertyAssignment(parent) && parent.name === node) {

@@ -327,25 +327,38 @@ export function discoverRepo(repoRoot: string): RepoLayout {
   for (const [f, p] of owner) p.owned.push(f);
   for (const p of projects) p.owned.sort();
 
-  // Inferred projects: source files outside every (non-solution) project directory, one per package.
-  const covered = (f: string): boolean => owner.has(f) || projects.some((p) => p.dir === dirname(f) || isUnder(p.dir, f));
-  const groups = new Map<string, string[]>();
+  // Inferred projects for every source file no config lists. A file inside a project's
+  // directory that its config excludes (tests, scripts, config files) is analysed with the
+  // options of the deepest enclosing config, so its `paths`, `jsx` and `types` still resolve
+  // (one group per enclosing config directory); files outside every project directory form
+  // one group per package with default options. Files under a failed config stay unanalysed.
+  const enclosing = (f: string): LoadedProject | null => {
+    let best: LoadedProject | null = null;
+    for (const p of projects) {
+      if (!(p.dir === dirname(f) || isUnder(p.dir, f))) continue;
+      if (best === null || p.dir.length > best.dir.length) best = p;
+    }
+    return best;
+  };
+  const groups = new Map<string, { files: string[]; base: LoadedProject | null }>();
   for (const f of w.sources) {
-    if (covered(f)) continue;
-    const pkgDir = packageOf(packages, f)?.dir ?? root;
-    const list = groups.get(pkgDir) ?? [];
-    list.push(f);
-    groups.set(pkgDir, list);
+    if (owner.has(f)) continue;
+    const base = enclosing(f);
+    if (base !== null && base.status !== 'ok') continue;
+    const dir = base?.dir ?? packageOf(packages, f)?.dir ?? root;
+    const g = groups.get(dir) ?? { files: [], base };
+    g.files.push(f);
+    groups.set(dir, g);
   }
-  for (const [dir, files] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+  for (const [dir, { files, base }] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const relDir = repoRelative(root, dir);
     projects.push({
       id: relDir === '' ? INFERRED_PROJECT_ID : `${INFERRED_PROJECT_ID}:${relDir}`,
       tsconfig: null,
-      packageName: packageOf(packages, join(dir, 'package.json'))?.name ?? null,
+      packageName: base !== null ? base.packageName : (packageOf(packages, join(dir, 'package.json'))?.name ?? null),
       dir,
       status: 'ok',
-      options: inferredOptions(),
+      options: base !== null ? { ...base.options, allowJs: true, checkJs: false, noEmit: true } : inferredOptions(),
       rootNames: files,
       owned: [...files],
       strippedPlugins: [],

@@ -77,6 +77,8 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
     adapter,
     requested,
     syntactic,
+    sourceFiles: new Map(),
+    tooDeep: new Map(),
     checkSync: () => {
       if (Date.now() > msg.deadlineAt) throw new PassStopped('timeout', 'deadline exceeded');
     },
