@@ -117,8 +117,8 @@ function parseKinds(raw: string[] | undefined): NodeKind[] | undefined {
   return kinds as NodeKind[];
 }
 
-function openEngine(values: Values, repoOverride?: string): Engine {
-  return Engine.open(repoOverride ?? values.repo ?? process.cwd(), values.db ? { dbPath: values.db } : {});
+function openEngine(values: Values, repoOverride?: string, options: { rebuildIfCorrupt?: boolean } = {}): Engine {
+  return Engine.open(repoOverride ?? values.repo ?? process.cwd(), { ...(values.db ? { dbPath: values.db } : {}), ...options });
 }
 
 function location(n: { path: string; startLine: number; endLine: number }): string {
@@ -129,7 +129,7 @@ const PHASE_LABEL: Record<string, string> = { discover: 'scanning', parse: 'pars
 
 async function cmdIndex(values: Values, args: string[]): Promise<number> {
   if (args.length > 1) throw usage('index takes at most one PATH');
-  const engine = openEngine(values, args[0]);
+  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true });
   try {
     const bar = new ProgressBar(!values.json && process.stderr.isTTY === true);
     const report = await engine.index({ onProgress: (p) => bar.update(PHASE_LABEL[p.phase] ?? p.phase, p.done, p.total) });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -96,5 +96,11 @@ describe('ca CLI', () => {
     const r = ca(['status', '--repo', repo, '--db', join(dir, 'bad.db')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^ca: .*bad\.db is not a valid index database/);
+    // `ca index` moves the damaged file aside and rebuilds from source.
+    const rebuilt = ca(['index', repo, '--db', join(dir, 'bad.db'), '--json']);
+    expect(rebuilt.code).toBe(0);
+    expect(JSON.parse(rebuilt.stdout).files).toBe(13);
+    expect(readdirSync(dir).filter((f) => f.startsWith('bad.db.corrupt-')).length).toBe(1);
+    expect(ca(['status', '--repo', repo, '--db', join(dir, 'bad.db')]).code).toBe(0);
   });
 });

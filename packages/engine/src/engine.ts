@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
   CaError,
@@ -33,6 +33,8 @@ export interface EngineOptions {
   readonly configOverrides?: Record<string, Record<string, unknown>>;
   /** Environment used for `CA_<SECTION>_<KEY>` overrides (default process.env). */
   readonly env?: Record<string, string | undefined>;
+  /** A corrupt index file is moved aside and rebuilt from source (what `ca index` does). */
+  readonly rebuildIfCorrupt?: boolean;
 }
 
 export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
@@ -94,8 +96,13 @@ export class Engine {
     readonly repoRoot: string,
     readonly dbPath: string,
     readonly config: Config,
-    readonly store: Store,
+    private currentStore: Store,
   ) {}
+
+  /** The index database (replaced when a corrupt index is rebuilt). */
+  get store(): Store {
+    return this.currentStore;
+  }
 
   /**
    * Opens the index of `repo` (creating it on first use). Fails with `invalid_path` when `repo`
@@ -120,7 +127,17 @@ export class Engine {
       const gi = join(dir, '.gitignore');
       if (!existsSync(gi)) writeFileSync(gi, GITIGNORE_TEXT);
     }
-    const store = Store.open(dbPath);
+    // PRAGMA quick_check costs seconds on a large index: it runs when indexing (and in
+    // `ca health`), not on every query-side open.
+    let store: Store;
+    try {
+      store = Store.open(dbPath, { skipQuickCheck: true });
+    } catch (e) {
+      if (!(options.rebuildIfCorrupt && e instanceof CaError && e.code === 'db_corrupt')) throw e;
+      moveAside(dbPath);
+      store = Store.open(dbPath, { skipQuickCheck: true });
+      store.writer.recordEvent('index_rebuilt', null, `the previous index was not a valid database (${e.message}); rebuilding from source`);
+    }
     return new Engine(root, dbPath, config, store);
   }
 
@@ -136,6 +153,7 @@ export class Engine {
   async index(options: { onProgress?: (p: IndexProgress) => void } = {}): Promise<IndexReport> {
     const started = performance.now();
     const progress = options.onProgress ?? (() => {});
+    this.ensureIntact();
     const adapters = await createAdapters(this.repoRoot);
     const cfg = this.config.indexing;
     let pool: ParsePool | null = null;
@@ -251,6 +269,20 @@ export class Engine {
       await pool?.close();
       await adapters.dispose();
     }
+  }
+
+  /**
+   * Runs PRAGMA quick_check; a corrupt index is moved aside (`<db>.corrupt-<time>`) and
+   * rebuilt from source by the index run that called this.
+   */
+  private ensureIntact(): void {
+    const result = this.currentStore.db.pragma('quick_check', { simple: true }) as string;
+    if (result === 'ok') return;
+    this.currentStore.close();
+    moveAside(this.dbPath);
+    this.currentStore = Store.open(this.dbPath, { skipQuickCheck: true });
+    this.vectorStore = null;
+    this.currentStore.writer.recordEvent('index_rebuilt', null, `PRAGMA quick_check failed (${result}); rebuilding from source`);
   }
 
   /**
@@ -536,6 +568,14 @@ function counts0(store: Store): number {
        WHERE f.language IN ('ts','js')`,
     )
     .get(WORKING_LABEL) as { c: number }).c;
+}
+
+/** Moves a damaged index (and its WAL files) aside so a fresh one can be built. */
+function moveAside(dbPath: string): void {
+  const suffix = `.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  for (const ext of ['', '-wal', '-shm']) {
+    if (existsSync(dbPath + ext)) renameSync(dbPath + ext, dbPath + suffix + ext);
+  }
 }
 
 function skippedWrite(s: SkippedFile, hash: string): FileWrite {

@@ -44,7 +44,9 @@ export function buildFtsQuery(text: string, options: { maxTerms?: number } = {})
     const isIdentifier = words.length > 1 || /[._$@:]/.test(raw);
     if (!STOP_WORDS.has(lower) || isIdentifier) {
       terms.add(lower);
-      if (lower.length >= 3 && /^[\p{L}\p{N}_]+$/u.test(lower)) prefixTerms.add(lower);
+      // Prefix matches only for identifier-ish words of 4+ characters: short prefixes (`get*`)
+      // match a large share of a big index and make every query slow.
+      if (lower.length >= 4 && /^[\p{L}\p{N}_]+$/u.test(lower)) prefixTerms.add(lower);
     }
     if (words.length > 1) {
       for (const w of words) if (!STOP_WORDS.has(w) && w.length > 1) terms.add(w);
@@ -54,6 +56,7 @@ export function buildFtsQuery(text: string, options: { maxTerms?: number } = {})
   }
   if (terms.size === 0) return { match: null, terms: [] };
   const parts = [...terms].map(quote);
-  for (const p of prefixTerms) parts.push(`{name split} : ${quote(p)} *`);
+  // Only for short queries (a name being typed), never for sentence-style questions.
+  if (terms.size <= 3) for (const p of prefixTerms) parts.push(`{name split} : ${quote(p)} *`);
   return { match: parts.join(' OR '), terms: [...terms] };
 }

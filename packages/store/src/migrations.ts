@@ -195,6 +195,11 @@ WHEN old.chunk_hash IS NOT new.chunk_hash BEGIN
 END;
 `,
   },
+  {
+    version: 3,
+    name: 'index on semantic state for completeness reports',
+    sql: `CREATE INDEX files_semantic_state ON files(semantic_state, language);`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

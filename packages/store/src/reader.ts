@@ -231,16 +231,33 @@ export class IndexReader {
     return rows.map(toNode);
   }
 
-  /** BM25 over the FTS columns; user text is quoted term by term (see buildFtsQuery). */
+  /**
+   * BM25 over the FTS columns; user text is quoted term by term (see buildFtsQuery). The FTS
+   * table is kept in the outer loop (`CROSS JOIN`: SQLite never reorders it), so MATCH runs once
+   * and nodes are primary-key lookups. Without filters, FTS5 ranks and cuts (`ORDER BY rank
+   * LIMIT`) before any join.
+   */
   bm25(text: string, filter?: NodeFilter, limit = 50): RankedHit[] {
     const q = buildFtsQuery(text);
     if (!q.match) return [];
     const params: unknown[] = [q.match];
     const where = filterSql(filter, params);
+    const filtered = where !== '';
+    if (!filtered) {
+      // Over-fetch a little: rows of other labels' file versions are dropped by the join.
+      const rows = this.db
+        .prepare(`SELECT m.id AS id, -m.rank AS score FROM (
+            SELECT rowid AS id, rank FROM fts_nodes WHERE fts_nodes MATCH ? AND rank MATCH 'bm25(${BM25_WEIGHTS})'
+            ORDER BY rank LIMIT ?
+          ) m CROSS JOIN nodes n ON n.id = m.id ${this.inLabel()}
+          ORDER BY m.rank LIMIT ?`)
+        .all(q.match, limit * 2, limit) as { id: number; score: number }[];
+      return rows.map((r) => ({ nodeId: r.id, score: r.score }));
+    }
     params.push(limit);
     const rows = this.db
       .prepare(`SELECT n.id AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score
-        FROM fts_nodes JOIN nodes n ON n.id = fts_nodes.rowid JOIN files f ON f.id = n.file_id ${this.inLabel()}
+        FROM fts_nodes CROSS JOIN nodes n ON n.id = fts_nodes.rowid JOIN files f ON f.id = n.file_id ${this.inLabel()}
         WHERE fts_nodes MATCH ? ${where}
         ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}) LIMIT ?`)
       .all(...params) as { id: number; score: number }[];

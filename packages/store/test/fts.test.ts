@@ -76,9 +76,10 @@ describe('query quoting', () => {
     });
     // `get` is a stop word (it would match every getter); the joined form keeps the identifier.
     expect(buildFtsQuery('getUserById').terms).toEqual(['getuserbyid', 'user', 'id']);
-    expect(buildFtsQuery('say "hi" NEAR(a b) OR c*').match).toBe(
-      '"say" OR "hi" OR "near" OR "b" OR "c" OR {name split} : "say" * OR {name split} : "near" *',
-    );
+    // Five terms: a sentence, not a name being typed, so no prefix expansions.
+    expect(buildFtsQuery('say "hi" NEAR(a b) OR c*').match).toBe('"say" OR "hi" OR "near" OR "b" OR "c"');
+    // Prefixes need 4+ characters.
+    expect(buildFtsQuery('get user').match).toBe('"user" OR {name split} : "user" *');
     expect(buildFtsQuery('')).toEqual({ match: null, terms: [] });
     expect(buildFtsQuery('*** "" :: ( )')).toEqual({ match: null, terms: [] });
   });

@@ -39,6 +39,7 @@ describe('opening and migrations', () => {
     expect(store.db.prepare(`SELECT version, name FROM _migration_log ORDER BY version`).all()).toEqual([
       { version: 1, name: 'initial schema' },
       { version: 2, name: 'vector freshness counters and stale-embedding triggers' },
+      { version: 3, name: 'index on semantic state for completeness reports' },
     ]);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -47,7 +48,7 @@ describe('opening and migrations', () => {
     store.close();
     // Re-opening applies nothing new.
     const again = Store.open(path);
-    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 2 });
+    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 3 });
     again.close();
   });
 

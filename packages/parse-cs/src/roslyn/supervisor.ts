@@ -222,9 +222,21 @@ export class RoslynHost {
     } catch {
       // already gone
     }
-    const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 3000).unref());
-    if ((await Promise.race([proc.exitedPromise, timeout])) === 'timeout') proc.child.kill('SIGKILL');
-    await proc.exitedPromise;
+    // While we wait for the exit, the child and the timer must hold the event loop: with both
+    // unref'd, Node would drain the loop and exit with the caller's await still pending.
+    proc.child.ref();
+    unrefStream(proc.child.stdout, true);
+    unrefStream(proc.child.stderr, true);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((r) => {
+      timer = setTimeout(() => r('timeout'), 3000);
+    });
+    try {
+      if ((await Promise.race([proc.exitedPromise, timeout])) === 'timeout') proc.child.kill('SIGKILL');
+      await proc.exitedPromise;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Stops the host for good; pending requests reject with semantic_unavailable. */
