@@ -36,7 +36,8 @@ Search options:
 
 Other:
   similar SYMBOL          code like this symbol (vector channel)
-  model import DIR        copy an embedding model folder into the user cache (offline machines)`;
+  model import DIR        copy an embedding model folder into the user cache (offline machines)
+  eval run|gate|mine-git  retrieval quality on query sets (see apps/eval/README.md)`;
 
 const OPTIONS = {
   repo: { type: 'string' },
@@ -389,6 +390,15 @@ export async function run(argv: string[]): Promise<number> {
   let values: Values;
   let positionals: string[];
   const wantsJson = argv.includes('--json');
+  if (argv[0] === 'eval') {
+    // The eval app parses its own options (--split, --baseline, …).
+    try {
+      const { runEvalCli } = await import('@ca/eval');
+      return await runEvalCli(argv.slice(1));
+    } catch (e) {
+      return reportError(e, wantsJson);
+    }
+  }
   try {
     const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
     values = parsed.values as Values;

@@ -1,0 +1,385 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Engine, type SearchResponse } from '@ca/engine';
+import { CaError } from '@ca/schema';
+import { channelsOff, selectConfigurations, type Configuration } from './configurations.js';
+import { aggregate, percentile, scoreRanking, type AggregateMetrics, type QueryMetrics } from './metrics.js';
+import { ARCHETYPES, type Archetype, type EvalQuery, type QuerySet } from './querySet.js';
+
+export type SplitChoice = 'train' | 'holdout' | 'all';
+
+export interface RunOptions {
+  /** Which split to report (default train: holdout must be asked for explicitly). */
+  readonly split?: SplitChoice;
+  /** Configuration ids to run (default all; hybrid always runs). */
+  readonly configurations?: readonly string[];
+  /** Repository directory for every set (overrides the header). */
+  readonly repo?: string;
+  /** Index file (only with a single repository). */
+  readonly db?: string;
+  /** Where fetched real repositories live (`<reposDir>/<name>`); default $CA_EVAL_REPOS or ./.eval-repos. */
+  readonly reposDir?: string;
+  /** Cold-latency samples per configuration (each opens a fresh engine); default 10. */
+  readonly coldSamples?: number;
+  /** Bring the index up to date before evaluating (default true). */
+  readonly index?: boolean;
+  readonly onProgress?: (message: string) => void;
+  readonly env?: Record<string, string | undefined>;
+}
+
+export interface LatencySummary {
+  readonly n: number;
+  readonly p50: number | null;
+  readonly p95: number | null;
+}
+
+export interface ConfigReport {
+  readonly id: string;
+  readonly label: string;
+  /** `unavailable`: every channel it asks for reported off; `degraded`: some did. */
+  readonly status: 'ok' | 'degraded' | 'unavailable';
+  readonly notices: readonly string[];
+  /** Null when unavailable. */
+  readonly overall: AggregateMetrics | null;
+  /** Overall without queries tagged leaky (null when the set has no leaky query). */
+  readonly overallNonLeaky: AggregateMetrics | null;
+  readonly byArchetype: Partial<Record<Archetype, AggregateMetrics>>;
+  /** hand-written vs mined queries. */
+  readonly byOrigin: { readonly hand?: AggregateMetrics; readonly mined?: AggregateMetrics };
+  readonly latency: { readonly cold: LatencySummary; readonly warm: LatencySummary; readonly warmSamples: readonly number[] };
+  readonly negative: { readonly queries: number; readonly violations: number; readonly rate: number | null; readonly violating: readonly string[] };
+  /** Set when the ranking equalled hybrid's on every query (the switch had no effect). */
+  readonly identicalToHybrid: boolean;
+}
+
+export interface QueryOutcome {
+  readonly id: string;
+  readonly query: string;
+  readonly archetype: Archetype;
+  readonly split: string;
+  readonly leaky: boolean;
+  readonly mined: boolean;
+  readonly relevant: readonly { symbol: string; grade: number; resolved: boolean }[];
+  /** Per configuration: metrics and the top 10 as `qualifiedName path:line` with their grades. */
+  readonly configs: Record<string, { metrics: QueryMetrics | null; top: readonly string[]; grades: readonly number[]; ms: number; negativeViolation?: boolean }>;
+}
+
+export interface SetReport {
+  readonly file: string;
+  readonly name: string;
+  readonly repo: string;
+  readonly commit: string | null;
+  readonly repoDir: string;
+  readonly headCommit: string | null;
+  readonly dbPath: string;
+  readonly index: { readonly files: number; readonly symbols: number; readonly lines: number; readonly ms: number } | null;
+  readonly totalQueries: number;
+  /** Queries in the chosen split that were scored (relevance metrics). */
+  readonly evaluated: number;
+  readonly excluded: readonly { id: string; reason: string }[];
+  readonly warnings: readonly string[];
+  readonly notes: readonly string[];
+  readonly configs: readonly ConfigReport[];
+  readonly queries: readonly QueryOutcome[];
+}
+
+export interface EvalReport {
+  readonly tool: 'ca eval';
+  readonly startedAt: string;
+  readonly split: SplitChoice;
+  readonly configurations: readonly { id: string; label: string }[];
+  readonly sets: readonly SetReport[];
+}
+
+const TOP_K = 20;
+
+function git(dir: string, args: string[]): string | null {
+  try {
+    return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Finds the local checkout a query set applies to. */
+export function resolveRepoDir(set: QuerySet, options: Pick<RunOptions, 'repo' | 'reposDir' | 'env'>): string {
+  if (options.repo) {
+    if (!isDir(options.repo)) throw new CaError('invalid_path', `--repo ${options.repo} is not a directory`, { context: { path: options.repo } });
+    return resolve(options.repo);
+  }
+  const h = set.header;
+  if (h?.path) {
+    const p = resolve(dirname(set.file), h.path);
+    if (isDir(p)) return p;
+  }
+  if (h?.repo) {
+    const env = options.env ?? process.env;
+    const reposDir = options.reposDir ?? env['CA_EVAL_REPOS'] ?? resolve('.eval-repos');
+    const p = join(reposDir, basename(h.repo));
+    if (isDir(p)) return resolve(p);
+    if (isDir(h.repo)) return resolve(h.repo);
+    throw new CaError(
+      'invalid_path',
+      `${set.file}: repository ${h.repo}${h.commit ? `@${h.commit}` : ''} not found at ${p}; ${h.fetch ?? 'fetch it'} (or pass --repo DIR / --repos-dir DIR; tools/fetch-eval-repos.sh)`,
+      { context: { path: p } },
+    );
+  }
+  throw new CaError('usage', `${set.file}: no header naming its repository; pass --repo DIR`);
+}
+
+/** Default index location for a repository: a reusable cache outside the repository. */
+export function defaultDbPath(repoDir: string): string {
+  const dir = join(tmpdir(), 'ca-eval');
+  mkdirSync(dir, { recursive: true });
+  return join(dir, `${basename(repoDir)}-${createHash('sha1').update(repoDir).digest('hex').slice(0, 8)}.db`);
+}
+
+function inSplit(q: EvalQuery, split: SplitChoice): boolean {
+  return split === 'all' || q.split === split;
+}
+
+function hasPositive(q: EvalQuery): boolean {
+  return q.relevant.some((j) => j.grade > 0);
+}
+
+/** Does any indexed symbol satisfy the judgement? (A typo in a hand-written set shows up here.) */
+function judgementResolves(engine: Engine, symbol: string): boolean {
+  const hash = symbol.indexOf('#');
+  if (hash > 0) {
+    const path = symbol.slice(0, hash);
+    const name = symbol.slice(hash + 1);
+    try {
+      return engine.outline(path).some((n) => n.name === name || n.qualifiedName === name);
+    } catch {
+      return false;
+    }
+  }
+  return engine.reader().byQualifiedName(symbol, undefined, 1).length > 0;
+}
+
+function violatesNegative(response: SearchResponse, names: readonly string[]): boolean {
+  return response.results.slice(0, 3).some((r) => names.some((n) => r.name === n || r.qualifiedName === n || r.qualifiedName.endsWith(`.${n}`)));
+}
+
+function summarize(samples: readonly number[]): LatencySummary {
+  if (samples.length === 0) return { n: 0, p50: null, p95: null };
+  const round = (x: number) => Math.round(x * 100) / 100;
+  return { n: samples.length, p50: round(percentile(samples, 50)), p95: round(percentile(samples, 95)) };
+}
+
+/** `engine.search` may be sync or async depending on the engine build; awaiting covers both. */
+async function timedSearch(engine: Engine, query: string, config: Configuration): Promise<{ response: SearchResponse; ms: number }> {
+  const t0 = performance.now();
+  const response = await engine.search(query, { ...config.options, limit: TOP_K });
+  return { response, ms: performance.now() - t0 };
+}
+
+/** Evaluates one query set against its repository. */
+export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Promise<SetReport> {
+  const progress = options.onProgress ?? (() => {});
+  const split = options.split ?? 'train';
+  const { selected: configs } = selectConfigurations(options.configurations);
+  const repoDir = resolveRepoDir(set, options);
+  const dbPath = options.db ? resolve(options.db) : defaultDbPath(repoDir);
+  const engineOptions = { dbPath, ...(options.env ? { env: options.env } : {}) };
+  const warnings: string[] = [];
+  const notes: string[] = [];
+  const headCommit = existsSync(join(repoDir, '.git')) ? git(repoDir, ['rev-parse', 'HEAD']) : null;
+  const commit = set.header?.commit ?? null;
+  if (commit && headCommit && !headCommit.startsWith(commit) && !commit.startsWith(headCommit)) {
+    warnings.push(`query set recorded commit ${commit} but ${repoDir} is at ${headCommit}`);
+  }
+
+  let engine = Engine.open(repoDir, engineOptions);
+  let indexInfo: SetReport['index'] = null;
+  const chosen = set.queries.filter((q) => inSplit(q, split));
+  const scored: EvalQuery[] = [];
+  const excluded: { id: string; reason: string }[] = [];
+  const resolvedBySymbol = new Map<string, boolean>();
+  try {
+    if (options.index !== false) {
+      progress(`indexing ${repoDir}`);
+      const r = await engine.index();
+      indexInfo = { files: r.files, symbols: r.symbols, lines: r.lines, ms: r.ms };
+    }
+    for (const q of chosen) {
+      for (const j of q.relevant) {
+        if (!resolvedBySymbol.has(j.symbol)) resolvedBySymbol.set(j.symbol, judgementResolves(engine, j.symbol));
+      }
+      if (!hasPositive(q)) continue; // negative-only query
+      const positives = q.relevant.filter((j) => j.grade > 0);
+      const unresolved = positives.filter((j) => !resolvedBySymbol.get(j.symbol));
+      if (unresolved.length === positives.length) {
+        excluded.push({ id: q.id, reason: `no relevant symbol is in the index (${unresolved.map((j) => j.symbol).join(', ')})` });
+        continue;
+      }
+      if (unresolved.length > 0 && q.commit === undefined) {
+        warnings.push(`${q.id}: judgement(s) match no indexed symbol: ${unresolved.map((j) => j.symbol).join(', ')}`);
+      }
+      scored.push(q);
+    }
+  } finally {
+    engine.close();
+  }
+  const negatives = chosen.filter((q) => q.negative && q.negative.mustNotDominate.length > 0);
+  const minedCount = scored.filter((q) => q.commit !== undefined).length;
+  if (minedCount > 0) {
+    notes.push(
+      `${minedCount} mined queries: gold symbols were located at each commit's parent but are evaluated against the current (HEAD) index; ` +
+        `gold renamed, moved or deleted since then is unmatched (queries with no gold left are excluded), which biases scores down slightly.`,
+    );
+  }
+  const workload = [...scored, ...negatives.filter((q) => !scored.includes(q))];
+
+  // Cold latency: the first query after opening the engine, on fresh engines.
+  const cold = new Map<string, number[]>(configs.map((c) => [c.id, []]));
+  const coldN = Math.min(options.coldSamples ?? 10, workload.length);
+  progress(`cold latency: ${coldN} samples × ${configs.length} configurations`);
+  for (let i = 0; i < coldN; i++) {
+    // Spread the samples over the workload: sets are ordered by archetype, and the first queries
+    // (qualified names) are much cheaper than sentences.
+    const sample = workload[Math.floor((i * workload.length) / coldN)]!;
+    for (const c of configs) {
+      engine = Engine.open(repoDir, engineOptions);
+      try {
+        cold.get(c.id)!.push((await timedSearch(engine, sample.query, c)).ms);
+      } finally {
+        engine.close();
+      }
+    }
+  }
+
+  // Warm pass: one engine, one warm-up query per configuration, then every query.
+  const outcomes = new Map<string, QueryOutcome>();
+  const warm = new Map<string, number[]>(configs.map((c) => [c.id, []]));
+  const notices = new Map<string, Set<string>>(configs.map((c) => [c.id, new Set<string>()]));
+  const rankings = new Map<string, Map<string, string>>(configs.map((c) => [c.id, new Map()]));
+  engine = Engine.open(repoDir, engineOptions);
+  try {
+    // The warm-up text is not a workload query, so the engine's query cache cannot serve a measured query.
+    for (const c of configs) await timedSearch(engine, 'warm up the engine before measuring', c);
+    for (const c of configs) {
+      progress(`${c.label}: ${workload.length} queries`);
+      for (const q of workload) {
+        const { response, ms } = await timedSearch(engine, q.query, c);
+        warm.get(c.id)!.push(ms);
+        for (const n of response.notices ?? []) notices.get(c.id)!.add(n);
+        rankings.get(c.id)!.set(q.id, response.results.map((r) => r.id).join(','));
+        let o = outcomes.get(q.id);
+        if (!o) {
+          o = {
+            id: q.id,
+            query: q.query,
+            archetype: q.archetype,
+            split: q.split,
+            leaky: q.leaky === true,
+            mined: q.commit !== undefined,
+            relevant: q.relevant.map((j) => ({ symbol: j.symbol, grade: j.grade, resolved: resolvedBySymbol.get(j.symbol) ?? false })),
+            configs: {},
+          };
+          outcomes.set(q.id, o);
+        }
+        const isScored = scored.includes(q);
+        const m = isScored ? scoreRanking(response.results, q.relevant) : null;
+        o.configs[c.id] = {
+          metrics: m ? { ndcg10: m.ndcg10, p5: m.p5, r20: m.r20, mrr: m.mrr, s1: m.s1, s5: m.s5, allInTop10: m.allInTop10 } : null,
+          top: response.results.slice(0, 10).map((r) => `${r.qualifiedName} ${r.path}:${r.startLine}`),
+          grades: m ? m.grades.slice(0, 10) : [],
+          ms: Math.round(ms * 100) / 100,
+          ...(q.negative ? { negativeViolation: violatesNegative(response, q.negative.mustNotDominate) } : {}),
+        };
+      }
+    }
+  } finally {
+    engine.close();
+  }
+
+  const hybridRanks = rankings.get('hybrid')!;
+  const reports: ConfigReport[] = configs.map((c) => {
+    const off = channelsOff([...notices.get(c.id)!]);
+    const missing = c.channels.filter((ch) => off.has(ch));
+    const status: ConfigReport['status'] = missing.length === c.channels.length ? 'unavailable' : missing.length > 0 ? 'degraded' : 'ok';
+    const relevantNotices = [...notices.get(c.id)!].filter((n) => {
+      const o = channelsOff([n]);
+      return o.size === 0 || c.channels.some((ch) => o.has(ch));
+    });
+    const metricsOf = (qs: readonly EvalQuery[]) => aggregate(qs.map((q) => outcomes.get(q.id)!.configs[c.id]!.metrics!));
+    const byArchetype: Partial<Record<Archetype, AggregateMetrics>> = {};
+    for (const a of ARCHETYPES) {
+      const qs = scored.filter((q) => q.archetype === a);
+      if (qs.length > 0) byArchetype[a] = metricsOf(qs);
+    }
+    const hand = scored.filter((q) => q.commit === undefined);
+    const mined = scored.filter((q) => q.commit !== undefined);
+    const nonLeaky = scored.filter((q) => q.leaky !== true);
+    const violating = negatives.filter((q) => outcomes.get(q.id)?.configs[c.id]?.negativeViolation === true).map((q) => q.id);
+    const ranks = rankings.get(c.id)!;
+    const identical = c.id !== 'hybrid' && workload.length > 0 && workload.every((q) => ranks.get(q.id) === hybridRanks.get(q.id));
+    const available = status !== 'unavailable';
+    return {
+      id: c.id,
+      label: c.label,
+      status,
+      notices: relevantNotices,
+      overall: available ? metricsOf(scored) : null,
+      overallNonLeaky: available && nonLeaky.length < scored.length ? metricsOf(nonLeaky) : null,
+      byArchetype: available ? byArchetype : {},
+      byOrigin: available
+        ? { ...(hand.length > 0 ? { hand: metricsOf(hand) } : {}), ...(mined.length > 0 ? { mined: metricsOf(mined) } : {}) }
+        : {},
+      latency: { cold: summarize(cold.get(c.id)!), warm: summarize(warm.get(c.id)!), warmSamples: warm.get(c.id)!.map((x) => Math.round(x * 100) / 100) },
+      negative: {
+        queries: negatives.length,
+        violations: violating.length,
+        rate: negatives.length > 0 && available ? violating.length / negatives.length : null,
+        violating,
+      },
+      identicalToHybrid: identical,
+    };
+  });
+  return {
+    file: set.file,
+    name: basename(set.file).replace(/\.jsonl$/, ''),
+    repo: set.header?.repo ?? repoDir,
+    commit,
+    repoDir,
+    headCommit,
+    dbPath,
+    index: indexInfo,
+    totalQueries: set.queries.length,
+    evaluated: scored.length,
+    excluded,
+    warnings,
+    notes,
+    configs: reports,
+    queries: [...outcomes.values()],
+  };
+}
+
+/** Evaluates every query set; sets whose repository is shared may pass one `--repo`. */
+export async function runEval(sets: readonly QuerySet[], options: RunOptions = {}): Promise<EvalReport> {
+  if (options.db && sets.length > 1) throw new CaError('usage', '--db can only be used with a single query set');
+  const { selected, unknown } = selectConfigurations(options.configurations);
+  if (unknown.length > 0) throw new CaError('usage', `unknown configuration(s): ${unknown.join(', ')}`);
+  const startedAt = new Date().toISOString();
+  const reports: SetReport[] = [];
+  for (const s of sets) reports.push(await evaluateSet(s, options));
+  return {
+    tool: 'ca eval',
+    startedAt,
+    split: options.split ?? 'train',
+    configurations: selected.map((c) => ({ id: c.id, label: c.label })),
+    sets: reports,
+  };
+}
