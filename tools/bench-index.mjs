@@ -29,7 +29,12 @@ function typescriptLibCorpus() {
 
 const repo = positionals[0] ? resolve(positionals[0]) : typescriptLibCorpus();
 const runs = Number(values.runs);
-const overrides = values.workers ? { indexing: { workers: Number(values.workers) } } : {};
+// Syntactic pass only: the semantic passes and embeddings have their own benchmarks (pnpm bench).
+const overrides = {
+  semantic: { enabled: false },
+  embedding: { enabled: false },
+  ...(values.workers ? { indexing: { workers: Number(values.workers) } } : {}),
+};
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const fresh = [];
