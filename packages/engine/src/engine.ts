@@ -10,7 +10,7 @@ import {
   type ParseStatus,
 } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, Store, type FileWrite, type IndexReader, type NodeRecord } from '@ca/store';
-import { search as runSearch, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
+import { search as runSearch, toSearchResult, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { discoverFiles, type DiscoveredFile, type SkippedFile } from './discovery.js';
 import { gitBlobId, type ProcessedFile } from './fileProcessing.js';
@@ -339,26 +339,10 @@ export class Engine {
     const q = new Float32Array(own.vector.buffer.slice(own.vector.byteOffset, own.vector.byteOffset + own.vector.byteLength));
     const hits = store.knn(q, limit + 1).filter((h) => h.nodeId !== node.id).slice(0, limit);
     const nodes = new Map(this.reader().nodesByIds(hits.map((h) => h.nodeId)).map((n) => [n.id, n]));
-    const results = hits
-      .map((h, i) => {
-        const n = nodes.get(h.nodeId);
-        if (!n) return null;
-        return {
-          id: String(n.id),
-          qualifiedName: n.qualifiedName,
-          name: n.name,
-          kind: n.kind,
-          language: n.language,
-          path: n.path,
-          startLine: n.startLine,
-          endLine: n.endLine,
-          score: Math.round(h.score * 1e6) / 1e6,
-          matchedBy: ['vector'],
-          code: n.chunkText,
-          ranks: { vector: i + 1 },
-        };
-      })
-      .filter((x): x is NonNullable<typeof x> => x !== null);
+    const results = hits.flatMap((h, i) => {
+      const n = nodes.get(h.nodeId);
+      return n ? [toSearchResult(n, h.score, ['vector'], { vector: i + 1 })] : [];
+    });
     return { query: node.qualifiedName, intent: 'targeted', results, tookMs: Math.round((performance.now() - started) * 100) / 100, notices: [], tokens: 0 };
   }
 

@@ -1,4 +1,4 @@
-export { search } from './search.js';
+export { search, toSearchResult } from './search.js';
 export type { SearchOptions, SearchResult, SearchResponse, Channel, SearchContext, VectorChannel } from './search.js';
 export { estimateTokens, expandChildren } from './budget.js';
 export { analyzeQuery, isIdentifierLike } from './queryAnalysis.js';

@@ -317,20 +317,8 @@ function select(scored: readonly Scored[], limit: number, budget: number, named:
     }
     done.add(unit.node.id);
     for (const k of expanded) done.add(k.node.id);
-    const n = unit.node;
     results.push({
-      id: String(n.id),
-      qualifiedName: n.qualifiedName,
-      name: n.name,
-      kind: n.kind,
-      language: n.language,
-      path: n.path,
-      startLine: n.startLine,
-      endLine: n.endLine,
-      score: Math.round(score * 1e6) / 1e6,
-      matchedBy: [...matchedBy],
-      code,
-      ranks: unit.ranks,
+      ...toSearchResult(unit.node, score, [...matchedBy], unit.ranks, code),
       ...(expanded.length > 0 ? { expandedChildren: expanded.map((k) => String(k.node.id)) } : {}),
     });
     return true;
@@ -361,6 +349,30 @@ function select(scored: readonly Scored[], limit: number, budget: number, named:
     else emit(candidate, candidate.node.chunkText, []);
   }
   return { results, tokens };
+}
+
+/** The result shape of a node (search, `ca similar`); `code` defaults to its chunk text. */
+export function toSearchResult(
+  n: NodeRecord,
+  score: number,
+  matchedBy: readonly string[],
+  ranks: Readonly<Record<string, number>>,
+  code = n.chunkText,
+): SearchResult {
+  return {
+    id: String(n.id),
+    qualifiedName: n.qualifiedName,
+    name: n.name,
+    kind: n.kind,
+    language: n.language,
+    path: n.path,
+    startLine: n.startLine,
+    endLine: n.endLine,
+    score: Math.round(score * 1e6) / 1e6,
+    matchedBy,
+    code,
+    ranks,
+  };
 }
 
 /** Cross-cutting answers: results of one module (directory) stand together, best module first. */
