@@ -1,8 +1,8 @@
 // Query stages over a synthetic index: search latency per channel set, graph navigation
 // latency, and the cold start (a new process: open the engine, answer one hybrid query).
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { benchEnv, importDist, median, percentile, round, tempDir } from './lib.mjs';
+import { dirname, join } from 'node:path';
+import { benchEnv, importDist, median, percentile, round } from './lib.mjs';
 import { querySet, WARMUP_QUERIES } from './queries.mjs';
 import { buildSynthetic } from './synthetic.mjs';
 
@@ -17,7 +17,9 @@ export async function synth({ symbols, dbPath }) {
 async function openSynthetic(dbPath) {
   const { Engine } = await importDist('engine');
   // The repository folder is empty: results come from the index (chunk text), as for a clean checkout.
-  return Engine.open(tempDir('empty'), { dbPath, env: benchEnv() });
+  const repo = join(dirname(dbPath), 'empty-repo');
+  mkdirSync(repo, { recursive: true });
+  return Engine.open(repo, { dbPath, env: benchEnv() });
 }
 
 function latency(samples) {
