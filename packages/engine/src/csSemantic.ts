@@ -74,13 +74,13 @@ export async function runCsSemanticPass(
   try {
     await host.start();
     let done = 0;
+    // Deadlines scale with size: the first analysis also counts references across every
+    // loaded project, and a 100K-line test project needs minutes on a busy laptop.
+    const allLines = csFiles.reduce((n, f) => n + f.lines, 0);
+    const deadlineMs = Math.max(30_000, allLines * 3);
     for (const project of projects) {
       const projectFiles = csFiles.filter((f) => f.project === project);
       try {
-        // Deadlines scale with size: the first analysis also counts references across every
-        // loaded project, and a 100K-line test project needs minutes on a busy laptop.
-        const allLines = csFiles.reduce((n, f) => n + f.lines, 0);
-        const deadlineMs = Math.max(30_000, allLines * 3);
         await host.loadProject(
           { projectPath: project, repoRoot, safeMode: options.safeMode, loadReferences: true },
           { deadlineMs: Math.max(120_000, allLines) },

@@ -234,7 +234,7 @@ export class Engine {
           progress({ phase: 'semantic', done: 0, total: 1 });
           semantic.ts = await runTsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
             // Everything stale: a first index, or a scope whose context changed.
-            ...(staleTs.length < counts0(this.store) ? { files: staleTs.map((r) => r.path) } : {}),
+            ...(staleTs.length < tsFileCount(this.store) ? { files: staleTs.map((r) => r.path) } : {}),
             maxOldSpaceMb: this.config.semantic.max_old_space_mb,
             deadlineMs: this.config.semantic.request_timeout_ms,
           });
@@ -545,7 +545,7 @@ function vectorSummary(store: Store): string {
 }
 
 /** Number of TS/JS files in the working label. */
-function counts0(store: Store): number {
+function tsFileCount(store: Store): number {
   return (store.db
     .prepare(
       `SELECT COUNT(*) AS c FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?

@@ -201,7 +201,7 @@ export class IndexWriter {
         const entry = this.stmts.labelEntry.get(labelId, path) as { file_id: number } | undefined;
         if (!entry) continue;
         this.stmts.deleteLabelEntry.run(labelId, path);
-        this.releaseVersion(entry.file_id, null, reason, stats);
+        this.releaseVersion(entry.file_id, reason, stats);
         stats.files++;
       }
     })();
@@ -278,7 +278,7 @@ export class IndexWriter {
     if (existing && existing.extractor === f.extractor) {
       // Content already indexed (another label, or unchanged): only membership changes.
       this.stmts.upsertLabelEntry.run(labelId, f.path, existing.id, f.mtimeMs);
-      if (entry && entry.file_id !== existing.id) this.releaseVersion(entry.file_id, null, 'file changed', stats);
+      if (entry && entry.file_id !== existing.id) this.releaseVersion(entry.file_id, 'file changed', stats);
       return;
     }
     // The version this label held before; its nodes keep their ids when their keys survive.
@@ -287,7 +287,7 @@ export class IndexWriter {
       // Same content, older extractor: re-extract in place of the stale version.
       if (previous !== existing.id) {
         this.stmts.upsertLabelEntry.run(labelId, f.path, existing.id, f.mtimeMs);
-        if (previous !== null) this.releaseVersion(previous, null, 'file changed', stats);
+        if (previous !== null) this.releaseVersion(previous, 'file changed', stats);
       }
       previous = existing.id;
       this.stmts.deleteLabelEntry.run(labelId, f.path);
@@ -324,7 +324,7 @@ export class IndexWriter {
     if (previous !== null) {
       // Nodes of the previous version that were not carried over are journaled and deleted.
       for (const n of reusable.values()) this.deleteNode(n, f.path, 'symbol removed', stats);
-      this.releaseVersion(previous, null, 'file changed', stats);
+      this.releaseVersion(previous, 'file changed', stats);
       if (existing) {
         // Give the re-extracted version the real content hash now the stale one is gone.
         this.db.prepare(`UPDATE files SET content_hash = ? WHERE id = ?`).run(f.contentHash, fileId);
@@ -485,7 +485,7 @@ export class IndexWriter {
   }
 
   /** Drops a file version when no label holds it any more (journaling its nodes). */
-  private releaseVersion(fileId: number, _keep: null, reason: string, stats: WriteStats): void {
+  private releaseVersion(fileId: number, reason: string, stats: WriteStats): void {
     const holders = (this.stmts.fileHolders.get(fileId) as { n: number }).n;
     if (holders > 0) return;
     const pathRow = this.stmts.filePath.get(fileId) as { path: string } | undefined;
