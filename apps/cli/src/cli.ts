@@ -29,6 +29,7 @@ Global options:
 
 Navigation options:
   --depth N  --min-confidence exact|probable|approximate  --format mermaid|dot  --all
+  --max-nodes N  (cap on nodes an answer keeps, nearest first; impact default graph.impact_max_nodes = 1000)
 
 Search options:
   --limit N  --lang ts|js|cs  --kind KIND  --path GLOB  --include-tests  --explain
@@ -53,6 +54,7 @@ const OPTIONS = {
   all: { type: 'boolean', default: false },
   depth: { type: 'string' },
   'min-confidence': { type: 'string' },
+  'max-nodes': { type: 'string' },
   format: { type: 'string' },
   'through-interfaces': { type: 'boolean', default: false },
   budget: { type: 'string' },
@@ -73,6 +75,7 @@ type Values = {
   all: boolean;
   depth?: string;
   'min-confidence'?: string;
+  'max-nodes'?: string;
   format?: string;
   'through-interfaces': boolean;
   budget?: string;
@@ -329,7 +332,7 @@ function printNavigation(result: NavigationResult): void {
   if (!result.complete) {
     out.push('incomplete — the answer may miss edges:');
     for (const g of result.gaps) out.push(`  ${g.scope}: ${g.reason}`);
-    if (result.truncated) out.push('  the walk hit its row limit');
+    if (result.truncated) out.push(`  kept the nearest ${result.maxNodes} of at least ${result.totalReached} reached nodes (--max-nodes)`);
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }
@@ -337,6 +340,8 @@ function printNavigation(result: NavigationResult): void {
 async function cmdNavigate(navigation: Navigation, values: Values, args: string[]): Promise<number> {
   if (args.length !== 1) throw usage(`${navigation} needs exactly one ${navigation === 'deps' || navigation === 'dependents' ? 'FILE or SYMBOL' : 'SYMBOL'}`);
   const depth = parseDepth(values.depth);
+  const maxNodes = values['max-nodes'];
+  if (maxNodes !== undefined && (!/^\d+$/.test(maxNodes) || Number(maxNodes) < 1)) throw usage(`--max-nodes must be a positive integer (got "${maxNodes}")`);
   const min = values['min-confidence'];
   if (min !== undefined && !(CONFIDENCES as readonly string[]).includes(min)) throw usage(`--min-confidence must be one of ${CONFIDENCES.join(', ')} (got "${min}")`);
   const format = values.format;
@@ -345,6 +350,7 @@ async function cmdNavigate(navigation: Navigation, values: Values, args: string[
   try {
     const result = engine.navigate(navigation, args[0]!, {
       ...(depth !== undefined ? { depth } : {}),
+      ...(maxNodes !== undefined ? { maxNodes: Number(maxNodes) } : {}),
       ...(min ? { minConfidence: min as Confidence } : {}),
       all: values.all,
       throughInterfaces: values['through-interfaces'],

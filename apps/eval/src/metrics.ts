@@ -5,6 +5,11 @@ export interface RankedSymbol {
   readonly qualifiedName: string;
   readonly name: string;
   readonly path: string;
+  /**
+   * Symbols whose full code the result also carries: a parent returned with selected children
+   * expanded (search's parent/child merge) satisfies judgements naming those children.
+   */
+  readonly contains?: readonly RankedSymbol[];
 }
 
 /**
@@ -34,19 +39,28 @@ export interface JudgedRanking {
 /**
  * Grades a ranking against judgements. Each judgement is credited at most once, to the
  * highest-ranked result that matches it (so overloads sharing a qualified name cannot push
- * NDCG above 1); a result matching several unclaimed judgements takes the highest grade.
+ * NDCG above 1); a result matching several unclaimed judgements takes the highest grade. A
+ * result matches through itself or through the children it carries expanded (`contains`); a
+ * merged result claims every judgement it satisfies (recall) but scores one grade (its best).
  */
 export function judgeRanking(results: readonly RankedSymbol[], judgements: readonly Judgement[]): JudgedRanking {
   const foundAt: (number | null)[] = judgements.map(() => null);
   const grades = results.map((r, i) => {
     let best = -1;
+    const claimed: number[] = [];
     for (let j = 0; j < judgements.length; j++) {
       if (foundAt[j] !== null) continue;
-      if (!matchesJudgement(r, judgements[j]!.symbol)) continue;
-      if (best < 0 || judgements[j]!.grade > judgements[best]!.grade) best = j;
+      const symbol = judgements[j]!.symbol;
+      if (matchesJudgement(r, symbol)) {
+        if (best < 0 || judgements[j]!.grade > judgements[best]!.grade) best = j;
+      } else if (r.contains?.some((c) => matchesJudgement(c, symbol))) {
+        claimed.push(j);
+        if (best < 0 || judgements[j]!.grade > judgements[best]!.grade) best = j;
+      }
     }
     if (best < 0) return 0;
     foundAt[best] = i + 1;
+    for (const j of claimed) foundAt[j] = i + 1;
     return judgements[best]!.grade;
   });
   return { grades, foundAt };

@@ -6,7 +6,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { Engine, type SearchResponse } from '@ca/engine';
 import { CaError } from '@ca/schema';
 import { channelsOff, selectConfigurations, type Configuration } from './configurations.js';
-import { aggregate, percentile, scoreRanking, type AggregateMetrics, type QueryMetrics } from './metrics.js';
+import { aggregate, percentile, scoreRanking, type AggregateMetrics, type QueryMetrics, type RankedSymbol } from './metrics.js';
 import { ARCHETYPES, type Archetype, type EvalQuery, type QuerySet } from './querySet.js';
 
 export type SplitChoice = 'train' | 'holdout' | 'all';
@@ -178,6 +178,18 @@ function summarize(samples: readonly number[]): LatencySummary {
   return { n: samples.length, p50: round(percentile(samples, 50)), p95: round(percentile(samples, 95)) };
 }
 
+/** Results as the judge sees them: each with the children it carries expanded (parent/child merge). */
+export function withContained(engine: Engine, results: SearchResponse['results']): RankedSymbol[] {
+  const ids = results.flatMap((r) => (r.expandedChildren ?? []).map(Number));
+  if (ids.length === 0) return [...results];
+  const nodes = new Map(engine.reader().nodesByIds(ids).map((n) => [String(n.id), n]));
+  return results.map((r) =>
+    r.expandedChildren && r.expandedChildren.length > 0
+      ? { ...r, contains: r.expandedChildren.flatMap((id) => nodes.get(id) ?? []).map((n) => ({ qualifiedName: n.qualifiedName, name: n.name, path: n.path })) }
+      : r,
+  );
+}
+
 /** `engine.search` may be sync or async depending on the engine build; awaiting covers both. */
 async function timedSearch(engine: Engine, query: string, config: Configuration): Promise<{ response: SearchResponse; ms: number }> {
   const t0 = performance.now();
@@ -291,7 +303,7 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
           outcomes.set(q.id, o);
         }
         const isScored = scored.includes(q);
-        const m = isScored ? scoreRanking(response.results, q.relevant) : null;
+        const m = isScored ? scoreRanking(withContained(engine, response.results), q.relevant) : null;
         o.configs[c.id] = {
           metrics: m ? { ndcg10: m.ndcg10, p5: m.p5, r20: m.r20, mrr: m.mrr, s1: m.s1, s5: m.s5, allInTop10: m.allInTop10 } : null,
           top: response.results.slice(0, 10).map((r) => `${r.qualifiedName} ${r.path}:${r.startLine}`),

@@ -71,6 +71,21 @@ describe('NDCG@10 with graded relevance', () => {
     expect(judged.grades).toEqual([3, 0, 0]);
     expect(ndcgAtK(judged.grades, [3], 10)).toBe(1);
   });
+
+  it('credits the children a merged result carries expanded', () => {
+    // Cart returned with add() and clear() expanded: it satisfies both judgements, scores its best
+    // grade once; the later add() on its own gets nothing (already credited).
+    const merged: RankedSymbol = { ...sym('Cart'), contains: [sym('Cart.add'), sym('Cart.clear')] };
+    const judgements: Judgement[] = [
+      { symbol: 'Cart.add', grade: 2 },
+      { symbol: 'Cart.clear', grade: 3 },
+      { symbol: 'total', grade: 1 },
+    ];
+    const judged = judgeRanking([merged, sym('Cart.add'), sym('total')], judgements);
+    expect(judged.grades).toEqual([3, 0, 1]);
+    expect(judged.foundAt).toEqual([1, 1, 3]);
+    expect(recallAtK(judged, judgements, 1)).toBeCloseTo(2 / 3, 12);
+  });
 });
 
 describe('rank metrics', () => {

@@ -425,7 +425,7 @@ export class Engine {
     }
     if (seeds.length === 0) seeds = options.all ? this.findSymbols(target) : [this.resolveSymbol(target)];
     if (seeds.length === 0) throw new CaError('not_found', `no symbol matches "${target}"`, { context: { symbol: target } });
-    const result = navigate(this.store.db, reader, WORKING_LABEL, navigation, seeds, options, this.config.graph.max_depth);
+    const result = navigate(this.store.db, reader, WORKING_LABEL, navigation, seeds, options, this.config.graph);
     return { ...result, symbol: { ...result.symbol, code: seeds[0]!.chunkText } };
   }
 

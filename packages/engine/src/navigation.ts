@@ -1,4 +1,4 @@
-import { CaError, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
+import { CaError, defaultConfig, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
 import { GraphReader, type GraphEdge, type IndexReader, type NodeRecord, type SqliteDatabase } from '@ca/store';
 import { toSymbolView, type SymbolView } from './symbolView.js';
 
@@ -11,6 +11,18 @@ export interface NavigationOptions {
   readonly minConfidence?: Confidence;
   /** Callers of an implementation also include callers of the interface/base member it implements. */
   readonly throughInterfaces?: boolean;
+  /**
+   * Most nodes the walk may reach besides the symbol (and, for impact/deps/dependents, its
+   * members). Default: `graph.impact_max_nodes` (1,000) for `impact`, 50,000 otherwise. Applied
+   * during the breadth-first walk, so the nearest nodes are the ones kept; `truncated` says it cut.
+   */
+  readonly maxNodes?: number;
+}
+
+/** The `graph` configuration section as navigation reads it. */
+export interface GraphLimits {
+  readonly max_depth: number;
+  readonly impact_max_nodes?: number;
 }
 
 export interface NavigationEdge {
@@ -48,10 +60,29 @@ export interface NavigationResult {
   readonly gaps: readonly Gap[];
   readonly edges: readonly NavigationEdge[];
   readonly nodes: readonly NavigationNode[];
+  /** True when the node cap (`maxNodes`) cut the walk: `nodes` holds the nearest ones only. */
   readonly truncated: boolean;
-  /** Only for `impact`: dependents grouped by file with the chain that connects each. */
+  /** The node cap that applied. */
+  readonly maxNodes: number;
+  /**
+   * Distinct nodes the walk reached besides the seeds. Exact when `truncated` is false; when it
+   * is true, a lower bound (`totalReachedExact: false`): the kept nodes plus the others found on
+   * the level where the cap was hit — deeper levels are not walked.
+   */
+  readonly totalReached: number;
+  readonly totalReachedExact: boolean;
+  /**
+   * Only for `impact`: dependents grouped by file with the chain that connects each. Files are
+   * ranked nearest first (smallest depth), then by how many of their symbols are affected, then
+   * by path.
+   */
   readonly byFile?: readonly ImpactFile[];
 }
+
+const WALK_GUARD = 50_000;
+const DEFAULT_IMPACT_MAX_NODES = defaultConfig().graph.impact_max_nodes;
+// One collator instead of String#localeCompare per comparison (same order, less work).
+const collator = new Intl.Collator();
 
 const ALL_DEPENDENCY_TYPES: readonly EdgeType[] = ['imports', 'calls', 'references', 'inherits', 'implements', 'overrides', 'accepts', 'extends'];
 
@@ -85,7 +116,8 @@ function gapReason(state: string, reason: string | null, files: number): string 
 
 /**
  * Answers callers/callees/refs/impls/deps/dependents/impact for a set of seed nodes over the
- * graph, with the completeness report.
+ * graph, with the completeness report. `limits` is the `graph` configuration section (a bare
+ * number is read as `max_depth`, with the default impact cap).
  */
 export function navigate(
   db: SqliteDatabase,
@@ -94,11 +126,14 @@ export function navigate(
   navigation: Navigation,
   seeds: readonly NodeRecord[],
   options: NavigationOptions,
-  maxDepth: number,
+  limits: number | GraphLimits,
 ): NavigationResult {
+  const { max_depth: maxDepth, impact_max_nodes: impactMaxNodes = DEFAULT_IMPACT_MAX_NODES } = typeof limits === 'number' ? { max_depth: limits } : limits;
   const depth = options.depth ?? 1;
   if (!Number.isInteger(depth) || depth < 1) throw new CaError('usage', `--depth must be a positive integer (got ${String(options.depth)})`);
   if (depth > maxDepth) throw new CaError('usage', `--depth ${depth} is over the configured cap graph.max_depth (${maxDepth})`);
+  const maxNodes = options.maxNodes ?? (navigation === 'impact' ? impactMaxNodes : WALK_GUARD);
+  if (!Number.isInteger(maxNodes) || maxNodes < 1) throw new CaError('usage', `--max-nodes must be a positive integer (got ${String(options.maxNodes)})`);
   const graph = new GraphReader(db);
   const plan = PLANS[navigation];
   let seedIds = seeds.map((s) => s.id);
@@ -113,6 +148,7 @@ export function navigate(
     types: plan.types,
     minConfidence: options.minConfidence ?? 'approximate',
     depth,
+    maxRows: maxNodes,
   });
   const seedSet = new Set(seedIds);
   let edges: GraphEdge[] = walk.edges.filter((e) => !(seedSet.has(e.from) && e.to !== null && seedSet.has(e.to)));
@@ -131,10 +167,16 @@ export function navigate(
     edges = edges.filter((e) => !(plan.direction === 'out' && e.to !== null && seedSet.has(e.to)));
   }
   // Every node an edge touches except the symbol itself (descendant seeds appear at depth 0).
+  // Only these are hydrated, without their chunk text.
   const primary = seeds[0]!.id;
-  const nodeIds = [...new Set(edges.flatMap((e) => (e.to === null ? [e.from] : [e.from, e.to])))].filter((id) => id !== primary);
-  const nodes = reader.nodesByIds(nodeIds).map((n) => ({ ...toSymbolView(n), depth: seedSet.has(n.id) ? 0 : (depthOf.get(n.id) ?? 1) }));
-  nodes.sort((a, b) => a.depth - b.depth || a.path.localeCompare(b.path) || a.startLine - b.startLine);
+  const touched = new Set<number>();
+  for (const e of edges) {
+    if (e.from !== primary) touched.add(e.from);
+    if (e.to !== null && e.to !== primary) touched.add(e.to);
+  }
+  const hydrated = graph.nodes([...touched]);
+  const nodes: NavigationNode[] = hydrated.map((n) => ({ ...viewOf(n), depth: seedSet.has(n.id) ? 0 : (depthOf.get(n.id) ?? 1) }));
+  nodes.sort((a, b) => a.depth - b.depth || collator.compare(a.path, b.path) || a.startLine - b.startLine);
   const languages = [...new Set([...seeds.map((s) => s.language), ...nodes.map((n) => n.language)])];
   const gaps: Gap[] = graph.semanticGaps(label, languages).map((g) => ({
     scope: g.project ? `project ${g.project} (${g.language})` : `repository root (${g.language})`,
@@ -156,10 +198,33 @@ export function navigate(
     })),
     nodes,
     truncated: walk.truncated,
+    maxNodes,
+    totalReached: walk.reached,
+    totalReachedExact: !walk.truncated,
   };
   if (navigation !== 'impact') return result;
-  const seedNames = new Map(reader.nodesByIds([...seedSet]).map((n) => [n.id, n.qualifiedName]));
+  const seedNames = new Map<number, string>();
+  for (const n of hydrated) if (seedSet.has(n.id)) seedNames.set(n.id, n.qualifiedName);
+  const missing = [...seedSet].filter((id) => !seedNames.has(id));
+  for (const n of graph.nodes(missing)) seedNames.set(n.id, n.qualifiedName);
   return { ...result, byFile: groupImpact(nodes.filter((n) => n.depth > 0), edges, seedSet, seedNames) };
+}
+
+function viewOf(n: { readonly id: number } & Omit<SymbolView, 'id'>): SymbolView {
+  return {
+    id: String(n.id),
+    qualifiedName: n.qualifiedName,
+    name: n.name,
+    kind: n.kind,
+    language: n.language,
+    path: n.path,
+    startLine: n.startLine,
+    endLine: n.endLine,
+    signature: n.signature,
+    doc: n.doc,
+    modifiers: n.modifiers,
+    isPublicApi: n.isPublicApi,
+  };
 }
 
 /** For a member of a type: same-named members of subtypes/implementations (approximate). */
@@ -228,7 +293,12 @@ function groupImpact(
     list.push({ id: n.id, qualifiedName: n.qualifiedName, kind: n.kind, line: n.startLine, depth: n.depth, via });
     byPath.set(n.path, list);
   }
-  return [...byPath.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([path, symbols]) => ({ path, symbols }));
+  // Nearest files first, then the most affected, then by path.
+  const rank = (symbols: readonly ImpactFile['symbols'][number][]) => symbols.reduce((m, x) => Math.min(m, x.depth), Infinity);
+  return [...byPath.entries()]
+    .map(([path, symbols]) => ({ path, symbols, nearest: rank(symbols) }))
+    .sort((a, b) => a.nearest - b.nearest || b.symbols.length - a.symbols.length || collator.compare(a.path, b.path))
+    .map(({ path, symbols }) => ({ path, symbols }));
 }
 
 /** Renders the answer's subgraph as Mermaid or Graphviz dot. */

@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, renderGraph } from '../src/index.js';
+import { defaultConfig } from '@ca/schema';
+import { Engine, renderGraph, WORKING_LABEL } from '../src/index.js';
+import { navigate } from '../src/navigation.js';
 import { copyFixture, TS_APP, tempDir } from './helpers.js';
 
 const GAP_TS = {
@@ -103,5 +105,93 @@ describe('cycle guard', () => {
     } finally {
       engine.close();
     }
+  });
+});
+
+describe('impact node cap', () => {
+  // base ← one, two (core.ts:5, :8); one ← app.ts (import, app.ts:1), run (app.ts:4), three (core.ts:11); two ← three (core.ts:11).
+  let engine: Engine;
+  beforeAll(async () => {
+    const repo = tempDir();
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(
+      join(repo, 'src/core.ts'),
+      'export function base(): number {\n  return 1;\n}\nexport function one(): number {\n  return base() + 1;\n}\nexport function two(): number {\n  return base() + 2;\n}\nexport function three(): number {\n  return one() + two();\n}\n',
+    );
+    writeFileSync(join(repo, 'src/app.ts'), "import { one } from './core';\n\nexport function run(): number {\n  return one();\n}\n");
+    engine = Engine.open(repo, { env: {}, configOverrides: { semantic: { enabled: false }, embedding: { enabled: false } } });
+    await engine.index();
+  });
+  afterAll(() => engine.close());
+
+  const depths = (r: { nodes: readonly { qualifiedName: string; depth: number }[] }) => r.nodes.map((n) => [n.qualifiedName, n.depth]);
+
+  it('under the cap the answer is whole, exactly counted, files ranked nearest first', () => {
+    const r = engine.navigate('impact', 'base', { depth: 5 });
+    expect(depths(r)).toEqual([
+      ['one', 1],
+      ['two', 1],
+      ['src/app.ts', 2],
+      ['run', 2],
+      ['three', 2],
+    ]);
+    expect([r.truncated, r.totalReached, r.totalReachedExact, r.maxNodes]).toEqual([false, 5, true, 1000]);
+    // core.ts (nearest depth 1) before app.ts (depth 2), although app.ts sorts first by name.
+    expect(r.byFile!.map((f) => [f.path, f.symbols.map((s) => [s.qualifiedName, s.depth, s.via.join(' → ')])])).toEqual([
+      [
+        'src/core.ts',
+        [
+          ['one', 1, 'base'],
+          ['two', 1, 'base'],
+          ['three', 2, 'one → base'],
+        ],
+      ],
+      [
+        'src/app.ts',
+        [
+          ['src/app.ts', 2, 'one → base'],
+          ['run', 2, 'one → base'],
+        ],
+      ],
+    ]);
+  });
+
+  it('the cap keeps the nearest dependents in BFS order and says it cut', () => {
+    const r = engine.navigate('impact', 'base', { depth: 5, maxNodes: 3 });
+    // Level 1 (one, two) fits; level 2 is taken in use-site order: app.ts:1 (the import) is kept, run and three are dropped.
+    expect(depths(r)).toEqual([
+      ['one', 1],
+      ['two', 1],
+      ['src/app.ts', 2],
+    ]);
+    expect(r.edges.map((e) => [e.path, e.line, e.type])).toEqual([
+      ['src/app.ts', 1, 'imports'],
+      ['src/core.ts', 5, 'calls'],
+      ['src/core.ts', 8, 'calls'],
+    ]);
+    expect([r.truncated, r.complete, r.totalReached, r.totalReachedExact, r.maxNodes]).toEqual([true, false, 5, false, 3]);
+    expect(r.byFile!.map((f) => [f.path, f.symbols.map((s) => s.qualifiedName)])).toEqual([
+      ['src/core.ts', ['one', 'two']],
+      ['src/app.ts', ['src/app.ts']],
+    ]);
+  });
+
+  it('the cap comes from graph.impact_max_nodes; other navigations keep the 50,000 guard unless asked', () => {
+    const seed = engine.reader().bySuffix('base');
+    const r = navigate(engine.store.db, engine.reader(), WORKING_LABEL, 'impact', seed, { depth: 5 }, { max_depth: 20, impact_max_nodes: 2 });
+    expect([depths(r), r.truncated, r.totalReached, r.maxNodes]).toEqual([
+      [
+        ['one', 1],
+        ['two', 1],
+      ],
+      true,
+      5,
+      2,
+    ]);
+    expect(defaultConfig().graph.impact_max_nodes).toBe(1000);
+    expect(engine.navigate('callers', 'base').maxNodes).toBe(50_000);
+    const capped = engine.navigate('callers', 'base', { maxNodes: 1 });
+    expect([depths(capped), capped.truncated, capped.totalReached]).toEqual([[['one', 1]], true, 2]);
+    expect(() => engine.navigate('impact', 'base', { maxNodes: 0 })).toThrowError(expect.objectContaining({ code: 'usage', message: expect.stringMatching(/--max-nodes must be a positive integer/) }));
   });
 });

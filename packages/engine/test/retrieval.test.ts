@@ -45,6 +45,19 @@ describe('hybrid retrieval on fixtures/ts-app (with vectors)', () => {
     expect(vectorOnly.results.every((x) => x.matchedBy.includes('vector'))).toBe(true);
   });
 
+  it('a dependents question ("callers of X") follows the graph from X', async () => {
+    const graph = await engine.search('callers of issueToken', { channels: ['name', 'graph'] });
+    // login() and refresh() call issueToken() (authService.ts:32 and :46).
+    expect(graph.results.map((x) => [x.qualifiedName, x.matchedBy])).toEqual([
+      ['AuthService.login', ['graph']],
+      ['AuthService.refresh', ['graph']],
+      ['AuthService.issueToken', ['name']],
+    ]);
+    const hybrid = await engine.search('callers of issueToken', { limit: 3 });
+    const shown = hybrid.results.flatMap((x) => [x.qualifiedName, ...(x.expandedChildren ?? []).map((id) => engine.reader().nodeById(Number(id))!.qualifiedName)]);
+    expect(shown).toEqual(expect.arrayContaining(['AuthService.login', 'AuthService.refresh', 'AuthService.issueToken']));
+  });
+
   it('filters apply inside every channel, before fusion', async () => {
     const r = await engine.search('retry with backoff', { languages: ['js'], limit: 10 });
     expect(r.results.length).toBeGreaterThan(0);

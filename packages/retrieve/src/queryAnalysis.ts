@@ -13,11 +13,19 @@ export interface AnalyzedQuery {
   readonly intent: Intent;
   /** True when the query asks about tests (tests are then not ranked down). */
   readonly aboutTests: boolean;
+  /**
+   * True when the query asks for what depends on a named symbol ("callers of issueToken",
+   * "what breaks if TokenStore.save changes", "who uses toValidURL"): search then also follows
+   * the graph from that symbol.
+   */
+  readonly asksDependents: boolean;
 }
 
 const QUANTIFIERS = /\b(all|every|each|across|everywhere|any(?:\s+place)?|whole)\b/i;
 const PATH_LIKE = /(?:^|\s)((?:[\w.-]+\/)+[\w.-]+|[\w-]+\.(?:tsx?|jsx?|mts|cts|mjs|cjs|cs|csproj|json))(?=\s|$)/g;
 const TOKEN = /[A-Za-z_$@][\w$@]*(?:(?:\.|::)[A-Za-z_$@][\w$@]*)*/g;
+const DEPENDENT_WORDS =
+  /\b(callers?|call(?:ed|s)?\s+by|who\s+(?:calls?|uses?|references?)|used\s+by|uses\s+of|usages?|depends?\s+on|dependents?|breaks?|broken|affected|affects?|impact(?:ed|s)?|references?\s+to|implementations?|implementers?|implement(?:s|ing)?|subclass(?:es)?|overrides?|consumers?\s+of)\b/i;
 const TEST_WORDS = /\b(tests?|specs?|unit tests?|fixtures?|mocks?|testing)\b/i;
 
 /** True for a term that is clearly an identifier rather than an English word. */
@@ -44,5 +52,5 @@ export function analyzeQuery(text: string): AnalyzedQuery {
   if (QUANTIFIERS.test(text)) intent = 'cross_cutting';
   else if (identifiers.length > 0 || paths.length > 0) intent = 'targeted';
   else intent = 'exploratory';
-  return { text, identifiers, paths, phrases, intent, aboutTests: TEST_WORDS.test(text) };
+  return { text, identifiers, paths, phrases, intent, aboutTests: TEST_WORDS.test(text), asksDependents: identifiers.length > 0 && DEPENDENT_WORDS.test(text) };
 }

@@ -6,7 +6,7 @@ import { reciprocalRankFusion, type ChannelRanking, type FusedHit } from './fusi
 import { analyzeQuery, type Intent } from './queryAnalysis.js';
 import { isTestPath } from './testCode.js';
 
-export type Channel = 'bm25' | 'name' | 'vector';
+export type Channel = 'bm25' | 'name' | 'vector' | 'graph';
 
 export interface SearchOptions {
   readonly limit?: number;
@@ -30,7 +30,10 @@ export interface SearchOptions {
   readonly budget?: number;
   /** Relevance gate: drop results scoring under this fraction of the best result (0-1, default 0). */
   readonly minScore?: number;
-  /** RRF weight per channel (default 1 each). */
+  /**
+   * RRF weight per channel, over the defaults (`DEFAULT_WEIGHTS`, per intent): a weight given
+   * here applies to every intent.
+   */
   readonly channelWeights?: Readonly<Partial<Record<Channel, number>>>;
 }
 
@@ -89,6 +92,20 @@ const HUB_SEEDS = 10;
 const HUB_MIN_LINKS = 3;
 const HUB_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implements', 'inherits'];
 const MAX_QUERY_CHARS = 8192;
+/**
+ * RRF weights per intent, chosen on the train split of the eval sets (docs/benchmarks.md,
+ * "Ranking changes"). The graph channel only answers dependents questions ("callers of X"),
+ * where its edges are the answer itself: weight 2 lifted impact NDCG@10 from 0.18–0.51 to
+ * 0.51–0.84 per set. Questions in words (exploratory) lean on the vector channel: 1.5 over BM25,
+ * whose matches on common words are noise there (+0.01–0.02 on the hand-written sets).
+ */
+const DEFAULT_WEIGHTS: Readonly<Record<Intent, Readonly<Partial<Record<Channel, number>>>>> = {
+  targeted: { graph: 2 },
+  cross_cutting: { graph: 2 },
+  exploratory: { graph: 2, vector: 1.5 },
+};
+/** Edges whose sources depend on their target (the graph channel of "callers of X" questions). */
+const GRAPH_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implements', 'inherits', 'overrides'];
 
 function toFilter(options: SearchOptions): NodeFilter {
   let pathRegex: string | undefined;
@@ -158,7 +175,7 @@ export function search(ctx: SearchContext, query: string, options: SearchOptions
     notices,
     tokens,
   });
-  const wanted = new Set<Channel>(options.channels ?? ['name', 'bm25', 'vector']);
+  const wanted = new Set<Channel>(options.channels ?? ['name', 'bm25', 'vector', 'graph']);
   if (wanted.has('vector') && !ctx.vector) notices.push(`vector channel off: ${ctx.vectorOffReason ?? 'no embedding model'}`);
   if (text === '') {
     notices.push('empty query');
@@ -171,7 +188,7 @@ export function search(ctx: SearchContext, query: string, options: SearchOptions
   const exact = new Set<number>();
   const named = new Set<number>();
 
-  if (wanted.has('name')) {
+  if (wanted.has('name') || wanted.has('graph')) {
     const ids: number[] = [];
     const seen = new Set<number>();
     const push = (nodes: NodeRecord[]) => {
@@ -190,10 +207,18 @@ export function search(ctx: SearchContext, query: string, options: SearchOptions
       push(suffixHits);
     }
     for (const id of exact) named.add(id);
-    rankings.push({ channel: 'name', ids: ids.slice(0, channelK) });
+    if (wanted.has('name')) rankings.push({ channel: 'name', ids: ids.slice(0, channelK) });
   }
   if (wanted.has('bm25')) {
     rankings.push({ channel: 'bm25', ids: reader.bm25(text, filter, channelK).map((h) => h.nodeId) });
+  }
+  if (wanted.has('graph') && analyzed.asksDependents && named.size > 0) {
+    // "callers of X", "what breaks if X changes": X's dependents, most-connected first.
+    const seeds = [...named].slice(0, 8);
+    const deps = reader.dependentsOf(seeds, GRAPH_EDGE_TYPES, channelK * 2).map((d) => d.nodeId);
+    const hasFilter = filter.languages !== undefined || filter.kinds !== undefined || filter.pathRegex !== undefined;
+    const allow = hasFilter ? reader.nodeIdsMatching(filter) : null;
+    rankings.push({ channel: 'graph', ids: (allow ? deps.filter((id) => allow.has(id)) : deps).slice(0, channelK) });
   }
   if (wanted.has('vector') && ctx.vector) {
     const hasFilter = filter.languages !== undefined || filter.kinds !== undefined || filter.pathRegex !== undefined;
@@ -201,9 +226,9 @@ export function search(ctx: SearchContext, query: string, options: SearchOptions
     rankings.push({ channel: 'vector', ids: ctx.vector.search(channelK, allow).map((h) => h.nodeId) });
   }
 
-  // Equal channel weights by default: up-weighting the vector channel for word questions
-  // (1.25, 1.5) moved train-split NDCG@10 by ±0.04 per set and not overall (docs/benchmarks.md).
-  const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, options.channelWeights ?? {});
+  // Weights only balance channels against each other: one channel alone is ranked as it is.
+  const weights = rankings.length > 1 ? { ...DEFAULT_WEIGHTS[analyzed.intent], ...options.channelWeights } : {};
+  const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, weights);
   const scored = rescore(reader, fused, exact, options, analyzed.aboutTests);
   if (options.hub !== false && scored.length > 0) elevateHubs(reader, scored, filter);
   scored.sort((a, b) => b.score - a.score);
@@ -283,72 +308,110 @@ function diversify(scored: Scored[]): void {
   scored.sort((a, b) => b.score - a.score);
 }
 
+interface Unit {
+  head: Scored;
+  kids: Scored[];
+}
+
 /**
- * Walks results best-first: a result whose ancestor is also selected is merged into it (the
- * parent's code with that child expanded); each result is kept only if it fits the remaining
- * token budget. The budget is never exceeded.
+ * Selection under the limit and the token budget, then parent/child merging inside it.
+ *
+ * The selection is the best `limit` results; a parent and a child of it that are BOTH selected
+ * become one result (the parent's code with that child expanded, the other children collapsed),
+ * at the better of the two positions, and the slot it frees goes to the next candidate. A
+ * parent is never pulled in because a child ranked well: a weakly matching class in the
+ * candidate tail would otherwise replace its strongly matching method (this cost 0.2–0.45
+ * NDCG@10 on the fixture sets, docs/benchmarks.md). An exact-name hit always stands on its own.
+ * Each result is kept only if it fits the remaining budget; the budget is never exceeded.
  */
 function select(scored: readonly Scored[], limit: number, budget: number, named: ReadonlySet<number>): { results: SearchResult[]; tokens: number } {
   const candidates = scored.slice(0, Math.max(limit * 3, 30));
-  const candidateById = new Map(candidates.map((c) => [c.node.id, c]));
-  // Child → its parent, when both are candidates (the parent's code can expand the child).
-  const parentOf = new Map<number, Scored>();
-  const childrenOf = new Map<number, Scored[]>();
-  for (const c of candidates) {
-    const parent = c.node.parentId === null ? undefined : candidateById.get(c.node.parentId);
-    if (!parent || parent.node.kind === 'file' || parent.node.kind === 'module') continue;
-    parentOf.set(c.node.id, parent);
-    (childrenOf.get(parent.node.id) ?? childrenOf.set(parent.node.id, []).get(parent.node.id)!).push(c);
-  }
+  const mergeable = (child: Scored, parent: Scored): boolean =>
+    child.node.parentId === parent.node.id && parent.node.kind !== 'file' && parent.node.kind !== 'module' && !named.has(child.node.id);
+  const units: Unit[] = [];
+  const unitOf = new Map<number, Unit>();
   const results: SearchResult[] = [];
-  const done = new Set<number>();
   let tokens = 0;
-  const emit = (unit: Scored, code: string, expanded: readonly Scored[]): boolean => {
-    const cost = estimateTokens(code);
-    if (tokens + cost > budget) return false;
-    tokens += cost;
-    const matchedBy = new Set(Object.keys(unit.ranks));
-    if (unit.hub) matchedBy.add('hub');
-    let score = unit.score;
+  let next = 0;
+  while (results.length < limit && next < candidates.length) {
+    // Grow the selection to `limit` units (merges do not use a slot).
+    const start = units.length;
+    while (units.length - start < limit - results.length && next < candidates.length) {
+      const c = candidates[next++]!;
+      if (unitOf.has(c.node.id)) continue;
+      const parentUnit = c.node.parentId === null ? undefined : unitOf.get(c.node.parentId);
+      if (parentUnit && parentUnit.head.node.id === c.node.parentId && mergeable(c, parentUnit.head) && units.indexOf(parentUnit) >= start) {
+        parentUnit.kids.push(c);
+        unitOf.set(c.node.id, parentUnit);
+        continue;
+      }
+      // A parent arriving after some of its children: they join it, at the first child's place.
+      const childUnits = units.slice(start).filter((u) => u.kids.length === 0 && mergeable(u.head, c));
+      if (childUnits.length > 0) {
+        const first = childUnits[0]!;
+        const kids = childUnits.map((u) => u.head);
+        first.kids = kids;
+        first.head = c;
+        for (const u of childUnits.slice(1)) units.splice(units.indexOf(u), 1);
+        unitOf.set(c.node.id, first);
+        for (const k of kids) unitOf.set(k.node.id, first);
+        continue;
+      }
+      const unit: Unit = { head: c, kids: [] };
+      units.push(unit);
+      unitOf.set(c.node.id, unit);
+    }
+    if (units.length === start) break;
+    for (const unit of units.slice(start)) {
+      if (results.length >= limit) break;
+      const emitted = emitUnit(unit, budget - tokens);
+      for (const r of emitted) {
+        tokens += estimateTokens(r.code);
+        results.push(r);
+      }
+    }
+  }
+  return { results: results.slice(0, limit), tokens: results.slice(0, limit).reduce((t, r) => t + estimateTokens(r.code), 0) };
+}
+
+/**
+ * The results of one selected unit within `room` tokens: the parent with its selected children
+ * expanded; when that does not fit (or a child cannot be located in the parent's code), the
+ * members on their own, best first, as far as they fit.
+ */
+function emitUnit(unit: Unit, room: number): SearchResult[] {
+  const result = (s: Scored, code: string, expanded: readonly Scored[]): SearchResult => {
+    const matchedBy = new Set(Object.keys(s.ranks));
+    if (s.hub) matchedBy.add('hub');
+    let score = s.score;
     for (const k of expanded) {
       for (const c of Object.keys(k.ranks)) matchedBy.add(c);
       if (k.hub) matchedBy.add('hub');
       score = Math.max(score, k.score);
     }
-    done.add(unit.node.id);
-    for (const k of expanded) done.add(k.node.id);
-    results.push({
-      ...toSearchResult(unit.node, score, [...matchedBy], unit.ranks, code),
+    return {
+      ...toSearchResult(s.node, score, [...matchedBy], s.ranks, code),
       ...(expanded.length > 0 ? { expandedChildren: expanded.map((k) => String(k.node.id)) } : {}),
-    });
-    return true;
+    };
   };
-  for (const candidate of candidates) {
-    if (results.length >= limit) break;
-    if (done.has(candidate.node.id)) continue;
-    // A child seen first brings its parent: the unit returned is the parent with its selected
-    // children expanded and the rest collapsed.
-    const unit = parentOf.get(candidate.node.id) ?? candidate;
-    if (done.has(unit.node.id)) {
-      emit(candidate, candidate.node.chunkText, []);
-      continue;
+  const out: SearchResult[] = [];
+  let members = [unit.head, ...unit.kids];
+  if (unit.kids.length > 0) {
+    const { code, merged } = expandChildren(unit.head.node.chunkText, unit.kids.map((k) => ({ code: k.node.chunkText })));
+    const inside = unit.kids.filter((_, i) => merged[i]);
+    if (inside.length > 0 && estimateTokens(code) <= room) {
+      out.push(result(unit.head, code, inside));
+      room -= estimateTokens(code);
+      members = unit.kids.filter((_, i) => !merged[i]);
     }
-    // An exact-name hit stands on its own (the user named it), never inside its parent.
-    const kids = (childrenOf.get(unit.node.id) ?? []).filter((k) => !done.has(k.node.id) && !named.has(k.node.id));
-    if (unit !== candidate && named.has(candidate.node.id)) {
-      emit(candidate, candidate.node.chunkText, []);
-      continue;
-    }
-    if (kids.length > 0) {
-      const { code, merged } = expandChildren(unit.node.chunkText, kids.map((k) => ({ code: k.node.chunkText })));
-      const inside = kids.filter((_, i) => merged[i]);
-      if (inside.length > 0 && emit(unit, code, inside)) continue;
-    }
-    if (done.has(unit.node.id)) continue;
-    if (unit === candidate) emit(unit, unit.node.chunkText, []);
-    else emit(candidate, candidate.node.chunkText, []);
   }
-  return { results, tokens };
+  for (const m of [...members].sort((a, b) => b.score - a.score)) {
+    const cost = estimateTokens(m.node.chunkText);
+    if (cost > room) continue;
+    out.push(result(m, m.node.chunkText, []));
+    room -= cost;
+  }
+  return out;
 }
 
 /** The result shape of a node (search, `ca similar`); `code` defaults to its chunk text. */

@@ -32,6 +32,12 @@ describe('query analysis', () => {
     expect(analyzeQuery('terminatePlan')).toMatchObject({ identifiers: ['terminatePlan'], intent: 'targeted' });
     expect(analyzeQuery('Button')).toMatchObject({ identifiers: ['Button'], intent: 'targeted' });
     expect(analyzeQuery('unit tests for login').aboutTests).toBe(true);
+    expect(analyzeQuery('callers of issueToken').asksDependents).toBe(true);
+    expect(analyzeQuery('what breaks if TokenStore.save changes').asksDependents).toBe(true);
+    expect(analyzeQuery('who uses toValidURL').asksDependents).toBe(true);
+    expect(analyzeQuery('issueToken').asksDependents).toBe(false);
+    // Dependents of what? Without a named symbol there is nothing to follow.
+    expect(analyzeQuery('what breaks when the network is down').asksDependents).toBe(false);
     expect(isIdentifierLike('login')).toBe(false);
     expect(isIdentifierLike('HTMLParser')).toBe(true);
   });

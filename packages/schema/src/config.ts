@@ -55,6 +55,8 @@ const semanticSchema = z
 const graphSchema = z
   .object({
     max_depth: z.number().int().positive().default(20),
+    // Most dependents an `impact` answer lists (nearest first; the walk stops there, `truncated`).
+    impact_max_nodes: z.number().int().positive().default(1000),
   })
   .strict();
 

@@ -30,10 +30,12 @@ function quote(term: string): string {
  * input (`"`, `*`, `NEAR(`, `OR`, `:`, `^`, parentheses) is treated as plain words and can never
  * change the query structure. Terms are joined with OR (any significant term may match; bm25()
  * ranks), identifiers also contribute their split words (`getUserById` → `get`, `user`, `by`,
- * `id`), and identifier-like terms add a prefix match on the name columns.
+ * `id`), and identifier-like terms add a prefix match on the name columns. `drop` removes terms
+ * (the reader drops the most common ones of a query that would match too many rows).
  */
-export function buildFtsQuery(text: string, options: { maxTerms?: number } = {}): FtsQuery {
+export function buildFtsQuery(text: string, options: { maxTerms?: number; drop?: ReadonlySet<string> } = {}): FtsQuery {
   const maxTerms = options.maxTerms ?? 32;
+  const drop = options.drop;
   const terms = new Set<string>();
   const prefixTerms = new Set<string>();
   const input = text.length > 4096 ? text.slice(0, 4096) : text;
@@ -53,6 +55,9 @@ export function buildFtsQuery(text: string, options: { maxTerms?: number } = {})
       terms.add(words.join(''));
     }
     if (terms.size >= maxTerms) break;
+  }
+  if (drop) {
+    for (const t of drop) (terms.delete(t), prefixTerms.delete(t));
   }
   if (terms.size === 0) return { match: null, terms: [] };
   const parts = [...terms].map(quote);

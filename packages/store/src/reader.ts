@@ -161,6 +161,23 @@ function filterSql(filter: NodeFilter | undefined, params: unknown[]): string {
   return parts.length > 0 ? ` AND ${parts.join(' AND ')}` : '';
 }
 
+/**
+ * Posting budget of one BM25 query. FTS5 scores every row that matches any OR term before it
+ * can sort, at about 0.8 ms per 1,000 rows here, so a query whose terms together match more rows
+ * than this keeps its rarest terms up to the budget (at least one) and drops the common ones.
+ * Dropped terms have the lowest IDF; at 100K symbols they matched up to 57% of the rows each.
+ * Keeping them for the name columns only was tried and is slower (FTS5 still walks their whole
+ * posting lists). Measured in docs/benchmarks.md ("BM25 at 100K").
+ */
+export const BM25_POSTING_BUDGET = 8000;
+
+interface TermStats {
+  readonly vocab: { get(term: string): unknown };
+  readonly df: Map<string, number>;
+  generation: string;
+}
+const termStatsByDb = new WeakMap<SqliteDatabase, TermStats>();
+
 /** Column weights for bm25(): name, qualified_name, split, signature, doc, path, body. */
 const BM25_WEIGHTS = '10.0, 8.0, 5.0, 3.0, 2.0, 1.5, 1.0';
 
@@ -238,7 +255,10 @@ export class IndexReader {
    * LIMIT`) before any join.
    */
   bm25(text: string, filter?: NodeFilter, limit = 50): RankedHit[] {
-    const q = buildFtsQuery(text);
+    let q = buildFtsQuery(text);
+    if (!q.match) return [];
+    const drop = this.commonTerms(q.terms);
+    if (drop.size > 0) q = buildFtsQuery(text, { drop });
     if (!q.match) return [];
     const params: unknown[] = [q.match];
     const where = filterSql(filter, params);
@@ -262,6 +282,41 @@ export class IndexReader {
         ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}) LIMIT ?`)
       .all(...params) as { id: number; score: number }[];
     return rows.map((r) => ({ nodeId: r.id, score: r.score }));
+  }
+
+  /**
+   * The terms to drop so that the rest match at most `BM25_POSTING_BUDGET` rows together: the
+   * most common first, never the rarest. Document frequencies come from an fts5vocab view and
+   * are cached per connection until the database changes.
+   */
+  commonTerms(terms: readonly string[], budget = BM25_POSTING_BUDGET): Set<string> {
+    const drop = new Set<string>();
+    if (terms.length < 2) return drop;
+    let stats = termStatsByDb.get(this.db);
+    if (!stats) {
+      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_nodes_vocab USING fts5vocab(main, fts_nodes, row)`);
+      stats = { vocab: this.db.prepare(`SELECT doc FROM temp.fts_nodes_vocab WHERE term = ?`).pluck(), df: new Map(), generation: '' };
+      termStatsByDb.set(this.db, stats);
+    }
+    const generation = `${String(this.db.pragma('data_version', { simple: true }))}:${String(this.db.prepare('SELECT total_changes()').pluck().get())}`;
+    if (generation !== stats.generation || stats.df.size > 20_000) (stats.df.clear(), (stats.generation = generation));
+    const df = (t: string): number => {
+      let n = stats.df.get(t);
+      if (n === undefined) {
+        // A quoted term the tokenizer splits into several tokens is not in the vocabulary: a
+        // phrase match is rare by nature, count it as such.
+        n = Number(stats.vocab.get(t) ?? 0);
+        stats.df.set(t, n);
+      }
+      return n;
+    };
+    const byRarity = [...terms].sort((a, b) => df(a) - df(b));
+    let total = 0;
+    byRarity.forEach((t, i) => {
+      total += df(t);
+      if (i > 0 && total > budget) drop.add(t);
+    });
+    return drop;
   }
 
   /** Ids of the label's nodes that pass a filter (for channels that filter by predicate). */
@@ -407,6 +462,25 @@ export class IndexReader {
       .all(...nodeIds) as { id: number; c: number }[];
     for (const r of rows) out.set(r.id, r.c);
     return out;
+  }
+
+  /**
+   * Dependents of the given nodes in this label: sources of `types` edges into them (callers,
+   * referrers, implementers, subclasses), with how many such edges each has, most first.
+   */
+  dependentsOf(nodeIds: readonly number[], types: readonly EdgeType[], limit = 50): { nodeId: number; edges: number }[] {
+    if (nodeIds.length === 0 || types.length === 0) return [];
+    return (
+      this.db
+        .prepare(
+          `SELECT e.source_id AS nodeId, COUNT(*) AS edges FROM edges e
+           JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+           WHERE e.target_id IN (${nodeIds.map(() => '?').join(',')}) AND e.type IN (${types.map(() => '?').join(',')})
+             AND e.source_id NOT IN (${nodeIds.map(() => '?').join(',')})
+           GROUP BY e.source_id ORDER BY edges DESC, e.source_id LIMIT ?`,
+        )
+        .all(this.label, ...nodeIds, ...types, ...nodeIds, limit) as { nodeId: number; edges: number }[]
+    );
   }
 
   metadata(key: string): string | null {

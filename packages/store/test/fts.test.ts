@@ -117,3 +117,31 @@ describe('query quoting', () => {
     expect(search('NEAR(auth service, 2)')).toEqual(['AuthService.Authenticate']);
   });
 });
+
+describe('posting budget of a BM25 query', () => {
+  // alpha is in 5 identifiers, beta in 3, gamma in 1 (split words of the names).
+  const { store } = indexIdentifiers(['alphaBetaGamma', 'alphaBetaOne', 'alphaBetaTwo', 'alphaThree', 'alphaFour']);
+
+  it('drops the most common terms past the budget, never the rarest', () => {
+    const reader = store.reader();
+    expect(reader.commonTerms(['alpha', 'beta', 'gamma'], 4)).toEqual(new Set(['alpha']));
+    expect(reader.commonTerms(['alpha', 'beta', 'gamma'], 0)).toEqual(new Set(['alpha', 'beta']));
+    expect(reader.commonTerms(['alpha', 'beta', 'gamma'], 100)).toEqual(new Set());
+    expect(reader.commonTerms(['alpha'], 0)).toEqual(new Set());
+    // A term the index has never seen counts as rare (df 0) and is kept.
+    expect(reader.commonTerms(['alpha', 'zeta'], 0)).toEqual(new Set(['alpha']));
+  });
+
+  it('the document frequencies follow writes to the index', () => {
+    const reader = store.reader();
+    expect(reader.commonTerms(['gamma', 'beta'], 4)).toEqual(new Set());
+    store.writer.writeBatch('working', [
+      fileWrite('src/more.ts', 'h2', [
+        node({ localId: 'f', name: 'more.ts', kind: 'file', symbolKey: 'ts:file:src/more.ts#' }),
+        node({ localId: 'b', name: 'betaFive', qualifiedName: 'betaFive', kind: 'variable', parentLocalId: 'f', symbolKey: 'ts:file:src/more.ts#betaFive', chunkText: 'const betaFive = 5;' }),
+      ]),
+    ]);
+    // beta is now in 4 rows: gamma (1) + beta (4) > 4.
+    expect(store.reader().commonTerms(['gamma', 'beta'], 4)).toEqual(new Set(['beta']));
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import type { IndexReader, NodeRecord } from '@ca/store';
+import { search } from '../src/index.js';
+
+/** A node of the fake index: only the fields search reads matter. */
+function node(id: number, name: string, kind: NodeRecord['kind'], parentId: number | null, chunkText: string, qualifiedName = name): NodeRecord {
+  return {
+    id,
+    fileId: 1,
+    parentId,
+    kind,
+    language: 'ts',
+    name,
+    qualifiedName,
+    symbolKey: `ts:file:src/c.ts:${qualifiedName}`,
+    project: '.',
+    path: 'src/c.ts',
+    startLine: id,
+    endLine: id,
+    startByte: 0,
+    endByte: 0,
+    signature: name,
+    parameterCount: null,
+    returnType: null,
+    modifiers: [],
+    isPublicApi: false,
+    doc: null,
+    generated: false,
+    chunkText,
+    chunkHash: String(id),
+    parseStatus: 'ok',
+    semanticState: 'ok',
+    referenceCount: null,
+  };
+}
+
+const CLASS = node(1, 'Cart', 'class', null, 'class Cart {\n  add() { /* 2 lines collapsed */ }\n  clear() { /* 2 lines collapsed */ }\n}');
+const ADD = node(2, 'add', 'method', 1, 'add() {\n    this.items.push(1);\n  }', 'Cart.add');
+const CLEAR = node(3, 'clear', 'method', 1, 'clear() {\n    this.items = [];\n  }', 'Cart.clear');
+const TOTAL = node(4, 'total', 'function', null, 'function total() {\n  return 0;\n}');
+const NODES = new Map([CLASS, ADD, CLEAR, TOTAL].map((n) => [n.id, n]));
+
+/** A reader whose BM25 channel returns `bm25` (best first); every other lookup is empty. */
+function fakeReader(bm25: number[], dependents: Record<number, number[]> = {}, named: NodeRecord[] = []): IndexReader {
+  const reader = {
+    byQualifiedName: (q: string) => named.filter((n) => n.qualifiedName === q),
+    bySuffix: (s: string) => named.filter((n) => n.name === s),
+    bm25: () => bm25.map((id, i) => ({ nodeId: id, score: 10 - i })),
+    nodesByIds: (ids: readonly number[]) => ids.flatMap((id) => NODES.get(id) ?? []),
+    callerFileCounts: () => new Map<number, number>(),
+    neighbours: () => [],
+    nodeIdsMatching: () => new Set(NODES.keys()),
+    dependentsOf: (ids: readonly number[]) => ids.flatMap((id) => (dependents[id] ?? []).map((d) => ({ nodeId: d, edges: 1 }))),
+  };
+  return reader as unknown as IndexReader;
+}
+
+const ctx = (reader: IndexReader) => ({ reader, vector: null, vectorOffReason: 'test' });
+
+describe('selection and parent/child merging', () => {
+  it('does not pull a parent in because its child ranked well', () => {
+    // Cart ranks third: with a limit of 2 it is not selected, so add() stands on its own.
+    const r = search(ctx(fakeReader([2, 4, 1])), 'cart add', { limit: 2, channels: ['bm25'] });
+    expect(r.results.map((x) => [x.qualifiedName, x.expandedChildren ?? []])).toEqual([
+      ['Cart.add', []],
+      ['total', []],
+    ]);
+  });
+
+  it('merges a selected parent and child into one result at the better position', () => {
+    // add(), total(), Cart are all selected: Cart takes add()'s place with add() expanded; the
+    // slot the merge frees goes on down the list, and clear() (a child of Cart) joins it too.
+    const r = search(ctx(fakeReader([2, 4, 1, 3])), 'cart add', { limit: 3, channels: ['bm25'] });
+    expect(r.results.map((x) => [x.qualifiedName, x.expandedChildren ?? []])).toEqual([
+      ['Cart', ['2', '3']],
+      ['total', []],
+    ]);
+    expect(r.results[0]!.code).toBe('class Cart {\n  add() {\n    this.items.push(1);\n  }\n  clear() {\n    this.items = [];\n  }\n}');
+  });
+
+  it('answers "callers of X" through the graph channel, X first', () => {
+    const r = search(ctx(fakeReader([], { 3: [4] }, [CLEAR])), 'callers of Cart.clear', { limit: 5 });
+    expect(r.results.map((x) => [x.qualifiedName, x.matchedBy])).toEqual([
+      ['Cart.clear', ['name']],
+      ['total', ['graph']],
+    ]);
+  });
+
+  it('has no graph channel for a question that names no dependents', () => {
+    const r = search(ctx(fakeReader([], { 3: [4] }, [CLEAR])), 'Cart.clear', { limit: 5 });
+    expect(r.results.map((x) => x.qualifiedName)).toEqual(['Cart.clear']);
+  });
+});

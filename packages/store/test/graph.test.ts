@@ -1,0 +1,201 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ExtractedEdge } from '@ca/schema';
+import { GraphReader, Store } from '../src/index.js';
+import { fileWithSymbols, fileWrite, node } from './helpers.js';
+
+function tempDb(): string {
+  return join(mkdtempSync(join(tmpdir(), 'ca-graph-')), 'index.db');
+}
+
+// One file, calls only (arrows are "calls", use-site line in brackets):
+//   c1 → t [10]   c2 → t [11]   c3 → t [12]         level 1
+//   c2 → c1 [13]                                     between level-1 nodes
+//   d1 → c1 [20]  d2 → c3 [21]  d3 → c2 [22]        level 2
+//   e1 → d2 [30]                                     level 3
+// The edges are written in a shuffled order so that edge ids do not follow the lines.
+const NAMES = ['t', 'c1', 'c2', 'c3', 'd1', 'd2', 'd3', 'e1'];
+const CALLS: [string, string, number][] = [
+  ['d3', 'c2', 22],
+  ['e1', 'd2', 30],
+  ['c3', 't', 12],
+  ['d2', 'c3', 21],
+  ['c1', 't', 10],
+  ['c2', 'c1', 13],
+  ['d1', 'c1', 20],
+  ['c2', 't', 11],
+];
+
+function graphFile() {
+  const nodes = [
+    node({ localId: 'f', name: 'g.ts', kind: 'file', qualifiedName: 'src/g.ts', symbolKey: 'ts:file:src/g.ts#' }),
+    ...NAMES.map((name, i) =>
+      node({
+        localId: name,
+        name,
+        kind: 'function',
+        parentLocalId: 'f',
+        symbolKey: `ts:file:src/g.ts#${name}()`,
+        signature: `function ${name}(): void`,
+        doc: name === 't' ? 'The target.' : null,
+        modifiers: ['export'],
+        span: { startLine: i + 1, endLine: i + 1, startByte: i * 10, endByte: i * 10 + 9 },
+      }),
+    ),
+  ];
+  const edges: ExtractedEdge[] = CALLS.map(([from, to, line]) => ({
+    sourceLocalId: from,
+    type: 'calls',
+    confidence: 'exact',
+    target: { key: `ts:file:src/g.ts#${to}()`, name: to, localId: to },
+    line,
+  }));
+  return fileWrite('src/g.ts', 'g1', nodes, edges);
+}
+
+describe('GraphReader.walk with a node cap', () => {
+  let store: Store;
+  let id: Map<string, number>;
+  let name: Map<number, string>;
+  beforeEach(() => {
+    store = Store.open(tempDb());
+    store.writer.writeBatch('working', [graphFile()]);
+    const rows = store.db.prepare(`SELECT id, name FROM nodes WHERE kind = 'function'`).all() as { id: number; name: string }[];
+    id = new Map(rows.map((r) => [r.name, r.id]));
+    name = new Map(rows.map((r) => [r.id, r.name]));
+  });
+  afterEach(() => store.close());
+
+  const walk = (maxRows?: number) =>
+    new GraphReader(store.db).walk([id.get('t')!], { direction: 'in', types: ['calls'], minConfidence: 'approximate', depth: 5, ...(maxRows !== undefined ? { maxRows } : {}) });
+  const depths = (w: ReturnType<typeof walk>) => Object.fromEntries([...w.depth].map(([n, d]) => [name.get(n)!, d]));
+  const lines = (w: ReturnType<typeof walk>) => w.edges.map((e) => `${name.get(e.from)}→${e.to === null ? '?' : name.get(e.to)}:${e.line}`);
+
+  it('without a cap reaches everything, exactly counted', () => {
+    const w = walk();
+    expect(depths(w)).toEqual({ t: 0, c1: 1, c2: 1, c3: 1, d1: 2, d2: 2, d3: 2, e1: 3 });
+    expect(lines(w)).toEqual(['c1→t:10', 'c2→t:11', 'c3→t:12', 'c2→c1:13', 'd1→c1:20', 'd2→c3:21', 'd3→c2:22', 'e1→d2:30']);
+    expect(w.truncated).toBe(false);
+    expect(w.reached).toBe(7);
+  });
+
+  it('a cap equal to the reach is not a truncation', () => {
+    const w = walk(7);
+    expect(w.truncated).toBe(false);
+    expect(w.reached).toBe(7);
+    expect(Object.keys(depths(w))).toHaveLength(8);
+  });
+
+  it('cuts inside level 2 in use-site line order and stops walking deeper', () => {
+    const w = walk(4);
+    // d1 (line 20) is kept; d2 (21) and d3 (22) are seen and dropped; e1 is never reached.
+    expect(depths(w)).toEqual({ t: 0, c1: 1, c2: 1, c3: 1, d1: 2 });
+    // c2→c1 joins two kept nodes, so it stays; edges to dropped nodes do not.
+    expect(lines(w)).toEqual(['c1→t:10', 'c2→t:11', 'c3→t:12', 'c2→c1:13', 'd1→c1:20']);
+    expect(w.truncated).toBe(true);
+    // Lower bound: 4 kept + d2, d3 seen on the cut level (e1 is not counted).
+    expect(w.reached).toBe(6);
+  });
+
+  it('cuts exactly at a level boundary: the next level is seen but nothing of it is kept', () => {
+    const w = walk(3);
+    expect(depths(w)).toEqual({ t: 0, c1: 1, c2: 1, c3: 1 });
+    expect(lines(w)).toEqual(['c1→t:10', 'c2→t:11', 'c3→t:12', 'c2→c1:13']);
+    expect(w.truncated).toBe(true);
+    expect(w.reached).toBe(6);
+  });
+
+  it('cuts inside level 1', () => {
+    const w = walk(2);
+    expect(depths(w)).toEqual({ t: 0, c1: 1, c2: 1 });
+    expect(lines(w)).toEqual(['c1→t:10', 'c2→t:11']);
+    expect(w.truncated).toBe(true);
+    expect(w.reached).toBe(3);
+  });
+
+  it('does not count the seeds against the cap', () => {
+    const w = new GraphReader(store.db).walk([id.get('c1')!, id.get('c2')!, id.get('c3')!], { direction: 'in', types: ['calls'], minConfidence: 'approximate', depth: 1, maxRows: 3 });
+    expect(depths(w)).toEqual({ c1: 0, c2: 0, c3: 0, d1: 1, d2: 1, d3: 1 });
+    expect(w.truncated).toBe(false);
+    expect(w.reached).toBe(3);
+  });
+
+  it('nodes() returns the printed fields in the order asked, skipping unknown ids', () => {
+    const g = new GraphReader(store.db);
+    const out = g.nodes([id.get('c2')!, 999_999, id.get('t')!]);
+    expect(out).toEqual([
+      {
+        id: id.get('c2'),
+        parentId: expect.any(Number),
+        kind: 'function',
+        language: 'ts',
+        name: 'c2',
+        qualifiedName: 'c2',
+        path: 'src/g.ts',
+        startLine: 3,
+        endLine: 3,
+        signature: 'function c2(): void',
+        doc: null,
+        modifiers: ['export'],
+        isPublicApi: false,
+      },
+      {
+        id: id.get('t'),
+        parentId: expect.any(Number),
+        kind: 'function',
+        language: 'ts',
+        name: 't',
+        qualifiedName: 't',
+        path: 'src/g.ts',
+        startLine: 1,
+        endLine: 1,
+        signature: 'function t(): void',
+        doc: 'The target.',
+        modifiers: ['export'],
+        isPublicApi: false,
+      },
+    ]);
+    expect(out[0]!.parentId).toBe(out[1]!.parentId);
+    expect(g.nodes([])).toEqual([]);
+  });
+});
+
+describe('GraphReader caches follow the database', () => {
+  it('semantic gaps and edge paths are recomputed after a write on this connection and on another one', () => {
+    const path = tempDb();
+    const store = Store.open(path);
+    try {
+      store.writer.writeBatch('working', [graphFile()]);
+      const g = new GraphReader(store.db);
+      const gap = (files: number) => [{ project: '', language: 'ts', state: 'none', reason: null, files }];
+      expect(g.semanticGaps('working', ['ts'])).toEqual(gap(1));
+      expect(g.semanticGaps('working', ['ts'])).toEqual(gap(1));
+      expect(g.semanticGaps('working', ['cs'])).toEqual([]);
+      expect(g.semanticGaps('working', [])).toEqual([]);
+      // A write on the same connection.
+      store.writer.writeBatch('working', [fileWithSymbols('src/h.ts', 'h1', [{ name: 'h' }])]);
+      expect(new GraphReader(store.db).semanticGaps('working', ['ts'])).toEqual(gap(2));
+      // A write by another connection (another process in real use).
+      const other = Store.open(path);
+      try {
+        other.writer.writeBatch('working', [fileWithSymbols('src/i.ts', 'i1', [{ name: 'i' }])]);
+      } finally {
+        other.close();
+      }
+      expect(g.semanticGaps('working', ['ts'])).toEqual(gap(3));
+      // Edge paths come from a cached file map: a renamed file shows its new path.
+      store.db.prepare(`UPDATE files SET path = 'src/renamed.ts' WHERE path = 'src/g.ts'`).run();
+      const t = (store.db.prepare(`SELECT id FROM nodes WHERE name = 't'`).get() as { id: number }).id;
+      const w = g.walk([t], { direction: 'in', types: ['calls'], minConfidence: 'approximate', depth: 1 });
+      expect(w.edges.map((e) => [e.path, e.line])).toEqual([
+        ['src/renamed.ts', 10],
+        ['src/renamed.ts', 11],
+        ['src/renamed.ts', 12],
+      ]);
+    } finally {
+      store.close();
+    }
+  });
+});
