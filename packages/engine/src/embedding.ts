@@ -120,6 +120,9 @@ export async function embedPending(
   } finally {
     await embedder.dispose();
   }
+  // Many new vectors: build the in-memory index now so its persisted snapshot is written here,
+  // not by the first search (a cold `ca search` then copies it: docs/benchmarks.md, cold start).
+  if (embedded >= 2048) vectors.indexStats();
   return { off: null, model: info.modelId, nodes, texts, embedded, tokens, ms: Math.round(performance.now() - started), reset };
 }
 

@@ -200,6 +200,25 @@ END;
     name: 'index on semantic state for completeness reports',
     sql: `CREATE INDEX files_semantic_state ON files(semantic_state, language);`,
   },
+  {
+    version: 4,
+    name: 'persisted quantised vector index (cold start)',
+    // The in-memory vector index as it was built (quantised rows in parts of up to 65,536
+    // vectors), so a new process copies it instead of reading every float vector and
+    // quantising it again. Valid while the vectors epoch (deletions, rewrites) is unchanged;
+    // vectors added since are appended from the embeddings table. The header in _metadata
+    // ('vectors_snapshot') is written last, in the same transaction.
+    sql: `
+CREATE TABLE vector_snapshot_parts (
+  part INTEGER PRIMARY KEY,
+  ids BLOB NOT NULL,
+  inv_norm BLOB NOT NULL,
+  f32 BLOB,
+  i8 BLOB,
+  bits BLOB
+);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

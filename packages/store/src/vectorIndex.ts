@@ -39,6 +39,15 @@ export interface VectorIndexOptions {
   readonly fetchFloat: FloatFetcher;
 }
 
+/** Raw rows of a `VectorIndex` (arrays a mode does not keep are null). */
+export interface IndexRows {
+  readonly ids: Float64Array;
+  readonly invNorm: Float32Array;
+  readonly f32: Float32Array | null;
+  readonly i8: Int8Array | null;
+  readonly bits: Uint8Array | null;
+}
+
 /** A growable typed array: appending a refresh's new vectors never copies the whole matrix twice. */
 function grow<T extends Float32Array | Int8Array | Uint8Array | Float64Array>(arr: T, needed: number, make: (n: number) => T): T {
   if (needed <= arr.length) return arr;
@@ -164,35 +173,88 @@ export class VectorIndex {
     const keepsBits = this.mode === 'binary' || this.mode === 'binary-lut' || this.mode === 'binary-lut-int8';
     if (keepsInt8) this.i8 = grow(this.i8, n * d, (m) => new Int8Array(m));
     if (keepsBits) this.bits = grow(this.bits, n * this.bytesPerBits, (m) => new Uint8Array(m));
+    const bpb = this.bytesPerBits;
     for (const { id, vector } of batch) {
       const row = this.vectorCount++;
       this.ids[row] = id;
       this.rowOfId.set(id, row);
-      let norm = 0;
-      for (let i = 0; i < d; i++) norm += vector[i]! * vector[i]!;
       if (this.mode === 'float') {
+        let norm = 0;
+        for (let i = 0; i < d; i++) norm += vector[i]! * vector[i]!;
         this.f32.set(vector, row * d);
         this.invNorm[row] = norm > 0 ? 1 / Math.sqrt(norm) : 0;
       }
       if (keepsInt8) {
         let maxAbs = 0;
-        for (let i = 0; i < d; i++) maxAbs = Math.max(maxAbs, Math.abs(vector[i]!));
+        for (let i = 0; i < d; i++) {
+          const a = vector[i]! < 0 ? -vector[i]! : vector[i]!;
+          if (a > maxAbs) maxAbs = a;
+        }
         const scale = maxAbs > 0 ? 127 / maxAbs : 0;
+        const base = row * d;
         let qn = 0;
         for (let i = 0; i < d; i++) {
+          // Round half away from zero (|x| ≤ 127, so the int32 truncation is exact).
           const x = vector[i]! * scale;
-          const q = Math.sign(x) * Math.round(Math.abs(x));
-          this.i8[row * d + i] = q;
+          const q = x < 0 ? (x - 0.5) | 0 : (x + 0.5) | 0;
+          this.i8[base + i] = q;
           qn += q * q;
         }
         this.invNorm[row] = qn > 0 ? 1 / Math.sqrt(qn) : 0;
       }
       if (keepsBits) {
-        const o = row * this.bytesPerBits;
-        this.bits.fill(0, o, o + this.bytesPerBits);
-        for (let i = 0; i < d; i++) if (vector[i]! > 0) this.bits[o + (i >> 3)]! |= 1 << (i & 7);
+        const o = row * bpb;
+        for (let b = 0; b < bpb; b++) {
+          let byte = 0;
+          const i0 = b << 3;
+          for (let j = 0; j < 8 && i0 + j < d; j++) if (vector[i0 + j]! > 0) byte |= 1 << j;
+          this.bits[o + b] = byte;
+        }
       }
     }
+  }
+
+  /**
+   * Rows `[from, to)` as raw arrays (copies): what `importRows` needs to rebuild them without
+   * re-quantising (the persisted snapshot of `VectorStore`).
+   */
+  exportRows(from: number, to: number): IndexRows {
+    const d = this.dims;
+    const b = this.bytesPerBits;
+    return {
+      ids: this.ids.slice(from, to),
+      invNorm: this.invNorm.slice(from, to),
+      f32: this.mode === 'float' ? this.f32.slice(from * d, to * d) : null,
+      i8: this.i8.length > 0 ? this.i8.slice(from * d, to * d) : null,
+      bits: this.bits.length > 0 ? this.bits.slice(from * b, to * b) : null,
+    };
+  }
+
+  /** Appends rows exported by an index of the same dims and mode (ids must be new and ascending). */
+  importRows(rows: IndexRows): void {
+    const n = rows.ids.length;
+    const d = this.dims;
+    const b = this.bytesPerBits;
+    const need = (arr: Float32Array | Int8Array | Uint8Array | null, per: number, what: string) => {
+      if (!arr || arr.length !== n * per) throw new Error(`snapshot rows: ${what} has ${arr ? arr.length : 'no'} values for ${n} rows`);
+    };
+    const keepsInt8 = this.mode === 'int8' || this.mode === 'binary-lut-int8';
+    const keepsBits = this.mode === 'binary' || this.mode === 'binary-lut' || this.mode === 'binary-lut-int8';
+    if (rows.invNorm.length !== n) throw new Error('snapshot rows: invNorm length');
+    if (this.mode === 'float') need(rows.f32, d, 'f32');
+    if (keepsInt8) need(rows.i8, d, 'i8');
+    if (keepsBits) need(rows.bits, b, 'bits');
+    const start = this.vectorCount;
+    const total = start + n;
+    this.ids = grow(this.ids, total, (m) => new Float64Array(m));
+    this.invNorm = grow(this.invNorm, total, (m) => new Float32Array(m));
+    this.ids.set(rows.ids, start);
+    this.invNorm.set(rows.invNorm, start);
+    if (this.mode === 'float') (this.f32 = grow(this.f32, total * d, (m) => new Float32Array(m))).set(rows.f32!, start * d);
+    if (keepsInt8) (this.i8 = grow(this.i8, total * d, (m) => new Int8Array(m))).set(rows.i8!, start * d);
+    if (keepsBits) (this.bits = grow(this.bits, total * b, (m) => new Uint8Array(m))).set(rows.bits!, start * b);
+    for (let i = 0; i < n; i++) this.rowOfId.set(rows.ids[i]!, start + i);
+    this.vectorCount = total;
   }
 
   /** Replaces the assignments; rows must be sorted by node id, then window. Unknown vectors are skipped. */

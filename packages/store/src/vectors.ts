@@ -101,6 +101,29 @@ export function blobToVector(blob: Uint8Array): Float32Array {
 }
 
 /** Key of the current model in `embeddings.model_id`: a revision change is a different model. */
+/** Rows per persisted snapshot part (keeps each BLOB far below SQLite's 1 GB limit). */
+const SNAPSHOT_PART_ROWS = 65_536;
+/** A refresh that read at least this many rows (and 10% of the index) from SQLite rewrites the snapshot. */
+const SNAPSHOT_MIN_NEW_ROWS = 2048;
+const META_SNAPSHOT = 'vectors_snapshot';
+
+interface SnapshotHeader {
+  readonly model: string;
+  readonly epoch: string;
+  readonly dims: number;
+  readonly mode: string;
+  readonly count: number;
+}
+
+interface SnapshotRow {
+  readonly part: number;
+  readonly ids: Buffer;
+  readonly inv_norm: Buffer;
+  readonly f32: Buffer | null;
+  readonly i8: Buffer | null;
+  readonly bits: Buffer | null;
+}
+
 function modelKeyOf(m: EmbeddingModel): string {
   return `${m.modelId}@${m.revision}`;
 }
@@ -136,6 +159,8 @@ export class VectorStore {
   private loadedGeneration = '';
   private loadedEpoch = '';
   private labelCache: { label: string; stamp: string; allowed: Uint8Array } | null = null;
+  /** Where the vectors of the last full load came from (the persisted snapshot, or embedding rows). */
+  private lastLoad = { snapshot: 0, rows: 0 };
   /** The model this instance's caller embeds with (set by `ensureModel`); writes check it is still current. */
   private declared: EmbeddingModel | null = null;
 
@@ -179,6 +204,9 @@ export class VectorStore {
       totalChanges: s(`SELECT total_changes() AS n`),
       vecDims: s(`SELECT sql FROM sqlite_master WHERE name = 'vec_embeddings'`),
       vectorById: s(`SELECT vector FROM embeddings WHERE id = ?`).pluck(),
+      snapshotParts: s(`SELECT part, ids, inv_norm, f32, i8, bits FROM vector_snapshot_parts ORDER BY part`),
+      deleteSnapshot: s(`DELETE FROM vector_snapshot_parts`),
+      insertSnapshotPart: s(`INSERT INTO vector_snapshot_parts(part, ids, inv_norm, f32, i8, bits) VALUES (?, ?, ?, ?, ?, ?)`),
     };
   }
 
@@ -405,12 +433,16 @@ export class VectorStore {
     return index.search(query, k, allow, options.rescore);
   }
 
-  /** The in-memory index's size, for status and the benchmark (null in `vec0` search mode). */
-  indexStats(): { vectors: number; assignments: number; memoryBytes: number } | null {
+  /**
+   * The in-memory index's size, for status and the benchmark (null in `vec0` search mode);
+   * `loaded`: vectors taken from the persisted snapshot and read from embedding rows since this
+   * instance built its index.
+   */
+  indexStats(): { vectors: number; assignments: number; memoryBytes: number; loaded: { snapshot: number; rows: number } } | null {
     const model = this.model();
     if (!model || this.opts.search === 'vec0') return null;
     const index = this.refresh(model);
-    return { vectors: index.vectorCount, assignments: index.assignmentCount, memoryBytes: index.memoryBytes() };
+    return { vectors: index.vectorCount, assignments: index.assignmentCount, memoryBytes: index.memoryBytes(), loaded: { ...this.lastLoad } };
   }
 
   // ── internals ────────────────────────────────────────────────────────────────────────────
@@ -450,29 +482,38 @@ export class VectorStore {
     return m ? Number(m[1]) : null;
   }
 
-  /** Brings the in-memory index up to date when the generation moved (one read snapshot). */
+  /**
+   * Brings the in-memory index up to date when the generation moved (one read snapshot). A new
+   * index starts from the persisted snapshot when it matches (model, dims, mode, epoch) and
+   * appends the vectors added since; when many rows had to be read and quantised, the snapshot
+   * is rewritten afterwards (best effort).
+   */
   private refresh(model: EmbeddingModel): VectorIndex {
     const key = modelKeyOf(model);
     const generation = this.meta(META_GENERATION) ?? '0';
     if (this.index && this.indexModelKey === key && generation === this.loadedGeneration) return this.index;
-    return this.db.transaction(() => {
+    let fromRows = 0;
+    const index = this.db.transaction(() => {
       const gen = this.meta(META_GENERATION) ?? '0';
       const epoch = this.meta(META_EPOCH) ?? '0';
       let index = this.index;
       if (!index || this.indexModelKey !== key || epoch !== this.loadedEpoch || index.dims !== model.dims) {
-        index = this.newIndex(model);
+        index = this.loadSnapshot(model, key, epoch) ?? this.newIndex(model);
+        this.lastLoad = { snapshot: index.vectorCount, rows: 0 };
       }
       const { n, maxId } = this.stmts.countAndMax.get(key) as { n: number; maxId: number | null };
       const before = index.vectorCount;
       const after = before === 0 ? 0 : index.maxId;
       index.reserve(n);
-      const appended = this.appendVectorsAfter(index, key, after);
+      fromRows = this.appendVectorsAfter(index, key, after);
       // Ids normally only grow; if a new row reused a lower id (or rows vanished), start over.
-      if (before + appended !== n || (maxId ?? 0) < after) {
+      if (before + fromRows !== n || (maxId ?? 0) < after) {
         index = this.newIndex(model);
         index.reserve(n);
-        this.appendVectorsAfter(index, key, 0);
+        fromRows = this.appendVectorsAfter(index, key, 0);
+        this.lastLoad = { snapshot: 0, rows: 0 };
       }
+      this.lastLoad = { snapshot: this.lastLoad.snapshot, rows: this.lastLoad.rows + fromRows };
       const total = this.stmts.assignmentCount.get() as number;
       const nodes = new Int32Array(total);
       const windows = new Int32Array(total);
@@ -492,6 +533,67 @@ export class VectorStore {
       this.loadedEpoch = epoch;
       return index;
     })();
+    if (fromRows >= SNAPSHOT_MIN_NEW_ROWS && fromRows >= index.vectorCount * 0.1) this.saveSnapshot(index, key);
+    return index;
+  }
+
+  /** A new index holding the persisted snapshot, when it belongs to this model, mode and epoch. */
+  private loadSnapshot(model: EmbeddingModel, key: string, epoch: string): VectorIndex | null {
+    const header = this.meta(META_SNAPSHOT);
+    if (!header) return null;
+    let h: SnapshotHeader;
+    try {
+      h = JSON.parse(header) as SnapshotHeader;
+    } catch {
+      return null;
+    }
+    if (h.model !== key || h.epoch !== epoch || h.dims !== model.dims || h.mode !== this.opts.coarse) return null;
+    // Copies, not views: better-sqlite3 buffers may be unaligned for the element size.
+    const copy = <T>(b: Buffer | null, make: (ab: ArrayBuffer) => T): T | null => (b ? make(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer) : null);
+    const index = this.newIndex(model);
+    try {
+      for (const r of this.stmts.snapshotParts.iterate() as IterableIterator<SnapshotRow>) {
+        index.importRows({
+          ids: copy(r.ids, (ab) => new Float64Array(ab))!,
+          invNorm: copy(r.inv_norm, (ab) => new Float32Array(ab))!,
+          f32: copy(r.f32, (ab) => new Float32Array(ab)),
+          i8: copy(r.i8, (ab) => new Int8Array(ab)),
+          bits: copy(r.bits, (ab) => new Uint8Array(ab)),
+        });
+      }
+    } catch {
+      return null; // a damaged snapshot is ignored: the index is read from the embeddings instead
+    }
+    return index.vectorCount === h.count ? index : null;
+  }
+
+  /** Persists the index's rows as the snapshot (replacing the previous one); skipped when the database is busy. */
+  private saveSnapshot(index: VectorIndex, key: string): void {
+    // Never wait for another writer (the indexer): a search must not stall on the snapshot.
+    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.db
+        .transaction(() => {
+          // The snapshot must describe the epoch it was built in: give up if it moved meanwhile.
+          if ((this.meta(META_EPOCH) ?? '0') !== this.loadedEpoch) return;
+          this.stmts.deleteSnapshot.run();
+          let part = 0;
+          for (let from = 0; from < index.vectorCount; from += SNAPSHOT_PART_ROWS) {
+            const rows = index.exportRows(from, Math.min(index.vectorCount, from + SNAPSHOT_PART_ROWS));
+            const buf = (a: ArrayBufferView | null) => (a ? Buffer.from(a.buffer, a.byteOffset, a.byteLength) : null);
+            this.stmts.insertSnapshotPart.run(part++, buf(rows.ids), buf(rows.invNorm), buf(rows.f32), buf(rows.i8), buf(rows.bits));
+          }
+          const header: SnapshotHeader = { model: key, epoch: this.loadedEpoch, dims: index.dims, mode: index.mode, count: index.vectorCount };
+          this.stmts.setMeta.run(META_SNAPSHOT, JSON.stringify(header));
+        })
+        .immediate();
+    } catch (e) {
+      if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY') || (e as { code?: string }).code === 'SQLITE_READONLY') return;
+      throw e;
+    } finally {
+      this.db.pragma(`busy_timeout = ${timeout}`);
+    }
   }
 
   /** Streams the model's vectors with id > `afterId` into the index in slices (peak memory stays one slice). */

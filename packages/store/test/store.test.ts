@@ -34,12 +34,14 @@ describe('opening and migrations', () => {
       'node_spans',
       'nodes',
       'vec_embeddings',
+      'vector_snapshot_parts',
     ]);
     expect(store.reader().metadata('schema_version')).toBe(String(LATEST_SCHEMA_VERSION));
     expect(store.db.prepare(`SELECT version, name FROM _migration_log ORDER BY version`).all()).toEqual([
       { version: 1, name: 'initial schema' },
       { version: 2, name: 'vector freshness counters and stale-embedding triggers' },
       { version: 3, name: 'index on semantic state for completeness reports' },
+      { version: 4, name: 'persisted quantised vector index (cold start)' },
     ]);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -48,7 +50,7 @@ describe('opening and migrations', () => {
     store.close();
     // Re-opening applies nothing new.
     const again = Store.open(path);
-    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 3 });
+    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 4 });
     again.close();
   });
 

@@ -482,3 +482,61 @@ describe('freshness across connections', () => {
     expect(r.knn(unit(0, 1, 0, 0), 3).map((h) => h.nodeId)).toEqual([ids.get('alpha'), ids.get('gamma')]);
   });
 });
+
+describe('persisted snapshot of the vector index', () => {
+  /** 3,000 deterministic 4-d vectors (enough rows for a refresh to write the snapshot). */
+  function bulk(store: Store): { ids: number[]; vectors: Float32Array[] } {
+    const ids = seedMany(store, 'working', 'src/bulk.ts', 3000);
+    const vectors = ids.map((_, i) => unit(Math.sin(i + 1), Math.cos(i * 0.7 + 0.3), Math.sin(i * 0.13 + 2), 0.5 + (i % 7) / 10));
+    return { ids, vectors };
+  }
+  const query = unit(0.3, -0.2, 0.9, 0.1);
+
+  for (const mode of ['binary-lut-int8', 'float'] as CoarseMode[]) {
+    it(`a new instance copies the snapshot instead of reading every vector (${mode})`, () => {
+      const store = open();
+      const writer = new VectorStore(store.db, { coarse: mode });
+      writer.ensureModel(MODEL);
+      const { ids, vectors } = bulk(store);
+      putAndAssign(writer, ids, vectors);
+      const first = writer.knn(query, 10);
+      expect(writer.indexStats()!.loaded).toEqual({ snapshot: 0, rows: 3000 });
+      // ensureModel on a new index moved the epoch once (0 → 1).
+      expect(JSON.parse(store.reader().metadata('vectors_snapshot')!)).toEqual({ model: 'test-model@r1', epoch: '1', dims: 4, mode, count: 3000 });
+
+      const reader = new VectorStore(store.db, { coarse: mode });
+      expect(reader.knn(query, 10)).toEqual(first);
+      expect(reader.indexStats()!.loaded).toEqual({ snapshot: 3000, rows: 0 });
+    });
+  }
+
+  it('appends vectors added after the snapshot, and ignores it once the epoch moved or it is damaged', () => {
+    const store = open();
+    const vs = new VectorStore(store.db);
+    vs.ensureModel(MODEL);
+    const { ids, vectors } = bulk(store);
+    putAndAssign(vs, ids, vectors);
+    vs.knn(query, 5);
+    // Ten more nodes, one of them exactly the query: found, and read from rows on top of the snapshot.
+    const more = seedMany(store, 'working', 'src/more.ts', 10);
+    putAndAssign(vs, more, more.map((_, i) => (i === 3 ? query : unit(-1, 0, 0, i + 1))), 'm');
+    const next = new VectorStore(store.db);
+    expect(next.knn(query, 1)[0]!.nodeId).toBe(more[3]);
+    expect(next.indexStats()!.loaded).toEqual({ snapshot: 3000, rows: 10 });
+    // A mode other than the snapshot's is rebuilt from rows.
+    expect(new VectorStore(store.db, { coarse: 'int8' }).indexStats()!.loaded).toEqual({ snapshot: 0, rows: 3010 });
+
+    // A damaged header (count) is ignored.
+    const header = JSON.parse(store.reader().metadata('vectors_snapshot')!);
+    store.db.prepare(`UPDATE _metadata SET value = ? WHERE key = 'vectors_snapshot'`).run(JSON.stringify({ ...header, count: 12 }));
+    expect(new VectorStore(store.db).indexStats()!.loaded).toEqual({ snapshot: 0, rows: 3010 });
+    store.db.prepare(`UPDATE _metadata SET value = ? WHERE key = 'vectors_snapshot'`).run(JSON.stringify(header));
+
+    // Deleting embeddings (gc) moves the epoch: the snapshot no longer describes the vectors.
+    vs.assignMany([{ nodeId: more[0]!, windows: [] }]);
+    expect(vs.gc()).toBe(1);
+    const after = new VectorStore(store.db);
+    expect(after.indexStats()!.loaded).toEqual({ snapshot: 0, rows: 3009 });
+    expect(after.knn(query, 1)[0]!.nodeId).toBe(more[3]);
+  });
+});
