@@ -80,6 +80,24 @@ describe('ca CLI', () => {
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toMatch(/^ca: "AuthService.activeUser" matches 2 symbols: /);
     expect(ca(['symbol', 'NoSuchThing', '--repo', repo]).code).toBe(1);
+    expect(ca(['impact', 'AuthService.login', '--repo', repo, '--max-nodes', '0']).stderr).toBe('ca: --max-nodes must be a positive integer (got "0")\n');
+  });
+
+  it('impact --max-nodes keeps the nearest dependents and says it cut', () => {
+    const full = JSON.parse(ca(['impact', 'TokenStore.save', '--repo', repo, '--depth', '5', '--json']).stdout);
+    expect(full.truncated).toBe(false);
+    expect(full.totalReached).toBe(4);
+    expect(full.nodes.map((n: { qualifiedName: string }) => n.qualifiedName)).toEqual(['AuthService.login', 'AuthService.refresh', 'MemoryTokenStore.save', 'App']);
+    const cut = ca(['impact', 'TokenStore.save', '--repo', repo, '--depth', '5', '--max-nodes', '1', '--json']);
+    expect(cut.code).toBe(0);
+    const r = JSON.parse(cut.stdout);
+    expect(r.truncated).toBe(true);
+    expect(r.complete).toBe(false);
+    // Nearest first: one of the three depth-1 dependents; the lower bound counts what depth 1 saw.
+    expect(r.nodes.map((n: { qualifiedName: string }) => n.qualifiedName)).toEqual(['AuthService.login']);
+    expect(r.totalReached).toBe(3);
+    const text = ca(['impact', 'TokenStore.save', '--repo', repo, '--depth', '5', '--max-nodes', '1']).stdout;
+    expect(text).toContain(`kept the nearest 1 of at least ${r.totalReached} reached nodes (--max-nodes)`);
   });
 
   it('hostile queries never crash', () => {

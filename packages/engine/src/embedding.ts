@@ -98,7 +98,7 @@ export async function embedPending(
                 doc: n.doc,
                 chunkText: n.chunkText,
               },
-              {},
+              { maxWindows: config.max_windows },
               embedder,
             ),
       );

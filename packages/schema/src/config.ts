@@ -40,6 +40,8 @@ const embeddingSchema = z
     allow_download: z.boolean().default(true),
     batch_size: z.number().int().positive().default(32),
     enabled: z.boolean().default(true),
+    /** Extra body windows embedded per symbol after its main text (0 = main text only). */
+    max_windows: z.number().int().min(0).max(16).default(2),
   })
   .strict();
 
