@@ -260,11 +260,15 @@ const t0 = performance.now();
 const result = await svc.analyzeRepository(repo, { deadlineMs: 30 * 60_000 });
 const semMs = performance.now() - t0;
 // CPU time of the worker (user + system, from /proc; Linux clock ticks of 10 ms): robust on a busy machine.
+// Summed over the workers (the service may run 2); read before dispose() ends them.
 let workerCpuS = null;
-try {
-  const stat = readFileSync(`/proc/${svc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  workerCpuS = (Number(stat[11]) + Number(stat[12])) / 100;
-} catch {}
+const workerCount = svc.pids.length;
+for (const pid of svc.pids) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    workerCpuS = (workerCpuS ?? 0) + (Number(stat[11]) + Number(stat[12])) / 100;
+  } catch {}
+}
 await svc.dispose();
 const semantic = new Set();
 const semSite = new Map();
@@ -294,7 +298,7 @@ console.log(`files: ${files.size}, lines: ${totalLines}, projects: ${result.proj
 console.log(`ground truth (findReferences call sites): ${truth.size} pairs in ${(truthMs / 1000).toFixed(1)} s${SAMPLE < 1 ? ` (declarations of a ${SAMPLE} sample of files, seed ${SEED})` : ''}`);
 console.log(`syntactic calls: ${fmt(syn)}; ${unresolved} unresolved edges not counted`);
 console.log(`semantic  calls: ${fmt(sem)}`);
-console.log(`semantic throughput: ${Math.round(semLines / (semMs / 1000))} lines/s (${semLines} lines in ${(semMs / 1000).toFixed(2)} s, incl. worker start)${workerCpuS === null ? '' : `; worker CPU ${workerCpuS.toFixed(1)} s = ${Math.round(semLines / workerCpuS)} lines/CPU-s`}`);
+console.log(`semantic throughput: ${Math.round(semLines / (semMs / 1000))} lines/s (${semLines} lines in ${(semMs / 1000).toFixed(2)} s, incl. worker start)${workerCpuS === null ? '' : `; worker CPU ${workerCpuS.toFixed(1)} s (${workerCount} worker(s)) = ${Math.round(semLines / workerCpuS)} lines/CPU-s`}`);
 if (process.env.VERBOSE) {
   for (const x of truth) if (!semantic.has(x)) console.log('semantic missed', x.replace(/\0/g, ' ').replace('\u0001', ' -> '), '\n    at', truthSite.get(x));
   for (const x of semantic) if (!truth.has(x)) console.log('semantic extra ', x.replace(/\0/g, ' ').replace('\u0001', ' -> '), '\n    at', semSite.get(x));

@@ -106,7 +106,7 @@ function innermost(f: SyntacticFile, utf16Pos: number): ExtractedNode {
   }
 }
 
-interface NodeRef {
+export interface NodeRef {
   readonly path: string;
   readonly node: ExtractedNode;
 }
@@ -244,8 +244,18 @@ function nameNodeOf(expr: ts.Node): ts.Node | null {
  * here) and the `paths` base directory (resolution lives in the program, not in the file), so
  * a workspace's per-package configs and its root config share their parsed files.
  */
-function sourceFileKey(o: ts.CompilerOptions): string {
+export function sourceFileKey(o: ts.CompilerOptions): string {
   return JSON.stringify([o.target, o.module, o.jsx, o.importHelpers, o.alwaysStrict ?? o.strict, o.moduleResolution, o.jsxImportSource, o.moduleDetection]);
+}
+
+/**
+ * Drops the shared parsed files of one parse key (`sourceFileKey`) once no program of the
+ * request needs them any more: a smaller live heap makes every later scavenge cheaper.
+ */
+export function releaseSourceFiles(ctx: AnalyzeContext, options: ts.CompilerOptions): void {
+  if (ctx.sourceFiles === undefined) return;
+  const prefix = `${sourceFileKey({ ...options, noEmit: true })}\0`;
+  for (const k of [...ctx.sourceFiles.keys()]) if (k.startsWith(prefix)) ctx.sourceFiles.delete(k);
 }
 
 /** Creates the compiler host: plain file reads plus workspace-package → source resolution. */
@@ -335,16 +345,32 @@ function maxDepth(sf: ts.SourceFile): number {
   return max;
 }
 
-/** Builds the project's program and extracts its exact edges. */
-export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject): Promise<ProjectResult> {
+/**
+ * One program with its checker and the lookups every project analysed in it shares
+ * (declaration → syntactic node, the member-name filter). Several projects whose options are
+ * equal for parsing, binding, resolution and checking (`programKey`) share one.
+ */
+export interface ProgramState {
+  readonly program: ts.Program;
+  readonly checker: ts.TypeChecker;
+  /** Files replaced by empty ones because they overflow the binder (shared across the request). */
+  readonly excluded: Map<string, string>;
+  readonly syntacticCandidate: (sf: ts.SourceFile) => boolean;
+  readonly syntacticOf: (sf: ts.SourceFile) => SyntacticFile | null;
+  readonly nodeOfDecl: (decl: ts.Node) => NodeRef | null;
+  readonly mayNameRepoSymbol: (id: ts.Node) => boolean;
+}
+
+/** Builds a program over `rootNames` (the union of the root files of the projects sharing it). */
+export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOptions, rootNames: readonly string[]): ProgramState {
   const root = ctx.layout.root;
-  const options: ts.CompilerOptions = { ...project.options, noEmit: true };
+  const options: ts.CompilerOptions = { ...projectOptions, noEmit: true };
   delete options.plugins;
   const excluded = ctx.tooDeep ?? new Map<string, string>();
   const host = createHost(options, ctx.layout.packages, ctx.sourceFiles, excluded);
   // Project references are deliberately not passed: imports of referenced projects then resolve
   // to their sources (as an editor does) instead of to possibly unbuilt output .d.ts files.
-  let program = ts.createProgram({ rootNames: [...project.rootNames], options, host });
+  let program = ts.createProgram({ rootNames: [...rootNames], options, host });
   let checker: ts.TypeChecker;
   try {
     checker = program.getTypeChecker();
@@ -365,12 +391,9 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
     if (ctx.sourceFiles !== undefined) {
       for (const [k, sf] of ctx.sourceFiles) if (excluded.has(resolve(sf.fileName))) ctx.sourceFiles.delete(k);
     }
-    program = ts.createProgram({ rootNames: [...project.rootNames], options, host });
+    program = ts.createProgram({ rootNames: [...rootNames], options, host });
     checker = program.getTypeChecker();
   }
-
-  const targets = project.owned.filter((f) => ctx.requested === null || ctx.requested.has(f));
-  const analysedSet = new Set(targets);
 
   const candidateBySf = new Map<ts.SourceFile, boolean>();
   /** True for repository source files (the only files that can hold targets). */
@@ -445,6 +468,19 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
     if (!member) return true;
     return repoNames.has((id as ts.Identifier | ts.PrivateIdentifier | ts.StringLiteral).text);
   };
+  return { program, checker, excluded, syntacticCandidate, syntacticOf, nodeOfDecl, mayNameRepoSymbol };
+}
+
+/**
+ * Extracts the exact edges of one project's owned files from `state` (a program holding at
+ * least the project's root files with options equal to the project's; built here when absent).
+ */
+export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject, state?: ProgramState): Promise<ProjectResult> {
+  const root = ctx.layout.root;
+  const { program, checker, excluded, syntacticCandidate, syntacticOf, nodeOfDecl, mayNameRepoSymbol } =
+    state ?? buildProgram(ctx, project.options, project.rootNames);
+  const targets = project.owned.filter((f) => ctx.requested === null || ctx.requested.has(f));
+  const analysedSet = new Set(targets);
 
   const edges: SemanticEdge[] = [];
   const edgeSeen = new Set<string>();

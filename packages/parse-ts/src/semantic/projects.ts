@@ -378,3 +378,140 @@ export function resolveWorkspaceSpecifier(packages: readonly WorkspacePackage[],
   }
   return null;
 }
+
+/**
+ * Options that only change emit, build bookkeeping or diagnostics the pass never asks for:
+ * projects that differ only in them build the same program (same parse, bind, resolution and
+ * types). Everything else (`paths` with its absolute base, `lib`, `types`, `strict*`, `jsx` …)
+ * stays in the key.
+ */
+const PROGRAM_NEUTRAL_OPTIONS = [
+  'configFilePath',
+  'outDir',
+  'outFile',
+  'rootDir',
+  'declaration',
+  'declarationDir',
+  'declarationMap',
+  'emitDeclarationOnly',
+  'sourceMap',
+  'inlineSourceMap',
+  'inlineSources',
+  'sourceRoot',
+  'mapRoot',
+  'removeComments',
+  'noEmit',
+  'noEmitOnError',
+  'composite',
+  'incremental',
+  'tsBuildInfoFile',
+  'emitBOM',
+  'newLine',
+  'stripInternal',
+  'skipLibCheck',
+  'skipDefaultLibCheck',
+  'forceConsistentCasingInFileNames',
+  'noUnusedLocals',
+  'noUnusedParameters',
+  'noImplicitReturns',
+  'noFallthroughCasesInSwitch',
+  'allowUnreachableCode',
+  'allowUnusedLabels',
+  'listFiles',
+  'listEmittedFiles',
+  'diagnostics',
+  'extendedDiagnostics',
+  'pretty',
+  'traceResolution',
+  'explainFiles',
+  'noErrorTruncation',
+  'plugins',
+] as const;
+
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * Key of the program a project's options build: equal keys → one program can serve all those
+ * projects (root files united), because emit-only and diagnostic-only options are left out and
+ * `checkJs: false` equals an absent `checkJs`.
+ */
+export function programKey(options: ts.CompilerOptions): string {
+  const o: Record<string, unknown> = { ...options };
+  for (const k of PROGRAM_NEUTRAL_OPTIONS) delete o[k];
+  if (o.checkJs === false) delete o.checkJs;
+  return stableJson(o);
+}
+
+/** Projects analysed in one program, in request order. */
+export interface ProgramGroup {
+  readonly key: string;
+  readonly projects: readonly LoadedProject[];
+  /** Cost estimate for balancing workers: bytes of the owned files to analyse. */
+  readonly cost: number;
+}
+
+/**
+ * Groups the loadable projects by `programKey` (failed projects are left out), ordered by the
+ * first member's position in `projects`. `requested` restricts the cost to the files asked for.
+ */
+export function groupProjects(projects: readonly LoadedProject[], requested: ReadonlySet<string> | null = null): ProgramGroup[] {
+  const byKey = new Map<string, { key: string; projects: LoadedProject[]; cost: number }>();
+  for (const p of projects) {
+    if (p.status !== 'ok') continue;
+    const key = programKey(p.options);
+    let g = byKey.get(key);
+    if (g === undefined) {
+      g = { key, projects: [], cost: 0 };
+      byKey.set(key, g);
+    }
+    g.projects.push(p);
+    for (const f of p.owned) {
+      if (requested !== null && !requested.has(f)) continue;
+      try {
+        g.cost += statSync(f).size;
+      } catch {
+        // vanished since the walk: costs nothing
+      }
+    }
+  }
+  return [...byKey.values()];
+}
+
+/**
+ * Splits program groups between `count` workers, largest first onto the least loaded
+ * (deterministic: ties go to the lower index). Returns the project ids per worker in request
+ * order; `failedIds` (nothing to run) go to worker 0. Empty shards are dropped at the end, so
+ * fewer workers are used when there are fewer groups.
+ */
+export function shardProjects(order: readonly string[], groups: readonly ProgramGroup[], count: number, failedIds: readonly string[] = []): string[][] {
+  const n = Math.max(1, Math.floor(count));
+  const load = new Array<number>(n).fill(0);
+  const shardOf = new Map<string, number>();
+  const sorted = groups.map((g, i) => ({ g, i })).sort((a, b) => b.g.cost - a.g.cost || a.i - b.i);
+  for (const { g } of sorted) {
+    let best = 0;
+    for (let k = 1; k < n; k++) if (load[k]! < load[best]!) best = k;
+    load[best] = load[best]! + g.cost;
+    for (const p of g.projects) shardOf.set(p.id, best);
+  }
+  for (const id of failedIds) shardOf.set(id, 0);
+  const shards: string[][] = Array.from({ length: n }, () => []);
+  for (const id of order) {
+    const k = shardOf.get(id);
+    if (k !== undefined) shards[k]!.push(id);
+  }
+  // Worker 0 always runs (it planned the request); drop trailing empty shards only.
+  while (shards.length > 1 && shards[shards.length - 1]!.length === 0) shards.pop();
+  return shards;
+}

@@ -6,6 +6,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CaError } from '@ca/schema';
 import {
@@ -31,6 +32,13 @@ export interface TsSemanticServiceOptions {
   readonly maxRestartsPerRequest?: number;
   /** Path of the built worker script. Default: semanticWorker.js next to the bundle, or ../dist from src. */
   readonly workerPath?: string;
+  /**
+   * Worker processes a request may use (each forked with its own `--max-old-space-size`). The
+   * first worker discovers the projects, groups those that share a program and splits the
+   * groups between the workers by the size of the files they analyse; a second worker is only
+   * forked when there are at least two groups. Default `defaultSemanticWorkers(maxOldSpaceSizeMb)`.
+   */
+  readonly workers?: number;
   /** Progress and lifecycle events (spawn, restart, plugin_blocked …). */
   readonly onEvent?: (event: SemanticServiceEvent) => void;
 }
@@ -67,8 +75,10 @@ export interface TsSemanticService {
    * `timeout` only when nothing at all could be planned before the deadline.
    */
   analyzeRepository(repoRoot: string, options?: AnalyzeRepositoryOptions): Promise<SemanticResult>;
-  /** Pid of the running worker, null when none runs (tests use it to kill the worker). */
+  /** Pid of the first running worker, null when none runs (tests use it to kill the worker). */
   readonly pid: number | null;
+  /** Pids of all running workers, by worker slot (first worker first). */
+  readonly pids: readonly number[];
   /** Handshake of the running worker. */
   readonly workerInfo: SemanticWorkerInfo | null;
   dispose(): Promise<void>;
@@ -77,6 +87,21 @@ export interface TsSemanticService {
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 /** The worker enforces the deadline between files; the hard kill waits this much longer (spawn + one file). */
 const DEADLINE_GRACE_MS = 5_000;
+
+/**
+ * Default worker count: one worker per 2 cores, at most 2, and only as many heaps of
+ * `maxOldSpaceSizeMb` as fit in half of the RAM. One worker already keeps ~1.7 cores busy (the
+ * main thread plus V8's concurrent GC and JIT threads: on excalidraw 16 s main thread + 18 s
+ * helper threads for a 20 s pass), and a second worker parses, binds and syntactically indexes
+ * the shared packages of its programs again (+25–30 % CPU), so on 2 cores two workers do not
+ * finish sooner; from 4 cores they do. More than 2 rarely helps: typical repositories have a
+ * few large program groups and every worker repeats the shared parse work.
+ */
+export function defaultSemanticWorkers(maxOldSpaceSizeMb = 2048): number {
+  const byCpu = Math.floor(availableParallelism() / 2);
+  const byMemory = Math.floor(totalmem() / 2 / (maxOldSpaceSizeMb * 1024 * 1024));
+  return Math.max(1, Math.min(2, byCpu, byMemory));
+}
 
 /** Locates the built worker: beside the bundle (dist), else ../dist when running from src. */
 export function defaultWorkerPath(): string {
@@ -89,6 +114,8 @@ export function defaultWorkerPath(): string {
 }
 
 interface Worker {
+  /** Index of the worker in the service (0 = the one that plans a request). */
+  readonly slot: number;
   readonly proc: ChildProcess;
   info: SemanticWorkerInfo | null;
   ready: Promise<void>;
@@ -105,8 +132,13 @@ interface Request {
   readonly files: readonly string[] | null;
   readonly deadlineAt: number;
   plan: string[] | null;
+  /** Project ids per worker slot, known once planned; a slot absent here has nothing to do. */
+  readonly assigned: Map<number, readonly string[]>;
+  /** Slots that sent `done` for this request. */
+  readonly done: Set<number>;
   readonly results: Map<string, ProjectResult>;
-  inFlight: string | null;
+  /** Project in flight per worker slot. */
+  readonly inFlight: Map<number, string>;
   readonly retried: Set<string>;
   restarts: number;
   settled: boolean;
@@ -129,14 +161,15 @@ function failedProject(id: string, reason: string): ProjectResult {
   };
 }
 
-/** Creates the supervisor. The worker is forked lazily on the first request. */
+/** Creates the supervisor. Workers are forked lazily on the first request. */
 export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): TsSemanticService {
   const maxOld = opts.maxOldSpaceSizeMb ?? 2048;
   const ceiling = opts.memoryCeilingMb ?? Math.floor(maxOld * 0.85);
   const idleMs = opts.idleTimeoutMs ?? 60_000;
   const maxRestarts = opts.maxRestartsPerRequest ?? 3;
+  const workerCount = Math.max(1, Math.floor(opts.workers ?? defaultSemanticWorkers(maxOld)));
   const emit = (e: SemanticServiceEvent): void => opts.onEvent?.(e);
-  let worker: Worker | null = null;
+  const workers: (Worker | null)[] = new Array<Worker | null>(workerCount).fill(null);
   let current: Request | null = null;
   let nextId = 1;
   let idleTimer: NodeJS.Timeout | null = null;
@@ -145,8 +178,9 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
   const post = (w: Worker, m: ParentMessage): void => {
     if (w.proc.connected) w.proc.send(m);
   };
+  const running = (): Worker[] => workers.filter((w): w is Worker => w !== null);
 
-  const spawn = (): Worker => {
+  const spawn = (slot: number): Worker => {
     const workerPath = opts.workerPath ?? defaultWorkerPath();
     const proc = fork(workerPath, [], {
       execArgv: [`--max-old-space-size=${maxOld}`],
@@ -154,7 +188,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
     });
-    const w: Worker = { proc, info: null, ready: Promise.resolve(), stderr: '', expectedExit: false, oomProject: null };
+    const w: Worker = { slot, proc, info: null, ready: Promise.resolve(), stderr: '', expectedExit: false, oomProject: null };
     proc.stderr?.setEncoding('utf8');
     proc.stderr?.on('data', (d: string) => {
       w.stderr = (w.stderr + d).slice(-4096);
@@ -202,13 +236,16 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
     if (idleTimer) clearTimeout(idleTimer);
     if (disposed) return;
     idleTimer = setTimeout(() => {
-      if (current !== null || worker === null) return;
-      const w = worker;
-      worker = null;
-      w.expectedExit = true;
-      post(w, { type: 'shutdown' });
-      setTimeout(() => kill(w), 2_000).unref();
-      emit({ type: 'idle_shutdown', pid: w.proc.pid ?? 0 });
+      if (current !== null) return;
+      for (let slot = 0; slot < workers.length; slot++) {
+        const w = workers[slot];
+        if (!w) continue;
+        workers[slot] = null;
+        w.expectedExit = true;
+        post(w, { type: 'shutdown' });
+        setTimeout(() => kill(w), 2_000).unref();
+        emit({ type: 'idle_shutdown', pid: w.proc.pid ?? 0 });
+      }
     }, idleMs);
     idleTimer.unref();
   };
@@ -227,18 +264,37 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
     projects: (r.plan ?? []).map((p) => r.results.get(p) ?? failedProject(p, missingReason)),
   });
 
-  const start = async (r: Request, only: string[] | null): Promise<void> => {
-    if (worker === null) worker = spawn();
-    const w = worker;
+  /** Settles the request once every worker slot with work has reported `done`. */
+  const maybeFinish = (r: Request): void => {
+    if (r.plan === null) return;
+    for (const slot of r.assigned.keys()) if (!r.done.has(slot)) return;
+    settle(r, { result: assemble(r, 'semantic_unavailable: worker reported no result') });
+  };
+
+  /** Sends the request to the worker of `slot` (forking it when needed). */
+  const start = async (r: Request, slot: number, only: readonly string[] | null): Promise<void> => {
+    let w = workers[slot];
+    if (!w) {
+      w = spawn(slot);
+      workers[slot] = w;
+    }
     try {
       await w.ready;
     } catch (e) {
-      if (worker === w) worker = null;
+      if (workers[slot] === w) workers[slot] = null;
       settle(r, { error: e });
       return;
     }
-    if (r.settled || worker !== w) return;
-    post(w, { type: 'analyze', id: r.id, repoRoot: r.repoRoot, files: r.files, only, deadlineAt: r.deadlineAt });
+    if (r.settled || workers[slot] !== w) return;
+    post(w, {
+      type: 'analyze',
+      id: r.id,
+      repoRoot: r.repoRoot,
+      files: r.files,
+      only: only === null ? null : [...only],
+      deadlineAt: r.deadlineAt,
+      ...(only === null && workerCount > 1 ? { workers: workerCount } : {}),
+    });
   };
 
   function onChildMessage(w: Worker, m: ChildMessage): void {
@@ -248,47 +304,59 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
     }
     if (m.type === 'hello') return;
     const r = current;
-    if (r === null || m.id !== r.id || worker !== w) return;
+    if (r === null || m.id !== r.id || workers[w.slot] !== w) return;
     switch (m.type) {
       case 'plan':
         // After a restart the worker plans only the remaining projects: keep the first plan.
-        r.plan ??= [...m.projects];
+        if (r.plan === null) {
+          r.plan = [...m.projects];
+          if (m.shards !== undefined && w.slot === 0) {
+            m.shards.forEach((ids, slot) => {
+              if (slot === 0 || ids.length > 0) r.assigned.set(slot, ids);
+            });
+            for (const [slot, ids] of r.assigned) if (slot !== 0) void start(r, slot, ids);
+          } else r.assigned.set(w.slot, [...m.projects]);
+        }
         break;
       case 'project_start':
-        r.inFlight = m.project;
+        r.inFlight.set(w.slot, m.project);
         emit({ type: 'project_start', project: m.project, pid: w.proc.pid ?? 0 });
         break;
       case 'project':
         r.results.set(m.project, m.result);
-        if (r.inFlight === m.project) r.inFlight = null;
+        if (r.inFlight.get(w.slot) === m.project) r.inFlight.delete(w.slot);
         emit({ type: 'project_done', project: m.project, pid: w.proc.pid ?? 0 });
         break;
       case 'error':
         if (m.code === 'oom_restart' && m.project !== undefined) {
           w.oomProject = m.project;
           r.results.set(m.project, failedProject(m.project, `oom_restart: ${m.message}`));
-          r.inFlight = null;
+          r.inFlight.delete(w.slot);
         } else {
           settle(r, { error: new CaError(m.code, m.message) });
         }
         break;
       case 'done':
-        settle(r, { result: assemble(r, 'semantic_unavailable: worker reported no result') });
+        r.done.add(w.slot);
+        maybeFinish(r);
         break;
     }
   }
 
   function onExit(w: Worker, code: number | null, signal: NodeJS.Signals | null): void {
-    if (worker === w) worker = null;
+    if (workers[w.slot] === w) workers[w.slot] = null;
     const r = current;
     if (r === null || r.settled || disposed) return;
     if (w.expectedExit && w.oomProject === null) return;
+    // A worker without work in this request (finished, or never assigned) just goes away.
+    if (r.plan === null && w.slot !== 0) return;
+    if (r.done.has(w.slot) || (r.plan !== null && !r.assigned.has(w.slot))) return;
     const oom = w.oomProject !== null || /heap out of memory/i.test(w.stderr);
     r.restarts++;
     emit({ type: 'restart', pid: w.proc.pid ?? 0, code: oom ? 'oom_restart' : 'crash', message: `worker exited (${signal ?? code})` });
-    if (r.inFlight !== null) {
-      const p = r.inFlight;
-      r.inFlight = null;
+    const p = r.inFlight.get(w.slot);
+    if (p !== undefined) {
+      r.inFlight.delete(w.slot);
       // A project that kills the worker twice (or runs it out of memory) fails alone.
       if (oom || r.retried.has(p)) {
         r.results.set(p, failedProject(p, oom ? 'oom_restart: worker ran out of memory on this project' : `semantic_unavailable: worker crashed twice (${signal ?? code})`));
@@ -298,20 +366,26 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
       settle(r, { error: new CaError('semantic_unavailable', `semantic worker crashed ${r.restarts} times`) });
       return;
     }
-    const remaining = r.plan === null ? null : r.plan.filter((p) => !r.results.has(p));
+    // Before the plan only the first worker runs: it starts over (and shards again).
+    const mine = r.plan === null ? null : (r.assigned.get(w.slot) ?? []);
+    const remaining = mine === null ? null : mine.filter((id) => !r.results.has(id));
     if (remaining !== null && remaining.length === 0) {
-      settle(r, { result: assemble(r, 'semantic_unavailable') });
+      r.done.add(w.slot);
+      maybeFinish(r);
       return;
     }
-    void start(r, remaining);
+    void start(r, w.slot, remaining);
   }
 
   return {
     get pid() {
-      return worker?.proc.pid ?? null;
+      return running()[0]?.proc.pid ?? null;
+    },
+    get pids() {
+      return running().map((w) => w.proc.pid ?? 0);
     },
     get workerInfo() {
-      return worker?.info ?? null;
+      return running()[0]?.info ?? null;
     },
     analyzeRepository(repoRoot, options = {}) {
       if (disposed) return Promise.reject(new CaError('semantic_unavailable', 'semantic service disposed'));
@@ -319,7 +393,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
       // A newer request supersedes the running one.
       const prev = current;
       if (prev !== null) {
-        if (worker) post(worker, { type: 'cancel', id: prev.id });
+        for (const w of running()) post(w, { type: 'cancel', id: prev.id });
         settle(prev, { error: new CaError('semantic_unavailable', 'superseded by a newer request', { context: { reason: 'cancelled' } }) });
       }
       const deadlineMs = options.deadlineMs ?? opts.defaultDeadlineMs ?? 300_000;
@@ -330,8 +404,10 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
           files: options.files ? [...options.files] : null,
           deadlineAt: Date.now() + deadlineMs,
           plan: null,
+          assigned: new Map(),
+          done: new Set(),
           results: new Map(),
-          inFlight: null,
+          inFlight: new Map(),
           retried: new Set(),
           restarts: 0,
           settled: false,
@@ -340,11 +416,16 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
           timer: null,
         };
         current = r;
-        // Hard deadline: the worker checks it between files; this catches a worker stuck inside one.
+        // Hard deadline: the workers check it between files; this catches one stuck inside a file.
         r.timer = setTimeout(() => {
           if (r.settled) return;
-          if (worker) kill(worker);
-          worker = null;
+          for (let slot = 0; slot < workers.length; slot++) {
+            const w = workers[slot];
+            // Only workers still busy with this request are killed.
+            if (!w || r.done.has(slot)) continue;
+            kill(w);
+            workers[slot] = null;
+          }
           if (r.plan === null) settle(r, { error: new CaError('timeout', `semantic pass exceeded its ${deadlineMs} ms deadline`) });
           else settle(r, { result: assemble(r, `timeout: semantic pass exceeded its ${deadlineMs} ms deadline`) });
         }, deadlineMs + DEADLINE_GRACE_MS);
@@ -352,28 +433,30 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
           'abort',
           () => {
             if (r.settled) return;
-            if (worker) post(worker, { type: 'cancel', id: r.id });
+            for (const w of running()) post(w, { type: 'cancel', id: r.id });
             settle(r, { error: new CaError('semantic_unavailable', 'semantic request aborted', { context: { reason: 'cancelled' } }) });
           },
           { once: true },
         );
-        void start(r, null);
+        void start(r, 0, null);
       });
     },
     async dispose() {
       disposed = true;
       if (idleTimer) clearTimeout(idleTimer);
       if (current) settle(current, { error: new CaError('semantic_unavailable', 'semantic service disposed') });
-      const w = worker;
-      worker = null;
-      if (w) {
-        const exited = new Promise<void>((res) => {
-          if (w.proc.exitCode !== null || w.proc.signalCode !== null) res();
-          else w.proc.once('exit', () => res());
-        });
-        kill(w);
-        await exited;
-      }
+      const all = running();
+      workers.fill(null);
+      await Promise.all(
+        all.map((w) => {
+          const exited = new Promise<void>((res) => {
+            if (w.proc.exitCode !== null || w.proc.signalCode !== null) res();
+            else w.proc.once('exit', () => res());
+          });
+          kill(w);
+          return exited;
+        }),
+      );
     },
   };
 }

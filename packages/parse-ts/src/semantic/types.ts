@@ -5,9 +5,9 @@
 import type { Confidence, EdgeType, ErrorCode } from '@ca/schema';
 
 /** Bumped on any incompatible change of the messages below. */
-export const SEMANTIC_PROTOCOL_VERSION = 1;
+export const SEMANTIC_PROTOCOL_VERSION = 2;
 /** Bumped whenever the semantic output changes, so stored exact edges are recomputed. */
-export const TS_SEMANTIC_EXTRACTOR_VERSION = 'ts-semantic-2';
+export const TS_SEMANTIC_EXTRACTOR_VERSION = 'ts-semantic-3';
 /** What this worker can do; the supervisor refuses a worker lacking one it needs. */
 export const SEMANTIC_CAPABILITIES: readonly string[] = [
   'calls',
@@ -96,6 +96,11 @@ export type ParentMessage =
       readonly only: readonly string[] | null;
       /** Absolute epoch ms. */
       readonly deadlineAt: number;
+      /**
+       * Worker processes of the request (protocol 2). When > 1 and `only` is null, this worker
+       * splits the program groups into shards, runs shard 0 and returns the shards in its plan.
+       */
+      readonly workers?: number;
     }
   | { readonly type: 'cancel'; readonly id: number }
   | { readonly type: 'crash'; readonly afterFiles: number } // test hook: exit abruptly mid-pass
@@ -111,7 +116,13 @@ export type ChildMessage =
       readonly pid: number;
     }
   /** The projects the request will report, in order. */
-  | { readonly type: 'plan'; readonly id: number; readonly projects: readonly string[] }
+  | {
+      readonly type: 'plan';
+      readonly id: number;
+      readonly projects: readonly string[];
+      /** Parallel request: project ids per worker (index 0 = this worker), each group whole. */
+      readonly shards?: readonly (readonly string[])[];
+    }
   /** Progress: sent before each project starts (the supervisor knows what was in flight on a crash). */
   | { readonly type: 'project_start'; readonly id: number; readonly project: string }
   | { readonly type: 'project'; readonly id: number; readonly project: string; readonly result: ProjectResult }

@@ -7,8 +7,8 @@
  */
 import type { ErrorCode, LanguageAdapter } from '@ca/schema';
 import { createTsAdapter } from '../adapter.js';
-import { analyzeProject, PassStopped, type AnalyzeContext, type SyntacticFile } from './analyze.js';
-import { discoverRepo, type LoadedProject } from './projects.js';
+import { analyzeProject, buildProgram, PassStopped, releaseSourceFiles, sourceFileKey, type AnalyzeContext, type ProgramState, type SyntacticFile } from './analyze.js';
+import { discoverRepo, groupProjects, shardProjects, type LoadedProject } from './projects.js';
 import { resolve } from 'node:path';
 import {
   SEMANTIC_CAPABILITIES,
@@ -60,7 +60,33 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
     if (p.status === 'failed') return [...requested].some((f) => f.startsWith(p.dir + '/'));
     return p.owned.some((f) => requested.has(f));
   });
-  send({ type: 'plan', id, projects: wanted.map((p) => p.id) });
+  // Projects with the same program key share one program (a shared package is checked once).
+  const groups = groupProjects(wanted, requested);
+  const order = wanted.map((p) => p.id);
+  let mine: LoadedProject[];
+  if (msg.only === null && (msg.workers ?? 1) > 1) {
+    // First worker of a parallel request: split the program groups between the workers; the
+    // supervisor starts the others with `only` = their shard.
+    const failedIds = wanted.filter((p) => p.status !== 'ok').map((p) => p.id);
+    const shards = shardProjects(order, groups, msg.workers ?? 1, failedIds);
+    const own = new Set(shards[0]);
+    mine = wanted.filter((p) => own.has(p.id));
+    send({ type: 'plan', id, projects: order, shards });
+  } else {
+    mine = wanted;
+    send({ type: 'plan', id, projects: order });
+  }
+  const groupOf = new Map<string, LoadedProject[]>();
+  for (const g of groups) {
+    const members = g.projects.filter((q) => mine.includes(q));
+    for (const p of members) groupOf.set(p.id, members);
+  }
+  // Run each group's projects back to back so only one program is alive at a time (failed
+  // projects first: they cost nothing).
+  const rank = new Map<LoadedProject, number>();
+  for (const p of mine) if (p.status !== 'ok') rank.set(p, rank.size);
+  for (const g of groups) for (const p of g.projects) if (mine.includes(p)) rank.set(p, rank.size);
+  mine = [...mine].sort((a, b) => rank.get(a)! - rank.get(b)!);
 
   adapterPromise ??= createTsAdapter();
   const adapter = await adapterPromise;
@@ -89,8 +115,10 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
     },
   };
 
-  for (let i = 0; i < wanted.length; i++) {
-    const p = wanted[i]!;
+  // One program per group, built when its first project starts and dropped after its last.
+  const programs = new Map<LoadedProject[], ProgramState>();
+  for (let i = 0; i < mine.length; i++) {
+    const p = mine[i]!;
     for (const plugin of p.strippedPlugins) {
       send({ type: 'event', code: 'plugin_blocked', message: `compiler plugin '${plugin}' stripped (plugins never run)`, path: p.tsconfig ?? undefined });
     }
@@ -99,10 +127,24 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
       continue;
     }
     send({ type: 'project_start', id, project: p.id });
+    const group = groupOf.get(p.id) ?? [p];
     try {
-      const result = await analyzeProject(ctx, p);
+      let state = programs.get(group);
+      if (state === undefined) {
+        const roots = [...new Set(group.flatMap((q) => q.rootNames))];
+        state = buildProgram(ctx, p.options, roots);
+        programs.set(group, state);
+      }
+      const result = await analyzeProject(ctx, p, state);
+      if (group[group.length - 1] === p) {
+        programs.delete(group);
+        // Parsed files of this parse key are kept only while a later project still needs them.
+        const key = sourceFileKey(p.options);
+        if (!mine.slice(i + 1).some((q) => q.status === 'ok' && sourceFileKey(q.options) === key)) releaseSourceFiles(ctx, p.options);
+      }
       send({ type: 'project', id, project: p.id, result });
     } catch (e) {
+      if (group[group.length - 1] === p) programs.delete(group);
       if (e instanceof PassStopped) {
         if (e.code === 'cancelled') return;
         if (e.code === 'oom_restart') {
@@ -111,7 +153,7 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
           setTimeout(() => process.exit(0), 50);
           await new Promise(() => {});
         }
-        for (const rest of wanted.slice(i)) {
+        for (const rest of mine.slice(i)) {
           send({ type: 'project', id, project: rest.id, result: failed(rest, `timeout: ${e.message}`) });
         }
         break;
