@@ -326,8 +326,14 @@ interface Unit {
  */
 function select(scored: readonly Scored[], limit: number, budget: number, named: ReadonlySet<number>): { results: SearchResult[]; tokens: number } {
   const candidates = scored.slice(0, Math.max(limit * 3, 30));
+  // A child merges only where the parent's code shows it collapsed (or in full): one that
+  // cannot be located there keeps its own place in the ranking.
   const mergeable = (child: Scored, parent: Scored): boolean =>
-    child.node.parentId === parent.node.id && parent.node.kind !== 'file' && parent.node.kind !== 'module' && !named.has(child.node.id);
+    child.node.parentId === parent.node.id &&
+    parent.node.kind !== 'file' &&
+    parent.node.kind !== 'module' &&
+    !named.has(child.node.id) &&
+    expandChildren(parent.node.chunkText, [{ code: child.node.chunkText }]).merged[0] === true;
   const units: Unit[] = [];
   const unitOf = new Map<number, Unit>();
   const results: SearchResult[] = [];

@@ -38,7 +38,9 @@ const CLASS = node(1, 'Cart', 'class', null, 'class Cart {\n  add() { /* 2 lines
 const ADD = node(2, 'add', 'method', 1, 'add() {\n    this.items.push(1);\n  }', 'Cart.add');
 const CLEAR = node(3, 'clear', 'method', 1, 'clear() {\n    this.items = [];\n  }', 'Cart.clear');
 const TOTAL = node(4, 'total', 'function', null, 'function total() {\n  return 0;\n}');
-const NODES = new Map([CLASS, ADD, CLEAR, TOTAL].map((n) => [n.id, n]));
+/** A child the class text does not show (declared through an assignment the chunk collapsed away). */
+const HIDDEN = node(5, 'hidden', 'method', 1, 'hidden = () => {\n    return 2;\n  }', 'Cart.hidden');
+const NODES = new Map([CLASS, ADD, CLEAR, TOTAL, HIDDEN].map((n) => [n.id, n]));
 
 /** A reader whose BM25 channel returns `bm25` (best first); every other lookup is empty. */
 function fakeReader(bm25: number[], dependents: Record<number, number[]> = {}, named: NodeRecord[] = []): IndexReader {
@@ -76,6 +78,15 @@ describe('selection and parent/child merging', () => {
       ['total', []],
     ]);
     expect(r.results[0]!.code).toBe('class Cart {\n  add() {\n    this.items.push(1);\n  }\n  clear() {\n    this.items = [];\n  }\n}');
+  });
+
+  it("a child the parent's code does not show keeps its own place", () => {
+    const r = search(ctx(fakeReader([5, 4, 1])), 'cart hidden', { limit: 3, channels: ['bm25'] });
+    expect(r.results.map((x) => [x.qualifiedName, x.expandedChildren ?? []])).toEqual([
+      ['Cart.hidden', []],
+      ['total', []],
+      ['Cart', []],
+    ]);
   });
 
   it('answers "callers of X" through the graph channel, X first', () => {
