@@ -21,8 +21,8 @@ import { navigate, type Navigation, type NavigationOptions, type NavigationResul
 import { ParsePool } from './parsePool.js';
 import { embedPending, QueryEmbedder, type EmbedReport } from './embedding.js';
 import { VectorStore } from '@ca/store';
-import { runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
-import { runTsSemanticPass, type TsSemanticReport } from './tsSemantic.js';
+import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
+import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, type TsSemanticReport } from './tsSemantic.js';
 
 export const WORKING_LABEL = 'working';
 
@@ -217,6 +217,10 @@ export class Engine {
       progress({ phase: 'resolve', done: 1, total: 1 });
       const semantic: NonNullable<IndexReport['semantic']> = {};
       if (this.config.semantic.enabled) {
+        // A newer semantic extractor (an upgraded ca) re-analyses every file of its language:
+        // edges of the old one stay served, marked pending, until the new pass replaces them.
+        this.invalidateSemanticExtractor(['ts', 'js'], TS_SEMANTIC_EXTRACTOR);
+        this.invalidateSemanticExtractor(['cs'], CS_SEMANTIC_EXTRACTOR);
         // Projects with a C# file lacking exact edges (new, changed, or never analysed).
         const stale = this.store.db
           .prepare(
@@ -283,6 +287,22 @@ export class Engine {
     this.currentStore = Store.open(this.dbPath, { skipQuickCheck: true });
     this.vectorStore = null;
     this.currentStore.writer.recordEvent('index_rebuilt', null, `PRAGMA quick_check failed (${result}); rebuilding from source`);
+  }
+
+  /** Marks the semantic state of `languages`' files pending when their edges come from another extractor version. */
+  private invalidateSemanticExtractor(languages: readonly string[], extractor: string): void {
+    const key = `semantic_extractor:${languages.join(',')}`;
+    const recorded = this.store.reader().metadata(key);
+    if (recorded === extractor) return;
+    this.store.db.transaction(() => {
+      if (recorded !== null) {
+        const n = this.store.db
+          .prepare(`UPDATE files SET semantic_state = 'pending', semantic_reason = ? WHERE language IN (${languages.map(() => '?').join(',')}) AND semantic_state = 'ok'`)
+          .run(`extractor upgraded from ${recorded} to ${extractor}`, ...languages).changes;
+        if (n > 0) this.store.writer.recordEvent('semantic_extractor_changed', null, `${recorded} → ${extractor}: ${n} files to re-analyse`);
+      }
+      this.store.writer.setMetadata(key, extractor);
+    })();
   }
 
   /**

@@ -108,12 +108,25 @@ function planProject(store: Store, label: string, project: ProjectResult): Plann
     if (!fileIds.has(path)) fileIds.set(path, (fileIdStmt.get(label, path) as { id: number } | undefined)?.id ?? null);
     return fileIds.get(path)!;
   };
+  // The worker names symbols by their syntactic (file-scoped) keys; a node an earlier pass
+  // already refined to a package key (`ts:pkg:@mono/core#formatMoney(Money)`) is found by the
+  // rest of its key, so edges into unchanged files survive a partial or repeated pass.
+  const refinedStmt = store.db.prepare(
+    `SELECT id FROM nodes WHERE file_id = ? AND symbol_key LIKE ? AND substr(symbol_key, -length(?)) = ? ORDER BY disambiguator LIMIT 1`,
+  );
   const nodeCache = new Map<string, number | null>();
   const nodeId = (path: string, key: string): number | null => {
     const k = `${path}\u0000${key}`;
     if (!nodeCache.has(k)) {
       const f = fileId(path);
-      nodeCache.set(k, f === null ? null : ((nodeStmt.get(f, key) as { id: number } | undefined)?.id ?? null));
+      let id = f === null ? null : ((nodeStmt.get(f, key) as { id: number } | undefined)?.id ?? null);
+      const lang = key.slice(0, key.indexOf(':'));
+      const filePrefix = `${lang}:file:${path}#`;
+      if (id === null && f !== null && key.startsWith(filePrefix)) {
+        const rest = key.slice(filePrefix.length - 1); // keeps the '#'
+        id = (refinedStmt.get(f, `${lang}:pkg:%`, rest, rest) as { id: number } | undefined)?.id ?? null;
+      }
+      nodeCache.set(k, id);
     }
     return nodeCache.get(k)!;
   };

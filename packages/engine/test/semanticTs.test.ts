@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type IndexReport } from '../src/index.js';
@@ -8,8 +9,10 @@ const MONO = join(REPO_ROOT, 'fixtures', 'ts-monorepo');
 describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
   let engine: Engine;
   let report: IndexReport;
+  let repo: string;
   beforeAll(async () => {
-    engine = Engine.open(copyFixture(MONO), { env: {}, configOverrides: { embedding: { enabled: false } } });
+    repo = copyFixture(MONO);
+    engine = Engine.open(repo, { env: {}, configOverrides: { embedding: { enabled: false } } });
     report = await engine.index();
   }, 120_000);
   afterAll(() => engine.close());
@@ -71,4 +74,30 @@ describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
       ['Shape.describe', 'calls', 13],
     ]);
   });
+
+  it('a newer semantic extractor re-analyses every file; the same one analyses nothing again', async () => {
+    const again = await engine.index();
+    expect(again.semantic?.ts).toBeUndefined();
+    // As if the index had been written by an older ca.
+    engine.store.writer.setMetadata('semantic_extractor:ts,js', 'semantic:ts-semantic-0');
+    const upgraded = await engine.index();
+    expect(upgraded.semantic?.ts?.projects).toBe(2);
+    expect(upgraded.semantic?.ts?.files).toBe(report.semantic?.ts?.files);
+    expect(engine.reader().metadata('semantic_extractor:ts,js')).toMatch(/^semantic:ts-semantic-\d+$/);
+    expect(engine.reader().metadata('semantic_extractor:ts,js')).not.toBe('semantic:ts-semantic-0');
+    expect(rows(engine.navigate('callers', 'StripeGateway.charge', { throughInterfaces: true }), 'from')).toEqual([
+      ['checkout', 'calls', 'exact', 'packages/core/src/checkout.ts', 7],
+    ]);
+  }, 120_000);
+
+  it('a partial pass after an edit still resolves calls into package-keyed symbols of unchanged files', async () => {
+    const file = join(repo, 'packages/web/src/PriceTag.tsx');
+    appendFileSync(file, '\n// touched\n');
+    const r = await engine.index();
+    expect(r.semantic?.ts?.files).toBe(1);
+    // formatMoney (money.ts, unchanged) carries its package key from the first pass.
+    expect(engine.findSymbols('formatMoney')[0]!.symbolKey).toBe('ts:pkg:@mono/core#formatMoney(Money)');
+    const callers = rows(engine.navigate('callers', 'formatMoney'), 'from').filter((x) => x[3] === 'packages/web/src/PriceTag.tsx');
+    expect(callers).toEqual([['PriceTag', 'calls', 'exact', 'packages/web/src/PriceTag.tsx', 14]]);
+  }, 120_000);
 });
