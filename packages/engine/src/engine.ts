@@ -292,8 +292,17 @@ export class Engine {
   /** Marks the semantic state of `languages`' files pending when their edges come from another extractor version. */
   private invalidateSemanticExtractor(languages: readonly string[], extractor: string): void {
     const key = `semantic_extractor:${languages.join(',')}`;
-    const recorded = this.store.reader().metadata(key);
+    let recorded = this.store.reader().metadata(key);
     if (recorded === extractor) return;
+    // Indexes written before this key existed: their semantic edges name the extractor.
+    recorded ??=
+      (this.store.db
+        .prepare(
+          `SELECT e.extractor FROM edges e JOIN files f ON f.id = e.file_id
+           WHERE f.language IN (${languages.map(() => '?').join(',')}) AND e.extractor LIKE 'semantic:%' AND e.extractor <> ? LIMIT 1`,
+        )
+        .pluck()
+        .get(...languages, extractor) as string | undefined) ?? null;
     this.store.db.transaction(() => {
       if (recorded !== null) {
         const n = this.store.db

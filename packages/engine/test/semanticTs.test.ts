@@ -78,8 +78,10 @@ describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
   it('a newer semantic extractor re-analyses every file; the same one analyses nothing again', async () => {
     const again = await engine.index();
     expect(again.semantic?.ts).toBeUndefined();
-    // As if the index had been written by an older ca.
-    engine.store.writer.setMetadata('semantic_extractor:ts,js', 'semantic:ts-semantic-0');
+    // As if the index had been written by an older ca, before the metadata key existed: its
+    // semantic edges name the old extractor.
+    engine.store.db.prepare(`DELETE FROM _metadata WHERE key = 'semantic_extractor:ts,js'`).run();
+    engine.store.db.prepare(`UPDATE edges SET extractor = 'semantic:ts-semantic-0' WHERE extractor LIKE 'semantic:ts-%'`).run();
     const upgraded = await engine.index();
     expect(upgraded.semantic?.ts?.projects).toBe(2);
     expect(upgraded.semantic?.ts?.files).toBe(report.semantic?.ts?.files);

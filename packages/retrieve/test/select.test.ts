@@ -102,3 +102,20 @@ describe('selection and parent/child merging', () => {
     expect(r.results.map((x) => x.qualifiedName)).toEqual(['Cart.clear']);
   });
 });
+
+describe('channel weights by query shape', () => {
+  // BM25 says total first, then Cart.clear; the vector channel says Cart.clear first, then total.
+  const withVector = (reader: IndexReader) => ({ reader, vector: { search: () => [{ nodeId: 3, score: 0.9 }, { nodeId: 4, score: 0.8 }] } });
+
+  it('a question in words leans on the vector channel', () => {
+    const r = search(withVector(fakeReader([4, 3])), 'empty the shopping basket', { limit: 2 });
+    expect(r.intent).toBe('exploratory');
+    expect(r.results.map((x) => x.qualifiedName)).toEqual(['Cart.clear', 'total']);
+  });
+
+  it('a long query (14+ words, a bug report) leans on BM25', () => {
+    const q = 'when the user empties the basket the total shown at the bottom of the page is not reset to zero';
+    const r = search(withVector(fakeReader([4, 3])), q, { limit: 2 });
+    expect(r.results.map((x) => x.qualifiedName)).toEqual(['total', 'Cart.clear']);
+  });
+});
