@@ -30,7 +30,7 @@ function twoPackages(): string {
     'packages/a/src/index.ts': `export class Store {\n  get(key: string): number {\n    return key.length;\n  }\n}\nexport function makeStore(): Store {\n  return new Store();\n}\n`,
     'packages/b/package.json': JSON.stringify({ name: '@two/b', main: 'src/main.ts' }),
     'packages/b/tsconfig.json': JSON.stringify({ compilerOptions: { ...base, outDir: 'out', composite: true }, include: ['src'] }),
-    'packages/b/src/main.ts': `import { makeStore } from '../../a/src/index';\nexport function run(): number {\n  const s = makeStore();\n  return s.get('x');\n}\n`,
+    'packages/b/src/main.ts': `import { makeStore } from '${'../../a/src/index'}';\nexport function run(): number {\n  const s = makeStore();\n  return s.get('x');\n}\n`,
   });
 }
 

@@ -24,6 +24,8 @@ export interface AnalyzedQuery {
 const QUANTIFIERS = /\b(all|every|each|across|everywhere|any(?:\s+place)?|whole)\b/i;
 const PATH_LIKE = /(?:^|\s)((?:[\w.-]+\/)+[\w.-]+|[\w-]+\.(?:tsx?|jsx?|mts|cts|mjs|cjs|cs|csproj|json))(?=\s|$)/g;
 const TOKEN = /[A-Za-z_$@][\w$@]*(?:(?:\.|::)[A-Za-z_$@][\w$@]*)*/g;
+const TEMPORAL =
+  /\b(?:every|each|any|all)\s+(?:other\s+|single\s+)?(?:times?|moments?|seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|morning|evening|tick|frame|run|request|call)\b/gi;
 const DEPENDENT_WORDS =
   /\b(callers?|call(?:ed|s)?\s+by|who\s+(?:calls?|uses?|references?)|used\s+by|uses\s+of|usages?|depends?\s+on|dependents?|breaks?|broken|affected|affects?|impact(?:ed|s)?|references?\s+to|implementations?|implementers?|implement(?:s|ing)?|subclass(?:es)?|overrides?|consumers?\s+of)\b/i;
 const TEST_WORDS = /\b(tests?|specs?|unit tests?|fixtures?|mocks?|testing)\b/i;
@@ -49,7 +51,8 @@ export function analyzeQuery(text: string): AnalyzedQuery {
   // A lone word ("terminatePlan", "Button") is treated as a name too.
   if (words.length === 1 && tokens.length === 1 && !identifiers.includes(tokens[0]!)) identifiers.push(tokens[0]!);
   let intent: Intent;
-  if (QUANTIFIERS.test(text)) intent = 'cross_cutting';
+  // "every month", "each time", "any second": a frequency, not a sweep over the code.
+  if (QUANTIFIERS.test(text.replace(TEMPORAL, ' '))) intent = 'cross_cutting';
   else if (identifiers.length > 0 || paths.length > 0) intent = 'targeted';
   else intent = 'exploratory';
   return { text, identifiers, paths, phrases, intent, aboutTests: TEST_WORDS.test(text), asksDependents: identifiers.length > 0 && DEPENDENT_WORDS.test(text) };

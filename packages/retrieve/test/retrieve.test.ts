@@ -26,6 +26,9 @@ describe('query analysis', () => {
     expect(analyzeQuery('global::MyApp.Core usage').identifiers).toEqual(['global::MyApp.Core']);
     expect(analyzeQuery('user_repository').identifiers).toEqual(['user_repository']);
     expect(analyzeQuery('all places that call the payment gateway').intent).toBe('cross_cutting');
+    expect(analyzeQuery('stop charging this customer every month').intent).toBe('exploratory');
+    expect(analyzeQuery('refresh the token each time a request fails').intent).toBe('exploratory');
+    expect(analyzeQuery('every place the token is refreshed').intent).toBe('cross_cutting');
     expect(analyzeQuery('where is rate limiting handled')).toMatchObject({ identifiers: [], intent: 'exploratory' });
     expect(analyzeQuery('bug in src/auth/service.ts login').paths).toEqual(['src/auth/service.ts']);
     expect(analyzeQuery('find "token refresh" logic').phrases).toEqual(['token refresh']);

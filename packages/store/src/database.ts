@@ -115,6 +115,7 @@ export function migrate(db: SqliteDatabase, path = ':memory:'): number {
     if (m.version <= version) continue;
     db.transaction(() => {
       db.exec(m.sql);
+      m.run?.(db);
       db.prepare(`INSERT INTO _migration_log(version, name, applied_at) VALUES (?, ?, ?)`).run(
         m.version,
         m.name,

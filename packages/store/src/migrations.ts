@@ -2,14 +2,51 @@
  * Numbered, forward-only migrations. Each runs in its own transaction and is recorded in
  * `_migration_log`; `_metadata.schema_version` holds the newest applied version.
  */
+import { ftsTextOf, pathTokens } from '@ca/schema';
+import type { SqliteDatabase } from './database.js';
+
 export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly sql: string;
+  /** Runs after `sql`, in the same transaction (data that SQL alone cannot derive). */
+  readonly run?: (db: SqliteDatabase) => void;
 }
 
-/** FTS5 tokenizer: identifiers with `_ . $ : @` stay whole tokens (`global::myapp.core`). */
-export const FTS_TOKENIZE = `unicode61 remove_diacritics 2 tokenchars '_.$:@'`;
+/** FTS5 tokenizer of schema 1–4: identifiers with `_ . $ : @` stay whole tokens (`global::myapp.core`). */
+const FTS_TOKENIZE_V1 = `unicode61 remove_diacritics 2 tokenchars '_.$:@'`;
+/**
+ * FTS5 tokenizer since schema 5: the same tokens, Porter-stemmed (`formatted` and `format`,
+ * `charging` and `charge` meet). Queries are stemmed the same way, so identifiers still match
+ * themselves. Chosen by eval (docs/benchmarks.md, "Ranking changes").
+ */
+export const FTS_TOKENIZE = `porter ${FTS_TOKENIZE_V1}`;
+
+const FTS_TABLE = `CREATE VIRTUAL TABLE fts_nodes USING fts5(
+  name, qualified_name, split, signature, doc, path, body,
+  content='', contentless_delete=1,
+  tokenize="${FTS_TOKENIZE}",
+  prefix='2 3 4'
+);`;
+
+/** Re-creates every FTS row from the nodes (the text is derived exactly as the writer derives it). */
+function refillFts(db: SqliteDatabase): void {
+  const insert = db.prepare(`INSERT INTO fts_nodes(rowid, name, qualified_name, split, signature, doc, path, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  const page = db.prepare(
+    `SELECT n.id, n.name, n.qualified_name AS qualifiedName, n.kind, n.chunk_text AS chunkText, n.doc, n.signature, f.path
+     FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id > ? ORDER BY n.id LIMIT 2000`,
+  );
+  type Row = { id: number; name: string; qualifiedName: string; kind: string; chunkText: string; doc: string | null; signature: string; path: string };
+  for (let after = 0; ; ) {
+    const rows = page.all(after) as Row[];
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      const fts = ftsTextOf(r);
+      insert.run(r.id, r.name, r.qualifiedName, fts.split, r.signature, r.doc ?? '', pathTokens(r.path), fts.body);
+    }
+    after = rows[rows.length - 1]!.id;
+  }
+}
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -125,7 +162,7 @@ CREATE INDEX module_reexports_file ON module_reexports(file_id);
 CREATE VIRTUAL TABLE fts_nodes USING fts5(
   name, qualified_name, split, signature, doc, path, body,
   content='', contentless_delete=1,
-  tokenize="${FTS_TOKENIZE}",
+  tokenize="${FTS_TOKENIZE_V1}",
   prefix='2 3 4'
 );
 
@@ -218,6 +255,12 @@ CREATE TABLE vector_snapshot_parts (
   bits BLOB
 );
 `,
+  },
+  {
+    version: 5,
+    name: 'Porter-stemmed full-text index',
+    sql: `DROP TABLE fts_nodes;\n${FTS_TABLE}`,
+    run: refillFts,
   },
 ];
 

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Store, buildFtsQuery } from '../src/index.js';
 import { fileWrite, node } from './helpers.js';
@@ -5,7 +8,8 @@ import { fileWrite, node } from './helpers.js';
 /** Indexes one symbol per identifier; returns a function giving the tokens FTS5 stored per column. */
 function indexIdentifiers(identifiers: string[]) {
   const store = Store.open(':memory:');
-  const nodes = [node({ localId: 'f', name: 'ids.ts', kind: 'file', symbolKey: 'ts:file:src/ids.ts#' })];
+  // Not `ids.ts`: stemmed, its path word `ids` would be `id`, in every row.
+  const nodes = [node({ localId: 'f', name: 'symbols.ts', kind: 'file', symbolKey: 'ts:file:src/symbols.ts#' })];
   identifiers.forEach((id, i) =>
     nodes.push(
       node({
@@ -14,12 +18,12 @@ function indexIdentifiers(identifiers: string[]) {
         qualifiedName: id,
         kind: 'variable',
         parentLocalId: 'f',
-        symbolKey: `ts:file:src/ids.ts#${id}`,
+        symbolKey: `ts:file:src/symbols.ts#${id}`,
         chunkText: `const x = ${JSON.stringify(id)};`,
       }),
     ),
   );
-  store.writer.writeBatch('working', [fileWrite('src/ids.ts', 'h', nodes)]);
+  store.writer.writeBatch('working', [fileWrite('src/symbols.ts', 'h', nodes)]);
   store.db.exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'fts_nodes', 'instance')`);
   const idOf = (qn: string) => store.reader().byQualifiedName(qn)[0]!.id;
   const tokens = (qn: string, column: string) =>
@@ -32,25 +36,25 @@ function indexIdentifiers(identifiers: string[]) {
 
 const IDS = ['AuthService.Authenticate', '$variable', 'global::MyApp.Core', '@event', 'getUserById', 'user_repository'];
 
-describe('FTS5 tokenization (unicode61, tokenchars _.$:@)', () => {
+describe('FTS5 tokenization (Porter over unicode61, tokenchars _.$:@)', () => {
   const { tokens, search } = indexIdentifiers(IDS);
 
-  it('keeps qualified identifiers whole in the qualified_name column', () => {
-    expect(tokens('AuthService.Authenticate', 'qualified_name')).toEqual(['authservice.authenticate']);
-    expect(tokens('$variable', 'qualified_name')).toEqual(['$variable']);
-    expect(tokens('global::MyApp.Core', 'qualified_name')).toEqual(['global::myapp.core']);
+  it('keeps qualified identifiers whole in the qualified_name column (Porter-stemmed as a whole)', () => {
+    expect(tokens('AuthService.Authenticate', 'qualified_name')).toEqual(['authservice.authent']);
+    expect(tokens('$variable', 'qualified_name')).toEqual(['$variabl']);
+    expect(tokens('global::MyApp.Core', 'qualified_name')).toEqual(['global::myapp.cor']); // the whole token's measure > 1: final e dropped
     expect(tokens('@event', 'qualified_name')).toEqual(['@event']);
     expect(tokens('getUserById', 'qualified_name')).toEqual(['getuserbyid']);
-    expect(tokens('user_repository', 'qualified_name')).toEqual(['user_repository']);
+    expect(tokens('user_repository', 'qualified_name')).toEqual(['user_repositori']);
   });
 
   it('indexes split words plus the joined form (and the kind) in the split column', () => {
-    expect(tokens('AuthService.Authenticate', 'split')).toEqual(['auth', 'service', 'authenticate', 'authservice', 'variable']);
-    expect(tokens('getUserById', 'split')).toEqual(['get', 'user', 'by', 'id', 'getuserbyid', 'variable']);
-    expect(tokens('global::MyApp.Core', 'split')).toEqual(['global', 'my', 'app', 'core', 'myapp', 'variable']);
-    expect(tokens('user_repository', 'split')).toEqual(['user', 'repository', 'userrepository', 'variable']);
-    expect(tokens('$variable', 'split')).toEqual(['variable', 'variable']);
-    expect(tokens('@event', 'split')).toEqual(['event', 'variable']);
+    expect(tokens('AuthService.Authenticate', 'split')).toEqual(['auth', 'servic', 'authent', 'authservic', 'variabl']);
+    expect(tokens('getUserById', 'split')).toEqual(['get', 'user', 'by', 'id', 'getuserbyid', 'variabl']);
+    expect(tokens('global::MyApp.Core', 'split')).toEqual(['global', 'my', 'app', 'core', 'myapp', 'variabl']);
+    expect(tokens('user_repository', 'split')).toEqual(['user', 'repositori', 'userrepositori', 'variabl']);
+    expect(tokens('$variable', 'split')).toEqual(['variabl', 'variabl']);
+    expect(tokens('@event', 'split')).toEqual(['event', 'variabl']);
   });
 
   it('matches each identifier written as-is, and by its words', () => {
@@ -143,5 +147,33 @@ describe('posting budget of a BM25 query', () => {
     ]);
     // beta is now in 4 rows: gamma (1) + beta (4) > 4.
     expect(store.reader().commonTerms(['gamma', 'beta'], 4)).toEqual(new Set(['beta']));
+  });
+});
+
+describe('migration 5 (Porter-stemmed FTS)', () => {
+  it('re-creates the full-text rows of an existing index from its nodes', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ca-fts-')), 'index.db');
+    const first = Store.open(path);
+    first.writer.writeBatch('working', [
+      fileWrite('src/format.ts', 'h', [
+        node({ localId: 'f', name: 'format.ts', kind: 'file', symbolKey: 'ts:file:src/format.ts#' }),
+        node({ localId: 'a', name: 'formatCharges', kind: 'function', parentLocalId: 'f', symbolKey: 'ts:file:src/format.ts#formatCharges', chunkText: 'function formatCharges() { return charging(); }' }),
+      ]),
+    ]);
+    // Back to schema 4: the old tokenizer, rows included, and no record of migration 5.
+    first.db.exec(`DROP TABLE fts_nodes;
+      CREATE VIRTUAL TABLE fts_nodes USING fts5(name, qualified_name, split, signature, doc, path, body, content='', contentless_delete=1,
+        tokenize="unicode61 remove_diacritics 2 tokenchars '_.$:@'", prefix='2 3 4');
+      DELETE FROM _migration_log WHERE version = 5;
+      UPDATE _metadata SET value = '4' WHERE key = 'schema_version';`);
+    expect(first.reader().bm25('formatted charge')).toEqual([]);
+    first.close();
+
+    const reopened = Store.open(path);
+    expect(reopened.reader().metadata('schema_version')).toBe('5');
+    const hits = reopened.reader().bm25('formatted charge').map((h) => reopened.reader().nodeById(h.nodeId)!.qualifiedName);
+    // `formatted` and `format`, `charge` and `charges`/`charging` meet once stemmed.
+    expect(hits).toEqual(['formatCharges', 'format.ts']);
+    reopened.close();
   });
 });

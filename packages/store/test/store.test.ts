@@ -42,6 +42,7 @@ describe('opening and migrations', () => {
       { version: 2, name: 'vector freshness counters and stale-embedding triggers' },
       { version: 3, name: 'index on semantic state for completeness reports' },
       { version: 4, name: 'persisted quantised vector index (cold start)' },
+      { version: 5, name: 'Porter-stemmed full-text index' },
     ]);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -50,7 +51,7 @@ describe('opening and migrations', () => {
     store.close();
     // Re-opening applies nothing new.
     const again = Store.open(path);
-    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 4 });
+    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 5 });
     again.close();
   });
 
