@@ -113,7 +113,7 @@ describe('channel weights by query shape', () => {
     expect(r.results.map((x) => x.qualifiedName)).toEqual(['Cart.clear', 'total']);
   });
 
-  it('a long query (14+ words, a bug report) leans on BM25', () => {
+  it('a long query (10+ words, a bug report) leans on BM25', () => {
     const q = 'when the user empties the basket the total shown at the bottom of the page is not reset to zero';
     const r = search(withVector(fakeReader([4, 3])), q, { limit: 2 });
     expect(r.results.map((x) => x.qualifiedName)).toEqual(['total', 'Cart.clear']);
