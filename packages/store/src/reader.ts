@@ -1,6 +1,7 @@
 import type { Confidence, EdgeType, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { buildFtsQuery } from './ftsQuery.js';
+import { FTS_TOKENIZE } from './migrations.js';
 
 /** A node as read back from the index, joined with its file. */
 export interface NodeRecord {
@@ -173,6 +174,9 @@ export const BM25_POSTING_BUDGET = 8000;
 
 interface TermStats {
   readonly vocab: { get(term: string): unknown };
+  readonly clear: { run(): unknown };
+  readonly add: { run(rowid: number, term: string): unknown };
+  readonly tokens: { all(): unknown[] };
   readonly df: Map<string, number>;
   generation: string;
 }
@@ -286,30 +290,49 @@ export class IndexReader {
 
   /**
    * The terms to drop so that the rest match at most `BM25_POSTING_BUDGET` rows together: the
-   * most common first, never the rarest. Document frequencies come from an fts5vocab view and
-   * are cached per connection until the database changes.
+   * most common first, never the rarest. Document frequencies come from an fts5vocab view of the
+   * index, looked up by each term's indexed form (the index is Porter-stemmed: the form comes
+   * from tokenizing the term with the same tokenizer in a scratch table), and are cached per
+   * connection until the database changes.
    */
   commonTerms(terms: readonly string[], budget = BM25_POSTING_BUDGET): Set<string> {
     const drop = new Set<string>();
     if (terms.length < 2) return drop;
     let stats = termStatsByDb.get(this.db);
     if (!stats) {
-      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_nodes_vocab USING fts5vocab(main, fts_nodes, row)`);
-      stats = { vocab: this.db.prepare(`SELECT doc FROM temp.fts_nodes_vocab WHERE term = ?`).pluck(), df: new Map(), generation: '' };
+      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_nodes_vocab USING fts5vocab(main, fts_nodes, row);
+        CREATE VIRTUAL TABLE IF NOT EXISTS temp.ca_query_terms USING fts5(term, tokenize="${FTS_TOKENIZE}");
+        CREATE VIRTUAL TABLE IF NOT EXISTS temp.ca_query_terms_vocab USING fts5vocab(temp, ca_query_terms, instance);`);
+      stats = {
+        vocab: this.db.prepare(`SELECT doc FROM temp.fts_nodes_vocab WHERE term = ?`).pluck(),
+        clear: this.db.prepare(`DELETE FROM temp.ca_query_terms`),
+        add: this.db.prepare(`INSERT INTO temp.ca_query_terms(rowid, term) VALUES (?, ?)`),
+        tokens: this.db.prepare(`SELECT doc, term FROM temp.ca_query_terms_vocab ORDER BY doc, offset`),
+        df: new Map(),
+        generation: '',
+      };
       termStatsByDb.set(this.db, stats);
     }
-    const generation = `${String(this.db.pragma('data_version', { simple: true }))}:${String(this.db.prepare('SELECT total_changes()').pluck().get())}`;
-    if (generation !== stats.generation || stats.df.size > 20_000) (stats.df.clear(), (stats.generation = generation));
-    const df = (t: string): number => {
-      let n = stats.df.get(t);
-      if (n === undefined) {
-        // A quoted term the tokenizer splits into several tokens is not in the vocabulary: a
-        // phrase match is rare by nature, count it as such.
-        n = Number(stats.vocab.get(t) ?? 0);
+    const generationNow = () => `${String(this.db.pragma('data_version', { simple: true }))}:${String(this.db.prepare('SELECT total_changes()').pluck().get())}`;
+    if (generationNow() !== stats.generation || stats.df.size > 20_000) stats.df.clear();
+    const missing = terms.filter((t) => !stats.df.has(t));
+    if (missing.length > 0) {
+      // The indexed tokens of each missing term (one row per term).
+      stats.clear.run();
+      missing.forEach((t, i) => stats.add.run(i + 1, t));
+      const tokensOf = new Map<number, string[]>();
+      for (const r of stats.tokens.all() as { doc: number; term: string }[]) (tokensOf.get(r.doc) ?? tokensOf.set(r.doc, []).get(r.doc)!).push(r.term);
+      stats.clear.run();
+      missing.forEach((t, i) => {
+        const tokens = tokensOf.get(i + 1) ?? [];
+        // A quoted term of several tokens is a phrase: it matches at most as many rows as its rarest token.
+        const n = tokens.length === 0 ? 0 : Math.min(...tokens.map((k) => Number(stats.vocab.get(k) ?? 0)));
         stats.df.set(t, n);
-      }
-      return n;
-    };
+      });
+    }
+    // Our own scratch writes move total_changes(): the generation is taken after them.
+    stats.generation = generationNow();
+    const df = (t: string): number => stats.df.get(t) ?? 0;
     const byRarity = [...terms].sort((a, b) => df(a) - df(b));
     let total = 0;
     byRarity.forEach((t, i) => {

@@ -136,6 +136,13 @@ describe('posting budget of a BM25 query', () => {
     expect(reader.commonTerms(['alpha', 'zeta'], 0)).toEqual(new Set(['alpha']));
   });
 
+  it('looks a term up by its stemmed form, as the index holds it', () => {
+    const { store: s } = indexIdentifiers(['eventListeners', 'listenerCount', 'onListening']);
+    // `listeners`, `listener` and `listening` are all `listen` in the index: 3 rows.
+    expect(s.reader().commonTerms(['listeners', 'zeta'], 2)).toEqual(new Set(['listeners']));
+    expect(s.reader().commonTerms(['listeners', 'zeta'], 3)).toEqual(new Set());
+  });
+
   it('the document frequencies follow writes to the index', () => {
     const reader = store.reader();
     expect(reader.commonTerms(['gamma', 'beta'], 4)).toEqual(new Set());
