@@ -87,9 +87,11 @@ const EXACT_NAME_BONUS = 1;
 const HUB_SEEDS = 10;
 /**
  * Links to top results a hub needs. With 2, hubs lowered train-split NDCG@10 on excalidraw
- * (0.343 → 0.377 without them); with 3 they are neutral there and on the fixtures.
+ * (0.343 → 0.377 without them); with 3 they cost 0.004–0.015 on every real train set once the
+ * other channels improved (2026-11-22); with 4 they are within 0.001 of no hubs everywhere and
+ * still add the symbol four top results all use.
  */
-const HUB_MIN_LINKS = 3;
+const HUB_MIN_LINKS = 4;
 const HUB_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implements', 'inherits'];
 const MAX_QUERY_CHARS = 8192;
 /**
@@ -281,7 +283,7 @@ function rescore(reader: IndexReader, fused: FusedHit[], exact: ReadonlySet<numb
 
 /**
  * Hub elevation: a symbol connected (one hop of calls/references/implements/inherits) to at
- * least three of the top results is added even if no channel returned it; its score is half the
+ * least HUB_MIN_LINKS (four) of the top results is added even if no channel returned it; its score is half the
  * summed base scores of the results it connects, capped under the weakest of them.
  */
 function elevateHubs(reader: IndexReader, scored: Scored[], filter: NodeFilter): void {
