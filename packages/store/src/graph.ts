@@ -1,6 +1,6 @@
 import { CONFIDENCES, type Confidence, type EdgeType, type Language, type NodeKind } from '@ca/schema';
-import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
+import { cachedStatement, type Statement } from './statements.js';
 
 export type Direction = 'in' | 'out';
 
@@ -69,13 +69,9 @@ export interface SemanticGapRow {
   readonly files: number;
 }
 
-type Statement = BetterSqlite3.Statement<unknown[]>;
-
-// Per-connection caches. Statements: navigation builds a GraphReader per call, and preparing
-// the same SQL again on every call (and every 500-id chunk) showed up in profiles. Gaps: the
+// Per-connection caches (statements: statements.ts). Gaps: the
 // query groups every file of the label (5–6 ms at 10K files, most of a depth-1 callers call) and
 // its answer only changes when the index does.
-const statementCache = new WeakMap<SqliteDatabase, Map<string, Statement>>();
 const pathCache = new WeakMap<SqliteDatabase, { stamp: string; paths: Map<number, string> }>();
 const gapCache = new WeakMap<SqliteDatabase, Map<string, { stamp: string; rows: SemanticGapRow[] }>>();
 
@@ -100,11 +96,7 @@ export class GraphReader {
   constructor(private readonly db: SqliteDatabase) {}
 
   private statement(sql: string): Statement {
-    let cache = statementCache.get(this.db);
-    if (!cache) statementCache.set(this.db, (cache = new Map()));
-    let stmt = cache.get(sql);
-    if (!stmt) cache.set(sql, (stmt = this.db.prepare(sql)));
-    return stmt;
+    return cachedStatement(this.db, sql);
   }
 
   /**

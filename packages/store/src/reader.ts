@@ -2,6 +2,7 @@ import type { Confidence, EdgeType, Language, NodeKind, ParseStatus } from '@ca/
 import type { SqliteDatabase } from './database.js';
 import { buildFtsQuery } from './ftsQuery.js';
 import { FTS_TOKENIZE } from './migrations.js';
+import { cachedStatement, type Statement } from './statements.js';
 
 /** A node as read back from the index, joined with its file. */
 export interface NodeRecord {
@@ -205,14 +206,17 @@ export class IndexReader {
   nodesByIds(ids: readonly number[]): NodeRecord[] {
     if (ids.length === 0) return [];
     const out = new Map<number, NodeRecord>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      const rows = this.db
-        .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id IN (${chunk.map(() => '?').join(',')})`)
-        .all(...chunk) as NodeRow[];
-      for (const r of rows) out.set(r.id, toNode(r));
-    }
+    // One prepared statement for any number of ids (an `IN (?, ?, …)` list is re-prepared per length).
+    const rows = this.cached(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(ids),
+    ) as NodeRow[];
+    for (const r of rows) out.set(r.id, toNode(r));
     return ids.map((id) => out.get(id)).filter((n): n is NodeRecord => n !== undefined);
+  }
+
+  /** A statement prepared once per connection (readers are cheap, short-lived objects). */
+  private cached(sql: string): Statement {
+    return cachedStatement(this.db, sql);
   }
 
   nodeById(id: number): NodeRecord | null {
@@ -269,13 +273,13 @@ export class IndexReader {
     const filtered = where !== '';
     if (!filtered) {
       // Over-fetch a little: rows of other labels' file versions are dropped by the join.
-      const rows = this.db
-        .prepare(`SELECT m.id AS id, -m.rank AS score FROM (
+      const rows = this.cached(
+        `SELECT m.id AS id, -m.rank AS score FROM (
             SELECT rowid AS id, rank FROM fts_nodes WHERE fts_nodes MATCH ? AND rank MATCH 'bm25(${BM25_WEIGHTS})'
             ORDER BY rank LIMIT ?
           ) m CROSS JOIN nodes n ON n.id = m.id ${this.inLabel()}
-          ORDER BY m.rank LIMIT ?`)
-        .all(q.match, limit * 2, limit) as { id: number; score: number }[];
+          ORDER BY m.rank LIMIT ?`,
+      ).all(q.match, limit * 2, limit) as { id: number; score: number }[];
       return rows.map((r) => ({ nodeId: r.id, score: r.score }));
     }
     params.push(limit);
@@ -313,7 +317,8 @@ export class IndexReader {
       };
       termStatsByDb.set(this.db, stats);
     }
-    const generationNow = () => `${String(this.db.pragma('data_version', { simple: true }))}:${String(this.db.prepare('SELECT total_changes()').pluck().get())}`;
+    const generationNow = () =>
+      `${(this.cached('PRAGMA data_version').get() as { data_version: number }).data_version}:${(this.cached('SELECT total_changes() AS n').get() as { n: number }).n}`;
     if (generationNow() !== stats.generation || stats.df.size > 20_000) stats.df.clear();
     const missing = terms.filter((t) => !stats.df.has(t));
     if (missing.length > 0) {
@@ -474,16 +479,20 @@ export class IndexReader {
     }));
   }
 
-  /** Number of distinct files with a resolved call/reference edge into each node. */
-  callerFileCounts(nodeIds: readonly number[]): Map<number, number> {
+  /**
+   * Number of distinct files with a resolved call/reference edge into each node, counted up to
+   * `cap` (a hub's count stops there instead of reading all its edges; search only uses ≤ 10).
+   * Nodes without such edges are absent.
+   */
+  callerFileCounts(nodeIds: readonly number[], cap = 10): Map<number, number> {
     const out = new Map<number, number>();
     if (nodeIds.length === 0) return out;
-    const rows = this.db
-      .prepare(`SELECT target_id AS id, COUNT(DISTINCT file_id) AS c FROM edges
-        WHERE target_id IN (${nodeIds.map(() => '?').join(',')}) AND type IN ('calls','references')
-        GROUP BY target_id`)
-      .all(...nodeIds) as { id: number; c: number }[];
-    for (const r of rows) out.set(r.id, r.c);
+    const rows = this.cached(
+      `SELECT t.value AS id, (SELECT COUNT(*) FROM (SELECT DISTINCT e.file_id FROM edges e
+         WHERE e.target_id = t.value AND e.type IN ('calls','references') LIMIT ?)) AS c
+       FROM json_each(?) t`,
+    ).all(cap, JSON.stringify(nodeIds)) as { id: number; c: number }[];
+    for (const r of rows) if (r.c > 0) out.set(r.id, r.c);
     return out;
   }
 
