@@ -3,16 +3,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder, createWorkerEmbedder, modelInfo } from '../src/index.js';
 import type { Embedder } from '../src/index.js';
-import { MODEL_ID, MODELS_DIR, RESOLVED, cosine } from './helpers.js';
+import { cosine, MODEL_ID, MODEL_MISSING, MODELS_DIR, RESOLVED } from './helpers.js';
 
 interface ReferenceItem {
   readonly text: string;
   readonly tokens: number;
   readonly vector: number[];
 }
-const reference = JSON.parse(readFileSync(join(MODELS_DIR, MODEL_ID, 'reference.json'), 'utf8')) as { items: ReferenceItem[] };
+const reference = (MODEL_MISSING === null ? JSON.parse(readFileSync(join(MODELS_DIR, MODEL_ID, 'reference.json'), 'utf8')) : { items: [] }) as { items: ReferenceItem[] };
 
-describe('reference vectors (upstream fp32 sentence-transformers)', () => {
+describe.skipIf(MODEL_MISSING !== null)('reference vectors (upstream fp32 sentence-transformers)', () => {
   it('has the ten reference texts', () => {
     expect(reference.items.length).toBe(10);
   });

@@ -1,5 +1,5 @@
-import { cpSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdtempSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(__dirname, '../../..');
@@ -14,4 +14,22 @@ export function copyFixture(dir: string): string {
 
 export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'ca-engine-'));
+}
+
+/**
+ * The folder holding `all-MiniLM-L6-v2/` for tests that embed: CA_EMBEDDING_MODEL_DIR,
+ * `../shared/models` beside the repository (CI layout) or the user cache `ca model import` fills;
+ * `missing` says why none was found (the same lookup as packages/embed/test/helpers.ts, which
+ * this package's tests cannot import). With CA_REQUIRE_MODEL=1 (set by .ci/run) a missing model is an error.
+ */
+export function testModels(): { dir: string; missing: string | null } {
+  const candidates = [process.env.CA_EMBEDDING_MODEL_DIR, resolve(REPO_ROOT, '../shared/models'), join(homedir(), '.cache', 'codeagent', 'models')]
+    .filter((d): d is string => typeof d === 'string' && d !== '')
+    .map((d) => resolve(d));
+  const found = candidates.find((d) => existsSync(join(d, 'all-MiniLM-L6-v2', 'onnx', 'model_quantized.onnx')));
+  if (found) return { dir: found, missing: null };
+  const missing = `embedding model all-MiniLM-L6-v2 not found in ${candidates.join(', ')} (set CA_EMBEDDING_MODEL_DIR or run \`pnpm ca model import DIR\`)`;
+  if (process.env['CA_REQUIRE_MODEL'] === '1') throw new Error(missing);
+  console.warn(`skipping the tests that embed: ${missing}`);
+  return { dir: candidates[0]!, missing };
 }

@@ -1,15 +1,11 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '@ca/retrieve';
 import { Engine } from '../src/index.js';
-import { copyFixture, REPO_ROOT, TS_APP } from './helpers.js';
+import { copyFixture, testModels, TS_APP } from './helpers.js';
 
-/** The model folder CI provides beside the repository (or CA_EMBEDDING_MODEL_DIR). */
-const MODELS = process.env.CA_EMBEDDING_MODEL_DIR ?? resolve(REPO_ROOT, '../shared/models');
-if (!existsSync(join(MODELS, 'all-MiniLM-L6-v2'))) throw new Error(`embedding model not found at ${MODELS}: set CA_EMBEDDING_MODEL_DIR`);
+const { dir: MODELS, missing: MODEL_MISSING } = testModels();
 
-describe('hybrid retrieval on fixtures/ts-app (with vectors)', () => {
+describe.skipIf(MODEL_MISSING !== null)('hybrid retrieval on fixtures/ts-app (with vectors)', () => {
   let engine: Engine;
   beforeAll(async () => {
     engine = Engine.open(copyFixture(TS_APP), {
