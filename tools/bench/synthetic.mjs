@@ -399,7 +399,7 @@ export async function buildSynthetic({ symbols, dbPath }) {
     vs.assignMany(entries.map(({ nodeId, hash }) => ({ nodeId, windows: [{ window: 0, hash }] })));
   }
   // As the engine does after embedding: build the vector index once so its snapshot is persisted.
-  vs.indexStats();
+  vs.warm();
   const vectorMs = performance.now() - v0;
   const counts = store.reader('working').counts();
   const resolvedCalls = store.db.prepare(`SELECT COUNT(*) FROM edges WHERE type = 'calls' AND target_id IS NOT NULL`).pluck().get();

@@ -10,7 +10,7 @@ import {
   type ModelResolution,
 } from '@ca/embed';
 import type { Config } from '@ca/schema';
-import { VectorStore, type NodeNeedingEmbedding, type Store } from '@ca/store';
+import { SNAPSHOT_MIN_NEW_ROWS, VectorStore, type NodeNeedingEmbedding, type Store } from '@ca/store';
 
 export interface EmbedReport {
   /** Null when vectors are on; otherwise why the vector channel is off. */
@@ -122,7 +122,7 @@ export async function embedPending(
   }
   // Many new vectors: build the in-memory index now so its persisted snapshot is written here,
   // not by the first search (a cold `ca search` then copies it: docs/benchmarks.md, cold start).
-  if (embedded >= 2048) vectors.indexStats();
+  if (embedded >= SNAPSHOT_MIN_NEW_ROWS) vectors.warm();
   return { off: null, model: info.modelId, nodes, texts, embedded, tokens, ms: Math.round(performance.now() - started), reset };
 }
 

@@ -9,7 +9,7 @@ import {
   type NodeKind,
   type ParseStatus,
 } from '@ca/schema';
-import { LATEST_SCHEMA_VERSION, Store, type FileWrite, type IndexReader, type NodeRecord } from '@ca/store';
+import { changeStamp, LATEST_SCHEMA_VERSION, Store, VectorStore, type FileWrite, type IndexReader, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { discoverFiles, type DiscoveredFile, type SkippedFile } from './discovery.js';
@@ -20,7 +20,6 @@ export type { SymbolView } from './symbolView.js';
 import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
 import { ParsePool } from './parsePool.js';
 import { embedPending, QueryEmbedder, type EmbedReport } from './embedding.js';
-import { VectorStore } from '@ca/store';
 import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
 import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, type TsSemanticReport } from './tsSemantic.js';
 
@@ -401,9 +400,7 @@ export class Engine {
 
   /** Changes whenever any connection commits to the index (invalidates the query cache). */
   private indexVersion(): string {
-    const dv = this.store.db.pragma('data_version', { simple: true }) as number;
-    const tc = (this.store.db.prepare('SELECT total_changes() AS c').get() as { c: number }).c;
-    return `${dv}:${tc}`;
+    return changeStamp(this.store.db);
   }
 
   /**

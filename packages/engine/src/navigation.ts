@@ -175,7 +175,7 @@ export function navigate(
     if (e.to !== null && e.to !== primary) touched.add(e.to);
   }
   const hydrated = graph.nodes([...touched]);
-  const nodes: NavigationNode[] = hydrated.map((n) => ({ ...viewOf(n), depth: seedSet.has(n.id) ? 0 : (depthOf.get(n.id) ?? 1) }));
+  const nodes: NavigationNode[] = hydrated.map((n) => ({ ...toSymbolView(n), depth: seedSet.has(n.id) ? 0 : (depthOf.get(n.id) ?? 1) }));
   nodes.sort((a, b) => a.depth - b.depth || collator.compare(a.path, b.path) || a.startLine - b.startLine);
   const languages = [...new Set([...seeds.map((s) => s.language), ...nodes.map((n) => n.language)])];
   const gaps: Gap[] = graph.semanticGaps(label, languages).map((g) => ({
@@ -208,23 +208,6 @@ export function navigate(
   const missing = [...seedSet].filter((id) => !seedNames.has(id));
   for (const n of graph.nodes(missing)) seedNames.set(n.id, n.qualifiedName);
   return { ...result, byFile: groupImpact(nodes.filter((n) => n.depth > 0), edges, seedSet, seedNames) };
-}
-
-function viewOf(n: { readonly id: number } & Omit<SymbolView, 'id'>): SymbolView {
-  return {
-    id: String(n.id),
-    qualifiedName: n.qualifiedName,
-    name: n.name,
-    kind: n.kind,
-    language: n.language,
-    path: n.path,
-    startLine: n.startLine,
-    endLine: n.endLine,
-    signature: n.signature,
-    doc: n.doc,
-    modifiers: n.modifiers,
-    isPublicApi: n.isPublicApi,
-  };
 }
 
 /** For a member of a type: same-named members of subtypes/implementations (approximate). */

@@ -1,5 +1,4 @@
 import type { Language, NodeKind } from '@ca/schema';
-import type { NodeRecord } from '@ca/store';
 
 /** Fields of a symbol as printed by search, symbol and navigation commands. */
 export interface SymbolView {
@@ -17,7 +16,8 @@ export interface SymbolView {
   readonly isPublicApi: boolean;
 }
 
-export function toSymbolView(n: NodeRecord): SymbolView {
+/** The view of a node record, or of any row carrying the same fields with a numeric id (graph walks hydrate light rows). */
+export function toSymbolView(n: { readonly id: number } & Omit<SymbolView, 'id'>): SymbolView {
   return {
     id: String(n.id),
     qualifiedName: n.qualifiedName,

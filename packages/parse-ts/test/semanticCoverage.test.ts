@@ -1,21 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTsSemanticService, type SemanticResult } from '../src/index.js';
-import { edgeRows, ensureWorkerBuilt } from './semanticHelpers.js';
+import { edgeRows, ensureWorkerBuilt, removeTempRepos, tempRepo } from './semanticHelpers.js';
 
-const dirs: string[] = [];
-
-function repo(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'ca-semcov-'));
-  dirs.push(root);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, rel)), { recursive: true });
-    writeFileSync(join(root, rel), text);
-  }
-  return root;
-}
+const repo = (files: Record<string, string>): string => tempRepo(files, 'ca-semcov-');
 
 async function analyze(root: string): Promise<SemanticResult> {
   const svc = createTsSemanticService({ maxOldSpaceSizeMb: 512 });
@@ -28,7 +15,7 @@ async function analyze(root: string): Promise<SemanticResult> {
 
 beforeAll(() => ensureWorkerBuilt(), 180_000);
 afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempRepos();
 });
 
 describe('files a config excludes', () => {

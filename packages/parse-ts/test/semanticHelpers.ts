@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProjectResult, SemanticEdge } from '../src/index.js';
 
@@ -53,4 +53,22 @@ export function projectOf(projects: readonly ProjectResult[], tsconfig: string |
   const p = projects.find((x) => x.tsconfig === tsconfig);
   if (!p) throw new Error(`no project ${tsconfig}`);
   return p;
+}
+
+const tempRepos: string[] = [];
+
+/** A new temporary repository holding `files` (repo-relative path → text); removed by `removeTempRepos`. */
+export function tempRepo(files: Record<string, string>, prefix = 'ca-sem-'): string {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  tempRepos.push(root);
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, rel)), { recursive: true });
+    writeFileSync(join(root, rel), text);
+  }
+  return root;
+}
+
+/** Removes every repository `tempRepo` created in this test file. */
+export function removeTempRepos(): void {
+  for (const d of tempRepos.splice(0)) rmSync(d, { recursive: true, force: true });
 }

@@ -1,25 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LanguageAdapter } from '@ca/schema';
 import ts from 'typescript';
 import { createTsAdapter, createTsSemanticService, type SemanticServiceEvent } from '../src/index.js';
 import { analyzeProject, buildProgram, type AnalyzeContext } from '../src/semantic/analyze.js';
 import { discoverRepo, groupProjects, programKey, shardProjects, type LoadedProject } from '../src/semantic/projects.js';
-import { edgeRows, ensureWorkerBuilt, MONOREPO } from './semanticHelpers.js';
+import { edgeRows, ensureWorkerBuilt, MONOREPO, removeTempRepos, tempRepo } from './semanticHelpers.js';
 
-const dirs: string[] = [];
-
-function repo(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'ca-sempar-'));
-  dirs.push(root);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, rel)), { recursive: true });
-    writeFileSync(join(root, rel), text);
-  }
-  return root;
-}
+const repo = (files: Record<string, string>): string => tempRepo(files, 'ca-sempar-');
 
 /** Two packages whose configs differ only in emit options (outDir, declaration), `b` importing `a`. */
 function twoPackages(): string {
@@ -40,7 +27,7 @@ beforeAll(async () => {
   adapter = await createTsAdapter();
 }, 180_000);
 afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempRepos();
 });
 
 function context(root: string): AnalyzeContext {

@@ -1,29 +1,19 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CaError } from '@ca/schema';
 import { createTsSemanticService, type SemanticServiceEvent } from '../src/index.js';
-import { edgeRows, ensureWorkerBuilt, MONOREPO, projectOf } from './semanticHelpers.js';
+import { edgeRows, ensureWorkerBuilt, MONOREPO, projectOf, removeTempRepos, tempRepo } from './semanticHelpers.js';
 
-const dirs: string[] = [];
-
-function repo(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'ca-sem-'));
-  dirs.push(root);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, rel)), { recursive: true });
-    writeFileSync(join(root, rel), text);
-  }
-  return root;
-}
+const repo = (files: Record<string, string>): string => tempRepo(files, 'ca-sem-');
 
 const CALLER = `import { helper } from './lib';\nexport function main() {\n  return helper();\n}\n`;
 const LIB = `export function helper() {\n  return 1;\n}\n`;
 
 beforeAll(() => ensureWorkerBuilt(), 180_000);
 afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTempRepos();
 });
 
 describe('safety: tsconfig plugins and the repository’s own typescript never load', () => {

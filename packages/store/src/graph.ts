@@ -1,6 +1,7 @@
-import { CONFIDENCES, type Confidence, type EdgeType, type Language, type NodeKind } from '@ca/schema';
+import { CONFIDENCES, type Confidence, type EdgeType } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { cachedStatement, type Statement } from './statements.js';
+import { cachedStatement, changeStamp, type Statement } from './statements.js';
+import { toNodeSummary, type NodeSummary, type NodeSummaryRow } from './reader.js';
 
 export type Direction = 'in' | 'out';
 
@@ -44,21 +45,7 @@ export interface Traversal {
 }
 
 /** The fields of a node that graph answers print (no chunk text: hydrating it dominated large answers). */
-export interface GraphNode {
-  readonly id: number;
-  readonly parentId: number | null;
-  readonly kind: NodeKind;
-  readonly language: Language;
-  readonly name: string;
-  readonly qualifiedName: string;
-  readonly path: string;
-  readonly startLine: number;
-  readonly endLine: number;
-  readonly signature: string;
-  readonly doc: string | null;
-  readonly modifiers: readonly string[];
-  readonly isPublicApi: boolean;
-}
+export type GraphNode = NodeSummary;
 
 /** One group of files of a label whose semantic state is not `ok`. */
 export interface SemanticGapRow {
@@ -99,12 +86,8 @@ export class GraphReader {
     return cachedStatement(this.db, sql);
   }
 
-  /**
-   * Changes whenever the database does: this connection's `total_changes()` (its own writes)
-   * and `PRAGMA data_version` (commits by other connections).
-   */
   private stamp(): string {
-    return (this.statement(`SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version()) AS s`).get() as { s: string }).s;
+    return changeStamp(this.db);
   }
 
   /** File id → path, cached until the database changes (10K files load in a few ms). */
@@ -195,51 +178,14 @@ export class GraphReader {
   /** The printed fields of the given nodes, in the order of `ids` (unknown ids are skipped). */
   nodes(ids: readonly number[]): GraphNode[] {
     if (ids.length === 0) return [];
-    type Row = {
-      id: number;
-      parent_id: number | null;
-      kind: string;
-      language: string;
-      name: string;
-      qualified_name: string;
-      file_id: number;
-      start_line: number;
-      end_line: number;
-      signature: string;
-      doc: string | null;
-      modifiers: string | null;
-      is_public_api: number;
-    };
     const rows = this.statement(
       `SELECT n.id, n.parent_id, n.kind, n.language, n.name, n.qualified_name, n.file_id, n.start_line, n.end_line,
               n.signature, n.doc, n.modifiers, n.is_public_api
        FROM nodes n WHERE n.id IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify(ids)) as Row[];
+    ).all(JSON.stringify(ids)) as (NodeSummaryRow & { file_id: number })[];
     const paths = this.filePaths();
-    const byId = new Map<number, GraphNode>();
-    for (const r of rows) {
-      byId.set(r.id, {
-        id: r.id,
-        parentId: r.parent_id,
-        kind: r.kind as NodeKind,
-        language: r.language as Language,
-        name: r.name,
-        qualifiedName: r.qualified_name,
-        path: paths.get(r.file_id) ?? '',
-        startLine: r.start_line,
-        endLine: r.end_line,
-        signature: r.signature,
-        doc: r.doc,
-        modifiers: r.modifiers ? r.modifiers.split(' ') : [],
-        isPublicApi: r.is_public_api === 1,
-      });
-    }
-    const out: GraphNode[] = [];
-    for (const id of ids) {
-      const n = byId.get(id);
-      if (n) out.push(n);
-    }
-    return out;
+    const byId = new Map(rows.map((r) => [r.id, toNodeSummary(r, paths.get(r.file_id) ?? '')]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   /**

@@ -1,6 +1,7 @@
 export { Store } from './store.js';
 export { openDatabase, migrate, createKysely } from './database.js';
 export type { OpenOptions, SqliteDatabase } from './database.js';
+export { changeStamp } from './statements.js';
 export { MIGRATIONS, LATEST_SCHEMA_VERSION, FTS_TOKENIZE } from './migrations.js';
 export type { Migration } from './migrations.js';
 export { IndexWriter } from './writer.js';
@@ -13,7 +14,7 @@ export type { FtsQuery } from './ftsQuery.js';
 export type { Database, FilesTable, NodesTable, EdgesTable, LabelsTable, LabelFilesTable } from './tables.js';
 export { GraphReader } from './graph.js';
 export type { Direction, TraversalOptions, GraphEdge, Traversal } from './graph.js';
-export { VectorStore, VEC0_MAX_K, vectorToBlob, blobToVector } from './vectors.js';
+export { VectorStore, VEC0_MAX_K, SNAPSHOT_MIN_NEW_ROWS, vectorToBlob, blobToVector } from './vectors.js';
 export type {
   EmbeddingModel,
   VectorCache,

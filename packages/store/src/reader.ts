@@ -1,8 +1,8 @@
 import type { Confidence, EdgeType, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { buildFtsQuery } from './ftsQuery.js';
-import { FTS_TOKENIZE } from './migrations.js';
-import { cachedStatement, type Statement } from './statements.js';
+import { indexedTokens } from './ftsTokens.js';
+import { cachedStatement, changeStamp, type Statement } from './statements.js';
 
 /** A node as read back from the index, joined with its file. */
 export interface NodeRecord {
@@ -84,27 +84,56 @@ const NODE_COLUMNS = `n.id, n.file_id, n.parent_id, n.kind, n.language, n.name, 
   f.path, n.start_line, n.end_line, n.start_byte, n.end_byte, n.signature, n.parameter_count, n.return_type,
   n.modifiers, n.is_public_api, n.doc, n.generated, n.chunk_text, n.chunk_hash, f.parse_status, f.semantic_state, n.reference_count`;
 
-interface NodeRow {
+/** The columns of a node that every view of it prints (graph answers hydrate only these). */
+export interface NodeSummaryRow {
   id: number;
-  file_id: number;
   parent_id: number | null;
   kind: string;
   language: string;
   name: string;
   qualified_name: string;
+  start_line: number;
+  end_line: number;
+  signature: string;
+  doc: string | null;
+  modifiers: string | null;
+  is_public_api: number;
+}
+
+/** A node's printed fields, without its chunk text (cheap to hydrate in bulk). */
+export type NodeSummary = Pick<
+  NodeRecord,
+  'id' | 'parentId' | 'kind' | 'language' | 'name' | 'qualifiedName' | 'path' | 'startLine' | 'endLine' | 'signature' | 'doc' | 'modifiers' | 'isPublicApi'
+>;
+
+/** Maps summary columns (and the file's path) to a `NodeSummary`. */
+export function toNodeSummary(r: NodeSummaryRow, path: string): NodeSummary {
+  return {
+    id: r.id,
+    parentId: r.parent_id,
+    kind: r.kind as NodeKind,
+    language: r.language as Language,
+    name: r.name,
+    qualifiedName: r.qualified_name,
+    path,
+    startLine: r.start_line,
+    endLine: r.end_line,
+    signature: r.signature,
+    doc: r.doc,
+    modifiers: r.modifiers ? r.modifiers.split(' ') : [],
+    isPublicApi: r.is_public_api === 1,
+  };
+}
+
+interface NodeRow extends NodeSummaryRow {
+  file_id: number;
   symbol_key: string;
   project: string;
   path: string;
-  start_line: number;
-  end_line: number;
   start_byte: number;
   end_byte: number;
-  signature: string;
   parameter_count: number | null;
   return_type: string | null;
-  modifiers: string;
-  is_public_api: number;
-  doc: string | null;
   generated: number;
   chunk_text: string;
   chunk_hash: string;
@@ -115,26 +144,14 @@ interface NodeRow {
 
 function toNode(r: NodeRow): NodeRecord {
   return {
-    id: r.id,
+    ...toNodeSummary(r, r.path),
     fileId: r.file_id,
-    parentId: r.parent_id,
-    kind: r.kind as NodeKind,
-    language: r.language as Language,
-    name: r.name,
-    qualifiedName: r.qualified_name,
     symbolKey: r.symbol_key,
     project: r.project,
-    path: r.path,
-    startLine: r.start_line,
-    endLine: r.end_line,
     startByte: r.start_byte,
     endByte: r.end_byte,
-    signature: r.signature,
     parameterCount: r.parameter_count,
     returnType: r.return_type,
-    modifiers: r.modifiers ? r.modifiers.split(' ') : [],
-    isPublicApi: r.is_public_api === 1,
-    doc: r.doc,
     generated: r.generated === 1,
     chunkText: r.chunk_text,
     chunkHash: r.chunk_hash,
@@ -174,12 +191,9 @@ function filterSql(filter: NodeFilter | undefined, params: unknown[]): string {
 export const BM25_POSTING_BUDGET = 8000;
 
 interface TermStats {
-  readonly vocab: { get(term: string): unknown };
-  readonly clear: { run(): unknown };
-  readonly add: { run(rowid: number, term: string): unknown };
-  readonly tokens: { all(): unknown[] };
+  readonly vocab: Statement;
   readonly df: Map<string, number>;
-  generation: string;
+  stamp: string;
 }
 const termStatsByDb = new WeakMap<SqliteDatabase, TermStats>();
 
@@ -295,8 +309,7 @@ export class IndexReader {
   /**
    * The terms to drop so that the rest match at most `BM25_POSTING_BUDGET` rows together: the
    * most common first, never the rarest. Document frequencies come from an fts5vocab view of the
-   * index, looked up by each term's indexed form (the index is Porter-stemmed: the form comes
-   * from tokenizing the term with the same tokenizer in a scratch table), and are cached per
+   * index, looked up by each term's indexed (Porter-stemmed) tokens, and are cached per
    * connection until the database changes.
    */
   commonTerms(terms: readonly string[], budget = BM25_POSTING_BUDGET): Set<string> {
@@ -304,39 +317,17 @@ export class IndexReader {
     if (terms.length < 2) return drop;
     let stats = termStatsByDb.get(this.db);
     if (!stats) {
-      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_nodes_vocab USING fts5vocab(main, fts_nodes, row);
-        CREATE VIRTUAL TABLE IF NOT EXISTS temp.ca_query_terms USING fts5(term, tokenize="${FTS_TOKENIZE}");
-        CREATE VIRTUAL TABLE IF NOT EXISTS temp.ca_query_terms_vocab USING fts5vocab(temp, ca_query_terms, instance);`);
-      stats = {
-        vocab: this.db.prepare(`SELECT doc FROM temp.fts_nodes_vocab WHERE term = ?`).pluck(),
-        clear: this.db.prepare(`DELETE FROM temp.ca_query_terms`),
-        add: this.db.prepare(`INSERT INTO temp.ca_query_terms(rowid, term) VALUES (?, ?)`),
-        tokens: this.db.prepare(`SELECT doc, term FROM temp.ca_query_terms_vocab ORDER BY doc, offset`),
-        df: new Map(),
-        generation: '',
-      };
+      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_nodes_vocab USING fts5vocab(main, fts_nodes, row)`);
+      stats = { vocab: this.cached(`SELECT doc FROM temp.fts_nodes_vocab WHERE term = ?`).pluck(), df: new Map(), stamp: '' };
       termStatsByDb.set(this.db, stats);
     }
-    const generationNow = () =>
-      `${(this.cached('PRAGMA data_version').get() as { data_version: number }).data_version}:${(this.cached('SELECT total_changes() AS n').get() as { n: number }).n}`;
-    if (generationNow() !== stats.generation || stats.df.size > 20_000) stats.df.clear();
+    const stamp = changeStamp(this.db);
+    if (stamp !== stats.stamp || stats.df.size > 20_000) (stats.df.clear(), (stats.stamp = stamp));
     const missing = terms.filter((t) => !stats.df.has(t));
-    if (missing.length > 0) {
-      // The indexed tokens of each missing term (one row per term).
-      stats.clear.run();
-      missing.forEach((t, i) => stats.add.run(i + 1, t));
-      const tokensOf = new Map<number, string[]>();
-      for (const r of stats.tokens.all() as { doc: number; term: string }[]) (tokensOf.get(r.doc) ?? tokensOf.set(r.doc, []).get(r.doc)!).push(r.term);
-      stats.clear.run();
-      missing.forEach((t, i) => {
-        const tokens = tokensOf.get(i + 1) ?? [];
-        // A quoted term of several tokens is a phrase: it matches at most as many rows as its rarest token.
-        const n = tokens.length === 0 ? 0 : Math.min(...tokens.map((k) => Number(stats.vocab.get(k) ?? 0)));
-        stats.df.set(t, n);
-      });
-    }
-    // Our own scratch writes move total_changes(): the generation is taken after them.
-    stats.generation = generationNow();
+    indexedTokens(missing).forEach((tokens, i) => {
+      // A quoted term of several tokens is a phrase: it matches at most as many rows as its rarest token.
+      stats.df.set(missing[i]!, tokens.length === 0 ? 0 : Math.min(...tokens.map((k) => Number(stats.vocab.get(k) ?? 0))));
+    });
     const df = (t: string): number => stats.df.get(t) ?? 0;
     const byRarity = [...terms].sort((a, b) => df(a) - df(b));
     let total = 0;

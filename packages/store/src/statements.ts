@@ -15,3 +15,11 @@ export function cachedStatement(db: SqliteDatabase, sql: string): Statement {
   if (!stmt) cache.set(sql, (stmt = db.prepare(sql)));
   return stmt;
 }
+
+/**
+ * Changes whenever the database does: this connection's `total_changes()` (its own writes) and
+ * `PRAGMA data_version` (commits by other connections). Per-connection caches compare it.
+ */
+export function changeStamp(db: SqliteDatabase): string {
+  return (cachedStatement(db, `SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version()) AS s`).get() as { s: string }).s;
+}

@@ -120,6 +120,9 @@ export class VectorIndex {
   readonly dims: number;
   readonly mode: CoarseMode;
   private readonly bytesPerBits: number;
+  /** Which quantised forms the mode scans (and so keeps in memory). */
+  private readonly keepsInt8: boolean;
+  private readonly keepsBits: boolean;
   private readonly options: VectorIndexOptions;
 
   /** Embedding ids by matrix row, and the reverse. */
@@ -144,6 +147,8 @@ export class VectorIndex {
     this.dims = options.dims;
     this.mode = options.mode;
     this.bytesPerBits = Math.ceil(options.dims / 8);
+    this.keepsInt8 = options.mode === 'int8' || options.mode === 'binary-lut-int8';
+    this.keepsBits = options.mode === 'binary' || options.mode === 'binary-lut' || options.mode === 'binary-lut-int8';
   }
 
   /** Sizes the arrays for `total` vectors up front (a full load then allocates once). */
@@ -158,8 +163,8 @@ export class VectorIndex {
     this.ids = exact(this.ids, total, (m) => new Float64Array(m));
     this.invNorm = exact(this.invNorm, total, (m) => new Float32Array(m));
     if (this.mode === 'float') this.f32 = exact(this.f32, total * d, (m) => new Float32Array(m));
-    if (this.mode === 'int8' || this.mode === 'binary-lut-int8') this.i8 = exact(this.i8, total * d, (m) => new Int8Array(m));
-    if (this.mode !== 'float' && this.mode !== 'int8') this.bits = exact(this.bits, total * this.bytesPerBits, (m) => new Uint8Array(m));
+    if (this.keepsInt8) this.i8 = exact(this.i8, total * d, (m) => new Int8Array(m));
+    if (this.keepsBits) this.bits = exact(this.bits, total * this.bytesPerBits, (m) => new Uint8Array(m));
   }
 
   /** Adds vectors (ids must be new). Keeps only what the mode scans. */
@@ -169,8 +174,7 @@ export class VectorIndex {
     this.ids = grow(this.ids, n, (m) => new Float64Array(m));
     this.invNorm = grow(this.invNorm, n, (m) => new Float32Array(m));
     if (this.mode === 'float') this.f32 = grow(this.f32, n * d, (m) => new Float32Array(m));
-    const keepsInt8 = this.mode === 'int8' || this.mode === 'binary-lut-int8';
-    const keepsBits = this.mode === 'binary' || this.mode === 'binary-lut' || this.mode === 'binary-lut-int8';
+    const { keepsInt8, keepsBits } = this;
     if (keepsInt8) this.i8 = grow(this.i8, n * d, (m) => new Int8Array(m));
     if (keepsBits) this.bits = grow(this.bits, n * this.bytesPerBits, (m) => new Uint8Array(m));
     const bpb = this.bytesPerBits;
@@ -225,8 +229,8 @@ export class VectorIndex {
       ids: this.ids.slice(from, to),
       invNorm: this.invNorm.slice(from, to),
       f32: this.mode === 'float' ? this.f32.slice(from * d, to * d) : null,
-      i8: this.i8.length > 0 ? this.i8.slice(from * d, to * d) : null,
-      bits: this.bits.length > 0 ? this.bits.slice(from * b, to * b) : null,
+      i8: this.keepsInt8 ? this.i8.slice(from * d, to * d) : null,
+      bits: this.keepsBits ? this.bits.slice(from * b, to * b) : null,
     };
   }
 
@@ -238,8 +242,7 @@ export class VectorIndex {
     const need = (arr: Float32Array | Int8Array | Uint8Array | null, per: number, what: string) => {
       if (!arr || arr.length !== n * per) throw new Error(`snapshot rows: ${what} has ${arr ? arr.length : 'no'} values for ${n} rows`);
     };
-    const keepsInt8 = this.mode === 'int8' || this.mode === 'binary-lut-int8';
-    const keepsBits = this.mode === 'binary' || this.mode === 'binary-lut' || this.mode === 'binary-lut-int8';
+    const { keepsInt8, keepsBits } = this;
     if (rows.invNorm.length !== n) throw new Error('snapshot rows: invNorm length');
     if (this.mode === 'float') need(rows.f32, d, 'f32');
     if (keepsInt8) need(rows.i8, d, 'i8');

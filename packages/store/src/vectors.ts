@@ -2,6 +2,7 @@ import { endianness } from 'node:os';
 import type { Statement } from 'better-sqlite3';
 import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
+import { changeStamp } from './statements.js';
 import { VectorIndex, type CoarseMode, type KnnHit } from './vectorIndex.js';
 
 /** The embedding model whose vectors the index holds; any change re-embeds from scratch. */
@@ -104,7 +105,7 @@ export function blobToVector(blob: Uint8Array): Float32Array {
 /** Rows per persisted snapshot part (keeps each BLOB far below SQLite's 1 GB limit). */
 const SNAPSHOT_PART_ROWS = 65_536;
 /** A refresh that read at least this many rows (and 10% of the index) from SQLite rewrites the snapshot. */
-const SNAPSHOT_MIN_NEW_ROWS = 2048;
+export const SNAPSHOT_MIN_NEW_ROWS = 2048;
 const META_SNAPSHOT = 'vectors_snapshot';
 
 interface SnapshotHeader {
@@ -201,7 +202,6 @@ export class VectorStore {
       assignments: s(`SELECT node_id, window, embedding_id FROM node_embeddings ORDER BY node_id, window`),
       labelNodes: s(`SELECT n.id FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id
                      WHERE lf.label_id = (SELECT id FROM labels WHERE name = ?)`),
-      totalChanges: s(`SELECT total_changes() AS n`),
       vecDims: s(`SELECT sql FROM sqlite_master WHERE name = 'vec_embeddings'`),
       vectorById: s(`SELECT vector FROM embeddings WHERE id = ?`).pluck(),
       snapshotParts: s(`SELECT part, ids, inv_norm, f32, i8, bits FROM vector_snapshot_parts ORDER BY part`),
@@ -434,6 +434,15 @@ export class VectorStore {
   }
 
   /**
+   * Builds or refreshes the in-memory index now (after a large embedding fill), so that its
+   * persisted snapshot is written here rather than by the first search.
+   */
+  warm(): void {
+    const model = this.model();
+    if (model && this.opts.search !== 'vec0') this.refresh(model);
+  }
+
+  /**
    * The in-memory index's size, for status and the benchmark (null in `vec0` search mode);
    * `loaded`: vectors taken from the persisted snapshot and read from embedding rows since this
    * instance built its index.
@@ -652,8 +661,7 @@ export class VectorStore {
 
   /** Node ids of a label as a bitmap, cached until any connection writes to the database. */
   private labelNodes(label: string): Uint8Array {
-    // data_version moves on other connections' commits, total_changes on this connection's.
-    const stamp = `${this.db.pragma('data_version', { simple: true })}:${(this.stmts.totalChanges.get() as { n: number }).n}`;
+    const stamp = changeStamp(this.db);
     if (this.labelCache && this.labelCache.label === label && this.labelCache.stamp === stamp) return this.labelCache.allowed;
     const ids = this.stmts.labelNodes.pluck().all(label) as number[];
     let max = 0;
