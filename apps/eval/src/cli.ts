@@ -32,6 +32,9 @@ run / gate options:
   --html FILE              write a self-contained HTML report
   --write-baseline FILE    write the overall NDCG@10 figures as a gate baseline
   --no-index               do not update the index before evaluating
+  --at-commit              judge each query that names a commit (mined queries) on an index of
+                           that commit: a private clone is checked out commit by commit and a
+                           scratch index beside --db is updated incrementally (slow: minutes)
   --quiet                  no table on stdout
 
 mine-git options:
@@ -53,6 +56,7 @@ const OPTIONS = {
   baseline: { type: 'string' },
   'write-baseline': { type: 'string' },
   'no-index': { type: 'boolean', default: false },
+  'at-commit': { type: 'boolean', default: false },
   quiet: { type: 'boolean', default: false },
   since: { type: 'string' },
   max: { type: 'string' },
@@ -137,6 +141,7 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     ...(values['repos-dir'] ? { reposDir: values['repos-dir'] } : {}),
     ...(coldSamples !== undefined ? { coldSamples } : {}),
     index: !values['no-index'],
+    atCommit: values['at-commit'],
     onProgress: values.quiet ? () => {} : (m) => stderr(`… ${m}`),
   };
   stderr(`ca eval: split ${split}${split === 'train' ? ' (default; held-out queries are not reported unless --split holdout|all)' : ''}`);

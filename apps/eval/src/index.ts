@@ -1,5 +1,7 @@
 export { runEvalCli, EVAL_USAGE } from './cli.js';
 export { runEval, evaluateSet, resolveRepoDir, defaultDbPath, withContained } from './runner.js';
+export { walkCommits, orderCommits } from './commitWalk.js';
+export type { CommitWalkOptions, CommitStep } from './commitWalk.js';
 export type { RunOptions, EvalReport, SetReport, ConfigReport, QueryOutcome, LatencySummary, SplitChoice } from './runner.js';
 export { CONFIGURATIONS, selectConfigurations, channelsOff } from './configurations.js';
 export type { Configuration, ChannelName } from './configurations.js';

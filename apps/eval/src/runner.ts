@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Engine, type SearchResponse } from '@ca/engine';
 import { CaError } from '@ca/schema';
+import { walkCommits } from './commitWalk.js';
 import { channelsOff, selectConfigurations, type Configuration } from './configurations.js';
 import { aggregate, percentile, scoreRanking, type AggregateMetrics, type QueryMetrics, type RankedSymbol } from './metrics.js';
 import { ARCHETYPES, type Archetype, type EvalQuery, type QuerySet } from './querySet.js';
@@ -26,6 +27,8 @@ export interface RunOptions {
   readonly coldSamples?: number;
   /** Bring the index up to date before evaluating (default true). */
   readonly index?: boolean;
+  /** Evaluate queries that carry a commit on an index of that commit (default false: HEAD's index). */
+  readonly atCommit?: boolean;
   readonly onProgress?: (message: string) => void;
   readonly env?: Record<string, string | undefined>;
 }
@@ -216,22 +219,24 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
   let engine = Engine.open(repoDir, engineOptions);
   let indexInfo: SetReport['index'] = null;
   const chosen = set.queries.filter((q) => inSplit(q, split));
-  const scored: EvalQuery[] = [];
+  // With --at-commit, queries that carry a commit are judged on an index of that commit.
+  const atCommit = options.atCommit === true;
+  const byCommit = new Map<string, EvalQuery[]>();
+  if (atCommit) for (const q of chosen) if (q.commit !== undefined) byCommit.set(q.commit, [...(byCommit.get(q.commit) ?? []), q]);
+  const atHead = chosen.filter((q) => !(atCommit && q.commit !== undefined));
+  const scoredIds = new Set<string>();
   const excluded: { id: string; reason: string }[] = [];
-  const resolvedBySymbol = new Map<string, boolean>();
-  try {
-    if (options.index !== false) {
-      progress(`indexing ${repoDir}`);
-      const r = await engine.index();
-      indexInfo = { files: r.files, symbols: r.symbols, lines: r.lines, ms: r.ms };
-    }
-    for (const q of chosen) {
-      for (const j of q.relevant) {
-        if (!resolvedBySymbol.has(j.symbol)) resolvedBySymbol.set(j.symbol, judgementResolves(engine, j.symbol));
-      }
+  const resolution = new Map<string, Map<string, boolean>>();
+  /** Decides which queries can be scored on `on`'s index: at least one positive judgement must resolve. */
+  const judge = (on: Engine, queries: readonly EvalQuery[]): EvalQuery[] => {
+    const cache = new Map<string, boolean>();
+    const out: EvalQuery[] = [];
+    for (const q of queries) {
+      for (const j of q.relevant) if (!cache.has(j.symbol)) cache.set(j.symbol, judgementResolves(on, j.symbol));
+      resolution.set(q.id, cache);
       if (!hasPositive(q)) continue; // negative-only query
       const positives = q.relevant.filter((j) => j.grade > 0);
-      const unresolved = positives.filter((j) => !resolvedBySymbol.get(j.symbol));
+      const unresolved = positives.filter((j) => !cache.get(j.symbol));
       if (unresolved.length === positives.length) {
         excluded.push({ id: q.id, reason: `no relevant symbol is in the index (${unresolved.map((j) => j.symbol).join(', ')})` });
         continue;
@@ -239,29 +244,35 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
       if (unresolved.length > 0 && q.commit === undefined) {
         warnings.push(`${q.id}: judgement(s) match no indexed symbol: ${unresolved.map((j) => j.symbol).join(', ')}`);
       }
-      scored.push(q);
+      scoredIds.add(q.id);
+      out.push(q);
     }
+    return out;
+  };
+  let headScored: EvalQuery[];
+  try {
+    if (options.index !== false) {
+      progress(`indexing ${repoDir}`);
+      const r = await engine.index();
+      indexInfo = { files: r.files, symbols: r.symbols, lines: r.lines, ms: r.ms };
+    }
+    headScored = judge(engine, atHead);
   } finally {
     engine.close();
   }
   const negatives = chosen.filter((q) => q.negative && q.negative.mustNotDominate.length > 0);
-  const minedCount = scored.filter((q) => q.commit !== undefined).length;
-  if (minedCount > 0) {
-    notes.push(
-      `${minedCount} mined queries: gold symbols were located at each commit's parent but are evaluated against the current (HEAD) index; ` +
-        `gold renamed, moved or deleted since then is unmatched (queries with no gold left are excluded), which biases scores down slightly.`,
-    );
-  }
-  const workload = [...scored, ...negatives.filter((q) => !scored.includes(q))];
+  const headWorkload = [...headScored, ...negatives.filter((q) => !headScored.includes(q))];
 
-  // Cold latency: the first query after opening the engine, on fresh engines.
+  // Cold latency: the first query after opening the engine, on fresh engines (HEAD's index; the
+  // texts of queries judged at other commits serve as samples too).
+  const latencyWorkload = [...headWorkload, ...[...byCommit.values()].flat().filter(hasPositive)];
   const cold = new Map<string, number[]>(configs.map((c) => [c.id, []]));
-  const coldN = Math.min(options.coldSamples ?? 10, workload.length);
+  const coldN = Math.min(options.coldSamples ?? 10, latencyWorkload.length);
   progress(`cold latency: ${coldN} samples × ${configs.length} configurations`);
   for (let i = 0; i < coldN; i++) {
     // Spread the samples over the workload: sets are ordered by archetype, and the first queries
     // (qualified names) are much cheaper than sentences.
-    const sample = workload[Math.floor((i * workload.length) / coldN)]!;
+    const sample = latencyWorkload[Math.floor((i * latencyWorkload.length) / coldN)]!;
     for (const c of configs) {
       engine = Engine.open(repoDir, engineOptions);
       try {
@@ -272,24 +283,24 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
     }
   }
 
-  // Warm pass: one engine, one warm-up query per configuration, then every query.
+  // Warm pass: one engine per index, one warm-up query per configuration, then every query.
   const outcomes = new Map<string, QueryOutcome>();
   const warm = new Map<string, number[]>(configs.map((c) => [c.id, []]));
   const notices = new Map<string, Set<string>>(configs.map((c) => [c.id, new Set<string>()]));
   const rankings = new Map<string, Map<string, string>>(configs.map((c) => [c.id, new Map()]));
-  engine = Engine.open(repoDir, engineOptions);
-  try {
+  const runWorkload = async (on: Engine, workload: readonly EvalQuery[]): Promise<void> => {
     // The warm-up text is not a workload query, so the engine's query cache cannot serve a measured query.
-    for (const c of configs) await timedSearch(engine, 'warm up the engine before measuring', c);
+    for (const c of configs) await timedSearch(on, 'warm up the engine before measuring', c);
     for (const c of configs) {
-      progress(`${c.label}: ${workload.length} queries`);
+      if (workload.length > 1) progress(`${c.label}: ${workload.length} queries`);
       for (const q of workload) {
-        const { response, ms } = await timedSearch(engine, q.query, c);
+        const { response, ms } = await timedSearch(on, q.query, c);
         warm.get(c.id)!.push(ms);
         for (const n of response.notices ?? []) notices.get(c.id)!.add(n);
         rankings.get(c.id)!.set(q.id, response.results.map((r) => r.id).join(','));
         let o = outcomes.get(q.id);
         if (!o) {
+          const resolved = resolution.get(q.id);
           o = {
             id: q.id,
             query: q.query,
@@ -297,13 +308,12 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
             split: q.split,
             leaky: q.leaky === true,
             mined: q.commit !== undefined,
-            relevant: q.relevant.map((j) => ({ symbol: j.symbol, grade: j.grade, resolved: resolvedBySymbol.get(j.symbol) ?? false })),
+            relevant: q.relevant.map((j) => ({ symbol: j.symbol, grade: j.grade, resolved: resolved?.get(j.symbol) ?? false })),
             configs: {},
           };
           outcomes.set(q.id, o);
         }
-        const isScored = scored.includes(q);
-        const m = isScored ? scoreRanking(withContained(engine, response.results), q.relevant) : null;
+        const m = scoredIds.has(q.id) ? scoreRanking(withContained(on, response.results), q.relevant) : null;
         o.configs[c.id] = {
           metrics: m ? { ndcg10: m.ndcg10, p5: m.p5, r20: m.r20, mrr: m.mrr, s1: m.s1, s5: m.s5, allInTop10: m.allInTop10 } : null,
           top: response.results.slice(0, 10).map((r) => `${r.qualifiedName} ${r.path}:${r.startLine}`),
@@ -313,9 +323,49 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
         };
       }
     }
+  };
+  engine = Engine.open(repoDir, engineOptions);
+  try {
+    await runWorkload(engine, headWorkload);
   } finally {
     engine.close();
   }
+
+  let walked = 0;
+  let walkMs = 0;
+  if (byCommit.size > 0) {
+    const scratchDir = `${dbPath.replace(/\.db$/, '')}.commits`;
+    progress(`at-commit: ${byCommit.size} commits, scratch index in ${scratchDir}`);
+    await walkCommits(
+      [...byCommit.keys()],
+      { repoDir, headDb: dbPath, scratchDir, onProgress: progress, ...(options.env ? { env: options.env } : {}) },
+      async (step) => {
+        const queries = byCommit.get(step.commit) ?? [];
+        if (step.engine === null) {
+          for (const q of queries) excluded.push({ id: q.id, reason: step.reason ?? `commit ${step.commit} unavailable` });
+          return;
+        }
+        walked++;
+        walkMs += step.indexMs;
+        await runWorkload(step.engine, judge(step.engine, queries));
+      },
+    );
+  }
+  const scored = chosen.filter((q) => scoredIds.has(q.id));
+  const minedCount = scored.filter((q) => q.commit !== undefined).length;
+  if (minedCount > 0 && atCommit) {
+    notes.push(
+      `${minedCount} mined queries were evaluated on an index of their own commit (the parent of the mined commit), ` +
+        `built incrementally from the HEAD index: ${walked} commits, ${Math.round(walkMs / 1000)} s of indexing.`,
+    );
+  } else if (minedCount > 0) {
+    notes.push(
+      `${minedCount} mined queries: gold symbols were located at each commit's parent but are evaluated against the current (HEAD) index; ` +
+        `gold renamed, moved or deleted since then is unmatched (queries with no gold left are excluded), and code written after the commit ` +
+        `competes with it. --at-commit evaluates each on an index of its own commit.`,
+    );
+  }
+  const workload = [...scored, ...negatives.filter((q) => !scored.includes(q))];
 
   const hybridRanks = rankings.get('hybrid')!;
   const reports: ConfigReport[] = configs.map((c) => {
