@@ -8,6 +8,7 @@ import {
   resolveModel,
   type Embedder,
   type ModelResolution,
+  type ResolvedModel,
 } from '@ca/embed';
 import type { Config } from '@ca/schema';
 import { SNAPSHOT_MIN_NEW_ROWS, VectorStore, type NodeNeedingEmbedding, type Store } from '@ca/store';
@@ -43,6 +44,8 @@ export async function embedPending(
   config: Config['embedding'],
   label: string,
   onProgress?: (done: number, total: number) => void,
+  /** Supplies a long-lived embedder (not disposed here); default: a worker for this call only. */
+  acquire?: (resolution: ResolvedModel, batchSize: number) => Promise<Embedder>,
 ): Promise<EmbedReport> {
   const started = performance.now();
   const off = (reason: string): EmbedReport => {
@@ -60,7 +63,7 @@ export async function embedPending(
   if (total === 0) {
     return { off: null, model: info.modelId, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset };
   }
-  const embedder = await createWorkerEmbedder(resolution, { batchSize: config.batch_size });
+  const embedder = acquire ? await acquire(resolution, config.batch_size) : await createWorkerEmbedder(resolution, { batchSize: config.batch_size });
   let nodes = 0;
   let texts = 0;
   let embedded = 0;
@@ -118,12 +121,45 @@ export async function embedPending(
       onProgress?.(nodes, total);
     }
   } finally {
-    await embedder.dispose();
+    if (!acquire) await embedder.dispose();
   }
   // Many new vectors: build the in-memory index now so its persisted snapshot is written here,
   // not by the first search (a cold `ca search` then copies it: docs/benchmarks.md, cold start).
   if (embedded >= SNAPSHOT_MIN_NEW_ROWS) vectors.warm();
   return { off: null, model: info.modelId, nodes, texts, embedded, tokens, ms: Math.round(performance.now() - started), reset };
+}
+
+/**
+ * The indexing embedder of a long-lived engine: one worker kept across `index()` calls (an edit
+ * then re-embeds without reloading the model); replaced when the model or batch size changes,
+ * dropped after a failure. The worker does not keep the process alive while idle.
+ */
+export class IndexEmbedder {
+  private current: { key: string; embedder: Promise<Embedder> } | null = null;
+
+  readonly acquire = (resolution: ResolvedModel, batchSize: number): Promise<Embedder> => {
+    const key = `${resolution.dir}\0${resolution.modelId}\0${batchSize}`;
+    if (this.current?.key !== key) {
+      void this.dispose();
+      const embedder = createWorkerEmbedder(resolution, { batchSize });
+      this.current = { key, embedder };
+      embedder.catch(() => {
+        if (this.current?.embedder === embedder) this.current = null;
+      });
+    }
+    return this.current!.embedder;
+  };
+
+  /** Forgets the worker after a failed pass (the next pass starts a new one). */
+  reset(): void {
+    void this.dispose();
+  }
+
+  async dispose(): Promise<void> {
+    const c = this.current;
+    this.current = null;
+    if (c) await c.embedder.then((e) => e.dispose(), () => {});
+  }
 }
 
 /** The query side: an in-process embedder (lowest latency), created on first use. */

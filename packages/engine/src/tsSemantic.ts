@@ -1,5 +1,5 @@
 import type { EdgeType } from '@ca/schema';
-import { createTsSemanticService, TS_SEMANTIC_EXTRACTOR_VERSION, type ProjectResult } from '@ca/parse-ts';
+import { createTsSemanticService, TS_SEMANTIC_EXTRACTOR_VERSION, type ProjectResult, type TsSemanticService } from '@ca/parse-ts';
 import type { SemanticEdgeWrite, Store } from '@ca/store';
 
 export interface TsSemanticReport {
@@ -24,10 +24,16 @@ export async function runTsSemanticPass(
   store: Store,
   repoRoot: string,
   label: string,
-  options: { files?: readonly string[]; maxOldSpaceMb: number; deadlineMs: number },
+  options: {
+    files?: readonly string[];
+    maxOldSpaceMb: number;
+    deadlineMs: number;
+    /** A long-lived service (its warm worker keeps parsed files for the next pass); default: one for this pass. */
+    service?: TsSemanticService;
+  },
 ): Promise<TsSemanticReport> {
   const started = performance.now();
-  const service = createTsSemanticService({ maxOldSpaceSizeMb: options.maxOldSpaceMb });
+  const service = options.service ?? createTsSemanticService({ maxOldSpaceSizeMb: options.maxOldSpaceMb });
   const failedProjects: { project: string; reason: string }[] = [];
   let files = 0;
   let edges = 0;
@@ -62,7 +68,7 @@ export async function runTsSemanticPass(
       fileErrors += project.fileErrors.length;
     }
   } finally {
-    await service.dispose();
+    if (options.service === undefined) await service.dispose();
   }
   if (failedProjects.length > 0) {
     // Files no successful project covered keep their approximate edges, with the reason.

@@ -472,18 +472,18 @@ export class IndexReader {
 
   /**
    * Number of distinct files with a resolved call/reference edge into each node, counted up to
-   * `cap` (a hub's count stops there instead of reading all its edges; search only uses ≤ 10).
-   * Nodes without such edges are absent.
+   * `cap` over at most `scan` of its edges (search only uses ≤ 10; a hub with thousands of edges
+   * from a few files would otherwise be read whole). Nodes without such edges are absent.
    */
-  callerFileCounts(nodeIds: readonly number[], cap = 10): Map<number, number> {
+  callerFileCounts(nodeIds: readonly number[], cap = 10, scan = 256): Map<number, number> {
     const out = new Map<number, number>();
     if (nodeIds.length === 0) return out;
     const rows = this.cached(
-      `SELECT t.value AS id, (SELECT COUNT(*) FROM (SELECT DISTINCT e.file_id FROM edges e
-         WHERE e.target_id = t.value AND e.type IN ('calls','references') LIMIT ?)) AS c
+      `SELECT t.value AS id, (SELECT COUNT(DISTINCT s.file_id) FROM (SELECT e.file_id FROM edges e
+         WHERE e.target_id = t.value AND e.type IN ('calls','references') LIMIT ?) s) AS c
        FROM json_each(?) t`,
-    ).all(cap, JSON.stringify(nodeIds)) as { id: number; c: number }[];
-    for (const r of rows) if (r.c > 0) out.set(r.id, r.c);
+    ).all(scan, JSON.stringify(nodeIds)) as { id: number; c: number }[];
+    for (const r of rows) if (r.c > 0) out.set(r.id, Math.min(r.c, cap));
     return out;
   }
 

@@ -199,3 +199,43 @@ describe('GraphReader caches follow the database', () => {
     }
   });
 });
+
+describe('IndexReader.callerFileCounts', () => {
+  // src/t.ts: t, and x1, x2 calling it; src/u.ts: y1 calling t (cross-file, by key).
+  const key = (path: string, name: string) => `ts:file:${path}#${name}()`;
+  const fn = (path: string, name: string, i: number) =>
+    node({ localId: name, name, kind: 'function', parentLocalId: 'f', symbolKey: key(path, name), span: { startLine: i + 1, endLine: i + 1, startByte: i * 10, endByte: i * 10 + 9 } });
+  const call = (from: string, line: number, local: boolean): ExtractedEdge => ({
+    sourceLocalId: from,
+    type: 'calls',
+    confidence: 'exact',
+    target: { key: key('src/t.ts', 't'), name: 't', ...(local ? { localId: 't' } : {}) },
+    line,
+  });
+  let store: Store;
+  let ids: Map<string, number>;
+  beforeEach(() => {
+    store = Store.open(tempDb());
+    const file = (path: string) => node({ localId: 'f', name: path, kind: 'file', qualifiedName: path, symbolKey: `ts:file:${path}#` });
+    store.writer.writeBatch('working', [
+      fileWrite('src/t.ts', 't1', [file('src/t.ts'), fn('src/t.ts', 't', 0), fn('src/t.ts', 'x1', 1), fn('src/t.ts', 'x2', 2)], [call('x1', 2, true), call('x2', 3, true)]),
+      fileWrite('src/u.ts', 'u1', [file('src/u.ts'), fn('src/u.ts', 'y1', 0)], [call('y1', 1, false)]),
+    ]);
+    const rows = store.db.prepare(`SELECT id, name FROM nodes WHERE kind = 'function'`).all() as { id: number; name: string }[];
+    ids = new Map(rows.map((r) => [r.name, r.id]));
+    // The cross-file edge resolved as the semantic pass would.
+    store.db.prepare(`UPDATE edges SET target_id = ? WHERE source_id = ?`).run(ids.get('t'), ids.get('y1'));
+  });
+  afterEach(() => store.close());
+
+  it('counts distinct calling files, capped, over a bounded number of edges', () => {
+    const t = ids.get('t')!;
+    const reader = store.reader();
+    expect(store.db.prepare(`SELECT COUNT(*) AS c FROM edges WHERE target_id = ?`).get(t)).toEqual({ c: 3 });
+    expect(reader.callerFileCounts([t, ids.get('x1')!])).toEqual(new Map([[t, 2]]));
+    expect(reader.callerFileCounts([t], 1)).toEqual(new Map([[t, 1]]));
+    // The first edge read is x1's (same file): one file seen.
+    expect(reader.callerFileCounts([t], 10, 1)).toEqual(new Map([[t, 1]]));
+    expect(reader.callerFileCounts([])).toEqual(new Map());
+  });
+});

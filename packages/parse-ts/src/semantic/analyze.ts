@@ -4,6 +4,7 @@
  * sites with the TypeChecker. Positions are mapped to the syntactic adapter's nodes so every
  * edge is keyed exactly like the syntactic pass keys its nodes.
  */
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ts from 'typescript';
 import type { Confidence, EdgeType, ExtractedNode, FileIndex, LanguageAdapter } from '@ca/schema';
@@ -45,13 +46,25 @@ export interface AnalyzeContext {
    * keyed by file and source-file-affecting options (like a LanguageService DocumentRegistry):
    * overlapping projects and the lib files are parsed and bound once. Optional.
    */
-  readonly sourceFiles?: Map<string, ts.SourceFile>;
+  readonly sourceFiles?: Map<string, CachedSourceFile>;
   /** Files whose nesting overflows the binder, shared so later programs skip them up front. */
   readonly tooDeep?: Map<string, string>;
 }
 
+/**
+ * A parsed (and, once a checker was created over it, bound) file shared by the programs of a
+ * request and kept by a warm worker for the next one while its size and mtime are unchanged.
+ */
+export interface CachedSourceFile {
+  readonly sf: ts.SourceFile;
+  readonly mtimeMs: number;
+  readonly size: number;
+}
+
 /** A syntactic FileIndex with a containment lookup from UTF-8 byte offsets to nodes. */
 export interface SyntacticFile {
+  /** The text it was built from (the SourceFile's own string, not a copy). */
+  readonly text: string;
   readonly rel: string;
   readonly index: FileIndex;
   readonly offsets: ByteOffsets;
@@ -72,7 +85,7 @@ function buildSyntactic(adapter: LanguageAdapter, rel: string, text: string): Sy
     children.set(n.parentLocalId, list);
   }
   for (const list of children.values()) list.sort((a, b) => a.span.startByte - b.span.startByte);
-  return { rel, index, offsets: new ByteOffsets(text), children, textLength: text.length };
+  return { text, rel, index, offsets: new ByteOffsets(text), children, textLength: text.length };
 }
 
 /** Innermost node whose byte span contains `pos` (the file node at top level). */
@@ -262,7 +275,7 @@ export function releaseSourceFiles(ctx: AnalyzeContext, options: ts.CompilerOpti
 function createHost(
   options: ts.CompilerOptions,
   packages: readonly WorkspacePackage[],
-  sourceFiles: Map<string, ts.SourceFile> | undefined,
+  sourceFiles: Map<string, CachedSourceFile> | undefined,
   tooDeep: Map<string, string>,
 ): ts.CompilerHost {
   const host = ts.createCompilerHost(options, true);
@@ -276,11 +289,12 @@ function createHost(
     if (sourceFiles === undefined) return base(fileName, languageVersionOrOptions, onError, shouldCreate);
     const lv = typeof languageVersionOrOptions === 'object' ? languageVersionOrOptions : { languageVersion: languageVersionOrOptions };
     const key = `${optionsKey}\0${lv.languageVersion}\0${lv.impliedNodeFormat ?? ''}\0${lv.jsDocParsingMode ?? ''}\0${fileName}`;
-    let sf = sourceFiles.get(key);
-    if (sf === undefined) {
-      sf = base(fileName, languageVersionOrOptions, onError, shouldCreate);
-      if (sf !== undefined) sourceFiles.set(key, sf);
-    }
+    const st = statSync(fileName, { throwIfNoEntry: false });
+    const cached = sourceFiles.get(key);
+    if (cached !== undefined && st !== undefined && cached.mtimeMs === st.mtimeMs && cached.size === st.size) return cached.sf;
+    const sf = base(fileName, languageVersionOrOptions, onError, shouldCreate);
+    if (sf !== undefined && st !== undefined) sourceFiles.set(key, { sf, mtimeMs: st.mtimeMs, size: st.size });
+    else sourceFiles.delete(key);
     return sf;
   };
   const cache = ts.createModuleResolutionCache(host.getCurrentDirectory(), (f) => host.getCanonicalFileName(f), options);
@@ -389,7 +403,7 @@ export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOpt
     if (found === 0) throw e;
     // The culprits may be half bound: never reuse them from the shared cache.
     if (ctx.sourceFiles !== undefined) {
-      for (const [k, sf] of ctx.sourceFiles) if (excluded.has(resolve(sf.fileName))) ctx.sourceFiles.delete(k);
+      for (const [k, c] of ctx.sourceFiles) if (excluded.has(resolve(c.sf.fileName))) ctx.sourceFiles.delete(k);
     }
     program = ts.createProgram({ rootNames: [...rootNames], options, host });
     checker = program.getTypeChecker();
@@ -414,6 +428,8 @@ export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOpt
     if (!syntacticCandidate(sf)) f = null;
     else {
       f = ctx.syntactic.get(abs) ?? null;
+      // A warm worker's index of an older version of the file is rebuilt.
+      if (f !== null && f.text !== sf.text) f = null;
       if (f === null) {
         f = buildSyntactic(ctx.adapter, repoRelative(root, abs), sf.text);
         ctx.syntactic.set(abs, f);

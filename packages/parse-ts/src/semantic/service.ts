@@ -227,6 +227,15 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
     return w;
   };
 
+  /**
+   * A worker holds the parent's event loop only while it has work: an idle warm worker (kept
+   * for the next request until the idle shutdown) never keeps a finished process alive.
+   */
+  const hold = (w: Worker, held: boolean): void => {
+    const handles = [w.proc, w.proc.channel, w.proc.stderr] as ({ ref?: () => void; unref?: () => void } | null | undefined)[];
+    for (const h of handles) (held ? h?.ref : h?.unref)?.call(h);
+  };
+
   const kill = (w: Worker): void => {
     w.expectedExit = true;
     if (w.proc.exitCode === null && w.proc.signalCode === null) w.proc.kill('SIGKILL');
@@ -235,6 +244,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
   const armIdle = (): void => {
     if (idleTimer) clearTimeout(idleTimer);
     if (disposed) return;
+    if (current === null) for (const w of running()) hold(w, false);
     idleTimer = setTimeout(() => {
       if (current !== null) return;
       for (let slot = 0; slot < workers.length; slot++) {
@@ -286,6 +296,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
       return;
     }
     if (r.settled || workers[slot] !== w) return;
+    hold(w, true);
     post(w, {
       type: 'analyze',
       id: r.id,

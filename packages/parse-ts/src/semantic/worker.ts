@@ -26,6 +26,15 @@ const send = (m: ChildMessage): void => {
 /** Heap ceiling in bytes; passing it stops the pass with `oom_restart` and exits (a fresh process is cheaper than a fragmented heap). */
 const ceilingBytes = Number(process.env.CA_SEMANTIC_HEAP_CEILING_MB ?? '0') * 1024 * 1024;
 const cancelled = new Set<number>();
+/**
+ * What a warm worker keeps between requests: parsed and bound files (reused while their size
+ * and mtime are unchanged) and syntactic indexes (reused while the text is the same), so an
+ * edit re-parses and re-binds only the edited files. A full pass starts from nothing and
+ * releases files as it goes (one program alive at a time); partial passes keep what they used.
+ */
+const warm: { sourceFiles: NonNullable<AnalyzeContext['sourceFiles']>; syntactic: Map<string, SyntacticFile> } = { sourceFiles: new Map(), syntactic: new Map() };
+/** Past this many cached files a request starts cold (bounds a long-lived worker's heap). */
+const WARM_MAX_FILES = 20_000;
 let adapterPromise: Promise<LanguageAdapter> | null = null;
 let queue: Promise<void> = Promise.resolve();
 
@@ -90,7 +99,15 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
 
   adapterPromise ??= createTsAdapter();
   const adapter = await adapterPromise;
-  const syntactic = new Map<string, SyntacticFile>();
+  const partial = msg.files !== null;
+  if (!partial || warm.sourceFiles.size > WARM_MAX_FILES || warm.syntactic.size > WARM_MAX_FILES) {
+    warm.sourceFiles.clear();
+    warm.syntactic.clear();
+  } else if (requested !== null) {
+    // The files of the request changed: never trust size + mtime for them (an edit within the
+    // file system's timestamp granularity keeps both).
+    for (const k of [...warm.sourceFiles.keys()]) if (requested.has(resolve(k.slice(k.lastIndexOf('\0') + 1)))) warm.sourceFiles.delete(k);
+  }
   const stopIfNeeded = (): void => {
     if (cancelled.has(id)) throw new PassStopped('cancelled', 'superseded by a newer request');
     if (Date.now() > msg.deadlineAt) throw new PassStopped('timeout', 'deadline exceeded');
@@ -102,8 +119,8 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
     layout,
     adapter,
     requested,
-    syntactic,
-    sourceFiles: new Map(),
+    syntactic: warm.syntactic,
+    sourceFiles: warm.sourceFiles,
     tooDeep: new Map(),
     checkSync: () => {
       if (Date.now() > msg.deadlineAt) throw new PassStopped('timeout', 'deadline exceeded');
@@ -140,7 +157,7 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
         programs.delete(group);
         // Parsed files of this parse key are kept only while a later project still needs them.
         const key = sourceFileKey(p.options);
-        if (!mine.slice(i + 1).some((q) => q.status === 'ok' && sourceFileKey(q.options) === key)) releaseSourceFiles(ctx, p.options);
+        if (!partial && !mine.slice(i + 1).some((q) => q.status === 'ok' && sourceFileKey(q.options) === key)) releaseSourceFiles(ctx, p.options);
       }
       send({ type: 'project', id, project: p.id, result });
     } catch (e) {
@@ -163,6 +180,8 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
       send({ type: 'project', id, project: p.id, result: failed(p, `${code}: ${e instanceof Error ? e.message : String(e)}`) });
     }
   }
+  // A full pass indexed every file syntactically: too much to keep for the edits that follow.
+  if (!partial) warm.syntactic.clear();
   send({ type: 'done', id });
 }
 
