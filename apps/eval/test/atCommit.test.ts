@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GIT_ENV } from './gitEnv.js';
 import { parseQuerySet, runEval, type EvalReport, type QuerySet } from '../src/index.js';
 
 const BILLING_A = `export function chargeCustomer(amount: number): number {
@@ -38,16 +39,7 @@ describe('eval --at-commit: mined queries judged on an index of their own commit
   const git = (args: string[], date?: string) =>
     execFileSync('git', ['-C', repo, ...args], {
       encoding: 'utf8',
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 'Ann Example',
-        GIT_AUTHOR_EMAIL: 'ann@example.com',
-        GIT_COMMITTER_NAME: 'Ann Example',
-        GIT_COMMITTER_EMAIL: 'ann@example.com',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}),
-      },
+      env: { ...GIT_ENV, ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}) },
     }).trim();
   const write = (path: string, text: string) => {
     mkdirSync(dirname(join(repo, path)), { recursive: true });

@@ -3,17 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GIT_ENV } from './gitEnv.js';
 import { cleanCommitMessage, dropReason, isGoldCallable, isLeaky, isTestFile, mineGit, parseZeroContextDiff, touchedCallables, type MineResult } from '../src/index.js';
 
-const ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Ann Example',
-  GIT_AUTHOR_EMAIL: 'ann@example.com',
-  GIT_COMMITTER_NAME: 'Ann Example',
-  GIT_COMMITTER_EMAIL: 'ann@example.com',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-};
+const ENV = GIT_ENV;
 
 const BILLING_V1 = `export function chargeCustomer(amount: number): number {
   const fee = amount * 1.2;
