@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type IndexReport } from '../src/index.js';
@@ -101,5 +101,15 @@ describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
     expect(engine.findSymbols('formatMoney')[0]!.symbolKey).toBe('ts:pkg:@mono/core#formatMoney(Money)');
     const callers = rows(engine.navigate('callers', 'formatMoney'), 'from').filter((x) => x[3] === 'packages/web/src/PriceTag.tsx');
     expect(callers).toEqual([['PriceTag', 'calls', 'exact', 'packages/web/src/PriceTag.tsx', 14]]);
+  }, 120_000);
+
+  it('a second edit on the same engine (warm semantic worker) moves the call to its new target', async () => {
+    const file = join(repo, 'packages/web/src/PriceTag.tsx');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('formatMoney as fmt', 'parseMoney as fmt'));
+    const r = await engine.index();
+    expect(r.semantic?.ts?.files).toBe(1);
+    const fromPriceTag = (name: string) => rows(engine.navigate('callers', name), 'from').filter((x) => x[3] === 'packages/web/src/PriceTag.tsx');
+    expect(fromPriceTag('parseMoney')).toEqual([['PriceTag', 'calls', 'exact', 'packages/web/src/PriceTag.tsx', 14]]);
+    expect(fromPriceTag('formatMoney')).toEqual([]);
   }, 120_000);
 });
