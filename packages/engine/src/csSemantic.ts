@@ -29,7 +29,13 @@ export async function runCsSemanticPass(
   store: Store,
   repoRoot: string,
   label: string,
-  options: { safeMode: boolean; projects?: readonly string[]; onProgress?: (done: number, total: number) => void },
+  options: {
+    safeMode: boolean;
+    projects?: readonly string[];
+    onProgress?: (done: number, total: number) => void;
+    /** A long-lived host (kept warm between passes, not disposed here); default: one for this pass. */
+    host?: RoslynHost;
+  },
 ): Promise<CsSemanticReport> {
   const started = performance.now();
   const csFiles = store.db
@@ -65,7 +71,7 @@ export async function runCsSemanticPass(
   if (orphanFiles.length > 0) {
     store.writer.setSemanticState(orphanFiles.map((f) => f.id), 'none', 'not part of any .csproj project: syntactic only');
   }
-  const host = new RoslynHost();
+  const host = options.host ?? new RoslynHost();
   const failedProjects: { project: string; reason: string }[] = [];
   let documents = 0;
   let lines = 0;
@@ -100,7 +106,7 @@ export async function runCsSemanticPass(
       options.onProgress?.(++done, projects.length);
     }
   } finally {
-    await host.dispose();
+    if (options.host === undefined) await host.dispose();
   }
   return {
     available: true,

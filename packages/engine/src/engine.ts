@@ -23,6 +23,7 @@ import { embedPending, IndexEmbedder, QueryEmbedder, type EmbedReport } from './
 import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
 import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, type TsSemanticReport } from './tsSemantic.js';
 import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
+import { RoslynHost } from '@ca/parse-cs';
 
 export const WORKING_LABEL = 'working';
 
@@ -104,6 +105,8 @@ export class Engine {
    * bound files) until its idle shutdown, so an edit re-analyses in a fraction of a cold pass.
    */
   private tsService: TsSemanticService | null = null;
+  /** The C# roslyn-host, kept across `index()` calls (warm JIT; it stops itself when idle). */
+  private csHost: RoslynHost | null = null;
   /** Set once the first `index()` verified the file (PRAGMA quick_check). */
   private intactChecked = false;
   /** The indexing embedder, kept across `index()` calls like the semantic service. */
@@ -258,6 +261,7 @@ export class Engine {
           semantic.cs = await runCsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
             safeMode: cfg.safe_mode,
             projects: stale.map((r) => r.project),
+            host: (this.csHost ??= new RoslynHost()),
             onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
           });
         }
@@ -566,6 +570,7 @@ export class Engine {
   async dispose(): Promise<void> {
     await this.queryEmbedderInstance?.dispose();
     await this.tsService?.dispose();
+    await this.csHost?.dispose();
     await this.indexEmbedder.dispose();
     this.close();
   }
@@ -574,6 +579,8 @@ export class Engine {
     // Stops the semantic worker (the kill is immediate; dispose() also waits for the exit).
     void this.tsService?.dispose();
     this.tsService = null;
+    void this.csHost?.dispose();
+    this.csHost = null;
     void this.indexEmbedder.dispose();
     this.store.close();
   }
