@@ -112,7 +112,7 @@ export class GraphReader {
     const incoming = options.direction === 'in';
     const near = incoming ? 'target_id' : 'source_id';
     // With one or two types, (node, type) index seeks; with more (impact, deps: 8 types) one
-    // range scan per node over `edges_target`/`edges_source` and the type filtered after — 8
+    // range scan per node over `edges_target_file`/`edges_source` and the type filtered after — 8
     // seeks per node measured ~30% slower on a capped impact level.
     const typeColumn = options.types.length <= 2 ? 'e.type' : '+e.type';
     // No join to `files`: paths come from a per-index map (the join cost ~25% of a level query).
