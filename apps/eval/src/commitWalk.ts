@@ -155,8 +155,9 @@ function materialise(repoDir: string, treeDir: string, sha: string, previous: Re
 }
 
 /**
- * Visits each commit with an engine whose index holds that commit's source. The engine is
- * closed after `visit` returns; a commit git cannot read is visited with `engine: null`.
+ * Visits each commit with an engine whose index holds that commit's source (one engine for the
+ * walk, disposed at its end: do not keep it); a commit git cannot read is visited with
+ * `engine: null`.
  */
 export async function walkCommits(commits: readonly string[], options: CommitWalkOptions, visit: (step: CommitStep) => Promise<void>): Promise<void> {
   const progress = options.onProgress ?? (() => {});
@@ -178,26 +179,28 @@ export async function walkCommits(commits: readonly string[], options: CommitWal
   let state = readState(statePath);
   const { ordered, unknown } = orderCommits(options.repoDir, commits, state.commit);
   for (const sha of unknown) await visit({ commit: sha, engine: null, reason: `commit ${sha} is not in ${options.repoDir}`, changedFiles: 0, indexMs: 0 });
-  let i = 0;
-  for (const sha of ordered) {
-    i++;
-    let m: ReturnType<typeof materialise>;
-    try {
-      m = materialise(options.repoDir, treeDir, sha, state.files, maxBytes);
-    } catch (e) {
-      await visit({ commit: sha, engine: null, reason: `reading ${sha} failed: ${(e as Error).message.split('\n')[0]}`, changedFiles: 0, indexMs: 0 });
-      continue;
-    }
-    state = { commit: sha, files: m.files };
-    writeFileSync(statePath, JSON.stringify(state));
-    const engine = Engine.open(treeDir, { dbPath: db, ...(options.env ? { env: options.env } : {}) });
-    try {
-      const report = await engine.index();
+  // One engine for the whole walk: its semantic workers and embedder stay warm from commit to
+  // commit (the tree directory and the index are the same; only the files change).
+  const engine = ordered.length > 0 ? Engine.open(treeDir, { dbPath: db, ...(options.env ? { env: options.env } : {}) }) : null;
+  try {
+    let i = 0;
+    for (const sha of ordered) {
+      i++;
+      let m: ReturnType<typeof materialise>;
+      try {
+        m = materialise(options.repoDir, treeDir, sha, state.files, maxBytes);
+      } catch (e) {
+        await visit({ commit: sha, engine: null, reason: `reading ${sha} failed: ${(e as Error).message.split('\n')[0]}`, changedFiles: 0, indexMs: 0 });
+        continue;
+      }
+      state = { commit: sha, files: m.files };
+      writeFileSync(statePath, JSON.stringify(state));
+      const report = await engine!.index();
       const absent = m.missing > 0 ? `, ${m.missing} blobs absent from the repository` : '';
       progress(`commit ${i}/${ordered.length} ${sha.slice(0, 10)}: ${report.changed} changed, ${report.removed} removed files${absent}, indexed in ${report.ms} ms`);
-      await visit({ commit: sha, engine, changedFiles: report.changed + report.removed, indexMs: report.ms });
-    } finally {
-      engine.close();
+      await visit({ commit: sha, engine: engine!, changedFiles: report.changed + report.removed, indexMs: report.ms });
     }
+  } finally {
+    await engine?.dispose();
   }
 }
