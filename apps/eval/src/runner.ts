@@ -200,6 +200,149 @@ async function timedSearch(engine: Engine, query: string, config: Configuration)
   return { response, ms: performance.now() - t0 };
 }
 
+/** Which queries can be scored, and why the others cannot: filled by `judgeQueries`. */
+interface Judged {
+  readonly scoredIds: Set<string>;
+  readonly excluded: { id: string; reason: string }[];
+  readonly warnings: string[];
+  /** Per query: does each judgement's symbol resolve in the index it was judged on? */
+  readonly resolution: Map<string, Map<string, boolean>>;
+}
+
+/** Judges `queries` on `engine`'s index (a query is scored when a positive judgement resolves) and returns the scored ones. */
+function judgeQueries(engine: Engine, queries: readonly EvalQuery[], judged: Judged): EvalQuery[] {
+  const cache = new Map<string, boolean>();
+  const out: EvalQuery[] = [];
+  for (const q of queries) {
+    for (const j of q.relevant) if (!cache.has(j.symbol)) cache.set(j.symbol, judgementResolves(engine, j.symbol));
+    judged.resolution.set(q.id, cache);
+    if (!hasPositive(q)) continue; // negative-only query
+    const positives = q.relevant.filter((j) => j.grade > 0);
+    const unresolved = positives.filter((j) => !cache.get(j.symbol));
+    if (unresolved.length === positives.length) {
+      judged.excluded.push({ id: q.id, reason: `no relevant symbol is in the index (${unresolved.map((j) => j.symbol).join(', ')})` });
+      continue;
+    }
+    if (unresolved.length > 0 && q.commit === undefined) {
+      judged.warnings.push(`${q.id}: judgement(s) match no indexed symbol: ${unresolved.map((j) => j.symbol).join(', ')}`);
+    }
+    judged.scoredIds.add(q.id);
+    out.push(q);
+  }
+  return out;
+}
+
+/** What the warm passes collect per configuration and per query (one pass per index). */
+class WarmPasses {
+  readonly outcomes = new Map<string, QueryOutcome>();
+  readonly samples = new Map<string, number[]>();
+  readonly notices = new Map<string, Set<string>>();
+  /** Result ids per query, to tell a configuration that changed nothing. */
+  readonly rankings = new Map<string, Map<string, string>>();
+
+  constructor(
+    private readonly configs: readonly Configuration[],
+    private readonly judged: Judged,
+    private readonly progress: (message: string) => void,
+  ) {
+    for (const c of configs) (this.samples.set(c.id, []), this.notices.set(c.id, new Set()), this.rankings.set(c.id, new Map()));
+  }
+
+  /** One warm-up query per configuration, then every query of `workload` under each configuration. */
+  async run(engine: Engine, workload: readonly EvalQuery[]): Promise<void> {
+    // The warm-up text is not a workload query, so the engine's query cache cannot serve a measured query.
+    for (const c of this.configs) await timedSearch(engine, 'warm up the engine before measuring', c);
+    for (const c of this.configs) {
+      if (workload.length > 1) this.progress(`${c.label}: ${workload.length} queries`);
+      for (const q of workload) {
+        const { response, ms } = await timedSearch(engine, q.query, c);
+        this.samples.get(c.id)!.push(ms);
+        for (const n of response.notices ?? []) this.notices.get(c.id)!.add(n);
+        this.rankings.get(c.id)!.set(q.id, response.results.map((r) => r.id).join(','));
+        const m = this.judged.scoredIds.has(q.id) ? scoreRanking(withContained(engine, response.results), q.relevant) : null;
+        this.outcomeOf(q).configs[c.id] = {
+          metrics: m ? { ndcg10: m.ndcg10, p5: m.p5, r20: m.r20, mrr: m.mrr, s1: m.s1, s5: m.s5, allInTop10: m.allInTop10 } : null,
+          top: response.results.slice(0, 10).map((r) => `${r.qualifiedName} ${r.path}:${r.startLine}`),
+          grades: m ? m.grades.slice(0, 10) : [],
+          ms: Math.round(ms * 100) / 100,
+          ...(q.negative ? { negativeViolation: violatesNegative(response, q.negative.mustNotDominate) } : {}),
+        };
+      }
+    }
+  }
+
+  private outcomeOf(q: EvalQuery): QueryOutcome {
+    let o = this.outcomes.get(q.id);
+    if (!o) {
+      const resolved = this.judged.resolution.get(q.id);
+      o = {
+        id: q.id,
+        query: q.query,
+        archetype: q.archetype,
+        split: q.split,
+        leaky: q.leaky === true,
+        mined: q.commit !== undefined,
+        relevant: q.relevant.map((j) => ({ symbol: j.symbol, grade: j.grade, resolved: resolved?.get(j.symbol) ?? false })),
+        configs: {},
+      };
+      this.outcomes.set(q.id, o);
+    }
+    return o;
+  }
+}
+
+/** One configuration's figures over the scored queries (metrics, latency, negative set). */
+function configReport(
+  c: Configuration,
+  passes: WarmPasses,
+  cold: readonly number[],
+  scored: readonly EvalQuery[],
+  negatives: readonly EvalQuery[],
+): ConfigReport {
+  const notices = [...passes.notices.get(c.id)!];
+  const off = channelsOff(notices);
+  const missing = c.channels.filter((ch) => off.has(ch));
+  const status: ConfigReport['status'] = missing.length === c.channels.length ? 'unavailable' : missing.length > 0 ? 'degraded' : 'ok';
+  const relevantNotices = notices.filter((n) => {
+    const o = channelsOff([n]);
+    return o.size === 0 || c.channels.some((ch) => o.has(ch));
+  });
+  const metricsOf = (qs: readonly EvalQuery[]) => aggregate(qs.map((q) => passes.outcomes.get(q.id)!.configs[c.id]!.metrics!));
+  const byArchetype: Partial<Record<Archetype, AggregateMetrics>> = {};
+  for (const a of ARCHETYPES) {
+    const qs = scored.filter((q) => q.archetype === a);
+    if (qs.length > 0) byArchetype[a] = metricsOf(qs);
+  }
+  const hand = scored.filter((q) => q.commit === undefined);
+  const mined = scored.filter((q) => q.commit !== undefined);
+  const nonLeaky = scored.filter((q) => q.leaky !== true);
+  const violating = negatives.filter((q) => passes.outcomes.get(q.id)?.configs[c.id]?.negativeViolation === true).map((q) => q.id);
+  const workload = [...scored, ...negatives.filter((q) => !scored.includes(q))];
+  const ranks = passes.rankings.get(c.id)!;
+  const hybridRanks = passes.rankings.get('hybrid')!;
+  const identical = c.id !== 'hybrid' && workload.length > 0 && workload.every((q) => ranks.get(q.id) === hybridRanks.get(q.id));
+  const available = status !== 'unavailable';
+  const warm = passes.samples.get(c.id)!;
+  return {
+    id: c.id,
+    label: c.label,
+    status,
+    notices: relevantNotices,
+    overall: available ? metricsOf(scored) : null,
+    overallNonLeaky: available && nonLeaky.length < scored.length ? metricsOf(nonLeaky) : null,
+    byArchetype: available ? byArchetype : {},
+    byOrigin: available ? { ...(hand.length > 0 ? { hand: metricsOf(hand) } : {}), ...(mined.length > 0 ? { mined: metricsOf(mined) } : {}) } : {},
+    latency: { cold: summarize(cold), warm: summarize(warm), warmSamples: warm.map((x) => Math.round(x * 100) / 100) },
+    negative: {
+      queries: negatives.length,
+      violations: violating.length,
+      rate: negatives.length > 0 && available ? violating.length / negatives.length : null,
+      violating,
+    },
+    identicalToHybrid: identical,
+  };
+}
+
 /** Evaluates one query set against its repository. */
 export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Promise<SetReport> {
   const progress = options.onProgress ?? (() => {});
@@ -208,47 +351,21 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
   const repoDir = resolveRepoDir(set, options);
   const dbPath = options.db ? resolve(options.db) : defaultDbPath(repoDir);
   const engineOptions = { dbPath, ...(options.env ? { env: options.env } : {}) };
-  const warnings: string[] = [];
   const notes: string[] = [];
+  const judged: Judged = { scoredIds: new Set(), excluded: [], warnings: [], resolution: new Map() };
   const headCommit = existsSync(join(repoDir, '.git')) ? git(repoDir, ['rev-parse', 'HEAD']) : null;
   const commit = set.header?.commit ?? null;
   if (commit && headCommit && !headCommit.startsWith(commit) && !commit.startsWith(headCommit)) {
-    warnings.push(`query set recorded commit ${commit} but ${repoDir} is at ${headCommit}`);
+    judged.warnings.push(`query set recorded commit ${commit} but ${repoDir} is at ${headCommit}`);
   }
 
-  let engine = Engine.open(repoDir, engineOptions);
-  let indexInfo: SetReport['index'] = null;
   const chosen = set.queries.filter((q) => inSplit(q, split));
   // With --at-commit, queries that carry a commit are judged on an index of that commit.
-  const atCommit = options.atCommit === true;
   const byCommit = new Map<string, EvalQuery[]>();
-  if (atCommit) for (const q of chosen) if (q.commit !== undefined) byCommit.set(q.commit, [...(byCommit.get(q.commit) ?? []), q]);
-  const atHead = chosen.filter((q) => !(atCommit && q.commit !== undefined));
-  const scoredIds = new Set<string>();
-  const excluded: { id: string; reason: string }[] = [];
-  const resolution = new Map<string, Map<string, boolean>>();
-  /** Decides which queries can be scored on `on`'s index: at least one positive judgement must resolve. */
-  const judge = (on: Engine, queries: readonly EvalQuery[]): EvalQuery[] => {
-    const cache = new Map<string, boolean>();
-    const out: EvalQuery[] = [];
-    for (const q of queries) {
-      for (const j of q.relevant) if (!cache.has(j.symbol)) cache.set(j.symbol, judgementResolves(on, j.symbol));
-      resolution.set(q.id, cache);
-      if (!hasPositive(q)) continue; // negative-only query
-      const positives = q.relevant.filter((j) => j.grade > 0);
-      const unresolved = positives.filter((j) => !cache.get(j.symbol));
-      if (unresolved.length === positives.length) {
-        excluded.push({ id: q.id, reason: `no relevant symbol is in the index (${unresolved.map((j) => j.symbol).join(', ')})` });
-        continue;
-      }
-      if (unresolved.length > 0 && q.commit === undefined) {
-        warnings.push(`${q.id}: judgement(s) match no indexed symbol: ${unresolved.map((j) => j.symbol).join(', ')}`);
-      }
-      scoredIds.add(q.id);
-      out.push(q);
-    }
-    return out;
-  };
+  if (options.atCommit === true) for (const q of chosen) if (q.commit !== undefined) byCommit.set(q.commit, [...(byCommit.get(q.commit) ?? []), q]);
+  const atHead = chosen.filter((q) => !(q.commit !== undefined && byCommit.has(q.commit)));
+  let indexInfo: SetReport['index'] = null;
+  let engine = Engine.open(repoDir, engineOptions);
   let headScored: EvalQuery[];
   try {
     if (options.index !== false) {
@@ -256,7 +373,7 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
       const r = await engine.index();
       indexInfo = { files: r.files, symbols: r.symbols, lines: r.lines, ms: r.ms };
     }
-    headScored = judge(engine, atHead);
+    headScored = judgeQueries(engine, atHead, judged);
   } finally {
     engine.close();
   }
@@ -283,54 +400,14 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
     }
   }
 
-  // Warm pass: one engine per index, one warm-up query per configuration, then every query.
-  const outcomes = new Map<string, QueryOutcome>();
-  const warm = new Map<string, number[]>(configs.map((c) => [c.id, []]));
-  const notices = new Map<string, Set<string>>(configs.map((c) => [c.id, new Set<string>()]));
-  const rankings = new Map<string, Map<string, string>>(configs.map((c) => [c.id, new Map()]));
-  const runWorkload = async (on: Engine, workload: readonly EvalQuery[]): Promise<void> => {
-    // The warm-up text is not a workload query, so the engine's query cache cannot serve a measured query.
-    for (const c of configs) await timedSearch(on, 'warm up the engine before measuring', c);
-    for (const c of configs) {
-      if (workload.length > 1) progress(`${c.label}: ${workload.length} queries`);
-      for (const q of workload) {
-        const { response, ms } = await timedSearch(on, q.query, c);
-        warm.get(c.id)!.push(ms);
-        for (const n of response.notices ?? []) notices.get(c.id)!.add(n);
-        rankings.get(c.id)!.set(q.id, response.results.map((r) => r.id).join(','));
-        let o = outcomes.get(q.id);
-        if (!o) {
-          const resolved = resolution.get(q.id);
-          o = {
-            id: q.id,
-            query: q.query,
-            archetype: q.archetype,
-            split: q.split,
-            leaky: q.leaky === true,
-            mined: q.commit !== undefined,
-            relevant: q.relevant.map((j) => ({ symbol: j.symbol, grade: j.grade, resolved: resolved?.get(j.symbol) ?? false })),
-            configs: {},
-          };
-          outcomes.set(q.id, o);
-        }
-        const m = scoredIds.has(q.id) ? scoreRanking(withContained(on, response.results), q.relevant) : null;
-        o.configs[c.id] = {
-          metrics: m ? { ndcg10: m.ndcg10, p5: m.p5, r20: m.r20, mrr: m.mrr, s1: m.s1, s5: m.s5, allInTop10: m.allInTop10 } : null,
-          top: response.results.slice(0, 10).map((r) => `${r.qualifiedName} ${r.path}:${r.startLine}`),
-          grades: m ? m.grades.slice(0, 10) : [],
-          ms: Math.round(ms * 100) / 100,
-          ...(q.negative ? { negativeViolation: violatesNegative(response, q.negative.mustNotDominate) } : {}),
-        };
-      }
-    }
-  };
+  // Warm passes: one per index (HEAD's, then each commit's).
+  const passes = new WarmPasses(configs, judged, progress);
   engine = Engine.open(repoDir, engineOptions);
   try {
-    await runWorkload(engine, headWorkload);
+    await passes.run(engine, headWorkload);
   } finally {
     engine.close();
   }
-
   let walked = 0;
   let walkMs = 0;
   if (byCommit.size > 0) {
@@ -342,18 +419,18 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
       async (step) => {
         const queries = byCommit.get(step.commit) ?? [];
         if (step.engine === null) {
-          for (const q of queries) excluded.push({ id: q.id, reason: step.reason ?? `commit ${step.commit} unavailable` });
+          for (const q of queries) judged.excluded.push({ id: q.id, reason: step.reason ?? `commit ${step.commit} unavailable` });
           return;
         }
         walked++;
         walkMs += step.indexMs;
-        await runWorkload(step.engine, judge(step.engine, queries));
+        await passes.run(step.engine, judgeQueries(step.engine, queries, judged));
       },
     );
   }
-  const scored = chosen.filter((q) => scoredIds.has(q.id));
+  const scored = chosen.filter((q) => judged.scoredIds.has(q.id));
   const minedCount = scored.filter((q) => q.commit !== undefined).length;
-  if (minedCount > 0 && atCommit) {
+  if (minedCount > 0 && byCommit.size > 0) {
     notes.push(
       `${minedCount} mined queries were evaluated on an index of their own commit (the parent of the mined commit), ` +
         `built incrementally from the HEAD index: ${walked} commits, ${Math.round(walkMs / 1000)} s of indexing.`,
@@ -365,51 +442,6 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
         `competes with it. --at-commit evaluates each on an index of its own commit.`,
     );
   }
-  const workload = [...scored, ...negatives.filter((q) => !scored.includes(q))];
-
-  const hybridRanks = rankings.get('hybrid')!;
-  const reports: ConfigReport[] = configs.map((c) => {
-    const off = channelsOff([...notices.get(c.id)!]);
-    const missing = c.channels.filter((ch) => off.has(ch));
-    const status: ConfigReport['status'] = missing.length === c.channels.length ? 'unavailable' : missing.length > 0 ? 'degraded' : 'ok';
-    const relevantNotices = [...notices.get(c.id)!].filter((n) => {
-      const o = channelsOff([n]);
-      return o.size === 0 || c.channels.some((ch) => o.has(ch));
-    });
-    const metricsOf = (qs: readonly EvalQuery[]) => aggregate(qs.map((q) => outcomes.get(q.id)!.configs[c.id]!.metrics!));
-    const byArchetype: Partial<Record<Archetype, AggregateMetrics>> = {};
-    for (const a of ARCHETYPES) {
-      const qs = scored.filter((q) => q.archetype === a);
-      if (qs.length > 0) byArchetype[a] = metricsOf(qs);
-    }
-    const hand = scored.filter((q) => q.commit === undefined);
-    const mined = scored.filter((q) => q.commit !== undefined);
-    const nonLeaky = scored.filter((q) => q.leaky !== true);
-    const violating = negatives.filter((q) => outcomes.get(q.id)?.configs[c.id]?.negativeViolation === true).map((q) => q.id);
-    const ranks = rankings.get(c.id)!;
-    const identical = c.id !== 'hybrid' && workload.length > 0 && workload.every((q) => ranks.get(q.id) === hybridRanks.get(q.id));
-    const available = status !== 'unavailable';
-    return {
-      id: c.id,
-      label: c.label,
-      status,
-      notices: relevantNotices,
-      overall: available ? metricsOf(scored) : null,
-      overallNonLeaky: available && nonLeaky.length < scored.length ? metricsOf(nonLeaky) : null,
-      byArchetype: available ? byArchetype : {},
-      byOrigin: available
-        ? { ...(hand.length > 0 ? { hand: metricsOf(hand) } : {}), ...(mined.length > 0 ? { mined: metricsOf(mined) } : {}) }
-        : {},
-      latency: { cold: summarize(cold.get(c.id)!), warm: summarize(warm.get(c.id)!), warmSamples: warm.get(c.id)!.map((x) => Math.round(x * 100) / 100) },
-      negative: {
-        queries: negatives.length,
-        violations: violating.length,
-        rate: negatives.length > 0 && available ? violating.length / negatives.length : null,
-        violating,
-      },
-      identicalToHybrid: identical,
-    };
-  });
   return {
     file: set.file,
     name: basename(set.file).replace(/\.jsonl$/, ''),
@@ -421,11 +453,11 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
     index: indexInfo,
     totalQueries: set.queries.length,
     evaluated: scored.length,
-    excluded,
-    warnings,
+    excluded: judged.excluded,
+    warnings: judged.warnings,
     notes,
-    configs: reports,
-    queries: [...outcomes.values()],
+    configs: configs.map((c) => configReport(c, passes, cold.get(c.id)!, scored, negatives)),
+    queries: [...passes.outcomes.values()],
   };
 }
 
