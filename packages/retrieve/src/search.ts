@@ -196,10 +196,6 @@ export function search(ctx: SearchContext, query: string, options: SearchOptions
   const filter = toFilter(options);
   const channelK = (options.channelK ?? 50) * (analyzed.intent === 'cross_cutting' ? 2 : 1);
   const rankings: ChannelRanking[] = [];
-  // A sentence of LONG_QUERY_WORDS or more describes code and mentions names in passing (a commit
-  // message names the type it touched, not always the function that changed): its exact-name
-  // hits rank through the name channel instead of first.
-  const long = text.split(/\s+/).length >= LONG_QUERY_WORDS;
   const exact = new Set<number>();
   const named = new Set<number>();
 
@@ -211,7 +207,7 @@ export function search(ctx: SearchContext, query: string, options: SearchOptions
     };
     for (const ident of analyzed.identifiers) {
       const exactHits = reader.byQualifiedName(ident, filter, channelK);
-      for (const n of exactHits) (long ? named : exact).add(n.id);
+      for (const n of exactHits) exact.add(n.id);
       push(exactHits);
     }
     for (const ident of analyzed.identifiers) {
@@ -242,6 +238,7 @@ export function search(ctx: SearchContext, query: string, options: SearchOptions
   }
 
   // Weights only balance channels against each other: one channel alone is ranked as it is.
+  const long = text.split(/\s+/).length >= LONG_QUERY_WORDS;
   const weights = rankings.length > 1 ? { ...DEFAULT_WEIGHTS[analyzed.intent], ...(long ? LONG_QUERY_WEIGHTS : {}), ...options.channelWeights } : {};
   const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, weights);
   const scored = rescore(reader, fused, exact, options, analyzed.aboutTests);
