@@ -2,11 +2,14 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Engine, NAVIGATIONS, renderGraph, toSymbolView, type Navigation, type NavigationResult, type NodeRecord } from '@ca/engine';
 import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS, type Confidence, type Language, type NodeKind } from '@ca/schema';
 import { printJson, ProgressBar, reportError } from './output.js';
+import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
 
 const USAGE = `usage: ca <command> [options]
 
 Commands:
   index [PATH]            index the repository (PATH defaults to --repo)
+  watch [PATH]            index, then re-index on every change until Ctrl-C (one warm engine:
+                          an edit is re-indexed in a fraction of a one-shot index; --debounce MS)
   search QUERY            find symbols by name or words
   symbol NAME             show the symbols matching a name, qualified name or id
   outline FILE            list the symbols of a file
@@ -59,6 +62,7 @@ const OPTIONS = {
   'through-interfaces': { type: 'boolean', default: false },
   budget: { type: 'string' },
   'min-score': { type: 'string' },
+  debounce: { type: 'string' },
 } satisfies ParseArgsConfig['options'];
 
 type Values = {
@@ -80,6 +84,7 @@ type Values = {
   'through-interfaces': boolean;
   budget?: string;
   'min-score'?: string;
+  debounce?: string;
 };
 
 function usage(message: string): CaError {
@@ -151,6 +156,35 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
     return 0;
   } finally {
     engine.close();
+  }
+}
+
+async function cmdWatch(values: Values, args: string[]): Promise<number> {
+  if (args.length > 1) throw usage('watch takes at most one PATH');
+  const raw = values.debounce;
+  if (raw !== undefined && !/^\d+$/.test(raw)) throw usage(`--debounce must be a number of milliseconds (got "${raw}")`);
+  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true });
+  const stop = new Promise<void>((res) => {
+    process.once('SIGINT', () => res());
+    process.once('SIGTERM', () => res());
+  });
+  try {
+    let first = true;
+    await watchRepository(engine, {
+      debounceMs: raw === undefined ? DEFAULT_DEBOUNCE_MS : Number(raw),
+      stop,
+      print: (r) => {
+        // JSON Lines: one compact object per run, so a consumer can read the stream line by line.
+        if (values.json) process.stdout.write(`${JSON.stringify({ event: first ? 'indexed' : 'updated', files: r.files, symbols: r.symbols, changed: r.changed, removed: r.removed, ms: r.ms })}\n`);
+        else process.stdout.write(`${first ? 'indexed' : 'updated'}: ${r.changed} changed, ${r.removed} removed in ${r.ms} ms (${r.files} files, ${r.symbols} symbols)\n`);
+        if (first && !values.json) process.stdout.write(`watching ${engine.repoRoot} (Ctrl-C to stop)\n`);
+        first = false;
+      },
+      printError: (e) => reportError(e, values.json),
+    });
+    return 0;
+  } finally {
+    await engine.dispose();
   }
 }
 
@@ -421,6 +455,8 @@ export async function run(argv: string[]): Promise<number> {
     switch (command) {
       case 'index':
         return await cmdIndex(values, args);
+      case 'watch':
+        return await cmdWatch(values, args);
       case 'search':
         return await cmdSearch(values, args);
       case 'symbol':

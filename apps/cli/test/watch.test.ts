@@ -1,0 +1,74 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(__dirname, '../../..');
+const BIN = join(ROOT, 'apps/cli/dist/main.js');
+const ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CA_')));
+
+interface WatchLine {
+  event: string;
+  files: number;
+  changed: number;
+  removed: number;
+}
+
+describe('ca watch', () => {
+  let repo: string;
+  let child: ChildProcess;
+  const lines: WatchLine[] = [];
+  const waiters: (() => void)[] = [];
+  /** Resolves with the n-th JSON line (1-based) once it has been printed. */
+  const line = (n: number) =>
+    new Promise<WatchLine>((res, rej) => {
+      const timer = setTimeout(() => rej(new Error(`no line ${n} within 60 s; got ${JSON.stringify(lines)}`)), 60_000);
+      const check = () => {
+        if (lines.length < n) return waiters.push(check);
+        clearTimeout(timer);
+        res(lines[n - 1]!);
+      };
+      check();
+    });
+
+  beforeAll(() => {
+    repo = join(mkdtempSync(join(tmpdir(), 'ca-watch-')), 'repo');
+    cpSync(join(ROOT, 'fixtures/ts-app'), repo, { recursive: true });
+    child = spawn(process.execPath, [BIN, 'watch', repo, '--json', '--debounce', '100'], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    let buffer = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (d: string) => {
+      buffer += d;
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        lines.push(JSON.parse(buffer.slice(0, nl)) as WatchLine);
+        buffer = buffer.slice(nl + 1);
+        for (const w of waiters.splice(0)) w();
+      }
+    });
+  });
+  afterAll(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(resolve(repo, '..'), { recursive: true, force: true });
+  });
+
+  it('indexes, then re-indexes each change while other commands read the index', async () => {
+    expect(await line(1)).toMatchObject({ event: 'indexed', files: 13, changed: 13, removed: 0 });
+    writeFileSync(join(repo, 'src/watched.ts'), 'export function watchedFunction(): number {\n  return 1;\n}\n');
+    expect(await line(2)).toMatchObject({ event: 'updated', files: 14, changed: 1, removed: 0 });
+    const sym = spawnSync(process.execPath, [BIN, 'symbol', 'watchedFunction', '--repo', repo, '--json'], { env: ENV, encoding: 'utf8' });
+    expect(sym.status).toBe(0);
+    expect(JSON.parse(sym.stdout).symbols.map((s: { qualifiedName: string; path: string }) => [s.qualifiedName, s.path])).toEqual([
+      ['watchedFunction', 'src/watched.ts'],
+    ]);
+    rmSync(join(repo, 'src/watched.ts'));
+    expect(await line(3)).toMatchObject({ event: 'updated', files: 13, changed: 0, removed: 1 });
+  }, 120_000);
+
+  it('stops on SIGINT with exit code 0', async () => {
+    const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+  }, 60_000);
+});
