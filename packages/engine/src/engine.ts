@@ -11,6 +11,8 @@ import {
 } from '@ca/schema';
 import { changeStamp, LATEST_SCHEMA_VERSION, Store, VectorStore, type FileWrite, type IndexReader, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
+import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
+import { RoslynHost } from '@ca/parse-cs';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { discoverFiles, type DiscoveredFile, type SkippedFile } from './discovery.js';
 import { gitBlobId, type ProcessedFile } from './fileProcessing.js';
@@ -22,8 +24,6 @@ import { ParsePool } from './parsePool.js';
 import { embedPending, IndexEmbedder, QueryEmbedder, type EmbedReport } from './embedding.js';
 import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
 import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, type TsSemanticReport } from './tsSemantic.js';
-import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
-import { RoslynHost } from '@ca/parse-cs';
 
 export const WORKING_LABEL = 'working';
 
@@ -566,23 +566,25 @@ export class Engine {
     return checks;
   }
 
-  /** Releases the index, the query-side model and the semantic worker. */
+  /** Releases the index, the query-side model and the indexing workers, waiting for them to exit. */
   async dispose(): Promise<void> {
     await this.queryEmbedderInstance?.dispose();
-    await this.tsService?.dispose();
-    await this.csHost?.dispose();
-    await this.indexEmbedder.dispose();
-    this.close();
+    await this.releaseWorkers();
+    this.store.close();
   }
 
+  /** Releases the index; the indexing workers are stopped without waiting for their exit. */
   close(): void {
-    // Stops the semantic worker (the kill is immediate; dispose() also waits for the exit).
-    void this.tsService?.dispose();
-    this.tsService = null;
-    void this.csHost?.dispose();
-    this.csHost = null;
-    void this.indexEmbedder.dispose();
+    void this.releaseWorkers();
     this.store.close();
+  }
+
+  /** Stops the warm semantic workers and the indexing embedder (the next `index()` starts new ones). */
+  private releaseWorkers(): Promise<unknown> {
+    const pending = [this.tsService?.dispose(), this.csHost?.dispose(), this.indexEmbedder.dispose()];
+    this.tsService = null;
+    this.csHost = null;
+    return Promise.all(pending);
   }
 }
 
