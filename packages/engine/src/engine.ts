@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import {
   CaError,
   CONFIG_DIR,
+  extractorOf,
   loadConfig,
   type Config,
   type Language,
@@ -177,7 +178,7 @@ export class Engine {
       const known = reader.labelEntries();
       const currentExtractor = (path: string) => {
         const a = adapters.forPath(path);
-        return a ? `${a.id}@${a.extractorVersion}` : 'none';
+        return a ? extractorOf(a, path) : 'none';
       };
       const changed: DiscoveredFile[] = [];
       for (const f of found.files) {

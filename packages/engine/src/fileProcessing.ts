@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ftsTextOf, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
+import { extractorOf, ftsTextOf, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
 
 /** What processing one file yields: everything the writer needs except project/mtime. */
 export interface ProcessedFile {
@@ -66,7 +66,7 @@ export async function processFile(
   adapter: LanguageAdapter,
   deadlineMs: number,
 ): Promise<ProcessedFile> {
-  const extractor = `${adapter.id}@${adapter.extractorVersion}`;
+  const extractor = extractorOf(adapter, path);
   const language = adapter.languageOf(path);
   let bytes: Uint8Array;
   try {

@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,8 @@ import { Engine, type IndexReport } from '../src/index.js';
 import { copyFixture, REPO_ROOT } from './helpers.js';
 
 const CS = join(REPO_ROOT, 'fixtures', 'cs-solution');
+/** .cs files under src/Acme.Core of the fixture (counted by hand: 12). */
+const CORE_CS_FILES = 12;
 const hasDotnet = spawnSync('dotnet', ['--version'], { encoding: 'utf8' }).status === 0;
 if (!hasDotnet) console.warn('SKIPPED: C# semantic engine tests need the .NET SDK (dotnet not found)');
 
@@ -23,6 +26,19 @@ describe('C# syntactic index (fixtures/cs-solution)', () => {
       .prepare(`SELECT f.path FROM node_spans s JOIN files f ON f.id = s.file_id WHERE s.node_id = ? ORDER BY f.path`)
       .all(customer[0]!.id);
     expect(spans).toEqual([{ path: 'src/Acme.Core/Domain/Customer.cs' }]);
+  });
+
+  it('parses a project\'s files again when its preprocessor symbols change (text unchanged)', async () => {
+    const snapshot = () => engine.findSymbols('Acme.Core.Billing.SubscriptionService.Snapshot').map((n) => n.returnType);
+    expect(snapshot()).toEqual(['IReadOnlyList<Customer>']);
+    const csproj = join(engine.repoRoot, 'src/Acme.Core/Acme.Core.csproj');
+    writeFileSync(csproj, readFileSync(csproj, 'utf8').replace('<TargetFramework>net8.0</TargetFramework>', '<TargetFramework>net472</TargetFramework>'));
+    const r = await engine.index();
+    // Every .cs file of Acme.Core is parsed again (the .csproj itself is not a source file).
+    expect(r.changed).toBe(CORE_CS_FILES);
+    expect(snapshot()).toEqual(['IList<Customer>']);
+    const again = await engine.index();
+    expect(again.changed).toBe(0);
   });
 
   it('reports C# as syntactic-only when the semantic pass is disabled', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { symbolKey, type Diagnostic, type FileIndex, type LanguageAdapter, type SourceFile } from '@ca/schema';
 import { Parser, type Tree } from 'web-tree-sitter';
@@ -20,6 +21,7 @@ export interface CsAdapterOptions {
 export const CS_EXTRACTOR_VERSION = 'cs-syntax-1';
 
 const DEFAULT_DEADLINE_MS = 5000;
+const DEFAULT_SYMBOLS_KEY = [...DEFAULT_PREPROCESSOR_SYMBOLS].sort().join(';');
 
 /**
  * Creates the C# syntactic adapter (web-tree-sitter + tree-sitter-c-sharp WASM). Safe to call
@@ -98,6 +100,12 @@ export async function createCsAdapter(options: CsAdapterOptions = {}): Promise<L
     id: 'cs',
     extensions: ['.cs'],
     extractorVersion: CS_EXTRACTOR_VERSION,
+    // A project's preprocessor symbols decide which `#if` branches are parsed: a file must be
+    // parsed again when they change (a new TargetFramework or DefineConstants), text unchanged.
+    extractorFor: (path) => {
+      const symbols = options.preprocessorSymbols ? [...new Set(options.preprocessorSymbols(path))].sort().join(';') : DEFAULT_SYMBOLS_KEY;
+      return `cs@${CS_EXTRACTOR_VERSION}#${createHash('sha1').update(symbols).digest('hex').slice(0, 10)}`;
+    },
     languageOf: (path) => (path.toLowerCase().endsWith('.cs') ? 'cs' : null),
     parse,
     dispose: () => parser.delete(),

@@ -8,6 +8,7 @@ export {
   PARSE_STATUSES,
   MODIFIERS,
   confidenceAtLeast,
+  extractorOf,
 } from './model.js';
 export type {
   Language,

@@ -210,7 +210,18 @@ export interface LanguageAdapter {
   /** Extensions handled, lower case with dot (`.ts`). */
   readonly extensions: readonly string[];
   readonly extractorVersion: string;
+  /**
+   * The extractor identity of one file's result, when it depends on more than the file's text
+   * (C#: the project's preprocessor symbols). A stored result whose identity differs is parsed
+   * again even if the text did not change. Default `${id}@${extractorVersion}`.
+   */
+  extractorFor?(path: string): string;
   languageOf(path: string): Language | null;
   parse(file: SourceFile, options?: { readonly deadlineMs?: number }): Promise<FileIndex> | FileIndex;
   dispose?(): Promise<void> | void;
+}
+
+/** The extractor identity of `path`'s result under `adapter` (see `LanguageAdapter.extractorFor`). */
+export function extractorOf(adapter: LanguageAdapter, path: string): string {
+  return adapter.extractorFor?.(path) ?? `${adapter.id}@${adapter.extractorVersion}`;
 }
