@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Engine } from '@ca/engine';
 import { CaError } from '@ca/schema';
+import { gitBuffer, gitText } from './git.js';
 
 /**
  * Mined queries are judged at the parent of the commit they came from: the code the developer
@@ -42,17 +42,6 @@ interface WalkState {
   readonly files: Record<string, string>;
 }
 
-const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0' };
-
-function git(dir: string, args: readonly string[], input?: string): Buffer {
-  return execFileSync('git', ['-C', dir, ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, ...GIT_ENV },
-    maxBuffer: 1024 * 1024 * 1024,
-    ...(input !== undefined ? { input } : {}),
-  });
-}
-
 function readState(path: string): WalkState {
   try {
     const s = JSON.parse(readFileSync(path, 'utf8')) as Partial<WalkState>;
@@ -64,7 +53,7 @@ function readState(path: string): WalkState {
 
 function commitTime(dir: string, sha: string): number | null {
   try {
-    return Number(git(dir, ['show', '-s', '--format=%ct', `${sha}^{commit}`]).toString('utf8').trim());
+    return Number(gitText(dir, ['show', '-s', '--format=%ct', `${sha}^{commit}`]).trim());
   } catch {
     return null;
   }
@@ -95,7 +84,7 @@ export function orderCommits(dir: string, commits: readonly string[], from: stri
 /** Regular files of a commit's tree with their blob ids and sizes (null: the blob is absent). */
 function treeFiles(dir: string, sha: string): { path: string; blob: string; size: number | null }[] {
   const out: { path: string; blob: string; size: number | null }[] = [];
-  for (const entry of git(dir, ['ls-tree', '-r', '-z', '--long', '--full-tree', sha]).toString('utf8').split('\0')) {
+  for (const entry of gitText(dir, ['ls-tree', '-r', '-z', '--long', '--full-tree', sha]).split('\0')) {
     // <mode> SP <type> SP <object> SP+ <size> TAB <path>; the size of an absent blob is "BAD"
     const m = /^(100644|100755) blob ([0-9a-f]+)\s+(\d+|BAD|-)\t(.+)$/s.exec(entry);
     if (m) out.push({ path: m[4]!, blob: m[2]!, size: /^\d+$/.test(m[3]!) ? Number(m[3]) : null });
@@ -108,7 +97,7 @@ function readBlobs(dir: string, blobs: readonly string[]): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
   for (let i = 0; i < blobs.length; i += 400) {
     const part = blobs.slice(i, i + 400);
-    const buf = git(dir, ['cat-file', '--batch'], `${part.join('\n')}\n`);
+    const buf = gitBuffer(dir, ['cat-file', '--batch'], `${part.join('\n')}\n`);
     let at = 0;
     for (const id of part) {
       const nl = buf.indexOf(10, at);

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Engine } from '@ca/engine';
 import { CALLABLE_KINDS, CaError, splitIdentifier } from '@ca/schema';
+import { gitBuffer, gitText } from './git.js';
 import type { EvalQuery, QuerySetHeader } from './querySet.js';
 
 export interface MineOptions {
@@ -230,13 +230,6 @@ export function isLeaky(query: string, names: readonly string[]): boolean {
   return false;
 }
 
-function git(repo: string, args: string[], maxBuffer = 64 * 1024 * 1024): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', maxBuffer, stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-function gitBuffer(repo: string, args: string[]): Buffer {
-  return execFileSync('git', ['-C', repo, ...args], { maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 interface LogEntry {
   readonly sha: string;
@@ -252,7 +245,7 @@ function readLog(repo: string, options: MineOptions): LogEntry[] {
   if (options.since) args.push(`--since=${options.since}`);
   if (options.scan) args.push(`-n${options.scan}`);
   args.push(options.rev ?? 'HEAD');
-  return git(repo, args)
+  return gitText(repo, args)
     .split('\x1e')
     .map((r) => r.replace(/^\n/, ''))
     .filter((r) => r.trim() !== '')
@@ -272,7 +265,7 @@ function readLog(repo: string, options: MineOptions): LogEntry[] {
 /** `owner/name` from the origin remote when it is a GitHub URL, else the directory name. */
 function repoIdentity(repo: string): { id: string; url: string | null } {
   try {
-    const url = git(repo, ['remote', 'get-url', 'origin']).trim();
+    const url = gitText(repo, ['remote', 'get-url', 'origin']).trim();
     const m = /github\.com[/:]([^/]+\/[^/]+?)(\.git)?$/.exec(url);
     if (m) return { id: m[1]!, url: `https://github.com/${m[1]}.git` };
     return { id: basename(resolve(repo)), url };
@@ -321,7 +314,7 @@ export async function mineGit(repo: string, options: MineOptions = {}): Promise<
       continue;
     }
     const parent = c.parents[0]!;
-    const numstat = git(root, ['diff', '--numstat', '--no-renames', parent, c.sha])
+    const numstat = gitText(root, ['diff', '--numstat', '--no-renames', parent, c.sha])
       .split('\n')
       .filter(Boolean)
       .map((l) => l.split('\t'))
@@ -340,7 +333,7 @@ export async function mineGit(repo: string, options: MineOptions = {}): Promise<
       drop('too many changed lines');
       continue;
     }
-    const changes = parseZeroContextDiff(git(root, ['diff', '-U0', '--no-renames', '--no-color', parent, c.sha, '--', ...source.map((f) => f.path)]));
+    const changes = parseZeroContextDiff(gitText(root, ['diff', '-U0', '--no-renames', '--no-color', parent, c.sha, '--', ...source.map((f) => f.path)]));
     const existing = [...changes].filter(([, ch]) => ch.existed);
     if (existing.length === 0) {
       drop('only new files');
@@ -382,7 +375,7 @@ export async function mineGit(repo: string, options: MineOptions = {}): Promise<
     if (queries.length % 10 === 0) progress(`${queries.length} queries from ${examined} commits`);
   }
   const identity = options.repoId ? { id: options.repoId, url: `https://github.com/${options.repoId}.git` } : repoIdentity(root);
-  const head = git(root, ['rev-parse', options.rev ?? 'HEAD']).trim();
+  const head = gitText(root, ['rev-parse', options.rev ?? 'HEAD']).trim();
   const header: QuerySetHeader = {
     repo: identity.id,
     commit: head,

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { Engine, type SearchResponse } from '@ca/engine';
 import { CaError } from '@ca/schema';
 import { walkCommits } from './commitWalk.js';
+import { gitText } from './git.js';
 import { channelsOff, selectConfigurations, type Configuration } from './configurations.js';
 import { aggregate, percentile, scoreRanking, type AggregateMetrics, type QueryMetrics, type RankedSymbol } from './metrics.js';
 import { ARCHETYPES, type Archetype, type EvalQuery, type QuerySet } from './querySet.js';
@@ -99,9 +99,9 @@ export interface EvalReport {
 
 const TOP_K = 20;
 
-function git(dir: string, args: string[]): string | null {
+function headOf(dir: string): string | null {
   try {
-    return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return gitText(dir, ['rev-parse', 'HEAD']).trim();
   } catch {
     return null;
   }
@@ -353,7 +353,7 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
   const engineOptions = { dbPath, ...(options.env ? { env: options.env } : {}) };
   const notes: string[] = [];
   const judged: Judged = { scoredIds: new Set(), excluded: [], warnings: [], resolution: new Map() };
-  const headCommit = existsSync(join(repoDir, '.git')) ? git(repoDir, ['rev-parse', 'HEAD']) : null;
+  const headCommit = existsSync(join(repoDir, '.git')) ? headOf(repoDir) : null;
   const commit = set.header?.commit ?? null;
   if (commit && headCommit && !headCommit.startsWith(commit) && !commit.startsWith(headCommit)) {
     judged.warnings.push(`query set recorded commit ${commit} but ${repoDir} is at ${headCommit}`);
