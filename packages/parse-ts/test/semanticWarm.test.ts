@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTsSemanticService, type SemanticServiceEvent, type TsSemanticService } from '../src/index.js';
-import { edgeRows, ensureWorkerBuilt, removeTempRepos, tempRepo } from './semanticHelpers.js';
+import { edgeRows, ensureWorkerBuilt, PKG_ROOT, removeTempRepos, tempRepo } from './semanticHelpers.js';
 
 const LIB = `export function foo(): number {\n  return 1;\n}\nexport function bar(): number {\n  return 2;\n}\n`;
 const caller = (callee: string) => `import { ${callee} } from './lib';\nexport function run(): number {\n  return ${callee}();\n}\n`;
@@ -61,4 +63,29 @@ describe('a warm semantic worker sees every edit', () => {
   it('every request above was served by one worker process', () => {
     expect(events.filter((e) => e.type === 'spawned').length).toBe(1);
   });
+});
+
+/**
+ * An idle warm worker is unref'ed so that it never keeps a finished process alive; dispose()
+ * must hold it again until it exits, or a script awaiting dispose() at top level ends with
+ * "unsettled top-level await" (exit code 13) before its last line.
+ */
+describe('dispose() of a service with an idle worker', () => {
+  it('a script that awaits dispose() at top level runs to its last line', () => {
+    const root = tempRepo({
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true }, include: ['src'] }),
+      'src/lib.ts': LIB,
+      'src/main.ts': caller('foo'),
+    });
+    const entry = pathToFileURL(join(PKG_ROOT, 'dist', 'index.js')).href;
+    const script = [
+      `import { createTsSemanticService } from ${JSON.stringify(entry)};`,
+      `const svc = createTsSemanticService({ maxOldSpaceSizeMb: 512, workers: 1 });`,
+      `const r = await svc.analyzeRepository(${JSON.stringify(root)}, { deadlineMs: 60000 });`,
+      `await svc.dispose();`,
+      `console.log('edges ' + r.projects.flatMap((p) => p.edges).filter((e) => e.type === 'calls').length);`,
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    expect({ status: run.status, stdout: run.stdout.trim() }).toEqual({ status: 0, stdout: 'edges 1' });
+  }, 60_000);
 });

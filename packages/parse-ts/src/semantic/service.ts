@@ -460,6 +460,9 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
       workers.fill(null);
       await Promise.all(
         all.map((w) => {
+          // An idle worker is unref'ed: hold it again, or a caller awaiting dispose() with
+          // nothing else pending sees its event loop drain before the exit event arrives.
+          hold(w, true);
           const exited = new Promise<void>((res) => {
             if (w.proc.exitCode !== null || w.proc.signalCode !== null) res();
             else w.proc.once('exit', () => res());
