@@ -32,6 +32,11 @@ export async function runCsSemanticPass(
   options: {
     safeMode: boolean;
     projects?: readonly string[];
+    /**
+     * The files to analyse (repo-relative); default all. A project with only some of its files
+     * listed has just those analysed: edges are source-driven, so the other files keep theirs.
+     */
+    files?: readonly string[];
     onProgress?: (done: number, total: number) => void;
     /** A long-lived host (kept warm between passes, not disposed here); default: one for this pass. */
     host?: RoslynHost;
@@ -86,13 +91,25 @@ export async function runCsSemanticPass(
     const deadlineMs = Math.max(30_000, allLines * 3);
     for (const project of projects) {
       const projectFiles = csFiles.filter((f) => f.project === project);
+      const wanted = options.files ? new Set(options.files) : null;
+      const partial = wanted !== null && projectFiles.some((f) => !wanted.has(f.path));
+      const analysed = partial ? projectFiles.filter((f) => wanted.has(f.path)) : projectFiles;
       try {
         await host.loadProject(
           { projectPath: project, repoRoot, safeMode: options.safeMode, loadReferences: true },
           { deadlineMs: Math.max(120_000, allLines) },
         );
-        const result = await host.analyze({ projectId: project, includeReferenceCounts: true, includeExternalTargets: true }, { deadlineMs });
-        const applied = applyDocuments(store, label, result.documents, new Set(projectFiles.map((f) => f.id)));
+        const result = await host.analyze(
+          {
+            projectId: project,
+            ...(partial ? { paths: analysed.map((f) => f.path) } : {}),
+            // Reference counts come from the stored edges (store migration 7), not from the host.
+            includeReferenceCounts: false,
+            includeExternalTargets: true,
+          },
+          { deadlineMs },
+        );
+        const applied = applyDocuments(store, label, result.documents, new Set(analysed.map((f) => f.id)));
         documents += result.stats.documents;
         lines += result.stats.lines;
         edgeCount += applied.edges;
@@ -100,7 +117,7 @@ export async function runCsSemanticPass(
       } catch (e) {
         const reason = e instanceof CaError ? `${e.code}: ${e.message}` : (e as Error).message;
         failedProjects.push({ project, reason });
-        store.writer.setSemanticState(projectFiles.map((f) => f.id), 'failed', reason);
+        store.writer.setSemanticState(analysed.map((f) => f.id), 'failed', reason);
         store.writer.recordEvent('semantic_failed', project, reason);
       }
       options.onProgress?.(++done, projects.length);
@@ -124,7 +141,6 @@ export async function runCsSemanticPass(
 function applyDocuments(store: Store, label: string, docs: readonly DocumentResult[], scope: ReadonlySet<number>): { edges: number; unmatched: number } {
   const locator = new NodeLocator(store.db, label);
   const byKey = new Map<string, number>();
-  const referenceCounts = new Map<number, number>();
   let unmatched = 0;
   for (const doc of docs) {
     for (const s of doc.symbols) {
@@ -135,7 +151,6 @@ function applyDocuments(store: Store, label: string, docs: readonly DocumentResu
         continue;
       }
       if (!byKey.has(s.key)) byKey.set(s.key, node.id);
-      if (s.referenceCount !== undefined) referenceCounts.set(node.id, (referenceCounts.get(node.id) ?? 0) + s.referenceCount);
     }
   }
   const edges: SemanticEdgeWrite[] = [];
@@ -167,7 +182,6 @@ function applyDocuments(store: Store, label: string, docs: readonly DocumentResu
     fileIds: [...fileIds],
     edges,
     types: CS_SEMANTIC_TYPES,
-    referenceCounts,
     extractor: CS_SEMANTIC_EXTRACTOR,
   });
   return { edges: edges.length, unmatched };

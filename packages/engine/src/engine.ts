@@ -235,13 +235,13 @@ export class Engine {
         // edges of the old one stay served, marked pending, until the new pass replaces them.
         this.invalidateSemanticExtractor(['ts', 'js'], TS_SEMANTIC_EXTRACTOR);
         this.invalidateSemanticExtractor(['cs'], CS_SEMANTIC_EXTRACTOR);
-        // Projects with a C# file lacking exact edges (new, changed, or never analysed).
+        // C# files lacking exact edges (new, changed, or never analysed), with their projects.
         const stale = this.store.db
           .prepare(
-            `SELECT DISTINCT f.project FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+            `SELECT f.path, f.project FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
              WHERE f.language = 'cs' AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`,
           )
-          .all(WORKING_LABEL) as { project: string }[];
+          .all(WORKING_LABEL) as { path: string; project: string }[];
         const staleTs = this.store.db
           .prepare(
             `SELECT f.path FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
@@ -261,7 +261,8 @@ export class Engine {
         if (stale.length > 0) {
           semantic.cs = await runCsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
             safeMode: cfg.safe_mode,
-            projects: stale.map((r) => r.project),
+            projects: [...new Set(stale.map((r) => r.project))],
+            files: stale.map((r) => r.path),
             host: (this.csHost ??= new RoslynHost()),
             onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
           });

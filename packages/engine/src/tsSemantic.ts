@@ -87,7 +87,6 @@ export async function runTsSemanticPass(
 interface PlannedPass {
   readonly fileIds: number[];
   readonly edges: SemanticEdgeWrite[];
-  readonly referenceCounts: Map<number, number>;
   readonly keyUpdates: Map<number, string>;
   readonly fileErrorIds: { id: number; reason: string }[];
 }
@@ -97,7 +96,6 @@ function applyPlanned(store: Store, _project: ProjectResult, pass: PlannedPass):
     fileIds: pass.fileIds,
     edges: pass.edges,
     types: TS_SEMANTIC_TYPES,
-    referenceCounts: pass.referenceCounts,
     keyUpdates: pass.keyUpdates,
     extractor: TS_SEMANTIC_EXTRACTOR,
   });
@@ -154,11 +152,6 @@ function planProject(store: Store, label: string, project: ProjectResult): Plann
       line: e.line,
     });
   }
-  const referenceCounts = new Map<number, number>();
-  for (const r of project.referenceCounts) {
-    const id = nodeId(r.path, r.symbolKey);
-    if (id !== null) referenceCounts.set(id, (referenceCounts.get(id) ?? 0) + r.count);
-  }
   const keyUpdates = new Map<number, string>();
   for (const k of project.keyRefinements) {
     const id = nodeId(k.path, k.oldKey);
@@ -168,5 +161,5 @@ function planProject(store: Store, label: string, project: ProjectResult): Plann
   const fileErrorIds = project.fileErrors
     .map((fe) => ({ id: fileId(fe.path), reason: fe.reason }))
     .filter((x): x is { id: number; reason: string } => x.id !== null);
-  return { fileIds: scopeIds, edges, referenceCounts, keyUpdates, fileErrorIds };
+  return { fileIds: scopeIds, edges, keyUpdates, fileErrorIds };
 }

@@ -70,6 +70,44 @@ describe.skipIf(!hasDotnet)('C# semantic pass through roslyn-host', () => {
     ]);
   });
 
+  /** Every exact edge of the index as comparable text, by source file. */
+  const exactEdges = (e: Engine) =>
+    (
+      e.store.db
+        .prepare(
+          `SELECT f.path, s.qualified_name AS source, e.type, e.target_key AS target, e.line FROM edges e
+           JOIN nodes s ON s.id = e.source_id JOIN files f ON f.id = e.file_id WHERE e.confidence = 'exact' ORDER BY 1, 2, 3, 4, 5`,
+        )
+        .all() as { path: string; source: string; type: string; target: string; line: number }[]
+    ).map((r) => `${r.path} ${r.source} ${r.type} ${r.target} L${r.line}`);
+
+  it('an edit re-analyses only the edited file; counts and the other files\' edges stay right', async () => {
+    const slugify = 'Acme.Core.Text.StringExtensions.Slugify';
+    const count = () => engine.findSymbols(slugify)[0]!.referenceCount;
+    expect(count()).toBe(1); // Program.cs:18
+    const before = exactEdges(engine).filter((l) => !l.startsWith('src/Acme.Core/Text/StringExtensions.cs '));
+    const file = join(engine.repoRoot, 'src/Acme.Core/Text/StringExtensions.cs');
+    const text = readFileSync(file, 'utf8');
+    // Line 17: two calls of Slugify on one line are one edge (one per using symbol and line).
+    writeFileSync(file, text.replace(/}\s*$/, '    public static string SlugTwice(this string s) => s.Slugify().Slugify();\n}\n'));
+    const r = await engine.index();
+    expect([r.semantic?.cs?.projects, r.semantic?.cs?.documents]).toEqual([1, 1]);
+    expect(engine.navigate('callers', slugify).edges.map((e) => [name(e.from), e.type, e.confidence, e.path, e.line])).toEqual([
+      ['Acme.App.Program.Main', 'calls', 'exact', 'src/Acme.App/Program.cs', 18],
+      ['Acme.Core.Text.StringExtensions.SlugTwice', 'calls', 'exact', 'src/Acme.Core/Text/StringExtensions.cs', 17],
+    ]);
+    expect(count()).toBe(2);
+    expect(exactEdges(engine).filter((l) => !l.startsWith('src/Acme.Core/Text/StringExtensions.cs '))).toEqual(before);
+    // The partial pass gives what a fresh index of the same tree gives.
+    const fresh = Engine.open(engine.repoRoot, { dbPath: join(engine.repoRoot, '..', `fresh-${Date.now()}.db`), env: {}, configOverrides: { embedding: { enabled: false } } });
+    try {
+      await fresh.index();
+      expect(exactEdges(engine)).toEqual(exactEdges(fresh));
+    } finally {
+      fresh.close();
+    }
+  }, 180_000);
+
   it('lists both gateway implementations, exact', () => {
     const r = engine.navigate('impls', 'Acme.Core.Payments.IPaymentGateway');
     expect(r.edges.map((e) => [name(e.from), e.type, e.confidence])).toEqual([

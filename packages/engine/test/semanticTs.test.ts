@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type IndexReport } from '../src/index.js';
@@ -35,6 +35,18 @@ describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
       ['StripeGateway.charge', 'calls', 'exact', 'packages/core/src/payments/stripeGateway.ts', 11],
       ['PriceTag', 'calls', 'exact', 'packages/web/src/PriceTag.tsx', 14],
     ]);
+  });
+
+  const referenceCount = (name: string) => engine.findSymbols(name)[0]!.referenceCount;
+
+  it('reference counts add up the exact use sites of every project', () => {
+    // formatMoney: checkout.ts:8 and stripeGateway.ts:11 (project core), PriceTag.tsx:14 through
+    // the alias `fmt` (project web). PaymentGateway: the type of checkout's parameter (core,
+    // checkout.ts:6) and of `gateway` (web, App.tsx:5); `implements` clauses are not references.
+    // Before store migration 7 the project applied last overwrote the others: 1 and 1.
+    expect(referenceCount('formatMoney')).toBe(3);
+    expect(referenceCount('PaymentGateway')).toBe(2);
+    expect(referenceCount('parseMoney')).toBeNull();
   });
 
   it('a call through an abstract member goes to that member; a call on a subclass instance to the override', () => {
@@ -111,5 +123,13 @@ describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
     const fromPriceTag = (name: string) => rows(engine.navigate('callers', name), 'from').filter((x) => x[3] === 'packages/web/src/PriceTag.tsx');
     expect(fromPriceTag('parseMoney')).toEqual([['PriceTag', 'calls', 'exact', 'packages/web/src/PriceTag.tsx', 14]]);
     expect(fromPriceTag('formatMoney')).toEqual([]);
+    // The partial pass of PriceTag.tsx moved one use: the counts of unchanged files stay.
+    expect([referenceCount('formatMoney'), referenceCount('parseMoney')]).toEqual([2, 1]);
+  }, 120_000);
+
+  it('deleting a file takes its uses out of the counts', async () => {
+    rmSync(join(repo, 'packages/core/src/checkout.ts'));
+    await engine.index();
+    expect([referenceCount('formatMoney'), referenceCount('PaymentGateway')]).toEqual([1, 1]);
   }, 120_000);
 });

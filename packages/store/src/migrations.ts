@@ -270,6 +270,38 @@ CREATE TABLE vector_snapshot_parts (
     // (target_id, type) is served by the new one.
     sql: `CREATE INDEX IF NOT EXISTS edges_target_file ON edges(target_id, type, file_id);\nDROP INDEX IF EXISTS edges_target;`,
   },
+  {
+    version: 7,
+    name: 'reference counts kept by triggers from the semantic edges',
+    // nodes.reference_count = the semantic `calls` + `references` edges into the node (one per
+    // using symbol and line), NULL when there are none. Triggers keep it exact through every
+    // write path: a semantic pass of some files, a re-parsed or deleted file (its edges go,
+    // cascades included), a target resolved later. Before, each pass wrote the counts of the
+    // files it had analysed, so a partial pass or a second project overwrote the totals.
+    sql: `
+CREATE TRIGGER IF NOT EXISTS edges_count_insert AFTER INSERT ON edges
+  WHEN new.target_id IS NOT NULL AND new.type IN ('calls','references') AND new.extractor LIKE 'semantic:%'
+BEGIN
+  UPDATE nodes SET reference_count = coalesce(reference_count, 0) + 1 WHERE id = new.target_id;
+END;
+CREATE TRIGGER IF NOT EXISTS edges_count_delete AFTER DELETE ON edges
+  WHEN old.target_id IS NOT NULL AND old.type IN ('calls','references') AND old.extractor LIKE 'semantic:%'
+BEGIN
+  UPDATE nodes SET reference_count = nullif(reference_count - 1, 0) WHERE id = old.target_id;
+END;
+CREATE TRIGGER IF NOT EXISTS edges_count_update AFTER UPDATE OF target_id, type, extractor ON edges
+BEGIN
+  UPDATE nodes SET reference_count = nullif(reference_count - 1, 0)
+    WHERE id = old.target_id AND old.type IN ('calls','references') AND old.extractor LIKE 'semantic:%';
+  UPDATE nodes SET reference_count = coalesce(reference_count, 0) + 1
+    WHERE id = new.target_id AND new.type IN ('calls','references') AND new.extractor LIKE 'semantic:%';
+END;
+UPDATE nodes SET reference_count = (
+  SELECT nullif(count(*), 0) FROM edges e
+  WHERE e.target_id = nodes.id AND e.type IN ('calls','references') AND e.extractor LIKE 'semantic:%'
+);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

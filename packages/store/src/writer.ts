@@ -55,7 +55,6 @@ export interface SemanticPassWrite {
   readonly edges: readonly SemanticEdgeWrite[];
   /** Edge types the pass produces; approximate edges of these types are superseded. */
   readonly types: readonly EdgeType[];
-  readonly referenceCounts: ReadonlyMap<number, number>;
   /** Node id → refined symbol key (kept on the same node). */
   readonly keyUpdates?: ReadonlyMap<number, string>;
   readonly extractor: string;
@@ -242,8 +241,6 @@ export class IndexWriter {
         this.stmts.insertEdge.run(e.sourceId, e.fileId, e.type, e.confidence, e.targetKey, e.targetName, e.targetId, null, null, null, e.line, pass.extractor);
         inserted++;
       }
-      const setCount = this.db.prepare(`UPDATE nodes SET reference_count = ? WHERE id = ?`);
-      for (const [nodeId, count] of pass.referenceCounts) setCount.run(count, nodeId);
       if (pass.keyUpdates) {
         const setKey = this.db.prepare(`UPDATE OR IGNORE nodes SET symbol_key = ? WHERE id = ?`);
         for (const [nodeId, key] of pass.keyUpdates) setKey.run(key, nodeId);

@@ -44,6 +44,7 @@ describe('opening and migrations', () => {
       { version: 4, name: 'persisted quantised vector index (cold start)' },
       { version: 5, name: 'Porter-stemmed full-text index' },
       { version: 6, name: 'covering index of edge targets with their file' },
+      { version: 7, name: 'reference counts kept by triggers from the semantic edges' },
     ]);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -52,7 +53,7 @@ describe('opening and migrations', () => {
     store.close();
     // Re-opening applies nothing new.
     const again = Store.open(path);
-    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 6 });
+    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 7 });
     again.close();
   });
 
