@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Engine, NAVIGATIONS, renderGraph, toSymbolView, type Navigation, type NavigationResult, type NodeRecord } from '@ca/engine';
+import { Engine, NAVIGATIONS, renderGraph, toSymbolView, type Navigation, type NavigationResult, type NodeRecord, type IndexReport } from '@ca/engine';
 import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS, type Confidence, type Language, type NodeKind } from '@ca/schema';
 import { printJson, ProgressBar, reportError } from './output.js';
 import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
@@ -150,6 +150,7 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
       process.stdout.write(
         `Indexed ${report.files} files (${report.lines} lines): ${report.symbols} symbols, ${report.edges} edges in ${report.ms} ms\n` +
           `  ${report.changed} parsed this run, ${report.removed} removed; status ok ${s.ok}, partial ${s.partial}, error ${s.error}, skipped ${s.skipped}, no grammar ${s.no_grammar}\n` +
+          contextLines(report) +
           `  index: ${engine.dbPath}\n`,
       );
     }
@@ -157,6 +158,11 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
   } finally {
     engine.close();
   }
+}
+
+/** `  tsconfig.json changed: 12 files re-analysed` per semantic-context change, or nothing. */
+function contextLines(report: IndexReport): string {
+  return (report.contextChanges ?? []).map((c) => `  ${c.path} ${c.change}: ${c.files} files re-analysed\n`).join('');
 }
 
 async function cmdWatch(values: Values, args: string[]): Promise<number> {
@@ -175,8 +181,12 @@ async function cmdWatch(values: Values, args: string[]): Promise<number> {
       stop,
       print: (r) => {
         // JSON Lines: one compact object per run, so a consumer can read the stream line by line.
-        if (values.json) process.stdout.write(`${JSON.stringify({ event: first ? 'indexed' : 'updated', files: r.files, symbols: r.symbols, changed: r.changed, removed: r.removed, ms: r.ms })}\n`);
-        else process.stdout.write(`${first ? 'indexed' : 'updated'}: ${r.changed} changed, ${r.removed} removed in ${r.ms} ms (${r.files} files, ${r.symbols} symbols)\n`);
+        if (values.json) {
+          const line = { event: first ? 'indexed' : 'updated', files: r.files, symbols: r.symbols, changed: r.changed, removed: r.removed, ms: r.ms };
+          process.stdout.write(`${JSON.stringify(r.contextChanges ? { ...line, contextChanges: r.contextChanges } : line)}\n`);
+        } else {
+          process.stdout.write(`${first ? 'indexed' : 'updated'}: ${r.changed} changed, ${r.removed} removed in ${r.ms} ms (${r.files} files, ${r.symbols} symbols)\n${contextLines(r)}`);
+        }
         if (first && !values.json) process.stdout.write(`watching ${engine.repoRoot} (Ctrl-C to stop)\n`);
         first = false;
       },

@@ -42,7 +42,7 @@ export async function watchRepository(engine: Engine, options: WatchOptions): Pr
         again = false;
         try {
           const report = await engine.index();
-          if (first || report.changed > 0 || report.removed > 0) options.print(report);
+          if (first || report.changed > 0 || report.removed > 0 || report.contextChanges) options.print(report);
         } catch (e) {
           options.printError(e);
         }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +106,15 @@ describe('ca CLI', () => {
       expect(r.code).toBe(0);
       expect(Array.isArray(JSON.parse(r.stdout).results)).toBe(true);
     }
+  });
+
+  it('index names a changed tsconfig and the files it re-analysed', () => {
+    const config = join(repo, 'tsconfig.json');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('"strict": true', '"strict": false'));
+    const r = ca(['index', repo]);
+    expect(r.code).toBe(0);
+    // All 13 source files of fixtures/ts-app sit under the root config.
+    expect(r.stdout.split('\n')[2]).toBe('  tsconfig.json changed: 13 files re-analysed');
   });
 
   it('a corrupt index is reported as a failure (exit 1)', () => {

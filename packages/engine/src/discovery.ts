@@ -50,7 +50,35 @@ export interface SkippedFile {
 export interface DiscoveryResult {
   readonly files: DiscoveredFile[];
   readonly skipped: SkippedFile[];
+  /** Semantic-context files (`isSemanticContextFile`), same ignore rules, never through a link. */
+  readonly contextFiles: DiscoveredFile[];
 }
+
+/**
+ * Files whose change alters how a compiler sees the code around them (INVALIDATION.md, second
+ * class): TS/JS project and workspace configs and lockfiles, C# projects, solutions, MSBuild
+ * props/targets and NuGet configuration. Matched on the file name, case-insensitively.
+ */
+export function isSemanticContextFile(name: string): boolean {
+  const n = name.toLowerCase();
+  return SEMANTIC_CONTEXT_NAMES.has(n) || /^tsconfig(\..*)?\.json$/.test(n) || /\.(csproj|sln|slnx)$/.test(n);
+}
+
+const SEMANTIC_CONTEXT_NAMES: ReadonlySet<string> = new Set([
+  'jsconfig.json',
+  'package.json',
+  'pnpm-workspace.yaml',
+  'lerna.json',
+  'package-lock.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'directory.build.props',
+  'directory.build.targets',
+  'directory.packages.props',
+  'global.json',
+  'nuget.config',
+  'packages.lock.json',
+]);
 
 interface IgnoreScope {
   /** Repo-relative POSIX dir of the .gitignore ('' for root). */
@@ -111,6 +139,7 @@ function projectNameFromPackageJson(abs: string, rel: string): string | null {
 export function discoverFiles(root: string, config: Config['indexing'], extensions: ReadonlySet<string>): DiscoveryResult {
   const files: DiscoveredFile[] = [];
   const skipped: SkippedFile[] = [];
+  const contextFiles: DiscoveredFile[] = [];
   const exclude = ignore().add(config.exclude);
   const keep = ignore().add(config.keep);
   const include = config.include.length > 0 ? ignore().add(config.include) : null;
@@ -171,10 +200,16 @@ export function discoverFiles(root: string, config: Config['indexing'], extensio
       if (!st.isFile()) continue;
       const handled = extensions.has(ext) || (ext === '.ts' && name.endsWith('.d.ts'));
       const known = handled || NO_GRAMMAR_EXTENSIONS.has(ext);
-      if (!known) continue;
+      const context = isSemanticContextFile(name);
+      if (!known && !context) continue;
       const isKept = keep.ignores(rel);
       if (dir.keptOnly && !isKept) continue;
       if (!isKept && (isIgnoredBy(scopes, rel, false) || exclude.ignores(rel))) continue;
+      if (context) {
+        // `include` narrows the source files only: a config outside it still shapes them.
+        contextFiles.push({ path: toPosix(rel), absPath: abs, size: st.size, mtimeMs: Math.floor(st.mtimeMs), project });
+        if (!known) continue;
+      }
       if (include && !include.ignores(rel) && !isKept) continue;
       if (!handled) {
         skipped.push({ path: rel, reason: `no grammar for ${ext} files`, status: 'no_grammar', size: st.size, mtimeMs: st.mtimeMs, project });
@@ -200,8 +235,10 @@ export function discoverFiles(root: string, config: Config['indexing'], extensio
     // Depth-first in sorted order: push in reverse so the first entry is visited first.
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files, skipped };
+  const byPath = (a: DiscoveredFile, b: DiscoveredFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  files.sort(byPath);
+  contextFiles.sort(byPath);
+  return { files, skipped, contextFiles };
 }
 
 export function extensionOf(name: string): string {

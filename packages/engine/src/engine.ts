@@ -25,6 +25,7 @@ import { ParsePool } from './parsePool.js';
 import { embedPending, IndexEmbedder, QueryEmbedder, type EmbedReport } from './embedding.js';
 import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
 import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, type TsSemanticReport } from './tsSemantic.js';
+import { applyContextChanges, type ContextChange } from './semanticContext.js';
 
 export const WORKING_LABEL = 'working';
 
@@ -61,6 +62,8 @@ export interface IndexReport {
   lines: number;
   /** Semantic passes run in this run (absent when nothing needed one). */
   semantic?: { ts?: TsSemanticReport; cs?: CsSemanticReport };
+  /** Semantic-context files (tsconfig, package.json, csproj …) changed since the last index, with the files re-analysed for each. */
+  contextChanges?: readonly ContextChange[];
   /** The embedding step (vectors are filled behind the structural index). */
   embeddings?: EmbedReport;
 }
@@ -230,11 +233,14 @@ export class Engine {
       this.store.resolveImports(WORKING_LABEL);
       progress({ phase: 'resolve', done: 1, total: 1 });
       const semantic: NonNullable<IndexReport['semantic']> = {};
+      let contextChanges: ContextChange[] = [];
       if (this.config.semantic.enabled) {
         // A newer semantic extractor (an upgraded ca) re-analyses every file of its language:
         // edges of the old one stay served, marked pending, until the new pass replaces them.
         this.invalidateSemanticExtractor(['ts', 'js'], TS_SEMANTIC_EXTRACTOR);
         this.invalidateSemanticExtractor(['cs'], CS_SEMANTIC_EXTRACTOR);
+        // A changed tsconfig, package.json, csproj … re-analyses the files it shapes.
+        contextChanges = applyContextChanges(this.store, WORKING_LABEL, found.contextFiles);
         // C# files lacking exact edges (new, changed, or never analysed), with their projects.
         const stale = this.store.db
           .prepare(
@@ -294,6 +300,7 @@ export class Engine {
         removed: removed.length,
         lines: counts.lines,
         ...(Object.keys(semantic).length > 0 ? { semantic } : {}),
+        ...(contextChanges.length > 0 ? { contextChanges } : {}),
         embeddings,
       };
     } finally {

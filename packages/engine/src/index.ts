@@ -12,6 +12,7 @@ export { NAVIGATIONS, renderGraph } from './navigation.js';
 export type { Navigation, NavigationOptions, NavigationResult, NavigationEdge, NavigationNode, Gap, ImpactFile } from './navigation.js';
 export { importModel } from './modelImport.js';
 export type { EmbedReport } from './embedding.js';
+export type { ContextChange } from './semanticContext.js';
 export { discoverFiles, BUILTIN_EXCLUDED_DIRS } from './discovery.js';
 export type { DiscoveredFile, SkippedFile, DiscoveryResult } from './discovery.js';
 export { gitBlobId, looksMinified } from './fileProcessing.js';
