@@ -98,7 +98,7 @@ describe('a changed TS semantic context re-runs the semantic pass of the files i
     // syntactic edge the pass had set aside is back.
     expect(labelCalls(engine)).toEqual(LINE_3_SYNTACTIC);
     const callers = engine.navigate('callers', 'formatMoney').edges.map((e) => [e.path, e.confidence]);
-    expect(callers.filter((c) => c[0].startsWith('packages/core/'))).toEqual([
+    expect(callers.filter((c) => String(c[0]).startsWith('packages/core/'))).toEqual([
       ['packages/core/src/checkout.ts', 'exact'],
       ['packages/core/src/payments/stripeGateway.ts', 'exact'],
     ]);
