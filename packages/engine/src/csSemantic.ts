@@ -117,7 +117,8 @@ export async function runCsSemanticPass(
       } catch (e) {
         const reason = e instanceof CaError ? `${e.code}: ${e.message}` : (e as Error).message;
         failedProjects.push({ project, reason });
-        store.writer.setSemanticState(analysed.map((f) => f.id), 'failed', reason);
+        // Exact edges of an earlier pass (before the project file changed) go with it.
+        store.writer.degradeSemantic(analysed.map((f) => f.id), CS_SEMANTIC_TYPES, 'failed', reason);
         store.writer.recordEvent('semantic_failed', project, reason);
       }
       options.onProgress?.(++done, projects.length);

@@ -240,7 +240,7 @@ export class Engine {
         this.invalidateSemanticExtractor(['ts', 'js'], TS_SEMANTIC_EXTRACTOR);
         this.invalidateSemanticExtractor(['cs'], CS_SEMANTIC_EXTRACTOR);
         // A changed tsconfig, package.json, csproj … re-analyses the files it shapes.
-        contextChanges = applyContextChanges(this.store, WORKING_LABEL, found.contextFiles);
+        contextChanges = applyContextChanges(this.store, WORKING_LABEL, this.repoRoot, found.contextFiles);
         // C# files lacking exact edges (new, changed, or never analysed), with their projects.
         const stale = this.store.db
           .prepare(

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { posix } from 'node:path';
+import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
+import { posix, relative, resolve, sep } from 'node:path';
+import { readCsproj } from '@ca/parse-cs';
 import type { Store } from '@ca/store';
 import type { DiscoveredFile } from './discovery.js';
 
@@ -12,22 +13,48 @@ export interface ContextChange {
   readonly files: number;
 }
 
+/** What the index remembers of one context file between runs (`_metadata.semantic_context`). */
 interface Recorded {
   readonly size: number;
+  /** -1 when the file was modified too recently to trust size + mtime next time (racy). */
   readonly mtimeMs: number;
+  /** sha1 of the bytes, or `unreadable: <code>`. */
   readonly hash: string;
+  /** tsconfig/jsconfig (and configs they extend): the repo paths it extends; `*` = unknown (unreadable, invalid, too large). */
+  readonly extends?: readonly string[];
+  /** package.json: its `name`; null = none; `*` = unknown. */
+  readonly pkg?: string | null;
 }
 
 const METADATA_KEY = 'semantic_context';
+/** A file modified this recently may change again within the file system's timestamp granularity. */
+const RACY_MS = 2_000;
+/** Configs larger than this are hashed but not read as JSON/XML (their facts count as unknown). */
+export const CONTEXT_READ_MAX_BYTES = 1 << 20;
+const UNKNOWN = '*';
+
+const TS_CONFIG = /^(tsconfig(\..*)?|jsconfig)\.json$/i;
+const C_SHARP_WIDE = /(^|\/)(directory\.build\.(props|targets)|directory\.packages\.props|global\.json|nuget\.config|packages\.lock\.json)$/i;
+
+interface Tracked {
+  readonly path: string;
+  readonly absPath: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** Tracked because a config `extends` it (a `base.json` is not named like a config). */
+  readonly extended: boolean;
+}
 
 /**
- * Compares the repository's semantic-context files (discovery's `contextFiles`) with those
- * recorded by the previous index and marks the source files they shape `pending`, so the
- * semantic passes of this `index()` analyse them again (INVALIDATION.md, second class). The
- * first index only records them: every file is pending then anyway. Contents are hashed only
- * when size or mtime moved; an unreadable file hashes as its error, so it counts as changed.
+ * Compares the repository's semantic-context files (discovery's `contextFiles`, plus the
+ * in-repo files their tsconfigs `extends`) with those recorded by the previous index and marks
+ * the source files they shape `pending`, so the semantic passes of this `index()` analyse them
+ * again (INVALIDATION.md, second class; decision 012). The first index only records them:
+ * every file is pending then anyway. Contents are hashed only when size or mtime moved; an
+ * unreadable file hashes as its error, so it counts as changed. Nothing is executed: configs
+ * are read as text.
  */
-export function applyContextChanges(store: Store, label: string, current: readonly DiscoveredFile[]): ContextChange[] {
+export function applyContextChanges(store: Store, label: string, repoRoot: string, discovered: readonly DiscoveredFile[]): ContextChange[] {
   const raw = store.reader(label).metadata(METADATA_KEY);
   let previous: Record<string, Recorded> | null = null;
   try {
@@ -36,14 +63,58 @@ export function applyContextChanges(store: Store, label: string, current: readon
     previous = null;
   }
   const next: Record<string, Recorded> = {};
-  const changed: { path: string; change: ContextChange['change'] }[] = [];
-  for (const f of current) {
+  const tracked = new Map<string, Tracked>(discovered.map((f) => [f.path, { ...f, extended: false }]));
+  const packageDirs = new Map<string, string>();
+  const now = Date.now();
+  const record = (f: Tracked): Recorded => {
     const old = previous?.[f.path];
-    const hash = old && old.size === f.size && old.mtimeMs === f.mtimeMs ? old.hash : hashOf(f.absPath);
-    next[f.path] = { size: f.size, mtimeMs: f.mtimeMs, hash };
-    if (previous !== null && (!old || old.hash !== hash)) changed.push({ path: f.path, change: old ? 'changed' : 'added' });
+    const same = old !== undefined && old.mtimeMs >= 0 && old.size === f.size && old.mtimeMs === f.mtimeMs;
+    const hash = same ? old.hash : hashOf(f.absPath);
+    const reuse = old !== undefined && old.hash === hash ? old : undefined;
+    const isTsConfig = f.extended || TS_CONFIG.test(posix.basename(f.path));
+    const isPackage = posix.basename(f.path).toLowerCase() === 'package.json';
+    const r: Recorded = {
+      size: f.size,
+      mtimeMs: now - f.mtimeMs < RACY_MS ? -1 : f.mtimeMs,
+      hash,
+      ...(isTsConfig ? { extends: reuse?.extends ?? readExtends(f.absPath) } : {}),
+      ...(isPackage ? { pkg: reuse?.pkg !== undefined ? reuse.pkg : readPackageName(f.absPath) } : {}),
+    };
+    next[f.path] = r;
+    return r;
+  };
+  // Package names first: a tsconfig may extend `@acme/tsconfig/base.json`, a workspace package.
+  for (const f of tracked.values()) {
+    if (posix.basename(f.path).toLowerCase() !== 'package.json') continue;
+    const pkg = record(f).pkg;
+    if (typeof pkg === 'string' && pkg !== UNKNOWN && !packageDirs.has(pkg)) packageDirs.set(pkg, dirOf(f.path));
   }
-  for (const path of Object.keys(previous ?? {})) if (!(path in next)) changed.push({ path, change: 'removed' });
+  const queue = [...tracked.values()].filter((f) => !(f.path in next));
+  const root = resolve(repoRoot);
+  while (queue.length > 0) {
+    const f = queue.shift()!;
+    if (f.path in next) continue;
+    const r = record(f);
+    for (const spec of r.extends ?? []) {
+      if (spec === UNKNOWN) continue;
+      const target = resolveExtends(spec, f.path, packageDirs, root);
+      if (target === null || tracked.has(target)) continue;
+      const extra = lstatTracked(root, target);
+      if (extra === null) continue;
+      tracked.set(target, extra);
+      queue.push(extra);
+    }
+  }
+
+  const changed: { path: string; change: ContextChange['change'] }[] = [];
+  if (previous !== null) {
+    for (const [path, r] of Object.entries(next)) {
+      const old = previous[path];
+      if (!old || old.hash !== r.hash) changed.push({ path, change: old ? 'changed' : 'added' });
+    }
+    for (const path of Object.keys(previous)) if (!(path in next)) changed.push({ path, change: 'removed' });
+    changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
 
   const out: ContextChange[] = [];
   store.db.transaction(() => {
@@ -54,17 +125,18 @@ export function applyContextChanges(store: Store, label: string, current: readon
            WHERE f.language IN ('ts','js','cs') AND f.parse_status IN ('ok','partial')`,
         )
         .all(label) as ScopeFile[];
-      const extendsGraph = tsconfigExtends(current);
+      const graph = extendsGraph(next, previous ?? {}, packageDirs, root);
+      const scopes = new ScopeFinder(store, label, root, files, graph, next, previous ?? {}, tracked);
       const mark = store.db.prepare(`UPDATE files SET semantic_state = 'pending', semantic_reason = ? WHERE id = ?`);
       for (const c of changed) {
-        const scope = scopeOf(c.path, files, extendsGraph);
+        const scope = scopes.of(c.path);
         const reason = `semantic context ${c.change}: ${c.path}`;
         for (const f of scope) mark.run(reason, f.id);
         store.writer.recordEvent('semantic_context_changed', c.path, `${reason}; ${scope.length} files to re-analyse`);
         out.push({ path: c.path, change: c.change, files: scope.length });
       }
     }
-    store.writer.setMetadata(METADATA_KEY, JSON.stringify(next));
+    if (raw !== JSON.stringify(next)) store.writer.setMetadata(METADATA_KEY, JSON.stringify(next));
   })();
   return out;
 }
@@ -76,74 +148,256 @@ interface ScopeFile {
   readonly project: string;
 }
 
+/** Hashes a file in fixed-size chunks (a 50 MB lockfile never sits in memory whole). */
 function hashOf(absPath: string): string {
+  let fd: number | null = null;
   try {
-    return createHash('sha1').update(readFileSync(absPath)).digest('hex');
+    fd = openSync(absPath, 'r');
+    const hash = createHash('sha1');
+    const buf = Buffer.allocUnsafe(1 << 16);
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) hash.update(buf.subarray(0, n));
+    return hash.digest('hex');
   } catch (e) {
     return `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
 }
 
-const C_SHARP_WIDE = /(^|\/)(directory\.build\.(props|targets)|directory\.packages\.props|global\.json|nuget\.config|packages\.lock\.json)$/i;
-
-/** The source files a context file shapes. */
-function scopeOf(path: string, files: readonly ScopeFile[], extendsGraph: ReadonlyMap<string, readonly string[]>): ScopeFile[] {
-  const lower = path.toLowerCase();
-  const under = (dir: string) => (p: string) => dir === '' || p.startsWith(`${dir}/`);
-  if (lower.endsWith('.csproj')) return files.filter((f) => f.language === 'cs' && f.project === path);
-  if (/\.(sln|slnx)$/.test(lower)) return files.filter((f) => f.language === 'cs');
-  if (C_SHARP_WIDE.test(lower)) {
-    const inDir = under(dirOf(path));
-    return files.filter((f) => f.language === 'cs' && inDir(f.path));
+/** The text of a config, or null when it cannot be read or is larger than `CONTEXT_READ_MAX_BYTES`. */
+function readSmallText(absPath: string): string | null {
+  let fd: number | null = null;
+  try {
+    fd = openSync(absPath, 'r');
+    const buf = Buffer.alloc(CONTEXT_READ_MAX_BYTES + 1);
+    let len = 0;
+    for (let n; len < buf.length && (n = readSync(fd, buf, len, buf.length - len, null)) > 0; ) len += n;
+    return len > CONTEXT_READ_MAX_BYTES ? null : buf.toString('utf8', 0, len);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
-  // TS/JS: the directory of the config, lockfile or workspace file, plus the directories of
-  // the tsconfigs that extend a changed one (transitively).
-  const dirs = new Set([dirOf(path)]);
-  const todo = [path];
-  while (todo.length > 0) {
-    for (const child of extendsGraph.get(todo.pop()!) ?? []) {
-      if (dirs.has(dirOf(child)) && child !== path) continue;
-      dirs.add(dirOf(child));
-      todo.push(child);
+}
+
+/** The `extends` specifiers of a tsconfig as written; `[*]` when the file cannot be read as JSON. */
+function readExtends(absPath: string): readonly string[] {
+  const text = readSmallText(absPath);
+  if (text === null) return [UNKNOWN];
+  let parents: unknown;
+  try {
+    parents = (parseJsonc(text) as { extends?: unknown } | null)?.extends;
+  } catch {
+    return [UNKNOWN];
+  }
+  return (Array.isArray(parents) ? parents : [parents]).filter((p): p is string => typeof p === 'string' && p !== UNKNOWN);
+}
+
+/** A package.json's `name`: null without one, `*` when it cannot be read as JSON. */
+function readPackageName(absPath: string): string | null {
+  const text = readSmallText(absPath);
+  if (text === null) return UNKNOWN;
+  try {
+    const name = (JSON.parse(text) as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name !== '' ? name : null;
+  } catch {
+    return UNKNOWN;
+  }
+}
+
+/**
+ * The repo path an `extends` specifier of `from` names, or null when it is outside the
+ * repository or in an installed package (node_modules is not tracked: installs change a
+ * lockfile, which re-analyses every TS/JS file below it). Relative paths resolve as tsc does
+ * (`p`, then `p.json`); a package name resolves to a workspace package's directory
+ * (`@acme/tsconfig/base.json`, or its `tsconfig.json` for the bare name).
+ */
+function resolveExtends(spec: string, from: string, packageDirs: ReadonlyMap<string, string>, root: string): string | null {
+  const exists = (p: string) => lstatTracked(root, p) !== null;
+  const withJson = (p: string) => (exists(p) || p.endsWith('.json') ? p : `${p}.json`);
+  let target: string;
+  if (/^\.\.?(\/|$)/.test(spec) || posix.isAbsolute(spec)) {
+    const abs = posix.isAbsolute(spec) ? spec : resolve(root, dirOf(from), spec);
+    const rel = relative(root, abs).split(sep).join('/');
+    if (rel === '' || rel.startsWith('..') || posix.isAbsolute(rel)) return null;
+    target = withJson(rel);
+  } else {
+    const parts = spec.split('/');
+    const nameLen = spec.startsWith('@') ? 2 : 1;
+    const dir = packageDirs.get(parts.slice(0, nameLen).join('/'));
+    if (dir === undefined) return null;
+    const sub = parts.slice(nameLen).join('/');
+    target = sub === '' ? posix.join(dir, 'tsconfig.json') : withJson(posix.join(dir, sub));
+  }
+  return /(^|\/)node_modules(\/|$)/.test(target) ? null : target;
+}
+
+/** A repo file that can be tracked: a regular file (never through a symbolic link), outside node_modules. */
+function lstatTracked(root: string, path: string): Tracked | null {
+  if (/(^|\/)node_modules(\/|$)/.test(path)) return null;
+  // Every directory on the way must be a real directory too: a link anywhere is not followed.
+  const parts = path.split('/');
+  try {
+    for (let i = 1; i < parts.length; i++) if (!lstatSync(resolve(root, ...parts.slice(0, i))).isDirectory()) return null;
+    const absPath = resolve(root, ...parts);
+    const st = lstatSync(absPath);
+    if (!st.isFile()) return null;
+    return { path, absPath, size: st.size, mtimeMs: Math.floor(st.mtimeMs), extended: true };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Parent config → the configs that extend it, from this run's and the previous run's facts
+ * (a config that stopped extending a changed base was still shaped by it). A config whose
+ * `extends` is unknown (invalid JSON, unreadable) may extend anything: it is a child of every
+ * config, so a change never misses it.
+ */
+function extendsGraph(
+  next: Readonly<Record<string, Recorded>>,
+  previous: Readonly<Record<string, Recorded>>,
+  packageDirs: ReadonlyMap<string, string>,
+  root: string,
+): { children: Map<string, Set<string>>; unknown: Set<string> } {
+  const children = new Map<string, Set<string>>();
+  const unknown = new Set<string>();
+  for (const facts of [previous, next]) {
+    for (const [path, r] of Object.entries(facts)) {
+      for (const spec of r.extends ?? []) {
+        if (spec === UNKNOWN) {
+          if (facts === next) unknown.add(path);
+          continue;
+        }
+        const target = resolveExtends(spec, path, packageDirs, root);
+        if (target === null) continue;
+        const set = children.get(target) ?? new Set<string>();
+        set.add(path);
+        children.set(target, set);
+      }
     }
   }
-  const tests = [...dirs].map(under);
-  return files.filter((f) => f.language !== 'cs' && tests.some((t) => t(f.path)));
+  return { children, unknown };
+}
+
+/** Maps a changed context file to the source files it shapes. */
+class ScopeFinder {
+  private csprojReferrers: Map<string, string[]> | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly label: string,
+    private readonly root: string,
+    private readonly files: readonly ScopeFile[],
+    private readonly graph: ReturnType<typeof extendsGraph>,
+    private readonly next: Readonly<Record<string, Recorded>>,
+    private readonly previous: Readonly<Record<string, Recorded>>,
+    private readonly tracked: ReadonlyMap<string, Tracked>,
+  ) {}
+
+  of(path: string): ScopeFile[] {
+    const lower = path.toLowerCase();
+    const name = posix.basename(lower);
+    if (lower.endsWith('.csproj')) {
+      // The project and, transitively, the projects referencing it: they compile against it
+      // (its packages, InternalsVisibleTo, target framework flow into them).
+      const projects = new Set([path]);
+      const todo = [path];
+      while (todo.length > 0) {
+        for (const p of this.referrers().get(todo.pop()!) ?? []) {
+          if (projects.has(p)) continue;
+          projects.add(p);
+          todo.push(p);
+        }
+      }
+      return this.files.filter((f) => f.language === 'cs' && projects.has(f.project));
+    }
+    if (/\.(sln|slnx)$/.test(lower)) return this.files.filter((f) => f.language === 'cs');
+    if (C_SHARP_WIDE.test(lower)) {
+      // MSBuild applies these to the projects below them; a project's files may sit elsewhere.
+      const inDir = under(dirOf(path));
+      return this.files.filter((f) => f.language === 'cs' && (inDir(f.path) || inDir(f.project)));
+    }
+    const dirs = new Set([dirOf(path)]);
+    const recorded = this.next[path] ?? this.previous[path];
+    if (recorded?.extends !== undefined || TS_CONFIG.test(name)) {
+      // Configs extending this one, transitively, and configs whose `extends` is unknown.
+      const seen = new Set([path]);
+      const todo = [path];
+      for (const u of this.graph.unknown) {
+        if (seen.has(u)) continue;
+        seen.add(u);
+        dirs.add(dirOf(u));
+        todo.push(u);
+      }
+      while (todo.length > 0) {
+        for (const child of this.graph.children.get(todo.pop()!) ?? []) {
+          if (seen.has(child)) continue;
+          seen.add(child);
+          dirs.add(dirOf(child));
+          todo.push(child);
+        }
+      }
+    }
+    const tests = [...dirs].map(under);
+    const scope = new Set(this.files.filter((f) => f.language !== 'cs' && tests.some((t) => t(f.path))));
+    if (name === 'package.json' && dirOf(path) !== '') {
+      // A workspace package's manifest (`name`, `exports`, `types`) decides how the other
+      // packages' imports of it resolve: their importing files are re-analysed too. An unknown
+      // name (unreadable, invalid, too large) re-analyses every TS/JS file.
+      const names = new Set([this.next[path]?.pkg, this.previous[path]?.pkg].filter((n): n is string => typeof n === 'string'));
+      if (names.has(UNKNOWN)) return this.files.filter((f) => f.language !== 'cs');
+      const importers = this.importersOf([...names]);
+      for (const f of this.files) if (f.language !== 'cs' && importers.has(f.id)) scope.add(f);
+    }
+    return [...scope];
+  }
+
+  /** Files (of this label) with an import whose specifier is one of `names` or a subpath of one. */
+  private importersOf(names: readonly string[]): Set<number> {
+    const ids = new Set<number>();
+    for (const table of ['edges', 'superseded_edges']) {
+      const stmt = this.store.db.prepare(
+        `SELECT DISTINCT e.file_id AS id FROM ${table} e JOIN label_files lf ON lf.file_id = e.file_id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+         WHERE e.type = 'imports' AND (e.specifier = ? OR substr(e.specifier, 1, ?) = ?)`,
+      );
+      for (const n of names) for (const r of stmt.all(this.label, n, n.length + 1, `${n}/`) as { id: number }[]) ids.add(r.id);
+    }
+    return ids;
+  }
+
+  /** Referenced .csproj → the projects referencing it, read (as text) only when a .csproj changed. */
+  private referrers(): Map<string, string[]> {
+    if (this.csprojReferrers !== null) return this.csprojReferrers;
+    const map = new Map<string, string[]>();
+    for (const f of this.tracked.values()) {
+      if (!f.path.toLowerCase().endsWith('.csproj')) continue;
+      const text = readSmallText(f.absPath);
+      if (text === null) continue;
+      let refs: readonly string[];
+      try {
+        refs = readCsproj(text, f.path).projectReferences;
+      } catch {
+        continue; // A malformed project fails its own load (with the reason) in the C# pass.
+      }
+      for (const r of refs) {
+        const list = map.get(r) ?? [];
+        list.push(f.path);
+        map.set(r, list);
+      }
+    }
+    this.csprojReferrers = map;
+    return map;
+  }
+}
+
+function under(dir: string): (p: string) => boolean {
+  return (p: string) => dir === '' || p.startsWith(`${dir}/`);
 }
 
 function dirOf(path: string): string {
   const d = posix.dirname(path);
   return d === '.' ? '' : d;
-}
-
-/**
- * Parent tsconfig path → the tsconfigs whose `extends` names it (relative paths only: a
- * package name resolves into node_modules, which is not tracked). Configs are read as JSON with
- * comments and trailing commas; one that cannot be read extends nothing.
- */
-function tsconfigExtends(contextFiles: readonly DiscoveredFile[]): Map<string, string[]> {
-  const known = new Set(contextFiles.map((f) => f.path));
-  const children = new Map<string, string[]>();
-  for (const f of contextFiles) {
-    const name = posix.basename(f.path).toLowerCase();
-    if (!/^(tsconfig(\..*)?|jsconfig)\.json$/.test(name)) continue;
-    let parents: unknown;
-    try {
-      parents = (parseJsonc(readFileSync(f.absPath, 'utf8')) as { extends?: unknown } | null)?.extends;
-    } catch {
-      continue;
-    }
-    for (const p of Array.isArray(parents) ? parents : [parents]) {
-      if (typeof p !== 'string' || !/^\.\.?\//.test(p)) continue;
-      const joined = posix.normalize(posix.join(dirOf(f.path), p));
-      const target = [joined, `${joined}.json`, `${joined}/tsconfig.json`].find((c) => known.has(c));
-      if (target === undefined) continue;
-      const list = children.get(target) ?? [];
-      list.push(f.path);
-      children.set(target, list);
-    }
-  }
-  return children;
 }
 
 /** JSON with `//` and `/* *\/` comments and trailing commas (tsconfig's dialect); strings are left intact. */

@@ -71,7 +71,9 @@ export async function runTsSemanticPass(
     if (options.service === undefined) await service.dispose();
   }
   if (failedProjects.length > 0) {
-    // Files no successful project covered keep their approximate edges, with the reason.
+    // Files no successful project covered fall back to their approximate edges, with the
+    // reason: exact edges of an earlier pass (before their tsconfig broke) go in the same
+    // transaction, so they are never served as current.
     const reason = failedProjects.map((p) => `${p.project}: ${p.reason}`).join('; ');
     const stale = store.db
       .prepare(
@@ -79,7 +81,7 @@ export async function runTsSemanticPass(
          WHERE f.language IN ('ts','js') AND f.semantic_state <> 'ok'`,
       )
       .all(label) as { id: number }[];
-    store.writer.setSemanticState(stale.map((r) => r.id), 'failed', reason.slice(0, 2000));
+    store.writer.degradeSemantic(stale.map((r) => r.id), TS_SEMANTIC_TYPES, 'failed', reason.slice(0, 2000));
   }
   return { projects, failedProjects, fileErrors, files, edges, keyRefinements: refinements, ms: Math.round(performance.now() - started) };
 }
@@ -99,7 +101,7 @@ function applyPlanned(store: Store, _project: ProjectResult, pass: PlannedPass):
     keyUpdates: pass.keyUpdates,
     extractor: TS_SEMANTIC_EXTRACTOR,
   });
-  for (const fe of pass.fileErrorIds) store.writer.setSemanticState([fe.id], 'failed', fe.reason);
+  for (const fe of pass.fileErrorIds) store.writer.degradeSemantic([fe.id], TS_SEMANTIC_TYPES, 'failed', fe.reason);
 }
 
 function planProject(store: Store, label: string, project: ProjectResult): PlannedPass {

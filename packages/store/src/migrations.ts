@@ -302,6 +302,36 @@ UPDATE nodes SET reference_count = (
 );
 `,
   },
+  {
+    version: 8,
+    name: 'syntactic edges set aside by a semantic pass',
+    // A semantic pass used to delete the syntactic edge of every use it resolved. When the
+    // file's semantic context later changed (a tsconfig alias removed, a project broken into
+    // invalid JSON) and the new pass resolved less or failed, those uses had no edge at all
+    // until the file itself was edited. The pass now moves them here; the next pass of the
+    // file, or its degradation to syntactic-only, moves them back (decision 012). Same columns
+    // and cascades as `edges`; no trigger reads this table (reference counts are semantic).
+    sql: `
+CREATE TABLE IF NOT EXISTS superseded_edges (
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  confidence TEXT NOT NULL,
+  target_key TEXT NOT NULL,
+  target_name TEXT NOT NULL,
+  target_id INTEGER REFERENCES nodes(id) ON DELETE SET NULL,
+  target_module TEXT,
+  imported_name TEXT,
+  specifier TEXT,
+  line INTEGER NOT NULL,
+  extractor TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS superseded_edges_file ON superseded_edges(file_id);
+CREATE INDEX IF NOT EXISTS superseded_edges_source ON superseded_edges(source_id);
+CREATE INDEX IF NOT EXISTS superseded_edges_target ON superseded_edges(target_id);
+`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

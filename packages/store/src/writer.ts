@@ -49,6 +49,9 @@ export interface SemanticEdgeWrite {
   readonly line: number;
 }
 
+/** The columns `edges` and `superseded_edges` share (everything but the row id). */
+const EDGE_COLUMNS = 'source_id, file_id, type, confidence, target_key, target_name, target_id, target_module, imported_name, specifier, line, extractor';
+
 export interface SemanticPassWrite {
   /** File versions the pass covered: their prior semantic edges are replaced. */
   readonly fileIds: readonly number[];
@@ -209,10 +212,12 @@ export class IndexWriter {
 
   /**
    * Applies a semantic pass over a scope in one transaction: the scope's previous semantic
-   * edges go; a syntactic edge goes when the pass resolved a use at the same source and line,
-   * and stays (approximate) when the pass could not resolve that use; the new
-   * exact edges are inserted; files are marked `semantic_state = ok`. Readers never see a mix
-   * of stale exact and new approximate edges for the scope.
+   * edges go; the syntactic edges an earlier pass set aside come back; a syntactic edge is set
+   * aside (`superseded_edges`) when the pass resolved a use at the same source and line, and
+   * stays (approximate) when the pass could not resolve that use; the new exact edges are
+   * inserted; files are marked `semantic_state = ok`. Readers never see a mix of stale exact
+   * and new approximate edges for the scope, and a use the new pass no longer resolves (its
+   * semantic context changed) keeps its approximate edge.
    */
   applySemanticPass(pass: SemanticPassWrite): { inserted: number; superseded: number } {
     let inserted = 0;
@@ -225,12 +230,15 @@ export class IndexWriter {
       const approx = this.db.prepare(
         `SELECT id, source_id, line FROM edges WHERE file_id = ? AND extractor NOT LIKE 'semantic:%' AND type IN (${typeList})`,
       );
+      const setAside = this.db.prepare(`INSERT INTO superseded_edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM edges WHERE id = ?`);
       const delEdge = this.db.prepare(`DELETE FROM edges WHERE id = ?`);
       const markOk = this.db.prepare(`UPDATE files SET semantic_state = 'ok', semantic_reason = NULL WHERE id = ?`);
       for (const fileId of pass.fileIds) {
         delSemantic.run(fileId, ...pass.types);
+        this.restoreSuperseded(fileId, pass.types);
         for (const e of approx.all(fileId, ...pass.types) as { id: number; source_id: number; line: number }[]) {
           if (covered.has(`${e.source_id}:${e.line}`)) {
+            setAside.run(e.id);
             delEdge.run(e.id);
             superseded++;
           }
@@ -247,6 +255,35 @@ export class IndexWriter {
       }
     })();
     return { inserted, superseded };
+  }
+
+  /**
+   * Degrades files to syntactic-only in one transaction (INVALIDATION.md): their semantic edges
+   * of `types` go, the syntactic edges a pass had set aside come back, and the state and reason
+   * are recorded. Used when the pass that should have replaced a file's exact edges failed (its
+   * project no longer loads): stale exact edges are never served as current.
+   */
+  degradeSemantic(fileIds: readonly number[], types: readonly EdgeType[], state: 'none' | 'failed', reason: string | null): { removed: number } {
+    let removed = 0;
+    this.db.transaction(() => {
+      const typeList = types.map(() => '?').join(',');
+      const delSemantic = this.db.prepare(`DELETE FROM edges WHERE file_id = ? AND extractor LIKE 'semantic:%' AND type IN (${typeList})`);
+      for (const id of fileIds) {
+        removed += delSemantic.run(id, ...types).changes;
+        this.restoreSuperseded(id, types);
+        this.stmts.setSemantic.run(state, reason, id);
+      }
+    })();
+    return { removed };
+  }
+
+  /** Moves the set-aside syntactic edges of `types` in a file back into `edges` (inside a caller's transaction). */
+  private restoreSuperseded(fileId: number, types: readonly EdgeType[]): void {
+    const typeList = types.map(() => '?').join(',');
+    this.db
+      .prepare(`INSERT INTO edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM superseded_edges WHERE file_id = ? AND type IN (${typeList}) ORDER BY id`)
+      .run(fileId, ...types);
+    this.db.prepare(`DELETE FROM superseded_edges WHERE file_id = ? AND type IN (${typeList})`).run(fileId, ...types);
   }
 
   /** Records why a scope has no (or failed) semantic edges. */

@@ -33,6 +33,7 @@ describe('opening and migrations', () => {
       'node_embeddings',
       'node_spans',
       'nodes',
+      'superseded_edges',
       'vec_embeddings',
       'vector_snapshot_parts',
     ]);
@@ -45,6 +46,7 @@ describe('opening and migrations', () => {
       { version: 5, name: 'Porter-stemmed full-text index' },
       { version: 6, name: 'covering index of edge targets with their file' },
       { version: 7, name: 'reference counts kept by triggers from the semantic edges' },
+      { version: 8, name: 'syntactic edges set aside by a semantic pass' },
     ]);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -53,7 +55,7 @@ describe('opening and migrations', () => {
     store.close();
     // Re-opening applies nothing new.
     const again = Store.open(path);
-    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 7 });
+    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 8 });
     again.close();
   });
 
