@@ -40,6 +40,8 @@ Search options:
 
 Other:
   similar SYMBOL          code like this symbol (vector channel)
+  mcp [PATH]              serve the search and navigation tools to an MCP client over stdio
+                          (--db FILE, --no-refresh; see apps/mcp/README.md)
   model import DIR        copy an embedding model folder into the user cache (offline machines)
   eval run|gate|mine-git  retrieval quality on query sets (see apps/eval/README.md)`;
 
@@ -447,6 +449,15 @@ export async function run(argv: string[]): Promise<number> {
       return await runEvalCli(argv.slice(1));
     } catch (e) {
       return reportError(e, wantsJson);
+    }
+  }
+  if (argv[0] === 'mcp') {
+    // The MCP server parses its own options (--no-refresh) and owns stdout (the protocol).
+    try {
+      const { runMcpCli } = await import('@ca/mcp');
+      return await runMcpCli(argv.slice(1));
+    } catch (e) {
+      return reportError(e, false);
     }
   }
   try {
