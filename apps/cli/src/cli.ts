@@ -442,22 +442,14 @@ export async function run(argv: string[]): Promise<number> {
   let values: Values;
   let positionals: string[];
   const wantsJson = argv.includes('--json');
-  if (argv[0] === 'eval') {
-    // The eval app parses its own options (--split, --baseline, …).
+  if (argv[0] === 'eval' || argv[0] === 'mcp') {
+    // The eval app and the MCP server parse their own options (--split, --no-refresh, …); the
+    // MCP server owns stdout (the protocol).
     try {
-      const { runEvalCli } = await import('@ca/eval');
-      return await runEvalCli(argv.slice(1));
+      const runApp = argv[0] === 'eval' ? (await import('@ca/eval')).runEvalCli : (await import('@ca/mcp')).runMcpCli;
+      return await runApp(argv.slice(1));
     } catch (e) {
       return reportError(e, wantsJson);
-    }
-  }
-  if (argv[0] === 'mcp') {
-    // The MCP server parses its own options (--no-refresh) and owns stdout (the protocol).
-    try {
-      const { runMcpCli } = await import('@ca/mcp');
-      return await runMcpCli(argv.slice(1));
-    } catch (e) {
-      return reportError(e, false);
     }
   }
   try {

@@ -6,7 +6,8 @@ import { NAVIGATIONS } from '@ca/engine';
  * declared so clients get `structuredContent` with a schema. Objects are loose: a field the
  * engine adds later does not fail validation.
  */
-const symbolView = {
+/** Where a symbol is: the fields search results and symbol views share. */
+const located = {
   id: z.string(),
   qualifiedName: z.string(),
   name: z.string(),
@@ -15,30 +16,14 @@ const symbolView = {
   path: z.string(),
   startLine: z.number(),
   endLine: z.number(),
-  signature: z.string(),
-  doc: z.string().nullable(),
-  modifiers: z.array(z.string()),
-  isPublicApi: z.boolean(),
 };
+
+const symbolView = { ...located, signature: z.string(), doc: z.string().nullable(), modifiers: z.array(z.string()), isPublicApi: z.boolean() };
 
 export const searchOutput = z.looseObject({
   query: z.string(),
   intent: z.string(),
-  results: z.array(
-    z.looseObject({
-      id: z.string(),
-      qualifiedName: z.string(),
-      name: z.string(),
-      kind: z.string(),
-      language: z.string(),
-      path: z.string(),
-      startLine: z.number(),
-      endLine: z.number(),
-      score: z.number(),
-      matchedBy: z.array(z.string()),
-      code: z.string(),
-    }),
-  ),
+  results: z.array(z.looseObject({ ...located, score: z.number(), matchedBy: z.array(z.string()), code: z.string() })),
   tookMs: z.number(),
   notices: z.array(z.string()),
   tokens: z.number(),

@@ -2,11 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, copyFixture, type Connected } from './helpers.js';
-
-/** [from, type, confidence, path, line] of each edge, the far end named. */
-const rows = (r: any) =>
-  r.edges.map((e: any) => [r.nodes.find((n: any) => n.id === e.from)?.qualifiedName ?? e.from, e.type, e.confidence, e.path, e.line]);
+import { connect, copyFixture, edgeRows as rows, type Connected } from './helpers.js';
 
 describe('MCP server over fixtures/ts-monorepo (two packages, path alias)', () => {
   let repo: string;

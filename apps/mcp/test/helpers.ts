@@ -70,6 +70,11 @@ export async function connect(options: ServerOptions): Promise<Connected> {
   };
 }
 
+/** [from, type, confidence, path, line] of each edge of a navigation answer, the source named. */
+export function edgeRows(r: { edges: { from: string; type: string; confidence: string; path: string; line: number }[]; nodes: { id: string; qualifiedName: string }[] }): unknown[][] {
+  return r.edges.map((e) => [r.nodes.find((n) => n.id === e.from)?.qualifiedName ?? e.from, e.type, e.confidence, e.path, e.line]);
+}
+
 /** `ca … --json` on the same repository, parsed (embeddings off like the server under test). */
 export function caJson(args: string[]): any {
   const r = spawnSync(process.execPath, [CLI_BIN, ...args, '--json'], { encoding: 'utf8', env: { ...CLEAN_ENV, CA_EMBEDDING_ENABLED: 'false' } });
