@@ -16,7 +16,7 @@ export const ALLOWED = {
   '@ca/invalidation': ['@ca/schema', '@ca/store'],
   '@ca/engine': ['@ca/schema', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/embed', '@ca/retrieve', '@ca/invalidation'],
   // The CLI dispatches `ca eval` to the eval app (apps compose apps; no package imports an app).
-  '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval'],
+  '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp'],
   '@ca/mcp': ['@ca/engine', '@ca/schema'],
   '@ca/eval': ['@ca/engine', '@ca/schema'],
 };

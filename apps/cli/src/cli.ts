@@ -40,6 +40,8 @@ Search options:
 
 Other:
   similar SYMBOL          code like this symbol (vector channel)
+  mcp [PATH]              serve the search and navigation tools to an MCP client over stdio
+                          (--db FILE, --no-refresh; see apps/mcp/README.md)
   model import DIR        copy an embedding model folder into the user cache (offline machines)
   eval run|gate|mine-git  retrieval quality on query sets (see apps/eval/README.md)`;
 
@@ -440,11 +442,12 @@ export async function run(argv: string[]): Promise<number> {
   let values: Values;
   let positionals: string[];
   const wantsJson = argv.includes('--json');
-  if (argv[0] === 'eval') {
-    // The eval app parses its own options (--split, --baseline, …).
+  if (argv[0] === 'eval' || argv[0] === 'mcp') {
+    // The eval app and the MCP server parse their own options (--split, --no-refresh, …); the
+    // MCP server owns stdout (the protocol).
     try {
-      const { runEvalCli } = await import('@ca/eval');
-      return await runEvalCli(argv.slice(1));
+      const runApp = argv[0] === 'eval' ? (await import('@ca/eval')).runEvalCli : (await import('@ca/mcp')).runMcpCli;
+      return await runApp(argv.slice(1));
     } catch (e) {
       return reportError(e, wantsJson);
     }

@@ -250,6 +250,10 @@ export function search(ctx: SearchContext, query: string, options: SearchOptions
   const top = scored.reduce((m, s) => Math.max(m, s.base), 0);
   const gated = minScore > 0 ? scored.filter((s) => s.base >= minScore * top || exact.has(s.node.id)) : scored;
   const selected = select(gated, limit, budget, named);
+  if (selected.overBudget > 0) {
+    const n = selected.overBudget;
+    notices.push(`token budget: ${n} matching result${n === 1 ? '' : 's'} left out (over the budget of ${budget} tokens; raise it to see ${n === 1 ? 'it' : 'them'})`);
+  }
   let results = selected.results;
   if (analyzed.intent === 'cross_cutting') results = groupByModule(results);
   return done(results, selected.tokens);
@@ -336,7 +340,12 @@ interface Unit {
  * NDCG@10 on the fixture sets, docs/benchmarks.md). An exact-name hit always stands on its own.
  * Each result is kept only if it fits the remaining budget; the budget is never exceeded.
  */
-function select(scored: readonly Scored[], limit: number, budget: number, named: ReadonlySet<number>): { results: SearchResult[]; tokens: number } {
+function select(
+  scored: readonly Scored[],
+  limit: number,
+  budget: number,
+  named: ReadonlySet<number>,
+): { results: SearchResult[]; tokens: number; overBudget: number } {
   const candidates = scored.slice(0, Math.max(limit * 3, 30));
   // A child merges only where the parent's code shows it collapsed (or in full): one that
   // cannot be located there keeps its own place in the ranking.
@@ -350,6 +359,7 @@ function select(scored: readonly Scored[], limit: number, budget: number, named:
   const unitOf = new Map<number, Unit>();
   const results: SearchResult[] = [];
   let tokens = 0;
+  let overBudget = 0;
   let next = 0;
   while (results.length < limit && next < candidates.length) {
     // Grow the selection to `limit` units (merges do not use a slot).
@@ -382,22 +392,23 @@ function select(scored: readonly Scored[], limit: number, budget: number, named:
     if (units.length === start) break;
     for (const unit of units.slice(start)) {
       if (results.length >= limit) break;
-      const emitted = emitUnit(unit, budget - tokens);
+      const { emitted, left } = emitUnit(unit, budget - tokens);
+      overBudget += left;
       for (const r of emitted) {
         tokens += estimateTokens(r.code);
         results.push(r);
       }
     }
   }
-  return { results: results.slice(0, limit), tokens: results.slice(0, limit).reduce((t, r) => t + estimateTokens(r.code), 0) };
+  return { results: results.slice(0, limit), tokens: results.slice(0, limit).reduce((t, r) => t + estimateTokens(r.code), 0), overBudget };
 }
 
 /**
  * The results of one selected unit within `room` tokens: the parent with its selected children
  * expanded; when that does not fit (or a child cannot be located in the parent's code), the
- * members on their own, best first, as far as they fit.
+ * members on their own, best first, as far as they fit. `left` counts the members that did not.
  */
-function emitUnit(unit: Unit, room: number): SearchResult[] {
+function emitUnit(unit: Unit, room: number): { emitted: SearchResult[]; left: number } {
   const result = (s: Scored, code: string, expanded: readonly Scored[]): SearchResult => {
     const matchedBy = new Set(Object.keys(s.ranks));
     if (s.hub) matchedBy.add('hub');
@@ -423,13 +434,17 @@ function emitUnit(unit: Unit, room: number): SearchResult[] {
       members = unit.kids.filter((_, i) => !merged[i]);
     }
   }
+  let left = 0;
   for (const m of [...members].sort((a, b) => b.score - a.score)) {
     const cost = estimateTokens(m.node.chunkText);
-    if (cost > room) continue;
+    if (cost > room) {
+      left++;
+      continue;
+    }
     out.push(result(m, m.node.chunkText, []));
     room -= cost;
   }
-  return out;
+  return { emitted: out, left };
 }
 
 /** The result shape of a node (search, `ca similar`); `code` defaults to its chunk text. */

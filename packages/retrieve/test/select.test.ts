@@ -80,6 +80,15 @@ describe('selection and parent/child merging', () => {
     expect(r.results[0]!.code).toBe('class Cart {\n  add() {\n    this.items.push(1);\n  }\n  clear() {\n    this.items = [];\n  }\n}');
   });
 
+  it('says how many results the token budget left out', () => {
+    // Cart's code is 88 characters (26 tokens), total's 32 (10 tokens): a budget of 15 keeps total only.
+    const r = search(ctx(fakeReader([1, 4])), 'cart total', { limit: 2, budget: 15, channels: ['bm25'] });
+    expect(r.results.map((x) => x.qualifiedName)).toEqual(['total']);
+    expect(r.tokens).toBe(10);
+    expect(r.notices).toEqual(['token budget: 1 matching result left out (over the budget of 15 tokens; raise it to see it)']);
+    expect(search(ctx(fakeReader([1, 4])), 'cart total', { limit: 2, budget: 36, channels: ['bm25'] }).notices).toEqual([]);
+  });
+
   it("a child the parent's code does not show keeps its own place", () => {
     const r = search(ctx(fakeReader([5, 4, 1])), 'cart hidden', { limit: 3, channels: ['bm25'] });
     expect(r.results.map((x) => [x.qualifiedName, x.expandedChildren ?? []])).toEqual([

@@ -1,0 +1,126 @@
+import { Engine, type EngineOptions, type IndexReport } from '@ca/engine';
+import { CaError, toCaError } from '@ca/schema';
+
+export interface SessionOptions {
+  /** Repository root. */
+  readonly repo: string;
+  /** Index file; default `<repo>/.codeagent/index.db`. */
+  readonly dbPath?: string;
+  /**
+   * Bring the index up to date (an incremental `engine.index()`) before every answer, so an
+   * edit is visible in the next answer (docs/decisions/013). Off: the index is served as it is
+   * and only the `index` tool (or another process, such as `ca watch`) updates it.
+   */
+  readonly refresh: boolean;
+  /** Configuration over the config file and environment (tests). */
+  readonly configOverrides?: EngineOptions['configOverrides'];
+  /** Environment for `CA_<SECTION>_<KEY>` overrides (default process.env). */
+  readonly env?: EngineOptions['env'];
+  /** One line of diagnostics (stderr in the stdio server). */
+  readonly log: (line: string) => void;
+}
+
+/** What the last refresh did, as the `status` tool reports it. */
+export interface RefreshState {
+  readonly mode: 'before-each-answer' | 'on-request';
+  readonly runs: number;
+  readonly last: { readonly at: string; readonly ms: number; readonly changed: number; readonly removed: number } | null;
+  readonly lastError: string | null;
+}
+
+/**
+ * One long-lived engine for the server's lifetime (warm semantic workers and embedder, like
+ * `ca watch`), opened on first use: an index that cannot be opened is an error answer, retried
+ * on the next call. Index runs never overlap: a refresh asked for while one runs waits for one
+ * more run after it (the running one may have listed the files before the latest edit), and
+ * every caller waiting meanwhile shares that run.
+ */
+export class Session {
+  private engineInstance: Engine | null = null;
+  private running: Promise<IndexReport> | null = null;
+  private queued: Promise<IndexReport> | null = null;
+  private runs = 0;
+  private last: RefreshState['last'] = null;
+  private lastError: string | null = null;
+  private closed = false;
+
+  constructor(readonly options: SessionOptions) {}
+
+  /** The engine, opened now if it is not yet (throws the open error, e.g. `db_corrupt`, `invalid_path`). */
+  engine(): Engine {
+    if (this.closed) throw new CaError('internal', 'the server is shutting down');
+    this.engineInstance ??= Engine.open(this.options.repo, {
+      ...(this.options.dbPath ? { dbPath: this.options.dbPath } : {}),
+      ...(this.options.configOverrides ? { configOverrides: this.options.configOverrides } : {}),
+      ...(this.options.env ? { env: this.options.env } : {}),
+      // The server maintains its index like `ca watch` does: a damaged file is rebuilt from source.
+      rebuildIfCorrupt: this.options.refresh,
+    });
+    return this.engineInstance;
+  }
+
+  /** Brings the index up to date (incremental); concurrent callers share runs. */
+  refresh(): Promise<IndexReport> {
+    if (this.queued) return this.queued;
+    if (this.running) {
+      const settle = () => undefined;
+      this.queued = this.running.then(settle, settle).then(() => {
+        this.queued = null;
+        return this.start();
+      });
+      return this.queued;
+    }
+    return this.start();
+  }
+
+  /**
+   * Before an answer: refreshes when the session does so. Resolves to a warning when the
+   * refresh failed (the answer then comes from the index as it is), or null.
+   */
+  async beforeAnswer(): Promise<string | null> {
+    if (!this.options.refresh) return null;
+    try {
+      await this.refresh();
+      return null;
+    } catch (e) {
+      return `the index could not be brought up to date (${toCaError(e).message}); this answer may miss recent edits`;
+    }
+  }
+
+  state(): RefreshState {
+    return { mode: this.options.refresh ? 'before-each-answer' : 'on-request', runs: this.runs, last: this.last, lastError: this.lastError };
+  }
+
+  /** Waits for a running index, then releases the engine and its workers. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const pending = this.queued ?? this.running;
+    if (pending) await pending.catch(() => undefined);
+    const engine = this.engineInstance;
+    this.engineInstance = null;
+    await engine?.dispose();
+  }
+
+  private start(): Promise<IndexReport> {
+    const run = (async () => {
+      const report = await this.engine().index();
+      this.runs++;
+      this.last = { at: new Date().toISOString(), ms: report.ms, changed: report.changed, removed: report.removed };
+      this.lastError = null;
+      if (this.runs === 1 || report.changed > 0 || report.removed > 0) {
+        this.options.log(`indexed: ${report.changed} changed, ${report.removed} removed in ${report.ms} ms (${report.files} files, ${report.symbols} symbols)`);
+      }
+      return report;
+    })().catch((e: unknown) => {
+      const err: CaError = toCaError(e);
+      this.lastError = err.message;
+      this.options.log(`index failed: ${err.message}`);
+      throw err;
+    });
+    const tracked = run.finally(() => {
+      if (this.running === tracked) this.running = null;
+    });
+    this.running = tracked;
+    return tracked;
+  }
+}

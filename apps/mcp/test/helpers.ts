@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createServer, type CodeAgentServer, type ServerOptions } from '../src/index.js';
+
+export const ROOT = resolve(__dirname, '../../..');
+export const MCP_BIN = join(ROOT, 'apps/mcp/dist/main.js');
+export const CLI_BIN = join(ROOT, 'apps/cli/dist/main.js');
+
+/** The environment without any CA_ variable, so the machine's settings do not leak into the answers. */
+export const CLEAN_ENV: Record<string, string> = Object.fromEntries(
+  Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith('CA_') && e[1] !== undefined),
+);
+
+/** A private copy of `fixtures/<name>`, so tests may edit it and write `.codeagent/` into it. */
+export function copyFixture(name: string): string {
+  const target = join(mkdtempSync(join(tmpdir(), 'ca-mcp-')), 'repo');
+  cpSync(join(ROOT, 'fixtures', name), target, { recursive: true });
+  return target;
+}
+
+/** Without embeddings (the vector channel is off, a state the server reports): the answers do not depend on a model. */
+export const NO_EMBEDDINGS = { embedding: { enabled: false } };
+
+export interface Answer {
+  readonly isError: boolean;
+  /** The first text item, parsed as JSON (the CLI's --json shape), or undefined when it is not JSON. */
+  readonly json: any;
+  readonly texts: string[];
+  readonly structured: unknown;
+}
+
+export interface Connected {
+  readonly client: Client;
+  readonly app: CodeAgentServer;
+  call(name: string, args?: Record<string, unknown>): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Answer> {
+  const r = await client.callTool({ name, arguments: args });
+  const texts = (r.content as { type: string; text: string }[]).map((c) => c.text);
+  let json: unknown;
+  try {
+    json = JSON.parse(texts[0] ?? '');
+  } catch {
+    json = undefined;
+  }
+  return { isError: r.isError === true, json, texts, structured: r.structuredContent };
+}
+
+/** The real server over a linked in-memory transport, with an SDK client connected to it. */
+export async function connect(options: ServerOptions): Promise<Connected> {
+  const app = createServer({ log: () => {}, env: {}, configOverrides: NO_EMBEDDINGS, ...options });
+  const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+  await app.server.connect(serverSide);
+  const client = new Client({ name: 'ca-mcp-test', version: '0.0.0' });
+  await client.connect(clientSide);
+  return {
+    client,
+    app,
+    call: (name, args) => callTool(client, name, args),
+    close: async () => {
+      await client.close();
+      await app.close();
+    },
+  };
+}
+
+/** [from, type, confidence, path, line] of each edge of a navigation answer, the source named. */
+export function edgeRows(r: { edges: { from: string; type: string; confidence: string; path: string; line: number }[]; nodes: { id: string; qualifiedName: string }[] }): unknown[][] {
+  return r.edges.map((e) => [r.nodes.find((n) => n.id === e.from)?.qualifiedName ?? e.from, e.type, e.confidence, e.path, e.line]);
+}
+
+/** `ca … --json` on the same repository, parsed (embeddings off like the server under test). */
+export function caJson(args: string[]): any {
+  const r = spawnSync(process.execPath, [CLI_BIN, ...args, '--json'], { encoding: 'utf8', env: { ...CLEAN_ENV, CA_EMBEDDING_ENABLED: 'false' } });
+  if (r.status !== 0) throw new Error(`ca ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}

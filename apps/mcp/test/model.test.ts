@@ -1,0 +1,33 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, copyFixture, type Connected } from './helpers.js';
+
+/** The embedding model folder: CA_EMBEDDING_MODEL_DIR (set by .ci/run), else these tests are skipped with the reason. */
+const MODELS = process.env['CA_EMBEDDING_MODEL_DIR'] ?? '';
+const MISSING = existsSync(join(MODELS, 'all-MiniLM-L6-v2', 'onnx', 'model_quantized.onnx'))
+  ? null
+  : `embedding model all-MiniLM-L6-v2 not found in CA_EMBEDDING_MODEL_DIR="${MODELS}"`;
+if (MISSING && process.env['CA_REQUIRE_MODEL'] === '1') throw new Error(MISSING);
+if (MISSING) console.warn(`SKIPPED: the MCP tests that embed: ${MISSING}`);
+
+describe.skipIf(MISSING !== null)('MCP server with the embedding model (fixtures/ts-app)', () => {
+  let repo: string;
+  let mcp: Connected;
+  beforeAll(async () => {
+    repo = copyFixture('ts-app');
+    mcp = await connect({ repo, configOverrides: { embedding: { model_dir: MODELS, allow_download: false }, semantic: { enabled: false } } });
+  }, 180_000);
+  afterAll(async () => {
+    await mcp.close();
+    rmSync(join(repo, '..'), { recursive: true, force: true });
+  });
+
+  it('status says the vector channel is on; a question in words finds its symbol through it', async () => {
+    const status = await mcp.call('status');
+    expect(status.json.vectorChannel).toMatch(/^on: all-MiniLM-L6-v2 \(384 dims\), \d+ vectors$/);
+    const r = await mcp.call('search', { query: 'stop charging this customer every month', limit: 3, explain: true });
+    expect(r.json.notices).toEqual([]);
+    expect(r.json.results.some((x: any) => x.code.includes('terminatePlan()') && x.matchedBy.some((c: string) => c.startsWith('vector#')))).toBe(true);
+  }, 120_000);
+});
