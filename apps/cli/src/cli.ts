@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Engine, NAVIGATIONS, renderGraph, toSymbolView, type Navigation, type NavigationResult, type NodeRecord, type IndexReport } from '@ca/engine';
+import { Engine, NAVIGATIONS, renderGraph, searchJson, toSymbolView, type Navigation, type NavigationResult, type NodeRecord, type IndexReport } from '@ca/engine';
 import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS, type Confidence, type Language, type NodeKind } from '@ca/schema';
 import { printJson, ProgressBar, reportError } from './output.js';
 import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
@@ -220,16 +220,7 @@ async function cmdSearch(values: Values, args: string[]): Promise<number> {
       ...(minScore !== undefined ? { minScore } : {}),
     });
     if (values.json) {
-      printJson({
-        query: response.query,
-        intent: response.intent,
-        results: response.results.map(({ ranks, ...r }) =>
-          values.explain ? { ...r, matchedBy: r.matchedBy.map((c) => `${c}#${ranks[c]}`) } : r,
-        ),
-        tookMs: response.tookMs,
-        notices: response.notices,
-        tokens: response.tokens,
-      });
+      printJson(searchJson(response, values.explain));
       return 0;
     }
     if (response.results.length === 0) process.stdout.write(`No results for "${query}".\n`);

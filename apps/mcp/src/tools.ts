@@ -2,7 +2,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { toSymbolView, type Engine, type Navigation } from '@ca/engine';
+import { searchJson, toSymbolView, type Engine, type Navigation } from '@ca/engine';
 import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS, toCaError } from '@ca/schema';
 import type { Session } from './session.js';
 import { indexOutput, navigationOutput, searchOutput, statusOutput, symbolOutput } from './shapes.js';
@@ -173,14 +173,7 @@ export function registerTools(server: McpServer, session: Session): void {
           ...(args.budget !== undefined ? { budget: args.budget } : {}),
           ...(args.min_score !== undefined ? { minScore: args.min_score } : {}),
         });
-        return {
-          query: response.query,
-          intent: response.intent,
-          results: response.results.map(({ ranks, ...r }) => (args.explain ? { ...r, matchedBy: r.matchedBy.map((c) => `${c}#${ranks[c]}`) } : r)),
-          tookMs: response.tookMs,
-          notices: response.notices,
-          tokens: response.tokens,
-        };
+        return searchJson(response, args.explain === true);
       }),
   );
 

@@ -18,7 +18,7 @@ import { createAdapters, type AdapterSet } from './adapters.js';
 import { discoverFiles, type DiscoveredFile, type SkippedFile } from './discovery.js';
 import { gitBlobId, type ProcessedFile } from './fileProcessing.js';
 import { toSymbolView } from './symbolView.js';
-export { toSymbolView } from './symbolView.js';
+export { searchJson, toSymbolView } from './symbolView.js';
 export type { SymbolView } from './symbolView.js';
 import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
 import { ParsePool } from './parsePool.js';

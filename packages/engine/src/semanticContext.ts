@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { posix, relative, resolve, sep } from 'node:path';
 import { readCsproj } from '@ca/parse-cs';
 import type { Store } from '@ca/store';
@@ -169,10 +169,8 @@ function readSmallText(absPath: string): string | null {
   let fd: number | null = null;
   try {
     fd = openSync(absPath, 'r');
-    const buf = Buffer.alloc(CONTEXT_READ_MAX_BYTES + 1);
-    let len = 0;
-    for (let n; len < buf.length && (n = readSync(fd, buf, len, buf.length - len, null)) > 0; ) len += n;
-    return len > CONTEXT_READ_MAX_BYTES ? null : buf.toString('utf8', 0, len);
+    // The size of the open file decides: no buffer of the cap's size per config.
+    return fstatSync(fd).size > CONTEXT_READ_MAX_BYTES ? null : readFileSync(fd, 'utf8');
   } catch {
     return null;
   } finally {
@@ -301,15 +299,7 @@ class ScopeFinder {
     if (lower.endsWith('.csproj')) {
       // The project and, transitively, the projects referencing it: they compile against it
       // (its packages, InternalsVisibleTo, target framework flow into them).
-      const projects = new Set([path]);
-      const todo = [path];
-      while (todo.length > 0) {
-        for (const p of this.referrers().get(todo.pop()!) ?? []) {
-          if (projects.has(p)) continue;
-          projects.add(p);
-          todo.push(p);
-        }
-      }
+      const projects = reachable([path], (p) => this.referrers().get(p) ?? []);
       return this.files.filter((f) => f.language === 'cs' && projects.has(f.project));
     }
     if (/\.(sln|slnx)$/.test(lower)) return this.files.filter((f) => f.language === 'cs');
@@ -322,22 +312,7 @@ class ScopeFinder {
     const recorded = this.next[path] ?? this.previous[path];
     if (recorded?.extends !== undefined || TS_CONFIG.test(name)) {
       // Configs extending this one, transitively, and configs whose `extends` is unknown.
-      const seen = new Set([path]);
-      const todo = [path];
-      for (const u of this.graph.unknown) {
-        if (seen.has(u)) continue;
-        seen.add(u);
-        dirs.add(dirOf(u));
-        todo.push(u);
-      }
-      while (todo.length > 0) {
-        for (const child of this.graph.children.get(todo.pop()!) ?? []) {
-          if (seen.has(child)) continue;
-          seen.add(child);
-          dirs.add(dirOf(child));
-          todo.push(child);
-        }
-      }
+      for (const config of reachable([path, ...this.graph.unknown], (c) => this.graph.children.get(c) ?? [])) dirs.add(dirOf(config));
     }
     const tests = [...dirs].map(under);
     const scope = new Set(this.files.filter((f) => f.language !== 'cs' && tests.some((t) => t(f.path))));
@@ -389,6 +364,20 @@ class ScopeFinder {
     this.csprojReferrers = map;
     return map;
   }
+}
+
+/** `starts` and everything reachable from them through `next` (each visited once). */
+function reachable(starts: Iterable<string>, next: (from: string) => Iterable<string>): Set<string> {
+  const seen = new Set(starts);
+  const todo = [...seen];
+  while (todo.length > 0) {
+    for (const n of next(todo.pop()!)) {
+      if (seen.has(n)) continue;
+      seen.add(n);
+      todo.push(n);
+    }
+  }
+  return seen;
 }
 
 function under(dir: string): (p: string) => boolean {

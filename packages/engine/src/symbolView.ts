@@ -1,4 +1,5 @@
 import type { Language, NodeKind } from '@ca/schema';
+import type { SearchResponse } from '@ca/retrieve';
 
 /** Fields of a symbol as printed by search, symbol and navigation commands. */
 export interface SymbolView {
@@ -34,3 +35,18 @@ export function toSymbolView(n: { readonly id: number } & Omit<SymbolView, 'id'>
   };
 }
 
+
+/**
+ * The documented `ca search --json` shape of a response (also the MCP `search` answer):
+ * per-channel ranks are dropped, or folded into `matchedBy` as `channel#rank` with `explain`.
+ */
+export function searchJson(response: SearchResponse, explain: boolean) {
+  return {
+    query: response.query,
+    intent: response.intent,
+    results: response.results.map(({ ranks, ...r }) => (explain ? { ...r, matchedBy: r.matchedBy.map((c) => `${c}#${ranks[c]}`) } : r)),
+    tookMs: response.tookMs,
+    notices: response.notices,
+    tokens: response.tokens,
+  };
+}
