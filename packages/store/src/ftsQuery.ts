@@ -21,6 +21,9 @@ export interface FtsQuery {
   readonly terms: readonly string[];
 }
 
+/** The name columns, where a rarest term over the budget is matched (see `IndexReader.termPlan`). */
+export const BM25_HEAD_COLUMNS = ['name', 'qualified_name', 'split'] as const;
+
 function quote(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
 }
@@ -33,7 +36,10 @@ function quote(term: string): string {
  * `id`), and identifier-like terms add a prefix match on the name columns. `drop` removes terms
  * (the reader drops the most common ones of a query that would match too many rows).
  */
-export function buildFtsQuery(text: string, options: { maxTerms?: number; drop?: ReadonlySet<string> } = {}): FtsQuery {
+export function buildFtsQuery(
+  text: string,
+  options: { maxTerms?: number; drop?: ReadonlySet<string>; heads?: ReadonlySet<string> } = {},
+): FtsQuery {
   const maxTerms = options.maxTerms ?? 32;
   const drop = options.drop;
   const terms = new Set<string>();
@@ -56,12 +62,14 @@ export function buildFtsQuery(text: string, options: { maxTerms?: number; drop?:
     }
     if (terms.size >= maxTerms) break;
   }
-  if (drop) {
-    for (const t of drop) (terms.delete(t), prefixTerms.delete(t));
-  }
+  // Decided on the whole query: a question whose common words were dropped is still a question.
+  const short = terms.size <= 3;
+  for (const t of [...(drop ?? []), ...(options.heads ?? [])]) prefixTerms.delete(t);
+  for (const t of drop ?? []) terms.delete(t);
   if (terms.size === 0) return { match: null, terms: [] };
-  const parts = [...terms].map(quote);
+  const heads = options.heads;
+  const parts = [...terms].map((t) => (heads?.has(t) ? `{${BM25_HEAD_COLUMNS.join(' ')}} : ${quote(t)}` : quote(t)));
   // Only for short queries (a name being typed), never for sentence-style questions.
-  if (terms.size <= 3) for (const p of prefixTerms) parts.push(`{name split} : ${quote(p)} *`);
+  if (short) for (const p of prefixTerms) parts.push(`{name split} : ${quote(p)} *`);
   return { match: parts.join(' OR '), terms: [...terms] };
 }

@@ -1,6 +1,6 @@
 import type { Confidence, EdgeType, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { buildFtsQuery } from './ftsQuery.js';
+import { BM25_HEAD_COLUMNS, buildFtsQuery } from './ftsQuery.js';
 import { indexedTokens } from './ftsTokens.js';
 import { cachedStatement, changeStamp, type Statement } from './statements.js';
 
@@ -185,15 +185,29 @@ function filterSql(filter: NodeFilter | undefined, params: unknown[]): string {
  * can sort, at about 0.8 ms per 1,000 rows here, so a query whose terms together match more rows
  * than this keeps its rarest terms up to the budget (at least one) and drops the common ones.
  * Dropped terms have the lowest IDF; at 100K symbols they matched up to 57% of the rows each.
- * Keeping them for the name columns only was tried and is slower (FTS5 still walks their whole
- * posting lists). Measured in docs/benchmarks.md ("BM25 at 100K").
+ * Keeping them for the name columns only was tried twice and is slower at the same quality
+ * (their matches there cost ~2.5× a row scored in all columns; decision 010). A rarest term over
+ * the budget is matched in the name columns only (`IndexReader.termPlan`).
+ * Measured in docs/benchmarks.md ("BM25 at 100K").
  */
 export const BM25_POSTING_BUDGET = 8000;
 
 interface TermStats {
   readonly vocab: Statement;
+  readonly vocabHeads: Statement;
+  /** Rows matching each term in any column. */
   readonly df: Map<string, number>;
+  /** Rows matching a term in `BM25_HEAD_COLUMNS` (looked up only for a rarest term over the budget). */
+  readonly headDf: Map<string, number>;
   stamp: string;
+}
+
+/** How the terms of one BM25 query are matched (see `IndexReader.termPlan`). */
+export interface TermPlan {
+  /** Terms left out of the query. */
+  readonly drop: Set<string>;
+  /** Terms matched in `BM25_HEAD_COLUMNS` only (at most the rarest term, when it alone is over the budget). */
+  readonly heads: Set<string>;
 }
 const termStatsByDb = new WeakMap<SqliteDatabase, TermStats>();
 
@@ -279,8 +293,8 @@ export class IndexReader {
   bm25(text: string, filter?: NodeFilter, limit = 50): RankedHit[] {
     let q = buildFtsQuery(text);
     if (!q.match) return [];
-    const drop = this.commonTerms(q.terms);
-    if (drop.size > 0) q = buildFtsQuery(text, { drop });
+    const plan = this.termPlan(q.terms);
+    if (plan.drop.size > 0 || plan.heads.size > 0) q = buildFtsQuery(text, plan);
     if (!q.match) return [];
     const params: unknown[] = [q.match];
     const where = filterSql(filter, params);
@@ -307,35 +321,65 @@ export class IndexReader {
   }
 
   /**
-   * The terms to drop so that the rest match at most `BM25_POSTING_BUDGET` rows together: the
-   * most common first, never the rarest. Document frequencies come from an fts5vocab view of the
-   * index, looked up by each term's indexed (Porter-stemmed) tokens, and are cached per
-   * connection until the database changes.
+   * How the terms of a BM25 query are matched so that together they match at most `budget` rows
+   * (FTS5 scores every matching row before it can sort): the rarest terms while they fit, the
+   * most common ones dropped. The rarest term is always kept; when it alone is over the budget
+   * (`add`, `data` at 100K symbols), it is matched in the name columns only
+   * (`heads`), where its best rows are, unless it never appears there. Document frequencies come
+   * from fts5vocab views of the index, looked up by each term's indexed (Porter-stemmed) tokens,
+   * and are cached per connection until the database changes.
    */
-  commonTerms(terms: readonly string[], budget = BM25_POSTING_BUDGET): Set<string> {
-    const drop = new Set<string>();
-    if (terms.length < 2) return drop;
-    let stats = termStatsByDb.get(this.db);
-    if (!stats) {
-      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_nodes_vocab USING fts5vocab(main, fts_nodes, row)`);
-      stats = { vocab: this.cached(`SELECT doc FROM temp.fts_nodes_vocab WHERE term = ?`).pluck(), df: new Map(), stamp: '' };
-      termStatsByDb.set(this.db, stats);
-    }
-    const stamp = changeStamp(this.db);
-    if (stamp !== stats.stamp || stats.df.size > 20_000) (stats.df.clear(), (stats.stamp = stamp));
-    const missing = terms.filter((t) => !stats.df.has(t));
-    indexedTokens(missing).forEach((tokens, i) => {
-      // A quoted term of several tokens is a phrase: it matches at most as many rows as its rarest token.
-      stats.df.set(missing[i]!, tokens.length === 0 ? 0 : Math.min(...tokens.map((k) => Number(stats.vocab.get(k) ?? 0))));
-    });
+  termPlan(terms: readonly string[], budget = BM25_POSTING_BUDGET): TermPlan {
+    const plan = { drop: new Set<string>(), heads: new Set<string>() };
+    if (terms.length === 0) return plan;
+    const stats = this.termStats();
+    const lookup = (cache: Map<string, number>, vocab: Statement, list: readonly string[]): void => {
+      const missing = list.filter((t) => !cache.has(t));
+      indexedTokens(missing).forEach((tokens, i) => {
+        // A quoted term of several tokens is a phrase: it matches at most as many rows as its rarest token.
+        cache.set(missing[i]!, tokens.length === 0 ? 0 : Math.min(...tokens.map((k) => Number(vocab.get(k) ?? 0))));
+      });
+    };
+    lookup(stats.df, stats.vocab, terms);
     const df = (t: string): number => stats.df.get(t) ?? 0;
     const byRarity = [...terms].sort((a, b) => df(a) - df(b));
     let total = 0;
     byRarity.forEach((t, i) => {
       total += df(t);
-      if (i > 0 && total > budget) drop.add(t);
+      if (i > 0 && total > budget) plan.drop.add(t);
     });
-    return drop;
+    const rarest = byRarity[0]!;
+    if (df(rarest) > budget) {
+      lookup(stats.headDf, stats.vocabHeads, [rarest]);
+      if ((stats.headDf.get(rarest) ?? 0) > 0) plan.heads.add(rarest);
+    }
+    return plan;
+  }
+
+  private termStats(): TermStats {
+    let stats = termStatsByDb.get(this.db);
+    if (!stats) {
+      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_nodes_vocab USING fts5vocab(main, fts_nodes, row);
+        CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_nodes_vocab_col USING fts5vocab(main, fts_nodes, col);`);
+      const heads = BM25_HEAD_COLUMNS.map((c) => `'${c}'`).join(', ');
+      stats = {
+        vocab: this.cached(`SELECT doc FROM temp.fts_nodes_vocab WHERE term = ?`).pluck(),
+        // Rows with the term in the name columns: at least the largest per-column count (the name
+        // columns mostly hold the same words), exact enough for a budget.
+        vocabHeads: this.cached(`SELECT max(doc) FROM temp.fts_nodes_vocab_col WHERE term = ? AND col IN (${heads})`).pluck(),
+        df: new Map(),
+        headDf: new Map(),
+        stamp: '',
+      };
+      termStatsByDb.set(this.db, stats);
+    }
+    const stamp = changeStamp(this.db);
+    if (stamp !== stats.stamp || stats.df.size > 20_000) {
+      stats.df.clear();
+      stats.headDf.clear();
+      stats.stamp = stamp;
+    }
+    return stats;
   }
 
   /** Ids of the label's nodes that pass a filter (for channels that filter by predicate). */

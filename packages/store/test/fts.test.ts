@@ -84,6 +84,11 @@ describe('query quoting', () => {
     expect(buildFtsQuery('say "hi" NEAR(a b) OR c*').match).toBe('"say" OR "hi" OR "near" OR "b" OR "c"');
     // Prefixes need 4+ characters.
     expect(buildFtsQuery('get user').match).toBe('"user" OR {name split} : "user" *');
+    // Short or not is decided on the whole query: a question stays one when its common words are dropped.
+    expect(buildFtsQuery('draw the scene layer outline', { drop: new Set(['scene', 'layer']) }).match).toBe('"draw" OR "outline"');
+    expect(buildFtsQuery('scene outline', { heads: new Set(['scene']) }).match).toBe(
+      '{name qualified_name split} : "scene" OR "outline" OR {name split} : "outline" *',
+    );
     expect(buildFtsQuery('')).toEqual({ match: null, terms: [] });
     expect(buildFtsQuery('*** "" :: ( )')).toEqual({ match: null, terms: [] });
   });
@@ -125,27 +130,26 @@ describe('query quoting', () => {
 describe('posting budget of a BM25 query', () => {
   // alpha is in 5 identifiers, beta in 3, gamma in 1 (split words of the names).
   const { store } = indexIdentifiers(['alphaBetaGamma', 'alphaBetaOne', 'alphaBetaTwo', 'alphaThree', 'alphaFour']);
+  const drops = (terms: string[], budget: number, s = store) => s.reader().termPlan(terms, budget).drop;
 
   it('drops the most common terms past the budget, never the rarest', () => {
-    const reader = store.reader();
-    expect(reader.commonTerms(['alpha', 'beta', 'gamma'], 4)).toEqual(new Set(['alpha']));
-    expect(reader.commonTerms(['alpha', 'beta', 'gamma'], 0)).toEqual(new Set(['alpha', 'beta']));
-    expect(reader.commonTerms(['alpha', 'beta', 'gamma'], 100)).toEqual(new Set());
-    expect(reader.commonTerms(['alpha'], 0)).toEqual(new Set());
+    expect(drops(['alpha', 'beta', 'gamma'], 4)).toEqual(new Set(['alpha']));
+    expect(drops(['alpha', 'beta', 'gamma'], 0)).toEqual(new Set(['alpha', 'beta']));
+    expect(drops(['alpha', 'beta', 'gamma'], 100)).toEqual(new Set());
+    expect(drops(['alpha'], 0)).toEqual(new Set());
     // A term the index has never seen counts as rare (df 0) and is kept.
-    expect(reader.commonTerms(['alpha', 'zeta'], 0)).toEqual(new Set(['alpha']));
+    expect(drops(['alpha', 'zeta'], 0)).toEqual(new Set(['alpha']));
   });
 
   it('looks a term up by its stemmed form, as the index holds it', () => {
     const { store: s } = indexIdentifiers(['eventListeners', 'listenerCount', 'onListening']);
     // `listeners`, `listener` and `listening` are all `listen` in the index: 3 rows.
-    expect(s.reader().commonTerms(['listeners', 'zeta'], 2)).toEqual(new Set(['listeners']));
-    expect(s.reader().commonTerms(['listeners', 'zeta'], 3)).toEqual(new Set());
+    expect(drops(['listeners', 'zeta'], 2, s)).toEqual(new Set(['listeners']));
+    expect(drops(['listeners', 'zeta'], 3, s)).toEqual(new Set());
   });
 
   it('the document frequencies follow writes to the index', () => {
-    const reader = store.reader();
-    expect(reader.commonTerms(['gamma', 'beta'], 4)).toEqual(new Set());
+    expect(drops(['gamma', 'beta'], 4)).toEqual(new Set());
     store.writer.writeBatch('working', [
       fileWrite('src/more.ts', 'h2', [
         node({ localId: 'f', name: 'more.ts', kind: 'file', symbolKey: 'ts:file:src/more.ts#' }),
@@ -153,7 +157,44 @@ describe('posting budget of a BM25 query', () => {
       ]),
     ]);
     // beta is now in 4 rows: gamma (1) + beta (4) > 4.
-    expect(store.reader().commonTerms(['gamma', 'beta'], 4)).toEqual(new Set(['beta']));
+    expect(drops(['gamma', 'beta'], 4)).toEqual(new Set(['beta']));
+  });
+
+  describe('a rarest term over the budget on its own', () => {
+    // `paint` is a word of one name (paintLayer) and is called in three other bodies; `zap` is only ever called.
+    const s = Store.open(':memory:');
+    const fn = (name: string, body: string) =>
+      node({ localId: name, name, qualifiedName: name, kind: 'function', parentLocalId: 'f', symbolKey: `ts:file:src/draw.ts#${name}`, chunkText: `function ${name}() { ${body} }` });
+    s.writer.writeBatch('working', [
+      fileWrite('src/draw.ts', 'h', [
+        node({ localId: 'f', name: 'draw.ts', kind: 'file', symbolKey: 'ts:file:src/draw.ts#' }),
+        fn('paintLayer', ''),
+        fn('renderScene', 'paint(); zap();'),
+        fn('redrawAll', 'paint(); paint(); zap();'),
+        fn('clearCanvas', 'paint(); zap();'),
+      ]),
+    ]);
+    const matches = (q: string) =>
+      (s.db.prepare(`SELECT rowid FROM fts_nodes WHERE fts_nodes MATCH ? ORDER BY rowid`).pluck().all(q) as number[]).map(
+        (id) => s.reader().nodeById(id)!.name,
+      );
+
+    it('is matched in the name columns only', () => {
+      expect(s.reader().termPlan(['paint'], 3)).toEqual({ drop: new Set(), heads: new Set(['paint']) });
+      // The rarest (zap, 3 rows) is over the budget but in no name: kept whole; paint no longer fits.
+      expect(s.reader().termPlan(['paint', 'zap'], 2)).toEqual({ drop: new Set(['paint']), heads: new Set() });
+      const q = buildFtsQuery('paint', s.reader().termPlan(['paint'], 3));
+      expect(q.match).toBe('{name qualified_name split} : "paint"');
+      expect(matches(q.match!)).toEqual(['paintLayer']);
+      // Within the budget it matches everywhere (bodies included), as before.
+      expect(s.reader().termPlan(['paint'], 4)).toEqual({ drop: new Set(), heads: new Set() });
+      expect(matches(buildFtsQuery('paint').match!)).toEqual(['paintLayer', 'renderScene', 'redrawAll', 'clearCanvas']);
+    });
+
+    it('is kept whole when no name holds it (the restriction would find nothing)', () => {
+      expect(s.reader().termPlan(['zap'], 1)).toEqual({ drop: new Set(), heads: new Set() });
+      expect(matches(buildFtsQuery('zap', s.reader().termPlan(['zap'], 1)).match!)).toEqual(['renderScene', 'redrawAll', 'clearCanvas']);
+    });
   });
 });
 
