@@ -47,7 +47,7 @@ describe('ts-monorepo: projects', () => {
 
   it('handshake reports protocol, capabilities and extractor version', () => {
     expect(service.workerInfo?.protocolVersion).toBe(2);
-    expect(service.workerInfo?.extractorVersion).toBe('ts-semantic-3');
+    expect(service.workerInfo?.extractorVersion).toBe('ts-semantic-4');
     expect(service.workerInfo?.capabilities).toEqual([
       'calls',
       'references',

@@ -108,3 +108,53 @@ describe('call resolution', () => {
     ]);
   }, 60_000);
 });
+
+describe('a default export that wraps a component', () => {
+  it('memo(Panel), connect(…)(Toolbar): uses of the default export go to the wrapped declaration, probable', async () => {
+    const root = repo({
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, jsx: 'preserve', module: 'ESNext', moduleResolution: 'Bundler' }, include: ['src'] }),
+      'src/hoc.ts': [
+        'export function memo<T>(component: T, areEqual?: (a: unknown, b: unknown) => boolean): T {',
+        '  return component;',
+        '}',
+        'export function connect(state: string) {',
+        '  return <T,>(component: T): T => component;',
+        '}',
+        '',
+      ].join('\n'),
+      'src/Panel.tsx': [
+        "import { memo } from './hoc';",
+        'function Panel(props: { title: string }) {',
+        '  return props.title;',
+        '}',
+        'const areEqual = () => true;',
+        'export default memo(Panel, areEqual);',
+        '',
+      ].join('\n'),
+      'src/Toolbar.tsx': ["import { connect } from './hoc';", 'function Toolbar() {', "  return 'tools';", '}', "export default connect('tools')(Toolbar);", ''].join('\n'),
+      'src/Plain.tsx': ["export default () => 'plain';", ''].join('\n'),
+      'src/App.tsx': [
+        "import Panel from './Panel';",
+        "import Toolbar from './Toolbar';",
+        "import Plain from './Plain';",
+        'export function App() {',
+        '  return [<Panel title="x" />, <Toolbar />, <Plain />, Panel];',
+        '}',
+        '',
+      ].join('\n'),
+    });
+    const r = await analyze(root);
+    const fromApp = r.projects[0]!.edges.filter((e) => e.sourcePath === 'src/App.tsx');
+    // The JSX uses and the read of `Panel` reach the wrapped functions, and so do the import
+    // edges. A default-exported arrow function is a declaration of its own (`default()`): exact.
+    expect(edgeRows(fromApp, true).sort()).toEqual([
+      'calls ts:file:src/App.tsx#App() -> ts:file:src/Panel.tsx#Panel({title:string}) probable L5',
+      'calls ts:file:src/App.tsx#App() -> ts:file:src/Plain.tsx#default() exact L5',
+      'calls ts:file:src/App.tsx#App() -> ts:file:src/Toolbar.tsx#Toolbar() probable L5',
+      'imports ts:file:src/App.tsx# -> ts:file:src/Panel.tsx#Panel({title:string}) probable L1',
+      'imports ts:file:src/App.tsx# -> ts:file:src/Plain.tsx#default() exact L3',
+      'imports ts:file:src/App.tsx# -> ts:file:src/Toolbar.tsx#Toolbar() probable L2',
+      'references ts:file:src/App.tsx#App() -> ts:file:src/Panel.tsx#Panel({title:string}) probable L5',
+    ]);
+  }, 60_000);
+});

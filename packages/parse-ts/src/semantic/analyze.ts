@@ -122,6 +122,34 @@ function innermost(f: SyntacticFile, utf16Pos: number): ExtractedNode {
 export interface NodeRef {
   readonly path: string;
   readonly node: ExtractedNode;
+  /** Reached through a default-exported wrapper call (see `wrappedIdentifier`). */
+  readonly wrapped?: boolean;
+}
+
+/**
+ * The declaration a default-exported wrapper call stands for: the first argument of
+ * `memo(Panel, areEqual)`, `forwardRef(Render)`, `memo(forwardRef(Render))` or
+ * `connect(mapState)(Toolbar)` when it is an identifier; null for anything else (an inline
+ * arrow function, a literal).
+ */
+function wrappedIdentifier(expr: ts.Expression): ts.Identifier | null {
+  let e = skipTypeWrappers(expr);
+  while (ts.isCallExpression(e)) {
+    const first = e.arguments[0] === undefined ? undefined : skipTypeWrappers(e.arguments[0]);
+    if (first === undefined) return null;
+    if (ts.isIdentifier(first)) return first;
+    e = first;
+  }
+  return null;
+}
+
+/** The expression inside parentheses, `!`, `as T`, `<T>x` and `satisfies T`. */
+function skipTypeWrappers(expr: ts.Expression): ts.Expression {
+  let e = expr;
+  while (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isTypeAssertionExpression(e) || ts.isSatisfiesExpression(e)) {
+    e = e.expression;
+  }
+  return e;
 }
 
 const CALL_EDGE: EdgeType = 'calls';
@@ -241,8 +269,7 @@ function isDeclarationName(id: ts.Node): boolean {
 
 /** The identifier that names a callee / tag / heritage expression (`a.b.c` → `c`). */
 function nameNodeOf(expr: ts.Node): ts.Node | null {
-  let e = expr;
-  while (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e)) e = e.expression;
+  const e = ts.isExpression(expr) ? skipTypeWrappers(expr) : expr;
   if (ts.isIdentifier(e) || ts.isPrivateIdentifier(e)) return e;
   if (ts.isPropertyAccessExpression(e)) return e.name;
   if (ts.isElementAccessExpression(e) && ts.isStringLiteralLike(e.argumentExpression)) return e.argumentExpression;
@@ -528,20 +555,32 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
           targetPath: target.path,
           targetKey: target.node.symbolKey,
           type,
-          confidence,
+          confidence: target.wrapped === true && confidence === 'exact' ? 'probable' : confidence,
           line: lineOf(at),
         };
         pending.push(e);
         if (type === 'calls' || type === 'references') pendingCounts.push({ path: target.path, key: target.node.symbolKey });
       };
-      /** Repo declarations of a symbol; modules (SourceFile) only for import edges. */
-      const targetsOf = (sym: ts.Symbol | undefined, allowModule = false): NodeRef[] => {
+      /**
+       * Repo declarations of a symbol; modules (SourceFile) only for import edges. A default
+       * export that wraps a component (`export default memo(Panel, areEqual)`) has no node of its
+       * own: its uses go to the wrapped declaration, as `probable` (a naming convention, not a fact
+       * the checker states).
+       */
+      const targetsOf = (sym: ts.Symbol | undefined, allowModule = false, depth = 0): NodeRef[] => {
         const real = realSymbol(checker, sym);
         const out: NodeRef[] = [];
+        const add = (n: NodeRef): void => {
+          if (!out.some((o) => o.path === n.path && o.node === n.node)) out.push(n);
+        };
         for (const d of real?.declarations ?? []) {
           if (!allowModule && ts.isSourceFile(d)) continue;
           const n = nodeOfDecl(d);
-          if (n !== null && !out.some((o) => o.path === n.path && o.node === n.node)) out.push(n);
+          if (n !== null) add(n);
+          else if (ts.isExportAssignment(d) && !d.isExportEquals && depth < 3) {
+            const wrapped = wrappedIdentifier(d.expression);
+            if (wrapped !== null) for (const w of targetsOf(checker.getSymbolAtLocation(wrapped), false, depth + 1)) add({ ...w, wrapped: true });
+          }
         }
         return out;
       };
@@ -599,8 +638,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
       const propsTypeNodes = (decl: ts.Node): ts.TypeNode[] => {
         let typeNode: ts.TypeNode | undefined;
         const fromFn = (fn: ts.Node | undefined): ts.TypeNode | undefined => {
-          let e = fn;
-          while (e !== undefined && (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e))) e = e.expression;
+          let e = fn !== undefined && ts.isExpression(fn) ? skipTypeWrappers(fn) : fn;
           // memo(fn) / forwardRef(fn): the wrapped function carries the props.
           while (e !== undefined && ts.isCallExpression(e)) e = e.arguments[0];
           if (e !== undefined && (ts.isArrowFunction(e) || ts.isFunctionExpression(e) || ts.isFunctionDeclaration(e))) {
