@@ -42,7 +42,20 @@ export interface ResolveModelOptions {
   readonly downloadTimeoutMs?: number;
   /** Hub base URL; default `$HF_ENDPOINT` or https://huggingface.co. */
   readonly hubUrl?: string;
+  /** After a failed download, how long the same model is not requested again; default `DOWNLOAD_RETRY_MS`. */
+  readonly retryAfterMs?: number;
+  /** Injected for tests; default `Date.now`. */
+  readonly now?: () => number;
 }
+
+/**
+ * After a failed download, the same model is not requested again for this long (per process): a
+ * long-lived engine (`ca watch`, the MCP server) resolves the model on every index run, and an
+ * offline laptop would otherwise wait for the network, up to the request deadline, on each one.
+ */
+export const DOWNLOAD_RETRY_MS = 10 * 60_000;
+
+const failedDownloads = new Map<string, { at: number; failure: string }>();
 
 /** The per-user model cache folder. */
 export function defaultModelCacheDir(env: Record<string, string | undefined> = process.env): string {
@@ -91,7 +104,7 @@ export async function resolveModel(
       reason: `embedding model "${modelId}" not found: ${cacheProblem}; download disabled (embedding.allow_download=false); ${hint}`,
     };
   }
-  const failure = await download(modelId, cacheDir, env, options);
+  const failure = await downloadOnce(modelId, cacheDir, env, options);
   if (failure) return { ok: false, reason: `embedding model "${modelId}" not found: ${cacheProblem}; ${failure}; ${hint}` };
   const after = checkModelFolder(cacheDir, modelId);
   if (after) return { ok: false, reason: `embedding model "${modelId}": download incomplete: ${after}` };
@@ -122,6 +135,30 @@ export function hubRepoOf(modelId: string): string {
   return modelId.includes('/') ? modelId : `Xenova/${modelId}`;
 }
 
+function hubOf(env: Record<string, string | undefined>, options: ResolveModelOptions): string {
+  return (options.hubUrl ?? env.HF_ENDPOINT ?? 'https://huggingface.co').replace(/\/+$/, '');
+}
+
+/** `download`, unless the same download failed less than `retryAfterMs` ago: then that failure. */
+async function downloadOnce(
+  modelId: string,
+  cacheDir: string,
+  env: Record<string, string | undefined>,
+  options: ResolveModelOptions,
+): Promise<string | null> {
+  const key = `${hubOf(env, options)}|${modelId}|${cacheDir}`;
+  const now = (options.now ?? Date.now)();
+  const retryAfterMs = options.retryAfterMs ?? DOWNLOAD_RETRY_MS;
+  const previous = failedDownloads.get(key);
+  if (previous && now - previous.at < retryAfterMs) {
+    return `${previous.failure}; not retried before ${new Date(previous.at + retryAfterMs).toISOString().slice(11, 19)} UTC`;
+  }
+  const failure = await download(modelId, cacheDir, env, options);
+  if (failure) failedDownloads.set(key, { at: now, failure });
+  else failedDownloads.delete(key);
+  return failure;
+}
+
 /**
  * Downloads the model files into `<cacheDir>/<modelId>` through a temporary folder renamed at
  * the end, so an interrupted download never looks complete. Returns null or a failure reason.
@@ -134,7 +171,7 @@ async function download(
 ): Promise<string | null> {
   const doFetch = options.fetch ?? globalThis.fetch;
   const timeoutMs = options.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS;
-  const hub = (options.hubUrl ?? env.HF_ENDPOINT ?? 'https://huggingface.co').replace(/\/+$/, '');
+  const hub = hubOf(env, options);
   const repo = hubRepoOf(modelId);
   const target = join(cacheDir, modelId);
   const tmp = `${target}.partial-${process.pid}-${Date.now()}`;

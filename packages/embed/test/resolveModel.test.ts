@@ -111,6 +111,28 @@ describe('resolveModel', () => {
     });
   });
 
+  it('a failed download is not retried for a while: a long-lived engine does not wait for the network on every index', async () => {
+    const cache = tempDir();
+    const spy = spyFetch();
+    let now = Date.UTC(2026, 10, 22, 12, 0, 0);
+    const options = { cacheDir: cache, fetch: spy.fetch, hubUrl: 'https://hub.invalid', retryAfterMs: 600_000, now: () => now };
+    const config = { ...noDownload, allow_download: true };
+    const first = await resolveModel(config, {}, options);
+    now += 599_000;
+    const second = await resolveModel(config, {}, options);
+    expect(spy.calls.length).toBe(1);
+    expect(!second.ok && second.reason).toBe(
+      `embedding model "all-MiniLM-L6-v2" not found: model folder ${join(cache, MODEL_ID)} does not exist; ` +
+        'download from https://hub.invalid failed (https://hub.invalid/Xenova/all-MiniLM-L6-v2/resolve/main/config.json: fetch failed); ' +
+        'not retried before 12:10:00 UTC; set CA_EMBEDDING_MODEL_DIR (or embedding.model_dir) to a folder holding all-MiniLM-L6-v2/',
+    );
+    expect(first.ok).toBe(false);
+    // Once the time is up, the next resolution asks the hub again.
+    now += 1_000;
+    await resolveModel(config, {}, options);
+    expect(spy.calls.length).toBe(2);
+  });
+
   it('a hub that never answers times out instead of hanging', async () => {
     const cache = tempDir();
     const hanging = ((_url: string, init?: RequestInit) =>

@@ -113,6 +113,14 @@ export class Engine {
   private csHost: RoslynHost | null = null;
   /** Set once the first `index()` verified the file (PRAGMA quick_check). */
   private intactChecked = false;
+  /** Set once an `index()` of this engine resolved the pending import edges. */
+  private importsResolved = false;
+  /**
+   * Files whose semantic pass failed and that this engine already retried once: they wait for a
+   * change of their own, of their context (config) or of the extractor, which marks them anew,
+   * instead of re-running a project that cannot load or timed out on every refresh.
+   */
+  private readonly semanticRetried = new Set<number>();
   /** The indexing embedder, kept across `index()` calls like the semantic service. */
   private readonly indexEmbedder = new IndexEmbedder();
 
@@ -230,7 +238,11 @@ export class Engine {
       // Creates and modifications land before deletes, so moved files keep node identity.
       if (removed.length > 0) this.store.writer.removePaths(WORKING_LABEL, removed);
       progress({ phase: 'resolve', done: 0, total: 1 });
-      this.store.resolveImports(WORKING_LABEL);
+      // Nothing written: the pending edges left are the unresolvable ones (package imports).
+      if (written > 0 || removed.length > 0 || !this.importsResolved) {
+        this.store.resolveImports(WORKING_LABEL);
+        this.importsResolved = true;
+      }
       progress({ phase: 'resolve', done: 1, total: 1 });
       const semantic: NonNullable<IndexReport['semantic']> = {};
       let contextChanges: ContextChange[] = [];
@@ -241,19 +253,20 @@ export class Engine {
         this.invalidateSemanticExtractor(['cs'], CS_SEMANTIC_EXTRACTOR);
         // A changed tsconfig, package.json, csproj … re-analyses the files it shapes.
         contextChanges = applyContextChanges(this.store, WORKING_LABEL, this.repoRoot, found.contextFiles);
-        // C# files lacking exact edges (new, changed, or never analysed), with their projects.
-        const stale = this.store.db
-          .prepare(
-            `SELECT f.path, f.project FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-             WHERE f.language = 'cs' AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`,
-          )
-          .all(WORKING_LABEL) as { path: string; project: string }[];
-        const staleTs = this.store.db
-          .prepare(
-            `SELECT f.path FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-             WHERE f.language IN ('ts','js') AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`,
-          )
-          .all(WORKING_LABEL) as { path: string }[];
+        // Files lacking exact edges (new, changed, never analysed, or failed and not yet retried
+        // by this engine), with their C# projects.
+        const staleOf = (languages: string): { id: number; path: string; project: string; semantic_state: string }[] =>
+          (
+            this.store.db
+              .prepare(
+                `SELECT f.id, f.path, f.project, f.semantic_state FROM files f JOIN label_files lf ON lf.file_id = f.id
+                 JOIN labels l ON l.id = lf.label_id AND l.name = ?
+                 WHERE f.language IN (${languages}) AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`,
+              )
+              .all(WORKING_LABEL) as { id: number; path: string; project: string; semantic_state: string }[]
+          ).filter((r) => r.semantic_state !== 'failed' || !this.semanticRetried.has(r.id));
+        const stale = staleOf(`'cs'`);
+        const staleTs = staleOf(`'ts','js'`);
         if (staleTs.length > 0) {
           progress({ phase: 'semantic', done: 0, total: 1 });
           semantic.ts = await runTsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
@@ -273,6 +286,16 @@ export class Engine {
             onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
           });
         }
+      }
+      if (this.config.semantic.enabled) {
+        const failed = this.store.db
+          .prepare(
+            `SELECT f.id FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+             WHERE f.semantic_state = 'failed'`,
+          )
+          .pluck()
+          .all(WORKING_LABEL) as number[];
+        for (const id of failed) this.semanticRetried.add(id);
       }
       let embeddings: EmbedReport;
       try {

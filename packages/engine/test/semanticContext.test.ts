@@ -95,6 +95,13 @@ describe('a changed TS semantic context re-runs the semantic pass of the files i
     // Degraded in the same transaction: the exact edge from the mapped alias is gone, the
     // syntactic edge the pass had set aside is back.
     expect(labelCalls(engine)).toEqual(LINE_3_SYNTACTIC);
+    // The failed project is not re-run by every later index (a refresh of ca watch or the MCP
+    // server) while neither its files nor its config change; the failure stays reported.
+    const again = await engine.index();
+    expect([again.contextChanges, again.semantic?.ts]).toEqual([undefined, undefined]);
+    expect(engine.navigate('callers', 'formatMoney').gaps.map((g) => [g.scope, g.reason])).toEqual([
+      ['project @mono/web (ts)', "semantic pass failed (7 files): packages/web/tsconfig.json: project_load_failed: TS1005: ',' expected.; edges there are approximate"],
+    ]);
     const callers = engine.navigate('callers', 'formatMoney').edges.map((e) => [e.path, e.confidence]);
     expect(callers.filter((c) => String(c[0]).startsWith('packages/core/'))).toEqual([
       ['packages/core/src/checkout.ts', 'exact'],
