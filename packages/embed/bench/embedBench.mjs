@@ -11,21 +11,14 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { buildEmbeddingText, createEmbedder, createWorkerEmbedder, loadTokenCounter, resolveModel } from '../dist/index.js';
+import { arg, flag, modelDir, repoRoot } from './benchArgs.mjs';
 
-const here = fileURLToPath(new URL('.', import.meta.url));
-const repoRoot = resolve(here, '../../..');
-const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const COUNT = Number(arg('count', '2000'));
 const BUDGETS = arg('budgets', '32,64,128').split(',').map(Number);
 const BATCH = Number(arg('batch', '32'));
-const USE_WORKER = args.includes('--worker');
+const USE_WORKER = flag('worker');
 
 const tsLib = join(repoRoot, 'node_modules/.pnpm/typescript@6.0.3/node_modules/typescript/lib');
 const ts = createRequire(import.meta.url)(join(tsLib, 'typescript.js'));
@@ -92,7 +85,7 @@ function sample(items, n) {
   return Array.from({ length: n }, (_, i) => items[Math.floor(i * step)]);
 }
 
-const env = { ...process.env, CA_EMBEDDING_MODEL_DIR: process.env.CA_EMBEDDING_MODEL_DIR ?? resolve(repoRoot, '../shared/models') };
+const env = { ...process.env, CA_EMBEDDING_MODEL_DIR: modelDir };
 const resolution = await resolveModel({ model: 'all-MiniLM-L6-v2', model_dir: null, allow_download: false, batch_size: BATCH, enabled: true }, env);
 if (!resolution.ok) {
   console.error(resolution.reason);

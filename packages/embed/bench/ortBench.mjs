@@ -11,24 +11,16 @@
  */
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { arg, modelDir, repoRoot } from './benchArgs.mjs';
 
-const here = fileURLToPath(new URL('.', import.meta.url));
-const repoRoot = resolve(here, '../../..');
-const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const LENGTHS = arg('lengths', '48,64,80,128').split(',').map(Number);
 const BATCH = Number(arg('batch', '32'));
 const RUNS = Number(arg('runs', '6'));
-const modelDir = process.env.CA_EMBEDDING_MODEL_DIR ?? resolve(repoRoot, '../shared/models');
 const modelFile = join(modelDir, 'all-MiniLM-L6-v2', 'onnx', 'model_quantized.onnx');
 
 // onnxruntime-node as transformers.js loads it (a dependency of @huggingface/transformers).
-const fromEmbed = createRequire(join(here, '..', 'package.json'));
+const fromEmbed = createRequire(join(repoRoot, 'packages/embed/package.json'));
 const ort = createRequire(fromEmbed.resolve('@huggingface/transformers'))('onnxruntime-node');
 
 const VARIANTS = [
