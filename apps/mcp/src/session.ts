@@ -1,4 +1,4 @@
-import { Engine, type EngineOptions, type IndexReport } from '@ca/engine';
+import { Engine, type EngineOptions, type IndexProgress, type IndexReport } from '@ca/engine';
 import { CaError, toCaError } from '@ca/schema';
 
 export interface SessionOptions {
@@ -18,6 +18,13 @@ export interface SessionOptions {
   readonly env?: EngineOptions['env'];
   /** One line of diagnostics (stderr in the stdio server). */
   readonly log: (line: string) => void;
+  /**
+   * Progress notifications to a caller that asked for them (`_meta.progressToken`) while its
+   * answer waits for an index run: none before `delayMs` (a refresh usually takes tens of ms),
+   * then on every phase change and at least every `intervalMs` (a heartbeat through long phases,
+   * so clients that reset their request timeout on progress keep waiting). Default 500 / 5,000 ms.
+   */
+  readonly progress?: { readonly delayMs?: number; readonly intervalMs?: number };
 }
 
 /** What the last refresh did, as the `status` tool reports it. */
@@ -43,8 +50,15 @@ export class Session {
   private last: RefreshState['last'] = null;
   private lastError: string | null = null;
   private closed = false;
+  private readonly progressListeners = new Set<(p: IndexProgress) => void>();
 
   constructor(readonly options: SessionOptions) {}
+
+  /** Passes the progress of index runs to `listener` until the returned function is called. */
+  onProgress(listener: (p: IndexProgress) => void): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
 
   /** The engine, opened now if it is not yet (throws the open error, e.g. `db_corrupt`, `invalid_path`). */
   engine(): Engine {
@@ -103,7 +117,7 @@ export class Session {
 
   private start(): Promise<IndexReport> {
     const run = (async () => {
-      const report = await this.engine().index();
+      const report = await this.engine().index({ onProgress: (p) => this.progressListeners.forEach((l) => l(p)) });
       this.runs++;
       this.last = { at: new Date().toISOString(), ms: report.ms, changed: report.changed, removed: report.removed };
       this.lastError = null;

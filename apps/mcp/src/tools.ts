@@ -1,9 +1,11 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { searchJson, toSymbolView, type Engine, type Navigation } from '@ca/engine';
 import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS, toCaError } from '@ca/schema';
+import { DEFAULT_PROGRESS_TIMINGS, progressNotifier } from './progress.js';
 import type { Session } from './session.js';
 import { indexOutput, navigationOutput, searchOutput, statusOutput, symbolOutput } from './shapes.js';
 
@@ -99,6 +101,7 @@ const NAVIGATION_NOTE =
   ' Returns {symbol, edges, nodes, complete, gaps, truncated, …}: "complete": false means part of the scope has only approximate edges (see "gaps"), so an empty answer may be unknown rather than none.';
 
 type ToolAnswer = CallToolResult;
+type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** The JSON a CLI `--json` error prints, as an MCP error result. */
 function errorResult(e: unknown, extra: Record<string, unknown> = {}): ToolAnswer {
@@ -137,15 +140,32 @@ const list = <T>(v: T | readonly T[] | undefined): T[] | undefined => (v === und
 /** Registers the Code Agent tools on `server`, answering from `session`'s engine. */
 export function registerTools(server: McpServer, session: Session): void {
   /** Opens the engine, refreshes the index when the session does, answers; every failure is an error result. */
-  const answer = async (produce: (engine: Engine) => object | Promise<object>, refresh = true): Promise<ToolAnswer> => {
+  const answer = async (produce: (engine: Engine) => object | Promise<object>, extra: RequestExtra, refresh = true): Promise<ToolAnswer> => {
     let engine: Engine | null = null;
+    const progress = reportProgress(extra);
     try {
       engine = session.engine();
       const warning = refresh ? await session.beforeAnswer() : null;
       return jsonResult(await produce(engine), warning);
     } catch (e) {
       return errorResult(e, candidatesOf(engine, e));
+    } finally {
+      progress?.();
     }
+  };
+  /** Index progress as MCP progress notifications, when the request asked for them; returns the stop function. */
+  const reportProgress = (extra: RequestExtra): (() => void) | null => {
+    const token = extra._meta?.progressToken;
+    if (token === undefined) return null;
+    const timings = { ...DEFAULT_PROGRESS_TIMINGS, ...session.options.progress };
+    const notifier = progressNotifier((progress, message) => {
+      extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message } }).catch(() => undefined);
+    }, timings);
+    const unsubscribe = session.onProgress(notifier.listener);
+    return () => {
+      unsubscribe();
+      notifier.stop();
+    };
   };
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -159,7 +179,7 @@ export function registerTools(server: McpServer, session: Session): void {
       outputSchema: searchOutput,
       annotations: readOnly,
     },
-    (args) =>
+    (args, extra) =>
       answer(async (engine) => {
         const pathGlob = args.path === undefined ? undefined : insideRepo(engine.repoRoot, args.path, 'path');
         const languages = list(args.language);
@@ -174,7 +194,7 @@ export function registerTools(server: McpServer, session: Session): void {
           ...(args.min_score !== undefined ? { minScore: args.min_score } : {}),
         });
         return searchJson(response, args.explain === true);
-      }),
+      }, extra),
   );
 
   server.registerTool(
@@ -187,11 +207,11 @@ export function registerTools(server: McpServer, session: Session): void {
       outputSchema: symbolOutput,
       annotations: readOnly,
     },
-    (args) =>
+    (args, extra) =>
       answer((engine) => {
         const { node, code, stale } = engine.source(args.symbol);
         return { symbol: toSymbolView(node), code, stale };
-      }),
+      }, extra),
   );
 
   for (const tool of NAVIGATION_TOOLS) {
@@ -215,7 +235,7 @@ export function registerTools(server: McpServer, session: Session): void {
         outputSchema: navigationOutput,
         annotations: readOnly,
       },
-      (args: z.infer<z.ZodObject<ReturnType<typeof navigationInput>>> & { through_interfaces?: boolean }) =>
+      (args: z.infer<z.ZodObject<ReturnType<typeof navigationInput>>> & { through_interfaces?: boolean }, extra: RequestExtra) =>
         answer((engine) => {
           // A file argument is looked up inside the repository only.
           const target = tool.fileOrSymbol && /[\\/]/.test(args.symbol) ? insideRepo(engine.repoRoot, args.symbol, 'file') : args.symbol;
@@ -226,7 +246,7 @@ export function registerTools(server: McpServer, session: Session): void {
             all: args.all === true,
             throughInterfaces: args.through_interfaces === true,
           });
-        }),
+        }, extra),
     );
   }
 
@@ -240,13 +260,13 @@ export function registerTools(server: McpServer, session: Session): void {
       outputSchema: statusOutput,
       annotations: readOnly,
     },
-    () =>
+    (_args, extra) =>
       answer(async (engine) => {
         const status = engine.status();
         // The query side's own view: the model may be missing now although the index has vectors.
         const off = await engine.vectorOffReason();
         return { ...status, vectorChannel: off === null ? status.vectorChannel : `off: ${off}`, freshness: session.state() };
-      }),
+      }, extra),
   );
 
   server.registerTool(
@@ -260,6 +280,6 @@ export function registerTools(server: McpServer, session: Session): void {
       outputSchema: indexOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    () => answer(() => session.refresh(), false),
+    (_args, extra) => answer(() => session.refresh(), extra, false),
   );
 }
