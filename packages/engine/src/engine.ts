@@ -275,6 +275,7 @@ export class Engine {
             maxOldSpaceMb: this.config.semantic.max_old_space_mb,
             deadlineMs: this.config.semantic.request_timeout_ms,
             service: (this.tsService ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb })),
+            onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
           });
         }
         if (stale.length > 0) {

@@ -30,6 +30,8 @@ export async function runTsSemanticPass(
     deadlineMs: number;
     /** A long-lived service (its warm worker keeps parsed files for the next pass); default: one for this pass. */
     service?: TsSemanticService;
+    /** Projects analysed of the planned total. */
+    onProgress?: (done: number, total: number) => void;
   },
 ): Promise<TsSemanticReport> {
   const started = performance.now();
@@ -43,6 +45,7 @@ export async function runTsSemanticPass(
   try {
     const result = await service.analyzeRepository(repoRoot, {
       ...(options.files ? { files: [...options.files] } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       deadlineMs: options.deadlineMs,
     });
     // Map every project's edges to node ids before any key refinement is applied: a project's

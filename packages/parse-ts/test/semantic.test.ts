@@ -7,11 +7,12 @@ const W = 'ts:file:packages/web/src/';
 
 let service: TsSemanticService;
 let result: SemanticResult;
+const progress: [number, number][] = [];
 
 beforeAll(async () => {
   ensureWorkerBuilt();
   service = createTsSemanticService({ maxOldSpaceSizeMb: 512 });
-  result = await service.analyzeRepository(MONOREPO, { deadlineMs: 120_000 });
+  result = await service.analyzeRepository(MONOREPO, { deadlineMs: 120_000, onProgress: (done, total) => progress.push([done, total]) });
 }, 180_000);
 
 afterAll(async () => {
@@ -43,6 +44,14 @@ describe('ts-monorepo: projects', () => {
       'packages/core/src/shapes.ts',
     ]);
     for (const p of result.projects) expect(p.fileErrors).toEqual([]);
+  });
+
+  it('reports progress: the planned total once, then each project finished', () => {
+    expect(progress).toEqual([
+      [0, 2],
+      [1, 2],
+      [2, 2],
+    ]);
   });
 
   it('handshake reports protocol, capabilities and extractor version', () => {

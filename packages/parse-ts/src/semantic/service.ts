@@ -64,6 +64,8 @@ export interface SemanticWorkerInfo {
 export interface AnalyzeRepositoryOptions extends AnalyzeRequestOptions {
   /** Aborting cancels the request (the promise rejects with `semantic_unavailable`). */
   readonly signal?: AbortSignal;
+  /** Projects finished of the planned total: once when the plan is known (0), then per project. */
+  readonly onProgress?: (done: number, total: number) => void;
 }
 
 /** The TS semantic pass, run out of process. */
@@ -142,6 +144,7 @@ interface Request {
   readonly retried: Set<string>;
   restarts: number;
   settled: boolean;
+  readonly onProgress?: (done: number, total: number) => void;
   readonly resolve: (r: SemanticResult) => void;
   readonly reject: (e: unknown) => void;
   timer: NodeJS.Timeout | null;
@@ -321,6 +324,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
         // After a restart the worker plans only the remaining projects: keep the first plan.
         if (r.plan === null) {
           r.plan = [...m.projects];
+          r.onProgress?.(0, r.plan.length);
           if (m.shards !== undefined && w.slot === 0) {
             m.shards.forEach((ids, slot) => {
               if (slot === 0 || ids.length > 0) r.assigned.set(slot, ids);
@@ -335,6 +339,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
         break;
       case 'project':
         r.results.set(m.project, m.result);
+        if (r.plan !== null) r.onProgress?.(Math.min(r.results.size, r.plan.length), r.plan.length);
         if (r.inFlight.get(w.slot) === m.project) r.inFlight.delete(w.slot);
         emit({ type: 'project_done', project: m.project, pid: w.proc.pid ?? 0 });
         break;
@@ -422,6 +427,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
           retried: new Set(),
           restarts: 0,
           settled: false,
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
           resolve: resolveP,
           reject: rejectP,
           timer: null,
