@@ -22,6 +22,12 @@ interface Recorded {
   readonly hash: string;
   /** tsconfig/jsconfig (and configs they extend): the repo paths it extends; `*` = unknown (unreadable, invalid, too large). */
   readonly extends?: readonly string[];
+  /**
+   * tsconfig/jsconfig: the repo directories its `include`/`files` reach outside its own folder
+   * (`../src/**` → `src`). Its `references` do not count: the pass resolves a referenced
+   * project's modules from their sources, with the referencing program's own options.
+   */
+  readonly reach?: { readonly dirs: readonly string[] };
   /** package.json: its `name`; null = none; `*` = unknown. */
   readonly pkg?: string | null;
 }
@@ -66,6 +72,7 @@ export function applyContextChanges(store: Store, label: string, repoRoot: strin
   const tracked = new Map<string, Tracked>(discovered.map((f) => [f.path, { ...f, extended: false }]));
   const packageDirs = new Map<string, string>();
   const now = Date.now();
+  const root = resolve(repoRoot);
   const record = (f: Tracked): Recorded => {
     const old = previous?.[f.path];
     const same = old !== undefined && old.mtimeMs >= 0 && old.size === f.size && old.mtimeMs === f.mtimeMs;
@@ -73,11 +80,13 @@ export function applyContextChanges(store: Store, label: string, repoRoot: strin
     const reuse = old !== undefined && old.hash === hash ? old : undefined;
     const isTsConfig = f.extended || TS_CONFIG.test(posix.basename(f.path));
     const isPackage = posix.basename(f.path).toLowerCase() === 'package.json';
+    // Facts recorded before `reach` existed are read again.
+    const config = !isTsConfig ? null : reuse?.extends !== undefined && reuse.reach !== undefined ? { extends: reuse.extends, reach: reuse.reach } : readTsConfig(f.absPath, f.path, root);
     const r: Recorded = {
       size: f.size,
       mtimeMs: now - f.mtimeMs < RACY_MS ? -1 : f.mtimeMs,
       hash,
-      ...(isTsConfig ? { extends: reuse?.extends ?? readExtends(f.absPath) } : {}),
+      ...(config ?? {}),
       ...(isPackage ? { pkg: reuse?.pkg !== undefined ? reuse.pkg : readPackageName(f.absPath) } : {}),
     };
     next[f.path] = r;
@@ -90,7 +99,6 @@ export function applyContextChanges(store: Store, label: string, repoRoot: strin
     if (typeof pkg === 'string' && pkg !== UNKNOWN && !packageDirs.has(pkg)) packageDirs.set(pkg, dirOf(f.path));
   }
   const queue = [...tracked.values()].filter((f) => !(f.path in next));
-  const root = resolve(repoRoot);
   while (queue.length > 0) {
     const f = queue.shift()!;
     if (f.path in next) continue;
@@ -178,17 +186,42 @@ function readSmallText(absPath: string): string | null {
   }
 }
 
-/** The `extends` specifiers of a tsconfig as written; `[*]` when the file cannot be read as JSON. */
-function readExtends(absPath: string): readonly string[] {
+/**
+ * What a tsconfig says about its reach: the `extends` specifiers as written (`[*]` when the file
+ * cannot be read as JSON) and the repo directories its `include`/`files` name outside its own
+ * folder.
+ */
+function readTsConfig(absPath: string, path: string, root: string): Required<Pick<Recorded, 'extends' | 'reach'>> {
   const text = readSmallText(absPath);
-  if (text === null) return [UNKNOWN];
-  let parents: unknown;
+  let parsed: unknown = null;
   try {
-    parents = (parseJsonc(text) as { extends?: unknown } | null)?.extends;
+    parsed = text === null ? null : parseJsonc(text);
   } catch {
-    return [UNKNOWN];
+    parsed = null;
   }
-  return (Array.isArray(parents) ? parents : [parents]).filter((p): p is string => typeof p === 'string' && p !== UNKNOWN);
+  if (parsed === null || typeof parsed !== 'object') return { extends: [UNKNOWN], reach: { dirs: [] } };
+  const json = parsed as { extends?: unknown; include?: unknown; files?: unknown };
+  const strings = (v: unknown): string[] => (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string' && x !== '');
+  const own = dirOf(path);
+  const dirs = new Set<string>();
+  // The literal part of a pattern (up to its first wildcard segment); a `files` entry's folder.
+  const reachDir = (entry: string, isFile: boolean): void => {
+    const segments = entry.split(/[\\/]/);
+    const wildcard = segments.findIndex((x) => /[*?{[]/.test(x));
+    const literal = isFile ? segments.slice(0, -1) : wildcard < 0 ? segments : segments.slice(0, wildcard);
+    const rel = relative(root, resolve(root, own, ...literal)).split(sep).join('/');
+    if (outsideRepo(rel)) return;
+    const inside = own === '' || rel === own || rel.startsWith(`${own}/`);
+    if (!inside) dirs.add(rel);
+  };
+  for (const entry of strings(json.include)) reachDir(entry, false);
+  for (const entry of strings(json.files)) reachDir(entry, true);
+  return { extends: strings(json.extends).filter((p) => p !== UNKNOWN), reach: { dirs: [...dirs].sort() } };
+}
+
+/** A repo-relative path that climbs out of the repository (or is absolute elsewhere). */
+function outsideRepo(rel: string): boolean {
+  return rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel);
 }
 
 /** A package.json's `name`: null without one, `*` when it cannot be read as JSON. */
@@ -217,7 +250,7 @@ function resolveExtends(spec: string, from: string, packageDirs: ReadonlyMap<str
   if (/^\.\.?(\/|$)/.test(spec) || posix.isAbsolute(spec)) {
     const abs = posix.isAbsolute(spec) ? spec : resolve(root, dirOf(from), spec);
     const rel = relative(root, abs).split(sep).join('/');
-    if (rel === '' || rel.startsWith('..') || posix.isAbsolute(rel)) return null;
+    if (rel === '' || outsideRepo(rel)) return null;
     target = withJson(rel);
   } else {
     const parts = spec.split('/');
@@ -311,8 +344,12 @@ class ScopeFinder {
     const dirs = new Set([dirOf(path)]);
     const recorded = this.next[path] ?? this.previous[path];
     if (recorded?.extends !== undefined || TS_CONFIG.test(name)) {
-      // Configs extending this one, transitively, and configs whose `extends` is unknown.
-      for (const config of reachable([path, ...this.graph.unknown], (c) => this.graph.children.get(c) ?? [])) dirs.add(dirOf(config));
+      // Configs extending this one, transitively, and configs whose `extends` is unknown; each
+      // with the folders its `include`/`files` reach outside its own.
+      for (const config of reachable([path, ...this.graph.unknown], (c) => this.graph.children.get(c) ?? [])) {
+        dirs.add(dirOf(config));
+        for (const facts of [this.next[config], this.previous[config]]) for (const d of facts?.reach?.dirs ?? []) dirs.add(d);
+      }
     }
     const tests = [...dirs].map(under);
     const scope = new Set(this.files.filter((f) => f.language !== 'cs' && tests.some((t) => t(f.path))));

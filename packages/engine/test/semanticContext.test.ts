@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverFiles, Engine } from '../src/index.js';
 import { applyContextChanges, CONTEXT_READ_MAX_BYTES, parseJsonc } from '../src/semanticContext.js';
 import { defaultConfig } from '@ca/schema';
-import { copyFixture, REPO_ROOT } from './helpers.js';
+import { copyFixture, REPO_ROOT, tempDir } from './helpers.js';
 
 const MONO = join(REPO_ROOT, 'fixtures', 'ts-monorepo');
 const CS = join(REPO_ROOT, 'fixtures', 'cs-solution');
@@ -285,4 +285,31 @@ describe.skipIf(!hasDotnet)('a changed C# semantic context re-runs the semantic 
     expect(r.contextChanges).toEqual([{ path: 'Directory.Build.props', change: 'added', files: 13 }]);
     expect([r.semantic?.cs?.projects, r.semantic?.cs?.documents]).toEqual([2, 13]);
   }, 180_000);
+});
+
+describe('a config whose include reaches outside its own folder', () => {
+  it('re-analyses the files it includes there (src: 2), not the others (lib)', async () => {
+    const repo = tempDir();
+    const write = (rel: string, text: string) => {
+      mkdirSync(join(repo, rel, '..'), { recursive: true });
+      writeFileSync(join(repo, rel), text);
+    };
+    write('config/tsconfig.json', JSON.stringify({ compilerOptions: { strict: true }, include: ['../src/**/*'] }));
+    write('src/a.ts', `import { b } from './b';\nexport function a(): number {\n  return b();\n}\n`);
+    write('src/b.ts', 'export function b(): number {\n  return 1;\n}\n');
+    write('lib/c.ts', 'export const c = 1;\n');
+    const engine = Engine.open(repo, { env: {}, configOverrides: OFF });
+    try {
+      await engine.index();
+      write('config/tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, noImplicitAny: true }, include: ['../src/**/*'] }));
+      const r = await engine.index();
+      // Before, a config shaped only the files below its own folder: 0 here.
+      expect(r.contextChanges).toEqual([{ path: 'config/tsconfig.json', change: 'changed', files: 2 }]);
+      expect(r.semantic?.ts?.files).toBe(2);
+      expect(engine.navigate('callers', 'b').edges.map((e) => [e.path, e.confidence])).toEqual([['src/a.ts', 'exact']]);
+    } finally {
+      engine.close();
+      rmSync(repo, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
