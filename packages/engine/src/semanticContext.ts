@@ -30,6 +30,8 @@ interface Recorded {
   readonly reach?: { readonly dirs: readonly string[] };
   /** package.json: its `name`; null = none; `*` = unknown. */
   readonly pkg?: string | null;
+  /** MSBuild files (.csproj, .props, .targets): the repo files they `<Import>`; `*` = unknown. */
+  readonly imports?: readonly string[];
 }
 
 const METADATA_KEY = 'semantic_context';
@@ -40,6 +42,7 @@ export const CONTEXT_READ_MAX_BYTES = 1 << 20;
 const UNKNOWN = '*';
 
 const TS_CONFIG = /^(tsconfig(\..*)?|jsconfig)\.json$/i;
+const MSBUILD = /\.(csproj|props|targets)$/i;
 const C_SHARP_WIDE = /(^|\/)(directory\.build\.(props|targets)|directory\.packages\.props|global\.json|nuget\.config|packages\.lock\.json)$/i;
 
 interface Tracked {
@@ -47,8 +50,11 @@ interface Tracked {
   readonly absPath: string;
   readonly size: number;
   readonly mtimeMs: number;
-  /** Tracked because a config `extends` it (a `base.json` is not named like a config). */
-  readonly extended: boolean;
+  /**
+   * Why it is tracked: found by discovery, or reached from a tracked file — a config `extends` it
+   * (a `base.json` is not named like a config), an MSBuild file `<Import>`s it.
+   */
+  readonly via: 'discovery' | 'extends' | 'import';
 }
 
 /**
@@ -69,7 +75,7 @@ export function applyContextChanges(store: Store, label: string, repoRoot: strin
     previous = null;
   }
   const next: Record<string, Recorded> = {};
-  const tracked = new Map<string, Tracked>(discovered.map((f) => [f.path, { ...f, extended: false }]));
+  const tracked = new Map<string, Tracked>(discovered.map((f) => [f.path, { ...f, via: 'discovery' }]));
   const packageDirs = new Map<string, string>();
   const now = Date.now();
   const root = resolve(repoRoot);
@@ -78,7 +84,8 @@ export function applyContextChanges(store: Store, label: string, repoRoot: strin
     const same = old !== undefined && old.mtimeMs >= 0 && old.size === f.size && old.mtimeMs === f.mtimeMs;
     const hash = same ? old.hash : hashOf(f.absPath);
     const reuse = old !== undefined && old.hash === hash ? old : undefined;
-    const isTsConfig = f.extended || TS_CONFIG.test(posix.basename(f.path));
+    const isTsConfig = f.via === 'extends' || TS_CONFIG.test(posix.basename(f.path));
+    const isMsBuild = f.via === 'import' || MSBUILD.test(f.path);
     const isPackage = posix.basename(f.path).toLowerCase() === 'package.json';
     // Facts recorded before `reach` existed are read again.
     const config = !isTsConfig ? null : reuse?.extends !== undefined && reuse.reach !== undefined ? { extends: reuse.extends, reach: reuse.reach } : readTsConfig(f.absPath, f.path, root);
@@ -88,6 +95,7 @@ export function applyContextChanges(store: Store, label: string, repoRoot: strin
       hash,
       ...(config ?? {}),
       ...(isPackage ? { pkg: reuse?.pkg !== undefined ? reuse.pkg : readPackageName(f.absPath) } : {}),
+      ...(isMsBuild ? { imports: reuse?.imports ?? readImports(f.absPath, f.path) } : {}),
     };
     next[f.path] = r;
     return r;
@@ -103,15 +111,15 @@ export function applyContextChanges(store: Store, label: string, repoRoot: strin
     const f = queue.shift()!;
     if (f.path in next) continue;
     const r = record(f);
-    for (const spec of r.extends ?? []) {
-      if (spec === UNKNOWN) continue;
-      const target = resolveExtends(spec, f.path, packageDirs, root);
-      if (target === null || tracked.has(target)) continue;
-      const extra = lstatTracked(root, target);
-      if (extra === null) continue;
+    const follow = (target: string | null, via: Tracked['via']): void => {
+      if (target === null || tracked.has(target)) return;
+      const extra = lstatTracked(root, target, via);
+      if (extra === null) return;
       tracked.set(target, extra);
       queue.push(extra);
-    }
+    };
+    for (const spec of r.extends ?? []) if (spec !== UNKNOWN) follow(resolveExtends(spec, f.path, packageDirs, root), 'extends');
+    for (const target of r.imports ?? []) if (target !== UNKNOWN) follow(target, 'import');
   }
 
   const changed: { path: string; change: ContextChange['change'] }[] = [];
@@ -224,6 +232,17 @@ function outsideRepo(rel: string): boolean {
   return rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel);
 }
 
+/** The repo files an MSBuild file imports; `[*]` when it cannot be read as a `<Project>`. */
+function readImports(absPath: string, path: string): readonly string[] {
+  const text = readSmallText(absPath);
+  if (text === null) return [UNKNOWN];
+  try {
+    return readCsproj(text, path).imports.filter((p) => !outsideRepo(p));
+  } catch {
+    return [UNKNOWN];
+  }
+}
+
 /** A package.json's `name`: null without one, `*` when it cannot be read as JSON. */
 function readPackageName(absPath: string): string | null {
   const text = readSmallText(absPath);
@@ -264,7 +283,7 @@ function resolveExtends(spec: string, from: string, packageDirs: ReadonlyMap<str
 }
 
 /** A repo file that can be tracked: a regular file (never through a symbolic link), outside node_modules. */
-function lstatTracked(root: string, path: string): Tracked | null {
+function lstatTracked(root: string, path: string, via: Tracked['via'] = 'extends'): Tracked | null {
   if (/(^|\/)node_modules(\/|$)/.test(path)) return null;
   // Every directory on the way must be a real directory too: a link anywhere is not followed.
   const parts = path.split('/');
@@ -273,7 +292,7 @@ function lstatTracked(root: string, path: string): Tracked | null {
     const absPath = resolve(root, ...parts);
     const st = lstatSync(absPath);
     if (!st.isFile()) return null;
-    return { path, absPath, size: st.size, mtimeMs: Math.floor(st.mtimeMs), extended: true };
+    return { path, absPath, size: st.size, mtimeMs: Math.floor(st.mtimeMs), via };
   } catch {
     return null;
   }
@@ -314,6 +333,7 @@ function extendsGraph(
 /** Maps a changed context file to the source files it shapes. */
 class ScopeFinder {
   private csprojReferrers: Map<string, string[]> | null = null;
+  private importedBy: Map<string, string[]> | null = null;
 
   constructor(
     private readonly store: Store,
@@ -327,6 +347,34 @@ class ScopeFinder {
   ) {}
 
   of(path: string): ScopeFile[] {
+    const own = this.ownScope(path);
+    // MSBuild files that import this one, transitively (a `.props` shared by several projects).
+    const importers = reachable([path], (p) => this.importers().get(p) ?? []);
+    importers.delete(path);
+    if (importers.size === 0) return own;
+    const out = new Map(own.map((f) => [f.id, f]));
+    for (const importer of importers) for (const f of this.ownScope(importer)) out.set(f.id, f);
+    return [...out.values()];
+  }
+
+  /** Imported MSBuild file → the files importing it, from this run's and the previous run's facts. */
+  private importers(): Map<string, string[]> {
+    if (this.importedBy !== null) return this.importedBy;
+    const map = new Map<string, string[]>();
+    for (const facts of [this.previous, this.next]) {
+      for (const [path, r] of Object.entries(facts)) {
+        for (const target of r.imports ?? []) {
+          const list = map.get(target) ?? [];
+          if (!list.includes(path)) list.push(path);
+          map.set(target, list);
+        }
+      }
+    }
+    this.importedBy = map;
+    return map;
+  }
+
+  private ownScope(path: string): ScopeFile[] {
     const lower = path.toLowerCase();
     const name = posix.basename(lower);
     if (lower.endsWith('.csproj')) {
@@ -341,6 +389,8 @@ class ScopeFinder {
       const inDir = under(dirOf(path));
       return this.files.filter((f) => f.language === 'cs' && (inDir(f.path) || inDir(f.project)));
     }
+    // Any other .props/.targets applies only where it is imported (see `of`).
+    if (/\.(props|targets)$/.test(lower)) return [];
     const dirs = new Set([dirOf(path)]);
     const recorded = this.next[path] ?? this.previous[path];
     if (recorded?.extends !== undefined || TS_CONFIG.test(name)) {

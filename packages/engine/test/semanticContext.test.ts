@@ -285,6 +285,23 @@ describe.skipIf(!hasDotnet)('a changed C# semantic context re-runs the semantic 
     expect(r.contextChanges).toEqual([{ path: 'Directory.Build.props', change: 'added', files: 13 }]);
     expect([r.semantic?.cs?.projects, r.semantic?.cs?.documents]).toEqual([2, 13]);
   }, 180_000);
+
+  it('an MSBuild file a project <Import>s is tracked: its edit re-analyses the importing project (Acme.App: 1)', async () => {
+    mkdirSync(join(repo, 'build'));
+    writeFileSync(join(repo, 'build/app.props'), '<Project>\n  <PropertyGroup>\n    <DefineConstants>$(DefineConstants);APP</DefineConstants>\n  </PropertyGroup>\n</Project>\n');
+    const csproj = join(repo, 'src/Acme.App/Acme.App.csproj');
+    writeFileSync(csproj, readFileSync(csproj, 'utf8').replace('</Project>', '  <Import Project="..\\..\\build\\app.props" />\n</Project>'));
+    const first = await engine.index();
+    expect(first.contextChanges).toEqual([
+      { path: 'build/app.props', change: 'added', files: 1 },
+      { path: 'src/Acme.App/Acme.App.csproj', change: 'changed', files: 1 },
+    ]);
+    // Before, a .props not named Directory.* was not tracked at all: this edit went unnoticed.
+    writeFileSync(join(repo, 'build/app.props'), '<Project>\n  <PropertyGroup>\n    <DefineConstants>$(DefineConstants);APP2</DefineConstants>\n  </PropertyGroup>\n</Project>\n');
+    const r = await engine.index();
+    expect(r.contextChanges).toEqual([{ path: 'build/app.props', change: 'changed', files: 1 }]);
+    expect([r.semantic?.cs?.projects, r.semantic?.cs?.documents, r.semantic?.cs?.failedProjects]).toEqual([1, 1, []]);
+  }, 180_000);
 });
 
 describe('a config whose include reaches outside its own folder', () => {

@@ -15,6 +15,11 @@ export interface CsProject {
   readonly defineConstants: string[];
   /** Repo-relative POSIX paths of referenced projects. */
   readonly projectReferences: string[];
+  /**
+   * Repo-relative POSIX paths of the MSBuild files it imports (`<Import Project="..\build\common.props"/>`),
+   * whatever their condition; SDK imports and imports through `$(…)` properties are left out.
+   */
+  readonly imports: string[];
   readonly packageReferences: { name: string; version: string | null }[];
   readonly compileRemove: string[];
   readonly compileInclude: string[];
@@ -85,6 +90,7 @@ export function readCsproj(text: string, path: string): CsProject {
   const props = new Map<string, string>();
   const defineConstants: string[] = [];
   const projectReferences: string[] = [];
+  const imports: string[] = [];
   const packageReferences: { name: string; version: string | null }[] = [];
   const compileRemove: string[] = [];
   const compileInclude: string[] = [];
@@ -93,6 +99,8 @@ export function readCsproj(text: string, path: string): CsProject {
     const gname = localName(group.name);
     if (gname === 'Sdk' && sdk === null) sdk = attr(group, 'Name') ?? null;
     if (gname === 'Import' && sdk === null && attr(group, 'Sdk')) sdk = attr(group, 'Sdk') ?? null;
+    // An import with `Sdk` names a file of that SDK, not of the repository.
+    if (gname === 'Import' && !attr(group, 'Sdk')) for (const target of splitList(attr(group, 'Project') ?? '')) imports.push(resolveFrom(path, target));
     if (!conditionHolds(group)) continue;
     if (gname === 'PropertyGroup') {
       for (const p of group.children) {
@@ -145,6 +153,7 @@ export function readCsproj(text: string, path: string): CsProject {
     targetFrameworks,
     defineConstants,
     projectReferences,
+    imports,
     packageReferences,
     compileRemove,
     compileInclude,

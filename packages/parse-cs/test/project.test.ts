@@ -14,6 +14,7 @@ describe('readCsproj', () => {
       // The Debug-only group (ACME_VERBOSE) is skipped: a Release build is assumed.
       defineConstants: ['ACME_BILLING'],
       projectReferences: [],
+      imports: [],
       packageReferences: [{ name: 'Microsoft.Extensions.Logging.Abstractions', version: '8.0.0' }],
       compileRemove: [],
       compileInclude: [],
@@ -54,6 +55,9 @@ describe('readCsproj', () => {
     <PackageReference Include="Central.Managed" />
     <ProjectReference Include="..\\..\\lib\\Lib.csproj" />
   </ItemGroup>
+  <Import Project="..\\..\\build\\common.props" Condition="Exists('..\\..\\build\\common.props')" />
+  <Import Project="$(MSBuildSDKsPath)\\Some.targets" />
+  <Import Sdk="Microsoft.NET.Sdk" Project="Sdk.targets" />
 </Project>`;
     const p = readCsproj(text, 'src/App/App.csproj');
     expect(p.sdk).toBe('Microsoft.NET.Sdk');
@@ -66,6 +70,8 @@ describe('readCsproj', () => {
       { name: 'Central.Managed', version: null },
     ]);
     expect(p.projectReferences).toEqual(['lib/Lib.csproj']);
+    // Imports whatever their condition; an SDK's own files and paths through a property are not the repository's.
+    expect(p.imports).toEqual(['build/common.props']);
     expect(preprocessorSymbolsFor(p)).toEqual(['A', 'B', 'C', ...frameworkSymbols('netstandard2.0'), 'RELEASE', 'TRACE']);
 
     const legacy = readCsproj(
