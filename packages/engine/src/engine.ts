@@ -287,8 +287,6 @@ export class Engine {
             onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
           });
         }
-      }
-      if (this.config.semantic.enabled) {
         const failed = this.store.db
           .prepare(
             `SELECT f.id FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
