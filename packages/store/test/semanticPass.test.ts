@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { Store } from '../src/index.js';
+import { fileWrite, node } from './helpers.js';
+
+const TYPES = ['calls', 'references'] as const;
+
+/**
+ * money.ts defines `format`; a.ts's `runA` calls it twice as the syntactic pass sees it: by name
+ * at line 3 and line 5 (both approximate, unresolved).
+ */
+function setup() {
+  const store = Store.open(':memory:');
+  store.writer.writeBatch('working', [
+    fileWrite('src/money.ts', 'h1', [
+      node({ localId: 'f', name: 'money.ts', kind: 'file', symbolKey: 'ts:file:src/money.ts#' }),
+      node({ localId: 'n', name: 'format', kind: 'function', parentLocalId: 'f', symbolKey: 'ts:file:src/money.ts#format' }),
+    ]),
+    fileWrite(
+      'src/a.ts',
+      'h2',
+      [
+        node({ localId: 'f', name: 'a.ts', kind: 'file', symbolKey: 'ts:file:src/a.ts#' }),
+        node({ localId: 'n', name: 'runA', kind: 'function', parentLocalId: 'f', symbolKey: 'ts:file:src/a.ts#runA' }),
+      ],
+      [3, 5].map((line) => ({ sourceLocalId: 'n', type: 'calls' as const, confidence: 'approximate' as const, target: { key: '?format', name: 'format' }, line })),
+    ),
+  ]);
+  const id = (name: string) => (store.db.prepare(`SELECT id FROM nodes WHERE name = ?`).get(name) as { id: number }).id;
+  const aFile = (store.db.prepare(`SELECT file_id AS id FROM label_files WHERE path = 'src/a.ts'`).get() as { id: number }).id;
+  const rows = (table: 'edges' | 'superseded_edges') =>
+    store.db
+      .prepare(`SELECT type, confidence, target_name AS target, line, extractor FROM ${table} WHERE file_id = ? ORDER BY line, extractor`)
+      .all(aFile);
+  const state = () => store.db.prepare(`SELECT semantic_state AS state, semantic_reason AS reason FROM files WHERE id = ?`).get(aFile);
+  return { store, id, aFile, rows, state };
+}
+
+describe('semantic passes and their failure (store)', () => {
+  it('a pass sets aside the syntactic edge of each use it resolved; degrading brings it back and drops the exact ones', () => {
+    const { store, id, aFile, rows, state } = setup();
+    // The pass resolves the call at line 3 only.
+    const applied = store.writer.applySemanticPass({
+      fileIds: [aFile],
+      edges: [{ sourceId: id('runA'), targetId: id('format'), targetKey: 'ts:file:src/money.ts#format', targetName: 'format', type: 'calls', confidence: 'exact', fileId: aFile, line: 3 }],
+      types: [...TYPES],
+      extractor: 'semantic:test-1',
+    });
+    expect(applied).toEqual({ inserted: 1, superseded: 1 });
+    expect(rows('edges')).toEqual([
+      { type: 'calls', confidence: 'exact', target: 'format', line: 3, extractor: 'semantic:test-1' },
+      { type: 'calls', confidence: 'approximate', target: 'format', line: 5, extractor: 'test@1' },
+    ]);
+    expect(rows('superseded_edges')).toEqual([{ type: 'calls', confidence: 'approximate', target: 'format', line: 3, extractor: 'test@1' }]);
+    expect([state(), store.reader().nodeById(id('format'))!.referenceCount]).toEqual([{ state: 'ok', reason: null }, 1]);
+
+    // The project stops loading: exact edges go, the set-aside one returns, in one transaction.
+    expect(store.writer.degradeSemantic([aFile], [...TYPES], 'failed', 'project_load_failed: tsconfig.json is not valid JSON')).toEqual({ removed: 1 });
+    expect(rows('edges')).toEqual([
+      { type: 'calls', confidence: 'approximate', target: 'format', line: 3, extractor: 'test@1' },
+      { type: 'calls', confidence: 'approximate', target: 'format', line: 5, extractor: 'test@1' },
+    ]);
+    expect(rows('superseded_edges')).toEqual([]);
+    expect([state(), store.reader().nodeById(id('format'))!.referenceCount]).toEqual([
+      { state: 'failed', reason: 'project_load_failed: tsconfig.json is not valid JSON' },
+      null,
+    ]);
+
+    // Degrading again changes nothing (no exact edges, nothing set aside).
+    expect(store.writer.degradeSemantic([aFile], [...TYPES], 'failed', 'again')).toEqual({ removed: 0 });
+    expect(rows('edges').length).toBe(2);
+    store.close();
+  });
+});
