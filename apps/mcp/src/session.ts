@@ -51,6 +51,8 @@ export class Session {
   private lastError: string | null = null;
   private closed = false;
   private readonly progressListeners = new Set<(p: IndexProgress) => void>();
+  /** The next run retries semantic passes that failed (asked for by the `index` tool). */
+  private retryFailedNext = false;
 
   constructor(readonly options: SessionOptions) {}
 
@@ -73,8 +75,13 @@ export class Session {
     return this.engineInstance;
   }
 
-  /** Brings the index up to date (incremental); concurrent callers share runs. */
-  refresh(): Promise<IndexReport> {
+  /**
+   * Brings the index up to date (incremental); concurrent callers share runs. `retryFailed`
+   * also re-runs semantic passes that failed (a refresh before an answer retries them only when
+   * their files or configs change).
+   */
+  refresh(options: { retryFailed?: boolean } = {}): Promise<IndexReport> {
+    if (options.retryFailed === true) this.retryFailedNext = true;
     if (this.queued) return this.queued;
     if (this.running) {
       const settle = () => undefined;
@@ -117,7 +124,9 @@ export class Session {
 
   private start(): Promise<IndexReport> {
     const run = (async () => {
-      const report = await this.engine().index({ onProgress: (p) => this.progressListeners.forEach((l) => l(p)) });
+      const retryFailedSemantic = this.retryFailedNext;
+      this.retryFailedNext = false;
+      const report = await this.engine().index({ onProgress: (p) => this.progressListeners.forEach((l) => l(p)), retryFailedSemantic });
       this.runs++;
       this.last = { at: new Date().toISOString(), ms: report.ms, changed: report.changed, removed: report.removed };
       this.lastError = null;

@@ -274,12 +274,12 @@ export function registerTools(server: McpServer, session: Session): void {
     {
       title: 'Update the index',
       description: session.options.refresh
-        ? 'Bring the index up to date now (incremental: only changed files are parsed). Rarely needed: every other tool already does this before answering.'
-        : 'Bring the index up to date now (incremental: only changed files are parsed). This server does not refresh by itself: call it after editing files.',
+        ? 'Bring the index up to date now (incremental: only changed files are parsed) and retry semantic passes that failed. Rarely needed: every other tool already brings the index up to date before answering.'
+        : 'Bring the index up to date now (incremental: only changed files are parsed) and retry semantic passes that failed. This server does not refresh by itself: call it after editing files.',
       inputSchema: {},
       outputSchema: indexOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    (_args, extra) => answer(() => session.refresh(), extra, false),
+    (_args, extra) => answer(() => session.refresh({ retryFailed: true }), extra, false),
   );
 }

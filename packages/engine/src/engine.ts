@@ -175,9 +175,11 @@ export class Engine {
    * whose size/mtime (then content hash) changed, writes in bounded transactions, removes
    * deleted paths, and resolves cross-file edges.
    */
-  async index(options: { onProgress?: (p: IndexProgress) => void } = {}): Promise<IndexReport> {
+  async index(options: { onProgress?: (p: IndexProgress) => void; retryFailedSemantic?: boolean } = {}): Promise<IndexReport> {
     const started = performance.now();
     const progress = options.onProgress ?? (() => {});
+    // An explicit request (the MCP `index` tool) retries failed semantic passes at once.
+    if (options.retryFailedSemantic === true) this.semanticRetried.clear();
     this.ensureIntact();
     const adapters = await createAdapters(this.repoRoot);
     const cfg = this.config.indexing;

@@ -99,6 +99,9 @@ describe('a changed TS semantic context re-runs the semantic pass of the files i
     // server) while neither its files nor its config change; the failure stays reported.
     const again = await engine.index();
     expect([again.contextChanges, again.semantic?.ts]).toEqual([undefined, undefined]);
+    // Unless asked to (the MCP `index` tool): then it runs again, and fails again.
+    const retried = await engine.index({ retryFailedSemantic: true });
+    expect(retried.semantic?.ts?.failedProjects.map((p) => [p.project, p.reason.split(':')[0]])).toEqual([['packages/web/tsconfig.json', 'project_load_failed']]);
     expect(engine.navigate('callers', 'formatMoney').gaps.map((g) => [g.scope, g.reason])).toEqual([
       ['project @mono/web (ts)', "semantic pass failed (7 files): packages/web/tsconfig.json: project_load_failed: TS1005: ',' expected.; edges there are approximate"],
     ]);
