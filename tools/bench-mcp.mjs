@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// MCP server latency: `node tools/bench-mcp.mjs [DIR] [--runs N] [--db FILE] [--no-semantic]`.
+// MCP server latency: `node tools/bench-mcp.mjs [DIR] [--runs N] [--db FILE] [--no-semantic] [--model DIR [--embed-slice N]]`.
 // Without DIR, a copy of fixtures/ts-app. Runs the real server (apps/mcp/dist) over a linked
 // in-memory transport with the vector channel off, and prints the median and worst latency of a
 // `callers` and a `search` call with the index refreshed before each answer (the default) and
@@ -19,7 +19,13 @@ const { createServer } = await import(join(root, 'apps/mcp/dist/index.js'));
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { runs: { type: 'string', default: '30' }, db: { type: 'string' }, 'no-semantic': { type: 'boolean', default: false } },
+  options: {
+    runs: { type: 'string', default: '30' },
+    db: { type: 'string' },
+    'no-semantic': { type: 'boolean', default: false },
+    model: { type: 'string' },
+    'embed-slice': { type: 'string' },
+  },
 });
 const runs = Number(values.runs);
 let repo = positionals[0] ? resolve(positionals[0]) : null;
@@ -28,10 +34,14 @@ if (!repo) {
   cpSync(join(root, 'fixtures/ts-app'), repo, { recursive: true });
 }
 const dbPath = values.db ? resolve(values.db) : undefined;
-const configOverrides = { embedding: { enabled: false }, ...(values['no-semantic'] ? { semantic: { enabled: false } } : {}) };
+// Without --model the vector channel is off; with it, vectors are filled in behind the answers
+// (`--embed-slice N` symbols per slice; a huge N embeds everything before the first answer).
+const embedding = values.model ? { model_dir: resolve(values.model), allow_download: false } : { enabled: false };
+const configOverrides = { embedding, ...(values['no-semantic'] ? { semantic: { enabled: false } } : {}) };
+const embedSlice = values['embed-slice'] ? { embedSlice: Number(values['embed-slice']) } : {};
 
 async function connect(refresh) {
-  const app = createServer({ repo, refresh, ...(dbPath ? { dbPath } : {}), env: {}, configOverrides, log: () => {} });
+  const app = createServer({ repo, refresh, ...(dbPath ? { dbPath } : {}), env: {}, configOverrides, ...embedSlice, log: () => {} });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await app.server.connect(a);
   const client = new Client({ name: 'bench', version: '0' });
@@ -53,8 +63,18 @@ const stats = (xs) => {
 
 const first = await connect(true);
 let t = performance.now();
-const status = JSON.parse((await first.client.callTool({ name: 'status', arguments: {} })).content[0].text);
+// The first index may take minutes (the client's default request timeout is 60 s).
+const status = JSON.parse((await first.client.callTool({ name: 'status', arguments: {} }, undefined, { timeout: 900_000 })).content[0].text);
 console.log(`${repo}: ${status.files} files, ${status.symbols} symbols; first answer (full index) ${(performance.now() - t).toFixed(0)} ms`);
+if (values.model) {
+  // Polls (each status call refreshes too) until every symbol has its vector.
+  let pending = status.freshness.embeddingsPending;
+  while (pending > 0) {
+    await new Promise((r) => setTimeout(r, 1000));
+    pending = JSON.parse((await first.client.callTool({ name: 'status', arguments: {} })).content[0].text).freshness.embeddingsPending;
+  }
+  console.log(`all vectors in ${(performance.now() - t).toFixed(0)} ms after the first call`);
+}
 const top = JSON.parse((await first.client.callTool({ name: 'search', arguments: { query: 'index', limit: 1 } })).content[0].text).results[0];
 if (!top) throw new Error('the repository has no symbol matching "index" to navigate from');
 const calls = [

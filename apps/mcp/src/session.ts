@@ -25,7 +25,17 @@ export interface SessionOptions {
    * so clients that reset their request timeout on progress keep waiting). Default 500 / 5,000 ms.
    */
   readonly progress?: { readonly delayMs?: number; readonly intervalMs?: number };
+  /**
+   * With refresh on: a refresh embeds at most this many symbols before its answer, and the rest
+   * are embedded behind it in slices of this size while no call waits (a call arriving meanwhile
+   * waits for one slice at most). Default `EMBED_SLICE`; the first answer on a large repository
+   * then waits for the structural and semantic index only, not for every vector.
+   */
+  readonly embedSlice?: number;
 }
+
+/** Symbols embedded per slice: ~1.5 s of the int8 model on 2 cores (docs/benchmarks.md). */
+export const EMBED_SLICE = 128;
 
 /** What the last refresh did, as the `status` tool reports it. */
 export interface RefreshState {
@@ -33,6 +43,8 @@ export interface RefreshState {
   readonly runs: number;
   readonly last: { readonly at: string; readonly ms: number; readonly changed: number; readonly removed: number } | null;
   readonly lastError: string | null;
+  /** Symbols without a vector yet (being filled in behind the answers). */
+  readonly embeddingsPending: number;
 }
 
 /**
@@ -44,7 +56,8 @@ export interface RefreshState {
  */
 export class Session {
   private engineInstance: Engine | null = null;
-  private running: Promise<IndexReport> | null = null;
+  /** The index run or embedding slice under way (they never overlap). */
+  private running: Promise<unknown> | null = null;
   private queued: Promise<IndexReport> | null = null;
   private runs = 0;
   private last: RefreshState['last'] = null;
@@ -53,6 +66,8 @@ export class Session {
   private readonly progressListeners = new Set<(p: IndexProgress) => void>();
   /** The next run retries semantic passes that failed (asked for by the `index` tool). */
   private retryFailedNext = false;
+  private embeddingsPending = 0;
+  private fillTimer: NodeJS.Timeout | null = null;
 
   constructor(readonly options: SessionOptions) {}
 
@@ -109,12 +124,24 @@ export class Session {
   }
 
   state(): RefreshState {
-    return { mode: this.options.refresh ? 'before-each-answer' : 'on-request', runs: this.runs, last: this.last, lastError: this.lastError };
+    return {
+      mode: this.options.refresh ? 'before-each-answer' : 'on-request',
+      runs: this.runs,
+      last: this.last,
+      lastError: this.lastError,
+      embeddingsPending: this.embeddingsPending,
+    };
+  }
+
+  /** Symbols still without a vector (0 when the vectors are complete or the channel is off). */
+  get pendingEmbeddings(): number {
+    return this.embeddingsPending;
   }
 
   /** Waits for a running index, then releases the engine and its workers. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.fillTimer) clearTimeout(this.fillTimer);
     const pending = this.queued ?? this.running;
     if (pending) await pending.catch(() => undefined);
     const engine = this.engineInstance;
@@ -126,7 +153,12 @@ export class Session {
     const run = (async () => {
       const retryFailedSemantic = this.retryFailedNext;
       this.retryFailedNext = false;
-      const report = await this.engine().index({ onProgress: (p) => this.progressListeners.forEach((l) => l(p)), retryFailedSemantic });
+      const report = await this.engine().index({
+        onProgress: (p) => this.progressListeners.forEach((l) => l(p)),
+        retryFailedSemantic,
+        ...(this.options.refresh ? { embedLimit: this.options.embedSlice ?? EMBED_SLICE } : {}),
+      });
+      this.embeddingsPending = report.embeddings?.pending ?? 0;
       this.runs++;
       this.last = { at: new Date().toISOString(), ms: report.ms, changed: report.changed, removed: report.removed };
       this.lastError = null;
@@ -142,8 +174,38 @@ export class Session {
     });
     const tracked = run.finally(() => {
       if (this.running === tracked) this.running = null;
+      this.scheduleFill();
     });
     this.running = tracked;
     return tracked;
+  }
+
+  /**
+   * Embeds the next slice of pending symbols once nothing else runs or waits; a slice schedules
+   * the next one until none is pending. A failed slice stops the filling until the next run.
+   */
+  private scheduleFill(): void {
+    if (this.closed || this.fillTimer !== null || this.embeddingsPending === 0 || !this.options.refresh) return;
+    this.fillTimer = setTimeout(() => {
+      this.fillTimer = null;
+      if (this.closed || this.running !== null || this.queued !== null) return; // that run schedules again
+      const slice = this.engine()
+        .fillEmbeddings({ maxNodes: this.options.embedSlice ?? EMBED_SLICE })
+        .then(
+          (r) => {
+            this.embeddingsPending = r.pending;
+          },
+          (e: unknown) => {
+            this.embeddingsPending = 0;
+            this.options.log(`embedding failed: ${toCaError(e).message}`);
+          },
+        );
+      const tracked = slice.finally(() => {
+        if (this.running === tracked) this.running = null;
+        this.scheduleFill();
+      });
+      this.running = tracked;
+    }, 0);
+    this.fillTimer.unref();
   }
 }

@@ -100,5 +100,6 @@ export const statusOutput = z.looseObject({
     runs: z.number(),
     last: z.looseObject({ at: z.string(), ms: z.number(), changed: z.number(), removed: z.number() }).nullable(),
     lastError: z.string().nullable(),
+    embeddingsPending: z.number(),
   }),
 });

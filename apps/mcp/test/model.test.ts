@@ -31,3 +31,35 @@ describe.skipIf(MISSING !== null)('MCP server with the embedding model (fixtures
     expect(r.json.results.some((x: any) => x.code.includes('terminatePlan()') && x.matchedBy.some((c: string) => c.startsWith('vector#')))).toBe(true);
   }, 120_000);
 });
+
+describe.skipIf(MISSING !== null)('MCP server: vectors filled in behind the answers', () => {
+  it('the first answer waits for a slice of the vectors only; the rest fill in between calls', async () => {
+    const repo = copyFixture('ts-app');
+    const mcp = await connect({
+      repo,
+      embedSlice: 40,
+      configOverrides: { embedding: { model_dir: MODELS, allow_download: false }, semantic: { enabled: false } },
+    });
+    try {
+      // fixtures/ts-app has 92 nodes (13 files, 79 symbols); the first refresh embeds 40 of them.
+      const first = await mcp.call('search', { query: 'AuthService.login' });
+      expect(first.json.results[0].qualifiedName).toBe('AuthService.login');
+      expect(first.json.notices).toEqual([
+        'vector channel filling in: 52 symbols not embedded yet (embedded between answers); matches found only by meaning may be missing',
+      ]);
+      // Slices of 40 (and the refresh of each call) embed the rest.
+      let pending = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < 100 && pending > 0; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        pending = (await mcp.call('status')).json.freshness.embeddingsPending;
+      }
+      expect(pending).toBe(0);
+      const r = await mcp.call('search', { query: 'stop charging this customer every month', limit: 3, explain: true });
+      expect(r.json.notices).toEqual([]);
+      expect(r.json.results.some((x: any) => x.code.includes('terminatePlan()') && x.matchedBy.some((c: string) => c.startsWith('vector#')))).toBe(true);
+    } finally {
+      await mcp.close();
+      rmSync(join(repo, '..'), { recursive: true, force: true });
+    }
+  }, 180_000);
+});

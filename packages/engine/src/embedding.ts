@@ -24,6 +24,8 @@ export interface EmbedReport {
   readonly tokens: number;
   readonly ms: number;
   readonly reset: boolean;
+  /** Nodes still without a vector after this run (a run limited by `maxNodes` leaves some). */
+  readonly pending: number;
 }
 
 /** Nodes embedded per round: each round commits, so an interrupted run resumes where it stopped. */
@@ -46,11 +48,13 @@ export async function embedPending(
   onProgress?: (done: number, total: number) => void,
   /** Supplies a long-lived embedder (not disposed here); default: a worker for this call only. */
   acquire?: (resolution: ResolvedModel, batchSize: number) => Promise<Embedder>,
+  /** Stop after about this many nodes (whole rounds of `min(ROUND, maxNodes)`); the rest stays pending. */
+  maxNodes?: number,
 ): Promise<EmbedReport> {
   const started = performance.now();
   const off = (reason: string): EmbedReport => {
     store.writer.setMetadata(META_VECTOR_OFF, reason);
-    return { off: reason, model: null, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset: false };
+    return { off: reason, model: null, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset: false, pending: 0 };
   };
   if (!config.enabled) return off('embedding.enabled is false');
   const resolution = await resolveModel(config);
@@ -60,9 +64,10 @@ export async function embedPending(
   const { reset } = vectors.ensureModel({ modelId: info.modelId, revision: info.revision, dims: info.dims });
   const total = vectors.countNodesNeedingEmbedding(label);
   store.writer.setMetadata(META_VECTOR_OFF, '');
-  if (total === 0) {
-    return { off: null, model: info.modelId, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset };
+  if (total === 0 || maxNodes === 0) {
+    return { off: null, model: info.modelId, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset, pending: total };
   }
+  const round = maxNodes === undefined ? ROUND : Math.max(1, Math.min(ROUND, Math.floor(maxNodes)));
   const embedder = acquire ? await acquire(resolution, config.batch_size) : await createWorkerEmbedder(resolution, { batchSize: config.batch_size });
   let nodes = 0;
   let texts = 0;
@@ -74,7 +79,8 @@ export async function embedPending(
     );
     const exportsOf = store.db.prepare(`SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`);
     for (;;) {
-      const batch = vectors.nodesNeedingEmbedding(label, ROUND);
+      if (maxNodes !== undefined && nodes >= maxNodes) break;
+      const batch = vectors.nodesNeedingEmbedding(label, round);
       if (batch.length === 0) break;
       const perNode: string[][] = batch.map((n) =>
         n.kind === 'file' || n.kind === 'module'
@@ -123,10 +129,12 @@ export async function embedPending(
   } finally {
     if (!acquire) await embedder.dispose();
   }
-  // Many new vectors: build the in-memory index now so its persisted snapshot is written here,
-  // not by the first search (a cold `ca search` then copies it: docs/benchmarks.md, cold start).
-  if (embedded >= SNAPSHOT_MIN_NEW_ROWS) vectors.warm();
-  return { off: null, model: info.modelId, nodes, texts, embedded, tokens, ms: Math.round(performance.now() - started), reset };
+  const pending = Math.max(0, total - nodes);
+  // Many new vectors, or the last slice of a fill (slices are each too small): build the
+  // in-memory index now so its persisted snapshot is written here, not by the first search
+  // (a cold `ca search` then copies it: docs/benchmarks.md, cold start).
+  if (embedded >= SNAPSHOT_MIN_NEW_ROWS || (maxNodes !== undefined && pending === 0 && nodes > 0)) vectors.warm();
+  return { off: null, model: info.modelId, nodes, texts, embedded, tokens, ms: Math.round(performance.now() - started), reset, pending };
 }
 
 /**

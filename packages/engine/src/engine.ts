@@ -41,6 +41,17 @@ export interface EngineOptions {
 }
 
 export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
+
+export interface IndexOptions {
+  readonly onProgress?: (p: IndexProgress) => void;
+  /** Re-run semantic passes that failed now, instead of waiting for a change of their files or configs. */
+  readonly retryFailedSemantic?: boolean;
+  /**
+   * Embed at most about this many nodes in this run (0: none); the rest stay pending, reported as
+   * `embeddings.pending`, for `fillEmbeddings()` or the next run. Default: all.
+   */
+  readonly embedLimit?: number;
+}
 export interface IndexProgress {
   readonly phase: IndexPhase;
   readonly done: number;
@@ -175,7 +186,7 @@ export class Engine {
    * whose size/mtime (then content hash) changed, writes in bounded transactions, removes
    * deleted paths, and resolves cross-file edges.
    */
-  async index(options: { onProgress?: (p: IndexProgress) => void; retryFailedSemantic?: boolean } = {}): Promise<IndexReport> {
+  async index(options: IndexOptions = {}): Promise<IndexReport> {
     const started = performance.now();
     const progress = options.onProgress ?? (() => {});
     // An explicit request (the MCP `index` tool) retries failed semantic passes at once.
@@ -298,19 +309,7 @@ export class Engine {
           .all(WORKING_LABEL) as number[];
         for (const id of failed) this.semanticRetried.add(id);
       }
-      let embeddings: EmbedReport;
-      try {
-        embeddings = await embedPending(
-          this.store,
-          this.config.embedding,
-          WORKING_LABEL,
-          (done, total) => progress({ phase: 'embed', done, total }),
-          this.indexEmbedder.acquire,
-        );
-      } catch (e) {
-        this.indexEmbedder.reset();
-        throw e;
-      }
+      const embeddings = await this.embed((done, total) => progress({ phase: 'embed', done, total }), options.embedLimit);
       this.store.writer.setMetadata('last_indexed_at', new Date().toISOString());
       const counts = reader.counts();
       return {
@@ -330,6 +329,24 @@ export class Engine {
     } finally {
       await pool?.close();
       await adapters.dispose();
+    }
+  }
+
+  /**
+   * Embeds nodes that have no vector yet, at most about `maxNodes` of them (all by default):
+   * vectors filled in behind an `index({ embedLimit })`, a slice at a time (the MCP server does
+   * this between answers). Never run it while an `index()` of this engine runs.
+   */
+  async fillEmbeddings(options: { maxNodes?: number; onProgress?: (done: number, total: number) => void } = {}): Promise<EmbedReport> {
+    return this.embed(options.onProgress, options.maxNodes);
+  }
+
+  private async embed(onProgress: ((done: number, total: number) => void) | undefined, maxNodes: number | undefined): Promise<EmbedReport> {
+    try {
+      return await embedPending(this.store, this.config.embedding, WORKING_LABEL, onProgress, this.indexEmbedder.acquire, maxNodes);
+    } catch (e) {
+      this.indexEmbedder.reset();
+      throw e;
     }
   }
 

@@ -3,6 +3,7 @@ export type {
   EngineOptions,
   IndexReport,
   IndexProgress,
+  IndexOptions,
   IndexPhase,
   StatusReport,
   HealthCheck,

@@ -131,3 +131,28 @@ describe('without a model', () => {
     }
   });
 });
+
+describe.skipIf(MODEL_MISSING !== null)('vectors filled in behind the index (embedLimit, fillEmbeddings)', () => {
+  it('an index run embeds at most embedLimit nodes; fillEmbeddings embeds the rest, a slice at a time', async () => {
+    const engine = Engine.open(copyFixture(TS_APP), {
+      env: {},
+      configOverrides: { embedding: { model_dir: MODELS, allow_download: false }, semantic: { enabled: false } },
+    });
+    try {
+      // fixtures/ts-app: 13 files and 79 symbols, one vector set per node: 92 nodes to embed.
+      const first = await engine.index({ embedLimit: 0 });
+      expect([first.symbols, first.embeddings?.nodes, first.embeddings?.pending]).toEqual([79, 0, 92]);
+      const slice = await engine.fillEmbeddings({ maxNodes: 10 });
+      expect([slice.nodes, slice.pending]).toEqual([10, 82]);
+      const rest = await engine.fillEmbeddings();
+      expect([rest.nodes, rest.pending]).toEqual([82, 0]);
+      const again = await engine.index();
+      expect([again.embeddings?.nodes, again.embeddings?.pending]).toEqual([0, 0]);
+      // Every node has its vector: the vector channel finds the symbol a question describes.
+      const r = await engine.search('stop charging this customer every month', { channels: ['vector'], limit: 3 });
+      expect(r.results.some((x) => x.code.includes('terminatePlan()'))).toBe(true);
+    } finally {
+      await engine.dispose();
+    }
+  }, 120_000);
+});
