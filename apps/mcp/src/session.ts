@@ -69,7 +69,13 @@ export class Session {
   private embeddingsPending = 0;
   private fillTimer: NodeJS.Timeout | null = null;
 
-  constructor(readonly options: SessionOptions) {}
+  /** Symbols per embedding slice: at least 1, so that every slice makes progress. */
+  private readonly slice: number;
+
+  constructor(readonly options: SessionOptions) {
+    const n = options.embedSlice ?? EMBED_SLICE;
+    this.slice = Number.isNaN(n) ? EMBED_SLICE : Math.max(1, Math.floor(Math.min(n, Number.MAX_SAFE_INTEGER)));
+  }
 
   /** Passes the progress of index runs to `listener` until the returned function is called. */
   onProgress(listener: (p: IndexProgress) => void): () => void {
@@ -156,7 +162,7 @@ export class Session {
       const report = await this.engine().index({
         onProgress: (p) => this.progressListeners.forEach((l) => l(p)),
         retryFailedSemantic,
-        ...(this.options.refresh ? { embedLimit: this.options.embedSlice ?? EMBED_SLICE } : {}),
+        ...(this.options.refresh ? { embedLimit: this.slice } : {}),
       });
       this.embeddingsPending = report.embeddings?.pending ?? 0;
       this.runs++;
@@ -190,7 +196,7 @@ export class Session {
       this.fillTimer = null;
       if (this.closed || this.running !== null || this.queued !== null) return; // that run schedules again
       const slice = this.engine()
-        .fillEmbeddings({ maxNodes: this.options.embedSlice ?? EMBED_SLICE })
+        .fillEmbeddings({ maxNodes: this.slice })
         .then(
           (r) => {
             this.embeddingsPending = r.pending;

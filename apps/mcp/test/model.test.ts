@@ -63,3 +63,28 @@ describe.skipIf(MISSING !== null)('MCP server: vectors filled in behind the answ
     }
   }, 180_000);
 });
+
+describe.skipIf(MISSING !== null)('MCP server: closing while vectors fill in', () => {
+  it('waits for the slice under way and stops; a slice of 0 still embeds one symbol at a time', async () => {
+    const repo = copyFixture('ts-app');
+    const mcp = await connect({
+      repo,
+      embedSlice: 0,
+      configOverrides: { embedding: { model_dir: MODELS, allow_download: false }, semantic: { enabled: false } },
+    });
+    try {
+      // A slice below 1 is taken as 1: the first refresh embeds one node of 92.
+      const first = await mcp.call('status');
+      expect(first.json.freshness.embeddingsPending).toBe(91);
+      // Closing now (slices still to come) waits for the one under way and schedules no more:
+      // a hang here would fail the test by its timeout; after it nothing moves.
+      await mcp.close();
+      const after = mcp.app.session.state().embeddingsPending;
+      expect(after).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(mcp.app.session.state().embeddingsPending).toBe(after);
+    } finally {
+      rmSync(join(repo, '..'), { recursive: true, force: true });
+    }
+  }, 180_000);
+});
