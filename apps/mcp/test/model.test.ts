@@ -10,13 +10,15 @@ const MISSING = existsSync(join(MODELS, 'all-MiniLM-L6-v2', 'onnx', 'model_quant
   : `embedding model all-MiniLM-L6-v2 not found in CA_EMBEDDING_MODEL_DIR="${MODELS}"`;
 if (MISSING && process.env['CA_REQUIRE_MODEL'] === '1') throw new Error(MISSING);
 if (MISSING) console.warn(`SKIPPED: the MCP tests that embed: ${MISSING}`);
+/** The model, no semantic pass (these tests are about vectors). */
+const WITH_MODEL = { embedding: { model_dir: MODELS, allow_download: false }, semantic: { enabled: false } };
 
 describe.skipIf(MISSING !== null)('MCP server with the embedding model (fixtures/ts-app)', () => {
   let repo: string;
   let mcp: Connected;
   beforeAll(async () => {
     repo = copyFixture('ts-app');
-    mcp = await connect({ repo, configOverrides: { embedding: { model_dir: MODELS, allow_download: false }, semantic: { enabled: false } } });
+    mcp = await connect({ repo, configOverrides: WITH_MODEL });
   }, 180_000);
   afterAll(async () => {
     await mcp.close();
@@ -33,15 +35,17 @@ describe.skipIf(MISSING !== null)('MCP server with the embedding model (fixtures
 });
 
 describe.skipIf(MISSING !== null)('MCP server: vectors filled in behind the answers', () => {
-  it('the first answer waits for a slice of the vectors only; the rest fill in between calls', async () => {
+  /** The server on a fresh copy of fixtures/ts-app (92 nodes: 13 files, 79 symbols), `slice` symbols per slice. */
+  const fresh = async (slice: number) => {
     const repo = copyFixture('ts-app');
-    const mcp = await connect({
-      repo,
-      embedSlice: 40,
-      configOverrides: { embedding: { model_dir: MODELS, allow_download: false }, semantic: { enabled: false } },
-    });
+    const mcp = await connect({ repo, embedSlice: slice, configOverrides: WITH_MODEL });
+    return { mcp, remove: () => rmSync(join(repo, '..'), { recursive: true, force: true }) };
+  };
+
+  it('the first answer waits for a slice of the vectors only; the rest fill in between calls', async () => {
+    const { mcp, remove } = await fresh(40);
     try {
-      // fixtures/ts-app has 92 nodes (13 files, 79 symbols); the first refresh embeds 40 of them.
+      // The first refresh embeds 40 of the 92 nodes.
       const first = await mcp.call('search', { query: 'AuthService.login' });
       expect(first.json.results[0].qualifiedName).toBe('AuthService.login');
       expect(first.json.notices).toEqual([
@@ -59,21 +63,13 @@ describe.skipIf(MISSING !== null)('MCP server: vectors filled in behind the answ
       expect(r.json.results.some((x: any) => x.code.includes('terminatePlan()') && x.matchedBy.some((c: string) => c.startsWith('vector#')))).toBe(true);
     } finally {
       await mcp.close();
-      rmSync(join(repo, '..'), { recursive: true, force: true });
+      remove();
     }
   }, 180_000);
-});
 
-describe.skipIf(MISSING !== null)('MCP server: closing while vectors fill in', () => {
-  it('waits for the slice under way and stops; a slice of 0 still embeds one symbol at a time', async () => {
-    const repo = copyFixture('ts-app');
-    const mcp = await connect({
-      repo,
-      embedSlice: 0,
-      configOverrides: { embedding: { model_dir: MODELS, allow_download: false }, semantic: { enabled: false } },
-    });
+  it('closing waits for the slice under way and stops; a slice below 1 embeds one symbol at a time', async () => {
+    const { mcp, remove } = await fresh(0);
     try {
-      // A slice below 1 is taken as 1: the first refresh embeds one node of 92.
       const first = await mcp.call('status');
       expect(first.json.freshness.embeddingsPending).toBe(91);
       // Closing now (slices still to come) waits for the one under way and schedules no more:
@@ -84,7 +80,7 @@ describe.skipIf(MISSING !== null)('MCP server: closing while vectors fill in', (
       await new Promise((r) => setTimeout(r, 500));
       expect(mcp.app.session.state().embeddingsPending).toBe(after);
     } finally {
-      rmSync(join(repo, '..'), { recursive: true, force: true });
+      remove();
     }
   }, 180_000);
 });
