@@ -139,11 +139,6 @@ export class Session {
     };
   }
 
-  /** Symbols still without a vector (0 when the vectors are complete or the channel is off). */
-  get pendingEmbeddings(): number {
-    return this.embeddingsPending;
-  }
-
   /** Waits for a running index, then releases the engine and its workers. */
   async close(): Promise<void> {
     this.closed = true;

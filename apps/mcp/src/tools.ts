@@ -184,8 +184,6 @@ export function registerTools(server: McpServer, session: Session): void {
         const pathGlob = args.path === undefined ? undefined : insideRepo(engine.repoRoot, args.path, 'path');
         const languages = list(args.language);
         const kinds = list(args.kind);
-        // Read before searching: a slice may complete while the query is embedded.
-        const pending = session.pendingEmbeddings;
         const response = await engine.search(args.query, {
           ...(args.limit !== undefined ? { limit: args.limit } : {}),
           ...(languages ? { languages } : {}),
@@ -195,8 +193,7 @@ export function registerTools(server: McpServer, session: Session): void {
           ...(args.budget !== undefined ? { budget: args.budget } : {}),
           ...(args.min_score !== undefined ? { minScore: args.min_score } : {}),
         });
-        const filling = `vector channel filling in: ${pending} symbol${pending === 1 ? '' : 's'} not embedded yet (embedded between answers); matches found only by meaning may be missing`;
-        return searchJson(pending > 0 ? { ...response, notices: [...response.notices, filling] } : response, args.explain === true);
+        return searchJson(response, args.explain === true);
       }, extra),
   );
 

@@ -49,7 +49,7 @@ describe.skipIf(MISSING !== null)('MCP server: vectors filled in behind the answ
       const first = await mcp.call('search', { query: 'AuthService.login' });
       expect(first.json.results[0].qualifiedName).toBe('AuthService.login');
       expect(first.json.notices).toEqual([
-        'vector channel filling in: 52 symbols not embedded yet (embedded between answers); matches found only by meaning may be missing',
+        'vector channel partial: 52 symbols not embedded yet; matches found only by meaning may be missing',
       ]);
       // Slices of 40 (and the refresh of each call) embed the rest.
       let pending = Number.POSITIVE_INFINITY;

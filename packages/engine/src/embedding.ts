@@ -31,6 +31,8 @@ export interface EmbedReport {
 /** Nodes embedded per round: each round commits, so an interrupted run resumes where it stopped. */
 const ROUND = 512;
 const META_VECTOR_OFF = 'vector_channel_off';
+/** Nodes without a vector after the last embedding run (searches say so while it is not 0). */
+export const META_VECTORS_PENDING = 'vectors_pending';
 
 function containerChain(n: NodeNeedingEmbedding): string[] {
   return n.qualifiedName.split('.').filter(Boolean);
@@ -54,6 +56,7 @@ export async function embedPending(
   const started = performance.now();
   const off = (reason: string): EmbedReport => {
     store.writer.setMetadata(META_VECTOR_OFF, reason);
+    store.writer.setMetadata(META_VECTORS_PENDING, '0');
     return { off: reason, model: null, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset: false, pending: 0 };
   };
   if (!config.enabled) return off('embedding.enabled is false');
@@ -65,6 +68,7 @@ export async function embedPending(
   const total = vectors.countNodesNeedingEmbedding(label);
   store.writer.setMetadata(META_VECTOR_OFF, '');
   if (total === 0 || maxNodes === 0) {
+    store.writer.setMetadata(META_VECTORS_PENDING, String(total));
     return { off: null, model: info.modelId, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset, pending: total };
   }
   const round = maxNodes === undefined ? ROUND : Math.max(1, Math.min(ROUND, Math.floor(maxNodes)));
@@ -130,6 +134,7 @@ export async function embedPending(
     if (!acquire) await embedder.dispose();
   }
   const pending = Math.max(0, total - nodes);
+  store.writer.setMetadata(META_VECTORS_PENDING, String(pending));
   // Many new vectors, or the last slice of a fill (slices are each too small): build the
   // in-memory index now so its persisted snapshot is written here, not by the first search
   // (a cold `ca search` then copies it: docs/benchmarks.md, cold start).

@@ -22,7 +22,7 @@ export { searchJson, toSymbolView } from './symbolView.js';
 export type { SymbolView } from './symbolView.js';
 import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
 import { ParsePool } from './parsePool.js';
-import { embedPending, IndexEmbedder, QueryEmbedder, type EmbedReport } from './embedding.js';
+import { embedPending, IndexEmbedder, META_VECTORS_PENDING, QueryEmbedder, type EmbedReport } from './embedding.js';
 import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
 import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, type TsSemanticReport } from './tsSemantic.js';
 import { applyContextChanges, type ContextChange } from './semanticContext.js';
@@ -421,7 +421,13 @@ export class Engine {
       ...options,
       limit: options.limit ?? this.config.search.limit,
     });
-    const result = { ...response, tookMs: Math.round((performance.now() - started) * 100) / 100 };
+    // Vectors still being filled in (or an embedding run that was interrupted): said, never silent.
+    const pending = vector !== null ? Number(reader.metadata(META_VECTORS_PENDING) ?? '0') : 0;
+    const notices =
+      pending > 0
+        ? [...response.notices, `vector channel partial: ${pending} symbol${pending === 1 ? '' : 's'} not embedded yet; matches found only by meaning may be missing`]
+        : response.notices;
+    const result = { ...response, notices, tookMs: Math.round((performance.now() - started) * 100) / 100 };
     this.queryCache.set(key, result);
     if (this.queryCache.size > 200) this.queryCache.delete(this.queryCache.keys().next().value!);
     return result;
