@@ -663,7 +663,9 @@ function vectorSummary(store: Store): string {
   if (off) return `off: ${off}`;
   const model = new VectorStore(store.db).model();
   if (!model) return 'off: the index has no embeddings yet (run ca index)';
-  return `on: ${model.modelId} (${model.dims} dims), ${new VectorStore(store.db).count()} vectors`;
+  const pending = Number(store.reader().metadata(META_VECTORS_PENDING) ?? '0');
+  const partial = pending > 0 ? `; ${pending} symbol${pending === 1 ? '' : 's'} not embedded yet` : '';
+  return `on: ${model.modelId} (${model.dims} dims), ${new VectorStore(store.db).count()} vectors${partial}`;
 }
 
 /** Number of TS/JS files in the working label. */

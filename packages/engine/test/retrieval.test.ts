@@ -147,6 +147,7 @@ describe.skipIf(MODEL_MISSING !== null)('vectors filled in behind the index (emb
       // Searches say the vector channel is partial until every node has its vector.
       const partial = await engine.search('AuthService.login');
       expect(partial.notices).toEqual(['vector channel partial: 82 symbols not embedded yet; matches found only by meaning may be missing']);
+      expect(engine.status().vectorChannel).toMatch(/^on: all-MiniLM-L6-v2 \(384 dims\), \d+ vectors; 82 symbols not embedded yet$/);
       const rest = await engine.fillEmbeddings();
       expect([rest.nodes, rest.pending]).toEqual([82, 0]);
       const again = await engine.index();
