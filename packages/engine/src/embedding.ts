@@ -31,7 +31,11 @@ export interface EmbedReport {
 /** Nodes embedded per round: each round commits, so an interrupted run resumes where it stopped. */
 const ROUND = 512;
 const META_VECTOR_OFF = 'vector_channel_off';
-/** Nodes without a vector after the last embedding run (searches say so while it is not 0). */
+/**
+ * Nodes without a vector (searches say so while it is not 0): set at the start of an embedding
+ * run and after each of its rounds, so an interrupted run leaves the right count; `?` when an
+ * index run wrote files and stopped before embedding them.
+ */
 export const META_VECTORS_PENDING = 'vectors_pending';
 
 function containerChain(n: NodeNeedingEmbedding): string[] {
@@ -72,6 +76,7 @@ export async function embedPending(
     return { off: null, model: info.modelId, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset, pending: total };
   }
   const round = maxNodes === undefined ? ROUND : Math.max(1, Math.min(ROUND, Math.floor(maxNodes)));
+  store.writer.setMetadata(META_VECTORS_PENDING, String(total));
   const embedder = acquire ? await acquire(resolution, config.batch_size) : await createWorkerEmbedder(resolution, { batchSize: config.batch_size });
   let nodes = 0;
   let texts = 0;
@@ -125,6 +130,7 @@ export async function embedPending(
         })),
       );
       nodes += batch.length;
+      store.writer.setMetadata(META_VECTORS_PENDING, String(Math.max(0, total - nodes)));
       texts += flat.length;
       embedded += result.embedded;
       tokens += result.tokens;
@@ -134,7 +140,6 @@ export async function embedPending(
     if (!acquire) await embedder.dispose();
   }
   const pending = Math.max(0, total - nodes);
-  store.writer.setMetadata(META_VECTORS_PENDING, String(pending));
   // Many new vectors, or the last slice of a fill (slices are each too small): build the
   // in-memory index now so its persisted snapshot is written here, not by the first search
   // (a cold `ca search` then copies it: docs/benchmarks.md, cold start).

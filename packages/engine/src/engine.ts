@@ -248,6 +248,8 @@ export class Engine {
         },
       );
       flush();
+      // New symbols have no vectors until the embedding step below: an interruption before it must not go unsaid.
+      if (written > 0) this.store.writer.setMetadata(META_VECTORS_PENDING, '?');
       // Creates and modifications land before deletes, so moved files keep node identity.
       if (removed.length > 0) this.store.writer.removePaths(WORKING_LABEL, removed);
       progress({ phase: 'resolve', done: 0, total: 1 });
@@ -421,12 +423,9 @@ export class Engine {
       ...options,
       limit: options.limit ?? this.config.search.limit,
     });
-    // Vectors still being filled in (or an embedding run that was interrupted): said, never silent.
-    const pending = vector !== null ? Number(reader.metadata(META_VECTORS_PENDING) ?? '0') : 0;
-    const notices =
-      pending > 0
-        ? [...response.notices, `vector channel partial: ${pending} symbol${pending === 1 ? '' : 's'} not embedded yet; matches found only by meaning may be missing`]
-        : response.notices;
+    // Vectors still being filled in (or an index run that stopped before they were): said, never silent.
+    const partial = vector !== null ? notEmbedded(reader.metadata(META_VECTORS_PENDING)) : null;
+    const notices = partial ? [...response.notices, `vector channel partial: ${partial}; matches found only by meaning may be missing`] : response.notices;
     const result = { ...response, notices, tookMs: Math.round((performance.now() - started) * 100) / 100 };
     this.queryCache.set(key, result);
     if (this.queryCache.size > 200) this.queryCache.delete(this.queryCache.keys().next().value!);
@@ -663,9 +662,15 @@ function vectorSummary(store: Store): string {
   if (off) return `off: ${off}`;
   const model = new VectorStore(store.db).model();
   if (!model) return 'off: the index has no embeddings yet (run ca index)';
-  const pending = Number(store.reader().metadata(META_VECTORS_PENDING) ?? '0');
-  const partial = pending > 0 ? `; ${pending} symbol${pending === 1 ? '' : 's'} not embedded yet` : '';
-  return `on: ${model.modelId} (${model.dims} dims), ${new VectorStore(store.db).count()} vectors${partial}`;
+  const partial = notEmbedded(store.reader().metadata(META_VECTORS_PENDING));
+  return `on: ${model.modelId} (${model.dims} dims), ${new VectorStore(store.db).count()} vectors${partial ? `; ${partial}` : ''}`;
+}
+
+/** `N symbols not embedded yet` from the recorded count, `?` when unknown; null when none. */
+function notEmbedded(recorded: string | null): string | null {
+  if (recorded === '?') return 'symbols written by an index run that stopped before embedding them are not embedded yet';
+  const n = Number(recorded ?? '0');
+  return n > 0 ? `${n} symbol${n === 1 ? '' : 's'} not embedded yet` : null;
 }
 
 /** Number of TS/JS files in the working label. */

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '@ca/retrieve';
 import { Engine } from '../src/index.js';
@@ -152,6 +154,17 @@ describe.skipIf(MODEL_MISSING !== null)('vectors filled in behind the index (emb
       expect([rest.nodes, rest.pending]).toEqual([82, 0]);
       const again = await engine.index();
       expect([again.embeddings?.nodes, again.embeddings?.pending]).toEqual([0, 0]);
+      // A run that writes files marks the vectors unknown until its embedding step has run, so a
+      // run killed in between leaves an index whose searches say so.
+      const seen: (string | null)[] = [];
+      writeFileSync(join(engine.repoRoot, 'src/extra.ts'), 'export function extraHelper(): number {\n  return 1;\n}\n');
+      const edited = await engine.index({ onProgress: (p) => p.phase === 'resolve' && p.done === 0 && seen.push(engine.reader().metadata('vectors_pending')) });
+      expect([seen, edited.embeddings?.nodes, edited.embeddings?.pending, engine.reader().metadata('vectors_pending')]).toEqual([['?'], 2, 0, '0']);
+      engine.store.writer.setMetadata('vectors_pending', '?');
+      expect((await engine.search('extraHelper')).notices).toEqual([
+        'vector channel partial: symbols written by an index run that stopped before embedding them are not embedded yet; matches found only by meaning may be missing',
+      ]);
+      await engine.index({ embedLimit: 0 });
       // Every node has its vector: the vector channel finds the symbol a question describes.
       const r = await engine.search('stop charging this customer every month', { channels: ['vector'], limit: 3 });
       expect(r.results.some((x) => x.code.includes('terminatePlan()'))).toBe(true);
