@@ -188,6 +188,7 @@ export class Engine {
    */
   async index(options: IndexOptions = {}): Promise<IndexReport> {
     const started = performance.now();
+    const stampBefore = changeStamp(this.store.db);
     const progress = options.onProgress ?? (() => {});
     // An explicit request (the MCP `index` tool) retries failed semantic passes at once.
     if (options.retryFailedSemantic === true) this.semanticRetried.clear();
@@ -312,7 +313,11 @@ export class Engine {
         for (const id of failed) this.semanticRetried.add(id);
       }
       const embeddings = await this.embed((done, total) => progress({ phase: 'embed', done, total }), options.embedLimit);
-      this.store.writer.setMetadata('last_indexed_at', new Date().toISOString());
+      // Only a run that changed the index moves it: a no-change refresh writes nothing, so the
+      // caches keyed by the change stamp (answers, BM25 term statistics, label filters) survive it.
+      if (changeStamp(this.store.db) !== stampBefore || reader.metadata('last_indexed_at') === null) {
+        this.store.writer.setMetadata('last_indexed_at', new Date().toISOString());
+      }
       const counts = reader.counts();
       return {
         files: counts.files,

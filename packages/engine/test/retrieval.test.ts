@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '@ca/retrieve';
+import { changeStamp } from '@ca/store';
 import { Engine } from '../src/index.js';
 import { copyFixture, testModels, TS_APP } from './helpers.js';
 
@@ -154,6 +155,10 @@ describe.skipIf(MODEL_MISSING !== null)('vectors filled in behind the index (emb
       expect([rest.nodes, rest.pending]).toEqual([82, 0]);
       const again = await engine.index();
       expect([again.embeddings?.nodes, again.embeddings?.pending]).toEqual([0, 0]);
+      // With the model on too, a no-change run writes nothing.
+      const stamp = changeStamp(engine.store.db);
+      await engine.index();
+      expect(changeStamp(engine.store.db)).toBe(stamp);
       // A run that writes files marks the vectors unknown until its embedding step has run, so a
       // run killed in between leaves an index whose searches say so.
       const seen: (string | null)[] = [];

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverFiles, Engine } from '../src/index.js';
 import { applyContextChanges, CONTEXT_READ_MAX_BYTES, parseJsonc } from '../src/semanticContext.js';
 import { defaultConfig } from '@ca/schema';
+import { changeStamp } from '@ca/store';
 import { copyFixture, REPO_ROOT, tempDir } from './helpers.js';
 
 const MONO = join(REPO_ROOT, 'fixtures', 'ts-monorepo');
@@ -74,9 +75,13 @@ describe('a changed TS semantic context re-runs the semantic pass of the files i
     ]);
   }, 120_000);
 
-  it('nothing changed: nothing re-analysed', async () => {
+  it('nothing changed: nothing re-analysed, and nothing written', async () => {
+    const before = changeStamp(engine.store.db);
+    const lastIndexedAt = engine.reader().metadata('last_indexed_at');
     const r = await engine.index();
     expect([r.contextChanges, r.semantic?.ts]).toEqual([undefined, undefined]);
+    // Caches keyed by the change stamp (search answers, BM25 term statistics) survive a no-change refresh.
+    expect([changeStamp(engine.store.db), engine.reader().metadata('last_indexed_at')]).toEqual([before, lastIndexedAt]);
   }, 120_000);
 
   it('a base config changed: the projects extending it (core, 8 files) are re-analysed', async () => {

@@ -299,9 +299,12 @@ export class IndexWriter {
   }
 
   /** Sets the metadata value of `key`. */
+  /** Sets a metadata value; writing the value it already has changes nothing (caches keyed by the change stamp survive). */
   setMetadata(key: string, value: string): void {
     this.db
-      .prepare(`INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`)
+      .prepare(
+        `INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value`,
+      )
       .run(key, value);
   }
 
