@@ -8,6 +8,8 @@ export interface AdapterSet {
   readonly adapters: readonly LanguageAdapter[];
   readonly extensions: ReadonlySet<string>;
   forPath(path: string): LanguageAdapter | null;
+  /** Forgets the `.csproj` facts read so far (a long-lived set calls it before each index run). */
+  refreshProjects(): void;
   dispose(): Promise<void>;
 }
 
@@ -23,9 +25,10 @@ function ext(path: string): string {
  * preprocessor symbols from its `.csproj` (as text).
  */
 export async function createAdapters(repoRoot: string): Promise<AdapterSet> {
+  let symbols = createCsSymbolLookup(repoRoot);
   const adapters: LanguageAdapter[] = [
     await createTsAdapter(),
-    await createCsAdapter({ preprocessorSymbols: createCsSymbolLookup(repoRoot) }),
+    await createCsAdapter({ preprocessorSymbols: (path) => symbols(path) }),
   ];
   const byExt = new Map<string, LanguageAdapter>();
   for (const a of adapters) for (const e of a.extensions) byExt.set(e, a);
@@ -33,6 +36,9 @@ export async function createAdapters(repoRoot: string): Promise<AdapterSet> {
     adapters,
     extensions: new Set(byExt.keys()),
     forPath: (path) => byExt.get(ext(path)) ?? null,
+    refreshProjects: () => {
+      symbols = createCsSymbolLookup(repoRoot);
+    },
     dispose: async () => {
       for (const a of adapters) await a.dispose?.();
     },
