@@ -655,7 +655,7 @@ export class Engine {
     this.store.close();
   }
 
-  /** Stops the warm semantic workers and the indexing embedder (the next `index()` starts new ones). */
+  /** Stops the warm semantic workers, the indexing embedder and the language adapters (the next `index()` starts new ones). */
   private releaseWorkers(): Promise<unknown> {
     const adapters = this.adapterSet?.then((a) => a.dispose(), () => undefined);
     const pending = [this.tsService?.dispose(), this.csHost?.dispose(), this.indexEmbedder.dispose(), adapters];
