@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
-import type { Engine, IndexReport } from '@ca/engine';
+import { EMBED_SLICE, type Engine, type IndexReport } from '@ca/engine';
 
 /** Quiet time after the last file event before re-indexing (an editor's save is several events). */
 export const DEFAULT_DEBOUNCE_MS = 300;
@@ -16,12 +16,15 @@ export interface WatchOptions {
   readonly printError: (error: unknown) => void;
   /** Resolves when the watch should stop (default: SIGINT or SIGTERM). */
   readonly stop: Promise<void>;
+  /** Symbols embedded per slice behind the runs (default `EMBED_SLICE`). */
+  readonly embedSlice?: number;
 }
 
 /**
  * `ca watch`: one engine for the whole session, so its semantic workers and embedder stay warm
  * and an edit is re-indexed in a fraction of a one-shot `ca index`. Runs never overlap: changes
- * that arrive during a run start one more run after it.
+ * that arrive during a run start one more run after it. Vectors are filled in behind the runs,
+ * a slice at a time: a change waits for one slice at most, and stopping does not wait for the rest.
  */
 export async function watchRepository(engine: Engine, options: WatchOptions): Promise<void> {
   const root = engine.repoRoot;
@@ -31,6 +34,9 @@ export async function watchRepository(engine: Engine, options: WatchOptions): Pr
   let again = false;
 
   let first = true;
+  let stopped = false;
+  void options.stop.then(() => (stopped = true));
+  const slice = Math.max(1, Math.floor(options.embedSlice ?? EMBED_SLICE));
   const run = (): void => {
     timer = null;
     if (running) {
@@ -40,14 +46,25 @@ export async function watchRepository(engine: Engine, options: WatchOptions): Pr
     running = (async () => {
       do {
         again = false;
+        let pending = 0;
         try {
-          const report = await engine.index();
+          const report = await engine.index({ embedLimit: slice });
+          pending = report.embeddings?.pending ?? 0;
           if (first || report.changed > 0 || report.removed > 0 || report.contextChanges) options.print(report);
         } catch (e) {
           options.printError(e);
         }
         first = false;
-      } while (again);
+        // The rest of the vectors, a slice at a time, until a change (`again`) or the stop.
+        while (pending > 0 && !again && !stopped) {
+          try {
+            pending = (await engine.fillEmbeddings({ maxNodes: slice })).pending;
+          } catch (e) {
+            options.printError(e);
+            pending = 0;
+          }
+        }
+      } while (again && !stopped);
       running = null;
     })();
   };

@@ -1,8 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine, type IndexReport } from '@ca/engine';
+import { watchRepository } from '../src/watch.js';
 
 const ROOT = resolve(__dirname, '../../..');
 const BIN = join(ROOT, 'apps/cli/dist/main.js');
@@ -71,4 +73,55 @@ describe('ca watch', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
   }, 60_000);
+});
+
+const MODELS = process.env['CA_EMBEDDING_MODEL_DIR'] ?? '';
+const MODEL_MISSING = existsSync(join(MODELS, 'all-MiniLM-L6-v2', 'onnx', 'model_quantized.onnx'))
+  ? null
+  : `embedding model all-MiniLM-L6-v2 not found in CA_EMBEDDING_MODEL_DIR="${MODELS}"`;
+if (MODEL_MISSING && process.env['CA_REQUIRE_MODEL'] === '1') throw new Error(MODEL_MISSING);
+if (MODEL_MISSING) console.warn(`SKIPPED: the watch tests that embed: ${MODEL_MISSING}`);
+
+describe.skipIf(MODEL_MISSING !== null)('ca watch with the embedding model: vectors behind the runs', () => {
+  const open = () => {
+    const repo = join(mkdtempSync(join(tmpdir(), 'ca-watch-vec-')), 'repo');
+    cpSync(join(ROOT, 'fixtures/ts-app'), repo, { recursive: true });
+    const engine = Engine.open(repo, { env: {}, configOverrides: { embedding: { model_dir: MODELS, allow_download: false }, semantic: { enabled: false } } });
+    return { engine, remove: () => rmSync(resolve(repo, '..'), { recursive: true, force: true }) };
+  };
+  const quiet = { debounceMs: 50, printError: (e: unknown) => { throw e; } };
+
+  it('the first run embeds one slice; the rest follow in slices until every symbol has its vector', async () => {
+    const { engine, remove } = open();
+    const reports: IndexReport[] = [];
+    let release!: () => void;
+    const stop = new Promise<void>((r) => (release = r));
+    try {
+      const watching = watchRepository(engine, { ...quiet, embedSlice: 40, stop, print: (r) => reports.push(r) });
+      // fixtures/ts-app: 92 nodes; the run embeds 40 and reports the other 52 pending.
+      for (let i = 0; i < 600 && engine.reader().metadata('vectors_pending') !== '0'; i++) await new Promise((r) => setTimeout(r, 100));
+      release();
+      await watching;
+      expect(reports.map((r) => [r.changed, r.embeddings?.nodes, r.embeddings?.pending])).toEqual([[13, 40, 52]]);
+      expect(engine.status().vectorChannel).toMatch(/^on: all-MiniLM-L6-v2 \(384 dims\), \d+ vectors$/);
+    } finally {
+      await engine.dispose();
+      remove();
+    }
+  }, 180_000);
+
+  it('stopping does not wait for the rest of the vectors', async () => {
+    const { engine, remove } = open();
+    let release!: () => void;
+    const stop = new Promise<void>((r) => (release = r));
+    try {
+      const watching = watchRepository(engine, { ...quiet, embedSlice: 1, stop, print: () => release() });
+      await watching;
+      // One run, then slices of one symbol until the stop was seen: most are still pending.
+      expect(Number(engine.reader().metadata('vectors_pending'))).toBeGreaterThan(40);
+    } finally {
+      await engine.dispose();
+      remove();
+    }
+  }, 180_000);
 });

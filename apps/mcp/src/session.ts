@@ -1,4 +1,4 @@
-import { Engine, type EngineOptions, type IndexProgress, type IndexReport } from '@ca/engine';
+import { EMBED_SLICE, Engine, type EngineOptions, type IndexProgress, type IndexReport } from '@ca/engine';
 import { CaError, toCaError } from '@ca/schema';
 
 export interface SessionOptions {
@@ -34,8 +34,6 @@ export interface SessionOptions {
   readonly embedSlice?: number;
 }
 
-/** Symbols embedded per slice: ~1.5 s of the int8 model on 2 cores (docs/benchmarks.md). */
-export const EMBED_SLICE = 128;
 
 /** What the last refresh did, as the `status` tool reports it. */
 export interface RefreshState {

@@ -42,6 +42,13 @@ export interface EngineOptions {
 
 export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
 
+/**
+ * Symbols embedded per slice when vectors are filled in behind a long-lived engine's runs
+ * (`index({ embedLimit })`, then `fillEmbeddings({ maxNodes })`): ~1.5 s of the int8 model on
+ * 2 cores (docs/benchmarks.md), the most a change or a call waits for a slice under way.
+ */
+export const EMBED_SLICE = 128;
+
 export interface IndexOptions {
   readonly onProgress?: (p: IndexProgress) => void;
   /** Re-run semantic passes that failed now, instead of waiting for a change of their files or configs. */
