@@ -203,12 +203,8 @@ export class Engine {
     // An explicit request (the MCP `index` tool) retries failed semantic passes at once.
     if (options.retryFailedSemantic === true) this.semanticRetried.clear();
     this.ensureIntact();
-    // Kept across runs (loading the grammars costs ~10 ms, up to ~60 ms): a refresh that finds
-    // nothing to parse stays cheap. Project facts (.csproj symbols) are read again every run.
-    const adapters = await (this.adapterSet ??= createAdapters(this.repoRoot).catch((e: unknown) => {
-      this.adapterSet = null; // the next run tries again
-      throw e;
-    }));
+    // Project facts (.csproj symbols) are read again every run; the grammars are kept.
+    const adapters = await this.adapters();
     adapters.refreshProjects();
     const cfg = this.config.indexing;
     let pool: ParsePool | null = null;
@@ -352,6 +348,18 @@ export class Engine {
     } finally {
       await pool?.close();
     }
+  }
+
+  /**
+   * The language adapters, loaded once per engine (the grammars cost ~10 ms, up to ~60 ms, to
+   * load: a refresh that finds nothing to parse stays cheap); a failed load is tried again next time.
+   */
+  private adapters(): Promise<AdapterSet> {
+    this.adapterSet ??= createAdapters(this.repoRoot).catch((e: unknown) => {
+      this.adapterSet = null;
+      throw e;
+    });
+    return this.adapterSet;
   }
 
   /** The label's file/symbol/edge counts, read again only when the index changed (~6 ms on excalidraw). */
@@ -635,16 +643,12 @@ export class Engine {
     });
     const vec = this.store.db.prepare(`SELECT vec_version() AS v, sqlite_version() AS s`).get() as { v: string; s: string };
     checks.push({ name: 'sqlite', ok: true, detail: `SQLite ${vec.s}, sqlite-vec ${vec.v}` });
-    let adapters: AdapterSet | null = null;
     try {
-      adapters = await createAdapters(this.repoRoot);
-      for (const a of adapters.adapters) {
+      for (const a of (await this.adapters()).adapters) {
         checks.push({ name: `grammar ${a.id}`, ok: true, detail: `${a.extensions.join(' ')} (extractor ${a.extractorVersion})` });
       }
     } catch (e) {
       checks.push({ name: 'grammars', ok: false, detail: (e as Error).message });
-    } finally {
-      await adapters?.dispose();
     }
     return checks;
   }

@@ -95,7 +95,7 @@ export function applyContextChanges(store: Store, label: string, repoRoot: strin
       hash,
       ...(config ?? {}),
       ...(isPackage ? { pkg: reuse?.pkg !== undefined ? reuse.pkg : readPackageName(f.absPath) } : {}),
-      ...(isMsBuild ? { imports: reuse?.imports ?? readImports(f.absPath, f.path) } : {}),
+      ...(isMsBuild ? { imports: reuse?.imports ?? readImports(f.absPath, f.path, root) } : {}),
     };
     next[f.path] = r;
     return r;
@@ -217,8 +217,8 @@ function readTsConfig(absPath: string, path: string, root: string): Required<Pic
     const segments = entry.split(/[\\/]/);
     const wildcard = segments.findIndex((x) => /[*?{[]/.test(x));
     const literal = isFile ? segments.slice(0, -1) : wildcard < 0 ? segments : segments.slice(0, wildcard);
-    const rel = relative(root, resolve(root, own, ...literal)).split(sep).join('/');
-    if (outsideRepo(rel)) return;
+    const rel = inRepo(root, resolve(root, own, ...literal));
+    if (rel === null) return;
     const inside = own === '' || rel === own || rel.startsWith(`${own}/`);
     if (!inside) dirs.add(rel);
   };
@@ -227,17 +227,18 @@ function readTsConfig(absPath: string, path: string, root: string): Required<Pic
   return { extends: strings(json.extends).filter((p) => p !== UNKNOWN), reach: { dirs: [...dirs].sort() } };
 }
 
-/** A repo-relative path that climbs out of the repository (or is absolute elsewhere). */
-function outsideRepo(rel: string): boolean {
-  return rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel);
+/** `abs` relative to the repository root (POSIX), or null when it lies outside the repository. */
+function inRepo(root: string, abs: string): string | null {
+  const rel = relative(root, abs).split(sep).join('/');
+  return rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel) ? null : rel;
 }
 
 /** The repo files an MSBuild file imports; `[*]` when it cannot be read as a `<Project>`. */
-function readImports(absPath: string, path: string): readonly string[] {
+function readImports(absPath: string, path: string, root: string): readonly string[] {
   const text = readSmallText(absPath);
   if (text === null) return [UNKNOWN];
   try {
-    return readCsproj(text, path).imports.filter((p) => !outsideRepo(p));
+    return readCsproj(text, path).imports.filter((p) => inRepo(root, resolve(root, p)) !== null);
   } catch {
     return [UNKNOWN];
   }
@@ -267,9 +268,8 @@ function resolveExtends(spec: string, from: string, packageDirs: ReadonlyMap<str
   const withJson = (p: string) => (exists(p) || p.endsWith('.json') ? p : `${p}.json`);
   let target: string;
   if (/^\.\.?(\/|$)/.test(spec) || posix.isAbsolute(spec)) {
-    const abs = posix.isAbsolute(spec) ? spec : resolve(root, dirOf(from), spec);
-    const rel = relative(root, abs).split(sep).join('/');
-    if (rel === '' || outsideRepo(rel)) return null;
+    const rel = inRepo(root, posix.isAbsolute(spec) ? spec : resolve(root, dirOf(from), spec));
+    if (rel === null || rel === '') return null;
     target = withJson(rel);
   } else {
     const parts = spec.split('/');
