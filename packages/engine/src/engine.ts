@@ -444,9 +444,10 @@ export class Engine {
       return { ...cached, tookMs: Math.round((performance.now() - started) * 100) / 100 };
     }
     const reader = this.reader();
-    const vectorOff = await this.vectorOffReason();
+    const vectorChannel = (options.channels ?? ['vector']).includes('vector');
+    const vectorOff = vectorChannel ? await this.vectorOffReason() : null;
+    const wantsVector = vectorChannel && query.trim() !== '';
     let vector: VectorChannel | null = null;
-    const wantsVector = (options.channels ?? ['vector']).includes('vector') && query.trim() !== '';
     if (vectorOff === null && wantsVector) {
       const q = await this.queryEmbedder.embed(query.trim().slice(0, 2000));
       const store = this.vectors();

@@ -24,8 +24,14 @@ export interface FtsQuery {
 /** The name columns, where a rarest term over the budget is matched (see `IndexReader.termPlan`). */
 export const BM25_HEAD_COLUMNS = ['name', 'qualified_name', 'split'] as const;
 
-function quote(term: string): string {
+/** One term as an FTS5 string (a phrase when it holds several tokens): never FTS syntax. */
+export function quote(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
+}
+
+/** The MATCH expression of one term in `BM25_HEAD_COLUMNS` only. */
+export function headsMatch(term: string): string {
+  return `{${BM25_HEAD_COLUMNS.join(' ')}} : ${quote(term)}`;
 }
 
 /**
@@ -68,7 +74,7 @@ export function buildFtsQuery(
   for (const t of drop ?? []) terms.delete(t);
   if (terms.size === 0) return { match: null, terms: [] };
   const heads = options.heads;
-  const parts = [...terms].map((t) => (heads?.has(t) ? `{${BM25_HEAD_COLUMNS.join(' ')}} : ${quote(t)}` : quote(t)));
+  const parts = [...terms].map((t) => (heads?.has(t) ? headsMatch(t) : quote(t)));
   // Only for short queries (a name being typed), never for sentence-style questions.
   if (short) for (const p of prefixTerms) parts.push(`{name split} : ${quote(p)} *`);
   return { match: parts.join(' OR '), terms: [...terms] };

@@ -1,7 +1,6 @@
 import type { Confidence, EdgeType, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { BM25_HEAD_COLUMNS, buildFtsQuery } from './ftsQuery.js';
-import { indexedTokens } from './ftsTokens.js';
+import { BM25_HEAD_COLUMNS, buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
 import { cachedStatement, changeStamp, type Statement } from './statements.js';
 
 /** A node as read back from the index, joined with its file. */
@@ -142,9 +141,25 @@ interface NodeRow extends NodeSummaryRow {
   reference_count: number | null;
 }
 
+/**
+ * One flat literal: spreading `toNodeSummary` here (then 13 more fields) made V8 build each
+ * record on a slow path, ~11 µs a node; search hydrates ~50 per query (docs/benchmarks.md).
+ */
 function toNode(r: NodeRow): NodeRecord {
   return {
-    ...toNodeSummary(r, r.path),
+    id: r.id,
+    parentId: r.parent_id,
+    kind: r.kind as NodeKind,
+    language: r.language as Language,
+    name: r.name,
+    qualifiedName: r.qualified_name,
+    path: r.path,
+    startLine: r.start_line,
+    endLine: r.end_line,
+    signature: r.signature,
+    doc: r.doc,
+    modifiers: r.modifiers ? r.modifiers.split(' ') : [],
+    isPublicApi: r.is_public_api === 1,
     fileId: r.file_id,
     symbolKey: r.symbol_key,
     project: r.project,
@@ -193,8 +208,8 @@ function filterSql(filter: NodeFilter | undefined, params: unknown[]): string {
 export const BM25_POSTING_BUDGET = 8000;
 
 interface TermStats {
-  readonly vocab: Statement;
-  readonly vocabHeads: Statement;
+  /** Rows matching one MATCH expression. */
+  readonly count: Statement;
   /** Rows matching each term in any column. */
   readonly df: Map<string, number>;
   /** Rows matching a term in `BM25_HEAD_COLUMNS` (looked up only for a rarest term over the budget). */
@@ -287,8 +302,10 @@ export class IndexReader {
   /**
    * BM25 over the FTS columns; user text is quoted term by term (see buildFtsQuery). The FTS
    * table is kept in the outer loop (`CROSS JOIN`: SQLite never reorders it), so MATCH runs once
-   * and nodes are primary-key lookups. Without filters, FTS5 ranks and cuts (`ORDER BY rank
-   * LIMIT`) before any join.
+   * and nodes are primary-key lookups. Without filters, the FTS rows are ranked and cut before
+   * any join, with `bm25()` as a column under SQLite's own `ORDER BY … LIMIT`, which keeps only
+   * the best rows as it goes: FTS5's `ORDER BY rank` sorts every matching row first and cost a
+   * third more at 100K symbols, for the same rows in the same order (ties by rowid in both).
    */
   bm25(text: string, filter?: NodeFilter, limit = 50): RankedHit[] {
     let q = buildFtsQuery(text);
@@ -303,10 +320,10 @@ export class IndexReader {
       // Over-fetch a little: rows of other labels' file versions are dropped by the join.
       const rows = this.cached(
         `SELECT m.id AS id, -m.rank AS score FROM (
-            SELECT rowid AS id, rank FROM fts_nodes WHERE fts_nodes MATCH ? AND rank MATCH 'bm25(${BM25_WEIGHTS})'
-            ORDER BY rank LIMIT ?
+            SELECT rowid AS id, bm25(fts_nodes, ${BM25_WEIGHTS}) AS rank FROM fts_nodes WHERE fts_nodes MATCH ?
+            ORDER BY rank, rowid LIMIT ?
           ) m CROSS JOIN nodes n ON n.id = m.id ${this.inLabel()}
-          ORDER BY m.rank LIMIT ?`,
+          ORDER BY m.rank, m.id LIMIT ?`,
       ).all(q.match, limit * 2, limit) as { id: number; score: number }[];
       return rows.map((r) => ({ nodeId: r.id, score: r.score }));
     }
@@ -315,7 +332,7 @@ export class IndexReader {
       .prepare(`SELECT n.id AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score
         FROM fts_nodes CROSS JOIN nodes n ON n.id = fts_nodes.rowid JOIN files f ON f.id = n.file_id ${this.inLabel()}
         WHERE fts_nodes MATCH ? ${where}
-        ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}) LIMIT ?`)
+        ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}), n.id LIMIT ?`)
       .all(...params) as { id: number; score: number }[];
     return rows.map((r) => ({ nodeId: r.id, score: r.score }));
   }
@@ -325,23 +342,22 @@ export class IndexReader {
    * (FTS5 scores every matching row before it can sort): the rarest terms while they fit, the
    * most common ones dropped. The rarest term is always kept; when it alone is over the budget
    * (`add`, `data` at 100K symbols), it is matched in the name columns only
-   * (`heads`), where its best rows are, unless it never appears there. Document frequencies come
-   * from fts5vocab views of the index, looked up by each term's indexed (Porter-stemmed) tokens,
-   * and are cached per connection until the database changes.
+   * (`heads`), where its best rows are, unless it never appears there. Document frequencies are
+   * FTS5 row counts of each term as the query matches it (`count(*) … MATCH`, which reads a
+   * term's doclist without scoring: 0.03–0.9 ms at 100K symbols, where the fts5vocab views used
+   * before took 1.2–4.8 ms per term, even for a term the index lacks), cached per connection
+   * until the database changes.
    */
   termPlan(terms: readonly string[], budget = BM25_POSTING_BUDGET): TermPlan {
     const plan = { drop: new Set<string>(), heads: new Set<string>() };
     if (terms.length === 0) return plan;
     const stats = this.termStats();
-    const lookup = (cache: Map<string, number>, vocab: Statement, list: readonly string[]): void => {
-      const missing = list.filter((t) => !cache.has(t));
-      indexedTokens(missing).forEach((tokens, i) => {
-        // A quoted term of several tokens is a phrase: it matches at most as many rows as its rarest token.
-        cache.set(missing[i]!, tokens.length === 0 ? 0 : Math.min(...tokens.map((k) => Number(vocab.get(k) ?? 0))));
-      });
+    const count = (cache: Map<string, number>, t: string, match: string): number => {
+      let n = cache.get(t);
+      if (n === undefined) cache.set(t, (n = Number(stats.count.get(match) ?? 0)));
+      return n;
     };
-    lookup(stats.df, stats.vocab, terms);
-    const df = (t: string): number => stats.df.get(t) ?? 0;
+    const df = (t: string): number => count(stats.df, t, quote(t));
     const byRarity = [...terms].sort((a, b) => df(a) - df(b));
     let total = 0;
     byRarity.forEach((t, i) => {
@@ -349,24 +365,15 @@ export class IndexReader {
       if (i > 0 && total > budget) plan.drop.add(t);
     });
     const rarest = byRarity[0]!;
-    if (df(rarest) > budget) {
-      lookup(stats.headDf, stats.vocabHeads, [rarest]);
-      if ((stats.headDf.get(rarest) ?? 0) > 0) plan.heads.add(rarest);
-    }
+    if (df(rarest) > budget && count(stats.headDf, rarest, headsMatch(rarest)) > 0) plan.heads.add(rarest);
     return plan;
   }
 
   private termStats(): TermStats {
     let stats = termStatsByDb.get(this.db);
     if (!stats) {
-      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_nodes_vocab USING fts5vocab(main, fts_nodes, row);
-        CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_nodes_vocab_col USING fts5vocab(main, fts_nodes, col);`);
-      const heads = BM25_HEAD_COLUMNS.map((c) => `'${c}'`).join(', ');
       stats = {
-        vocab: this.cached(`SELECT doc FROM temp.fts_nodes_vocab WHERE term = ?`).pluck(),
-        // Rows with the term in the name columns: at least the largest per-column count (the name
-        // columns mostly hold the same words), exact enough for a budget.
-        vocabHeads: this.cached(`SELECT max(doc) FROM temp.fts_nodes_vocab_col WHERE term = ? AND col IN (${heads})`).pluck(),
+        count: this.cached(`SELECT count(*) FROM fts_nodes WHERE fts_nodes MATCH ?`).pluck(),
         df: new Map(),
         headDf: new Map(),
         stamp: '',
