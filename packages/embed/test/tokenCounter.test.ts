@@ -70,6 +70,33 @@ describe.skipIf(MODEL_MISSING !== null)('token counter (model tokenizer)', () =>
     }
   });
 
+  it('cuts where a search over every word boundary would, on code, prose, CJK, emoji and punctuation runs', () => {
+    // The reference: the longest prefix ending on a pre-token boundary (a non-word character on
+    // either side; CJK ideographs are words of their own) whose real count fits, right-trimmed.
+    const word = (ch: string) => /[\p{L}\p{N}\p{M}]/u.test(ch) && !/[\u3400-\u4dbf\u4e00-\u9fff]/u.test(ch);
+    const reference = (text: string, budget: number): string => {
+      const chars = [...text];
+      for (let k = chars.length; k > 0; k--) {
+        if (k < chars.length && word(chars[k - 1]!) && word(chars[k]!)) continue;
+        const cut = chars.slice(0, k).join('');
+        if (counter.countTokens(cut) <= budget && cut.trimEnd().length > 0) return cut.trimEnd();
+      }
+      return '';
+    };
+    const texts = [
+      'export function renderScene(ctx: CanvasRenderingContext2D, elements: readonly Element[]) {\n  if (!ctx) return;\n  ctx.save();',
+      'if (a===b&&c!==d) { x+=1; } // ¿qué? naïve café — résumé',
+      '用户登录服务 handles 登录 and 注册 of users',
+      'launch 🚀 the rocket 🚀🚀 then land',
+      '   leading spaces, then words;;; and ((nested)) [brackets] {braces} <angles>',
+    ];
+    for (const text of texts) {
+      for (let budget = 3; budget <= counter.countTokens(text); budget++) {
+        expect(counter.truncateToTokens(text, budget), `${budget} tokens of ${text}`).toBe(reference(text, budget));
+      }
+    }
+  });
+
   it('works over any tokenizer with encode()', () => {
     // One token per whitespace-separated word, no special tokens.
     const words = createTokenCounter({ encode: (t) => t.split(/\s+/).filter(Boolean).map(() => 1) });
