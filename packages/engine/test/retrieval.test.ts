@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '@ca/retrieve';
 import { changeStamp } from '@ca/store';
 import { Engine } from '../src/index.js';
-import { copyFixture, testModels, TS_APP } from './helpers.js';
+import { copyFixture, tempDir, testModels, TS_APP } from './helpers.js';
 
 const { dir: MODELS, missing: MODEL_MISSING } = testModels();
 
@@ -174,6 +174,34 @@ describe.skipIf(MODEL_MISSING !== null)('vectors filled in behind the index (emb
       const r = await engine.search('stop charging this customer every month', { channels: ['vector'], limit: 3 });
       expect(r.results.some((x) => x.code.includes('terminatePlan()'))).toBe(true);
       expect(r.notices).toEqual([]);
+    } finally {
+      await engine.dispose();
+    }
+  }, 120_000);
+});
+
+describe.skipIf(MODEL_MISSING !== null)('embedding and the semantic pass', () => {
+  it('a large run embeds after the semantic pass; an edit embeds beside it; both end fully embedded with exact edges', async () => {
+    // 70 files (over the 64 a run may write and still embed beside the pass), each calling the next.
+    const repo = tempDir();
+    for (let i = 0; i < 70; i++) {
+      const next = i < 69 ? `import { step${i + 1} } from './step${i + 1}';\n` : '';
+      const body = i < 69 ? `  return step${i + 1}(n + 1);` : '  return n;';
+      writeFileSync(join(repo, `step${i}.ts`), `${next}export function step${i}(n: number): number {\n${body}\n}\n`);
+    }
+    const engine = Engine.open(repo, { env: {}, configOverrides: { embedding: { model_dir: MODELS, allow_download: false } } });
+    try {
+      const phases: string[] = [];
+      const first = await engine.index({ onProgress: (p) => phases.push(p.phase) });
+      // 70 files + 70 functions to embed, every one of them after the last semantic event.
+      expect([first.embeddings?.nodes, first.embeddings?.pending, first.semantic?.ts?.files]).toEqual([140, 0, 70]);
+      expect(phases.indexOf('embed')).toBeGreaterThan(phases.lastIndexOf('semantic'));
+      writeFileSync(join(repo, 'step3.ts'), `import { step4 } from './step4';\nexport function step3(n: number): number {\n  return step4(n + 3);\n}\n`);
+      const edit = await engine.index();
+      // Only step3's chunk changed (the file node keeps its vector).
+      expect([edit.changed, edit.embeddings?.nodes, edit.embeddings?.pending, edit.semantic?.ts?.files]).toEqual([1, 1, 0, 1]);
+      const callers = engine.navigate('callers', 'step4');
+      expect(callers.edges.map((e) => [engine.reader().nodeById(Number(e.from))!.name, e.confidence])).toEqual([['step3', 'exact']]);
     } finally {
       await engine.dispose();
     }
