@@ -110,9 +110,6 @@ export interface HealthCheck {
 
 const GITIGNORE_TEXT = '# Code Agent index (rebuildable). config.json is meant to be committed.\n*.db\n*.db-*\n';
 
-/** Runs that wrote at most this many files embed beside the semantic pass (see `index`). */
-const EMBED_BESIDE_SEMANTIC_MAX_FILES = 64;
-
 /**
  * The composition root: one repository, its configuration and its index. Open with
  * `Engine.open(repo)`, then `index()`, `search()`, `symbol()`, `outline()`, `source()`.
@@ -275,77 +272,59 @@ export class Engine {
         this.importsResolved = true;
       }
       progress({ phase: 'resolve', done: 1, total: 1 });
-      // After an edit, vectors are computed while the semantic pass runs: embedding texts come
-      // from the nodes written above (the pass only adds edges and refines symbol keys). A
-      // single-file update on excalidraw: 349 → 208–223 ms. Not for a large run: there the two
-      // only share the cores (excalidraw's full index gained nothing) and a project's semantic
-      // request would near its deadline (docs/benchmarks.md, "embedding beside the semantic pass").
-      const embed = () =>
-        this.embed((done, total) => progress({ phase: 'embed', done, total }), options.embedLimit).then(
-          (report) => ({ report }),
-          (error: unknown) => ({ error }),
-        );
-      let embedding = written <= EMBED_BESIDE_SEMANTIC_MAX_FILES ? embed() : null;
       const semantic: NonNullable<IndexReport['semantic']> = {};
       let contextChanges: ContextChange[] = [];
-      try {
-        if (this.config.semantic.enabled) {
-          // A newer semantic extractor (an upgraded ca) re-analyses every file of its language:
-          // edges of the old one stay served, marked pending, until the new pass replaces them.
-          this.invalidateSemanticExtractor(['ts', 'js'], TS_SEMANTIC_EXTRACTOR);
-          this.invalidateSemanticExtractor(['cs'], CS_SEMANTIC_EXTRACTOR);
-          // A changed tsconfig, package.json, csproj … re-analyses the files it shapes.
-          contextChanges = applyContextChanges(this.store, WORKING_LABEL, this.repoRoot, found.contextFiles);
-          // Files lacking exact edges (new, changed, never analysed, or failed and not yet retried
-          // by this engine), with their C# projects.
-          const staleOf = (languages: string): { id: number; path: string; project: string; semantic_state: string }[] =>
-            (
-              this.store.db
-                .prepare(
-                  `SELECT f.id, f.path, f.project, f.semantic_state FROM files f JOIN label_files lf ON lf.file_id = f.id
-                   JOIN labels l ON l.id = lf.label_id AND l.name = ?
-                   WHERE f.language IN (${languages}) AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`,
-                )
-                .all(WORKING_LABEL) as { id: number; path: string; project: string; semantic_state: string }[]
-            ).filter((r) => r.semantic_state !== 'failed' || !this.semanticRetried.has(r.id));
-          const stale = staleOf(`'cs'`);
-          const staleTs = staleOf(`'ts','js'`);
-          if (staleTs.length > 0) {
-            progress({ phase: 'semantic', done: 0, total: 1 });
-            semantic.ts = await runTsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
-              // Everything stale: a first index, or a scope whose context changed.
-              ...(staleTs.length < tsFileCount(this.store) ? { files: staleTs.map((r) => r.path) } : {}),
-              maxOldSpaceMb: this.config.semantic.max_old_space_mb,
-              deadlineMs: this.config.semantic.request_timeout_ms,
-              service: (this.tsService ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb })),
-              onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
-            });
-          }
-          if (stale.length > 0) {
-            semantic.cs = await runCsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
-              safeMode: cfg.safe_mode,
-              projects: [...new Set(stale.map((r) => r.project))],
-              files: stale.map((r) => r.path),
-              host: (this.csHost ??= new RoslynHost()),
-              onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
-            });
-          }
-          const failed = this.store.db
-            .prepare(
-              `SELECT f.id FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-               WHERE f.semantic_state = 'failed'`,
-            )
-            .pluck()
-            .all(WORKING_LABEL) as number[];
-          for (const id of failed) this.semanticRetried.add(id);
+      if (this.config.semantic.enabled) {
+        // A newer semantic extractor (an upgraded ca) re-analyses every file of its language:
+        // edges of the old one stay served, marked pending, until the new pass replaces them.
+        this.invalidateSemanticExtractor(['ts', 'js'], TS_SEMANTIC_EXTRACTOR);
+        this.invalidateSemanticExtractor(['cs'], CS_SEMANTIC_EXTRACTOR);
+        // A changed tsconfig, package.json, csproj … re-analyses the files it shapes.
+        contextChanges = applyContextChanges(this.store, WORKING_LABEL, this.repoRoot, found.contextFiles);
+        // Files lacking exact edges (new, changed, never analysed, or failed and not yet retried
+        // by this engine), with their C# projects.
+        const staleOf = (languages: string): { id: number; path: string; project: string; semantic_state: string }[] =>
+          (
+            this.store.db
+              .prepare(
+                `SELECT f.id, f.path, f.project, f.semantic_state FROM files f JOIN label_files lf ON lf.file_id = f.id
+                 JOIN labels l ON l.id = lf.label_id AND l.name = ?
+                 WHERE f.language IN (${languages}) AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`,
+              )
+              .all(WORKING_LABEL) as { id: number; path: string; project: string; semantic_state: string }[]
+          ).filter((r) => r.semantic_state !== 'failed' || !this.semanticRetried.has(r.id));
+        const stale = staleOf(`'cs'`);
+        const staleTs = staleOf(`'ts','js'`);
+        if (staleTs.length > 0) {
+          progress({ phase: 'semantic', done: 0, total: 1 });
+          semantic.ts = await runTsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
+            // Everything stale: a first index, or a scope whose context changed.
+            ...(staleTs.length < tsFileCount(this.store) ? { files: staleTs.map((r) => r.path) } : {}),
+            maxOldSpaceMb: this.config.semantic.max_old_space_mb,
+            deadlineMs: this.config.semantic.request_timeout_ms,
+            service: (this.tsService ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb })),
+            onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
+          });
         }
-      } finally {
-        // Never left running past this run (a failed semantic pass still waits for it).
-        await embedding;
+        if (stale.length > 0) {
+          semantic.cs = await runCsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
+            safeMode: cfg.safe_mode,
+            projects: [...new Set(stale.map((r) => r.project))],
+            files: stale.map((r) => r.path),
+            host: (this.csHost ??= new RoslynHost()),
+            onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
+          });
+        }
+        const failed = this.store.db
+          .prepare(
+            `SELECT f.id FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+             WHERE f.semantic_state = 'failed'`,
+          )
+          .pluck()
+          .all(WORKING_LABEL) as number[];
+        for (const id of failed) this.semanticRetried.add(id);
       }
-      const settled = await (embedding ??= embed());
-      if ('error' in settled) throw settled.error;
-      const embeddings = settled.report;
+      const embeddings = await this.embed((done, total) => progress({ phase: 'embed', done, total }), options.embedLimit);
       // Only a run that changed the index moves it: a no-change refresh writes nothing, so the
       // caches keyed by the change stamp (answers, BM25 term statistics, label filters) survive it.
       if (changeStamp(this.store.db) !== stampBefore || reader.metadata('last_indexed_at') === null) {
