@@ -142,24 +142,12 @@ interface NodeRow extends NodeSummaryRow {
 }
 
 /**
- * One flat literal: spreading `toNodeSummary` here (then 13 more fields) made V8 build each
- * record on a slow path, ~11 µs a node; search hydrates ~50 per query (docs/benchmarks.md).
+ * The summary extended in place: spreading it into a new literal with 13 more fields made V8
+ * build each record on a slow path, ~11 µs a node (0.3 µs this way); search hydrates ~50 per
+ * query (docs/benchmarks.md, problem 7).
  */
 function toNode(r: NodeRow): NodeRecord {
-  return {
-    id: r.id,
-    parentId: r.parent_id,
-    kind: r.kind as NodeKind,
-    language: r.language as Language,
-    name: r.name,
-    qualifiedName: r.qualified_name,
-    path: r.path,
-    startLine: r.start_line,
-    endLine: r.end_line,
-    signature: r.signature,
-    doc: r.doc,
-    modifiers: r.modifiers ? r.modifiers.split(' ') : [],
-    isPublicApi: r.is_public_api === 1,
+  return Object.assign(toNodeSummary(r, r.path), {
     fileId: r.file_id,
     symbolKey: r.symbol_key,
     project: r.project,
@@ -173,7 +161,7 @@ function toNode(r: NodeRow): NodeRecord {
     parseStatus: r.parse_status as ParseStatus,
     semanticState: r.semantic_state,
     referenceCount: r.reference_count,
-  };
+  });
 }
 
 function filterSql(filter: NodeFilter | undefined, params: unknown[]): string {
