@@ -2,7 +2,7 @@
 /**
  * Embedding throughput on realistic symbol texts (uses the built dist: `pnpm --filter @ca/embed build`).
  *
- *   node packages/embed/bench/embedBench.mjs [--count 2000] [--budgets 32,64,128] [--worker] [--batch 32]
+ *   node packages/embed/bench/embedBench.mjs [--count 2000] [--budgets 32,64,128] [--worker] [--batch 16]
  *
  * Texts: one per declaration (interfaces, classes, functions, methods, properties, type aliases,
  * enums, namespaces) of TypeScript's own lib/*.d.ts, sampled evenly, built with buildEmbeddingText.
@@ -17,7 +17,7 @@ import { arg, flag, modelDir, repoRoot } from './benchArgs.mjs';
 
 const COUNT = Number(arg('count', '2000'));
 const BUDGETS = arg('budgets', '32,64,128').split(',').map(Number);
-const BATCH = Number(arg('batch', '32'));
+const BATCH = Number(arg('batch', '16'));
 const USE_WORKER = flag('worker');
 
 const tsLib = join(repoRoot, 'node_modules/.pnpm/typescript@6.0.3/node_modules/typescript/lib');

@@ -16,7 +16,7 @@ export interface Embedder extends TokenCounter {
 }
 
 /** Texts per model call unless the caller says otherwise (config `embedding.batch_size`). */
-export const DEFAULT_BATCH_SIZE = 32;
+export const DEFAULT_BATCH_SIZE = 16;
 
 /**
  * Groups text indices into batches of similar token length: a batch is padded to its longest

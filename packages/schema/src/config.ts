@@ -38,7 +38,7 @@ const embeddingSchema = z
     model: z.string().default('all-MiniLM-L6-v2'),
     model_dir: z.string().nullable().default(null),
     allow_download: z.boolean().default(true),
-    batch_size: z.number().int().positive().default(32),
+    batch_size: z.number().int().positive().default(16),
     enabled: z.boolean().default(true),
     /** Extra body windows embedded per symbol after its main text (0 = main text only). */
     max_windows: z.number().int().min(0).max(16).default(2),
