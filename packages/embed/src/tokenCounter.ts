@@ -20,7 +20,8 @@ export interface EncodingTokenizer {
 
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 // BERT tokenizes each CJK ideograph as its own word, so a cut between two of them is clean.
-const CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{2fa1f}]/u;
+const CJK_RANGES = '\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u{20000}-\\u{2fa1f}';
+const CJK = new RegExp(`[${CJK_RANGES}]`, 'u');
 
 function isWordChar(ch: string): boolean {
   return WORD_CHAR.test(ch) && !CJK.test(ch);
@@ -48,7 +49,7 @@ function isBoundary(text: string, i: number): boolean {
  * word characters (CJK ideographs excepted: each is its own word), and any other single character.
  * Their ends are the boundaries `isBoundary` accepts, whitespace runs aside.
  */
-const PIECE = /\s+|(?:(?![\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{2fa1f}])[\p{L}\p{N}\p{M}])+|[^]/gu;
+const PIECE = new RegExp(`\\s+|(?:(?![${CJK_RANGES}])[\\p{L}\\p{N}\\p{M}])+|[^]`, 'gu');
 const PIECE_CACHE_LIMIT = 100_000;
 
 /** Wraps a tokenizer into a TokenCounter (exact counts, token-aware truncation). */
