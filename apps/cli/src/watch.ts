@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
-import { EMBED_SLICE, type Engine, type IndexReport } from '@ca/engine';
+import { embedSliceOf, type Engine, type IndexReport } from '@ca/engine';
 
 /** Quiet time after the last file event before re-indexing (an editor's save is several events). */
 export const DEFAULT_DEBOUNCE_MS = 300;
@@ -36,7 +36,7 @@ export async function watchRepository(engine: Engine, options: WatchOptions): Pr
   let first = true;
   let stopped = false;
   void options.stop.then(() => (stopped = true));
-  const slice = Math.max(1, Math.floor(options.embedSlice ?? EMBED_SLICE));
+  const slice = embedSliceOf(options.embedSlice);
   const run = (): void => {
     timer = null;
     if (running) {

@@ -1,4 +1,4 @@
-import { EMBED_SLICE, Engine, type EngineOptions, type IndexProgress, type IndexReport } from '@ca/engine';
+import { embedSliceOf, Engine, type EngineOptions, type IndexProgress, type IndexReport } from '@ca/engine';
 import { CaError, toCaError } from '@ca/schema';
 
 export interface SessionOptions {
@@ -33,7 +33,6 @@ export interface SessionOptions {
    */
   readonly embedSlice?: number;
 }
-
 
 /** What the last refresh did, as the `status` tool reports it. */
 export interface RefreshState {
@@ -71,8 +70,7 @@ export class Session {
   private readonly slice: number;
 
   constructor(readonly options: SessionOptions) {
-    const n = options.embedSlice ?? EMBED_SLICE;
-    this.slice = Number.isNaN(n) ? EMBED_SLICE : Math.max(1, Math.floor(Math.min(n, Number.MAX_SAFE_INTEGER)));
+    this.slice = embedSliceOf(options.embedSlice);
   }
 
   /** Passes the progress of index runs to `listener` until the returned function is called. */

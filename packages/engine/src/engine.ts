@@ -49,6 +49,12 @@ export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic'
  */
 export const EMBED_SLICE = 128;
 
+/** A slice size as given (default `EMBED_SLICE`), made a whole number of at least 1 so every slice makes progress. */
+export function embedSliceOf(n: number | undefined): number {
+  const v = n ?? EMBED_SLICE;
+  return Number.isNaN(v) ? EMBED_SLICE : Math.max(1, Math.floor(Math.min(v, Number.MAX_SAFE_INTEGER)));
+}
+
 export interface IndexOptions {
   readonly onProgress?: (p: IndexProgress) => void;
   /** Re-run semantic passes that failed now, instead of waiting for a change of their files or configs. */
@@ -283,16 +289,10 @@ export class Engine {
         contextChanges = applyContextChanges(this.store, WORKING_LABEL, this.repoRoot, found.contextFiles);
         // Files lacking exact edges (new, changed, never analysed, or failed and not yet retried
         // by this engine), with their C# projects.
-        const staleOf = (languages: string): { id: number; path: string; project: string; semantic_state: string }[] =>
-          (
-            this.store.db
-              .prepare(
-                `SELECT f.id, f.path, f.project, f.semantic_state FROM files f JOIN label_files lf ON lf.file_id = f.id
-                 JOIN labels l ON l.id = lf.label_id AND l.name = ?
-                 WHERE f.language IN (${languages}) AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`,
-              )
-              .all(WORKING_LABEL) as { id: number; path: string; project: string; semantic_state: string }[]
-          ).filter((r) => r.semantic_state !== 'failed' || !this.semanticRetried.has(r.id));
+        const staleOf = (languages: string) =>
+          this.workingFiles(`f.language IN (${languages}) AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`).filter(
+            (r) => r.semantic_state !== 'failed' || !this.semanticRetried.has(r.id),
+          );
         const stale = staleOf(`'cs'`);
         const staleTs = staleOf(`'ts','js'`);
         if (staleTs.length > 0) {
@@ -315,14 +315,7 @@ export class Engine {
             onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
           });
         }
-        const failed = this.store.db
-          .prepare(
-            `SELECT f.id FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-             WHERE f.semantic_state = 'failed'`,
-          )
-          .pluck()
-          .all(WORKING_LABEL) as number[];
-        for (const id of failed) this.semanticRetried.add(id);
+        for (const { id } of this.workingFiles(`f.semantic_state = 'failed'`)) this.semanticRetried.add(id);
       }
       const embeddings = await this.embed((done, total) => progress({ phase: 'embed', done, total }), options.embedLimit);
       // Only a run that changed the index moves it: a no-change refresh writes nothing, so the
@@ -360,6 +353,16 @@ export class Engine {
       throw e;
     });
     return this.adapterSet;
+  }
+
+  /** Files of the working label matching `where` (over `files f`). */
+  private workingFiles(where: string): { id: number; path: string; project: string; semantic_state: string }[] {
+    return this.store.db
+      .prepare(
+        `SELECT f.id, f.path, f.project, f.semantic_state FROM files f JOIN label_files lf ON lf.file_id = f.id
+         JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE ${where}`,
+      )
+      .all(WORKING_LABEL) as { id: number; path: string; project: string; semantic_state: string }[];
   }
 
   /** The label's file/symbol/edge counts, read again only when the index changed (~6 ms on excalidraw). */

@@ -1,4 +1,4 @@
-export { Engine, EMBED_SLICE, WORKING_LABEL, searchJson, toSymbolView, normalizeRepoPath } from './engine.js';
+export { Engine, EMBED_SLICE, embedSliceOf, WORKING_LABEL, searchJson, toSymbolView, normalizeRepoPath } from './engine.js';
 export type {
   EngineOptions,
   IndexReport,
