@@ -2,7 +2,9 @@
 /**
  * Embedding throughput on realistic symbol texts (uses the built dist: `pnpm --filter @ca/embed build`).
  *
- *   node packages/embed/bench/embedBench.mjs [--count 2000] [--budgets 32,64,128] [--worker] [--batch 16]
+ *   node packages/embed/bench/embedBench.mjs [--count 2000] [--budgets 32,64,128] [--worker] [--workers N] [--batch 16] [--batch-tokens 512]
+ *
+ * `--worker` embeds through createWorkerEmbedder (`--workers N` model workers, default: the engine's).
  *
  * Texts: one per declaration (interfaces, classes, functions, methods, properties, type aliases,
  * enums, namespaces) of TypeScript's own lib/*.d.ts, sampled evenly, built with buildEmbeddingText.
@@ -12,13 +14,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { buildEmbeddingText, createEmbedder, createWorkerEmbedder, loadTokenCounter, resolveModel } from '../dist/index.js';
+import { buildEmbeddingText, createEmbedder, createWorkerEmbedder, defaultEmbeddingWorkers, loadTokenCounter, resolveModel } from '../dist/index.js';
 import { arg, flag, modelDir, repoRoot } from './benchArgs.mjs';
 
 const COUNT = Number(arg('count', '2000'));
 const BUDGETS = arg('budgets', '32,64,128').split(',').map(Number);
 const BATCH = Number(arg('batch', '16'));
 const USE_WORKER = flag('worker');
+const WORKERS = Number(arg('workers', '0'));
+const BATCH_TOKENS = Number(arg('batch-tokens', '512'));
 
 const tsLib = join(repoRoot, 'node_modules/.pnpm/typescript@6.0.3/node_modules/typescript/lib');
 const ts = createRequire(import.meta.url)(join(tsLib, 'typescript.js'));
@@ -96,10 +100,10 @@ const all = collectDeclarations();
 const inputs = sample(all, COUNT);
 const counter = await loadTokenCounter(resolution);
 const t0 = performance.now();
-const embedder = USE_WORKER ? await createWorkerEmbedder(resolution, { batchSize: BATCH }) : await createEmbedder(resolution, { batchSize: BATCH });
+const embedder = USE_WORKER ? await createWorkerEmbedder(resolution, { batchSize: BATCH, batchTokens: BATCH_TOKENS, workers: WORKERS }) : await createEmbedder(resolution, { batchSize: BATCH, batchTokens: BATCH_TOKENS });
 const loadMs = performance.now() - t0;
 console.log(`declarations: ${all.length} in ${new Set(all.map((d) => d.path)).size} files; sampled ${inputs.length}`);
-console.log(`embedder: ${USE_WORKER ? 'worker thread' : 'in-process'}, batch ${BATCH}, ${cpus().length} cpus, load ${loadMs.toFixed(0)} ms`);
+console.log(`embedder: ${USE_WORKER ? `worker threads (${WORKERS || defaultEmbeddingWorkers()})` : 'in-process'}, batch ${BATCH} (≤ ${BATCH_TOKENS || '∞'} tokens), ${cpus().length} cpus, load ${loadMs.toFixed(0)} ms`);
 console.log('budget | avg tokens | build texts ms | embed s | symbols/s | tokens/s');
 
 // Warm-up (first run pays for graph initialisation).

@@ -1,8 +1,8 @@
 // @ts-check
 /**
- * Worker-thread side of `createWorkerEmbedder`: loads the model once, then embeds one batch
- * per message, strictly one at a time (onnxruntime already uses every core for one batch;
- * overlapping runs would only fight over them).
+ * Worker-thread side of `createWorkerEmbedder`: loads the model once (with `workerData.threads`
+ * intra-op threads), then embeds one batch per message, strictly one at a time (onnxruntime's
+ * `run` blocks this thread; the pool runs several workers when the cores allow).
  *
  * Protocol (parent → worker): { type: 'embed', id, texts } | { type: 'close' }
  *           (worker → parent): { type: 'ready', dims } | { type: 'result', id, data, dims }
@@ -17,7 +17,7 @@ if (!port) throw new Error('embedWorker.mjs must run in a worker thread');
 /** @type {any} */
 let extractor = null;
 try {
-  extractor = await loadFeatureExtractor(workerData.dir, workerData.modelId);
+  extractor = await loadFeatureExtractor(workerData.dir, workerData.modelId, workerData.threads);
   port.postMessage({ type: 'ready' });
 } catch (e) {
   port.postMessage({ type: 'error', id: null, message: e instanceof Error ? e.message : String(e) });

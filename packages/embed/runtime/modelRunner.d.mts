@@ -12,7 +12,7 @@ export interface FeatureExtractor {
   dispose(): Promise<void>;
 }
 
-export function loadFeatureExtractor(dir: string, modelId: string): Promise<FeatureExtractor>;
+export function loadFeatureExtractor(dir: string, modelId: string, threads?: number): Promise<FeatureExtractor>;
 export function loadTokenizer(dir: string, modelId: string): Promise<RunnerTokenizer>;
 export function embedBatch(extractor: FeatureExtractor, texts: string[]): Promise<{ data: Float32Array; dims: number }>;
 export function meanPoolNormalize(hidden: Float32Array, mask: ArrayLike<bigint | number>, batch: number, seq: number, dims: number): Float32Array;

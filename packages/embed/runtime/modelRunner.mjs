@@ -26,13 +26,14 @@ function configure(dir) {
  * Loads the feature-extraction pipeline (int8 weights, `onnx/model_quantized.onnx`).
  * @param {string} dir
  * @param {string} modelId
+ * @param {number} [threads] onnxruntime intra-op threads (default: onnxruntime's, one per core)
  */
-export async function loadFeatureExtractor(dir, modelId) {
+export async function loadFeatureExtractor(dir, modelId, threads) {
   configure(dir);
   return pipeline('feature-extraction', modelId, {
     dtype: 'q8',
     device: 'cpu',
-    session_options: { logSeverityLevel: 3 },
+    session_options: { logSeverityLevel: 3, ...(threads ? { intraOpNumThreads: threads } : {}) },
   });
 }
 

@@ -67,6 +67,7 @@ export interface EmbedWithCacheResult {
  * texts that are neither cached nor repeated earlier in `texts` reach the model. Misses are
  * sorted by token length before chunking (similar lengths batch well), written to the cache
  * after every chunk (an interrupted run keeps its work) and reported through `onProgress`.
+ * Two chunks are in the embedder at a time.
  */
 export async function embedWithCache(
   embedder: Embedder,
@@ -99,9 +100,19 @@ export async function embedWithCache(
   missing.sort((a, b) => lengthOf.get(a)! - lengthOf.get(b)!);
 
   const chunkSize = Math.max(1, options.chunkSize ?? 128);
-  for (let i = 0; i < missing.length; i += chunkSize) {
-    const chunk = missing.slice(i, i + chunkSize);
-    const vectors = await embedder.embed(chunk.map((h) => texts[firstIndex.get(h)!]!));
+  const chunks: string[][] = [];
+  for (let i = 0; i < missing.length; i += chunkSize) chunks.push(missing.slice(i, i + chunkSize));
+  const start = (chunk: string[]): Promise<Float32Array[]> => embedder.embed(chunk.map((h) => texts[firstIndex.get(h)!]!));
+  // The next chunk is queued before this one is awaited, so the model never waits for the
+  // cache write and progress report between chunks (nor, with several workers, for the
+  // slowest batch of a chunk).
+  let inFlight = chunks.length > 0 ? start(chunks[0]!) : null;
+  for (let c = 0; c < chunks.length; c++) {
+    const chunk = chunks[c]!;
+    const next = c + 1 < chunks.length ? start(chunks[c + 1]!) : null;
+    next?.catch(() => {}); // awaited in the next turn; if this chunk fails first, nobody will
+    const vectors = await inFlight!;
+    inFlight = next;
     if (vectors.length !== chunk.length) {
       throw new CaError('internal', `embedder returned ${vectors.length} vectors for ${chunk.length} texts`);
     }

@@ -19,15 +19,34 @@ export interface Embedder extends TokenCounter {
 export const DEFAULT_BATCH_SIZE = 16;
 
 /**
+ * Padded tokens per model call when the caller does not say (config `embedding.batch_tokens`).
+ * onnxruntime's int8 kernels on this model run faster per token on small calls: one thread,
+ * 128-token texts, 14.1K tokens/s in batches of 16 (2,048 padded tokens) against 16.6–17.6K in
+ * batches of 2–4 (docs/benchmarks.md, problem 9).
+ */
+export const DEFAULT_BATCH_TOKENS = 512;
+
+/**
  * Groups text indices into batches of similar token length: a batch is padded to its longest
  * text, so mixing a 10-token and a 256-token text wastes ~96% of the short one's compute.
+ * A batch holds at most `batchSize` texts and, when `maxBatchTokens` > 0, at most that many
+ * padded tokens (longest × count; a single text over it still gets its own batch).
  * Stable: equal lengths keep input order.
  */
-export function planBatches(tokenLengths: readonly number[], batchSize: number): number[][] {
+export function planBatches(tokenLengths: readonly number[], batchSize: number, maxBatchTokens = 0): number[][] {
   const size = Math.max(1, Math.floor(batchSize));
   const order = tokenLengths.map((_, i) => i).sort((a, b) => tokenLengths[a]! - tokenLengths[b]! || a - b);
   const batches: number[][] = [];
-  for (let i = 0; i < order.length; i += size) batches.push(order.slice(i, i + size));
+  let current: number[] = [];
+  for (const i of order) {
+    const full = current.length >= size || (maxBatchTokens > 0 && current.length > 0 && tokenLengths[i]! * (current.length + 1) > maxBatchTokens);
+    if (full) {
+      batches.push(current);
+      current = [];
+    }
+    current.push(i);
+  }
+  if (current.length > 0) batches.push(current);
   return batches;
 }
 

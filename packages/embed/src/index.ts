@@ -3,7 +3,7 @@
  * thread), embedding texts for symbols and files, the content-hash cache, vector quantization.
  */
 export type { Embedder } from './embedder.js';
-export { DEFAULT_BATCH_SIZE, planBatches } from './embedder.js';
+export { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, planBatches } from './embedder.js';
 
 export type { ModelResolution, ModelSource, ResolvedModel, UnresolvedModel, ResolveModelOptions } from './resolveModel.js';
 export {
@@ -26,7 +26,7 @@ export type { EmbedderOptions } from './localEmbedder.js';
 export { createEmbedder } from './localEmbedder.js';
 
 export type { WorkerEmbedderOptions } from './workerEmbedder.js';
-export { createWorkerEmbedder } from './workerEmbedder.js';
+export { createWorkerEmbedder, defaultEmbeddingWorkers } from './workerEmbedder.js';
 
 export type { EmbeddingTextInput, FileEmbeddingTextInput, EmbeddingTextsOptions } from './embeddingText.js';
 export {

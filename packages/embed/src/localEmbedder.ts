@@ -1,14 +1,16 @@
 import { CaError, toCaError } from '@ca/schema';
 import type { FeatureExtractor } from '../runtime/modelRunner.mjs';
-import { DEFAULT_BATCH_SIZE, createSerialQueue, planBatches, splitRows } from './embedder.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, createSerialQueue, planBatches, splitRows } from './embedder.js';
 import type { Embedder } from './embedder.js';
 import { modelInfo, requireResolved } from './modelInfo.js';
 import type { ModelResolution } from './resolveModel.js';
 import { createTokenCounter } from './tokenCounter.js';
 
 export interface EmbedderOptions {
-  /** Texts per model call (config `embedding.batch_size`). */
+  /** Texts per model call at most (config `embedding.batch_size`). */
   readonly batchSize?: number;
+  /** Padded tokens per model call at most, 0 = no limit (config `embedding.batch_tokens`). */
+  readonly batchTokens?: number;
 }
 
 /**
@@ -31,6 +33,7 @@ export async function createEmbedder(resolution: ModelResolution, options: Embed
   }
   const counter = createTokenCounter(extractor.tokenizer);
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const batchTokens = options.batchTokens ?? DEFAULT_BATCH_TOKENS;
   const serial = createSerialQueue();
 
   return {
@@ -46,7 +49,7 @@ export async function createEmbedder(resolution: ModelResolution, options: Embed
         if (!current) throw new CaError('model_unavailable', 'embedder has been disposed');
         const out: Float32Array[] = new Array<Float32Array>(texts.length);
         const lengths = texts.map((t) => Math.min(counter.countTokens(t), info.maxTokens));
-        for (const batch of planBatches(lengths, batchSize)) {
+        for (const batch of planBatches(lengths, batchSize, batchTokens)) {
           const { data, dims } = await embedBatch(current, batch.map((i) => texts[i]!));
           const rows = splitRows(data, dims, batch.length);
           batch.forEach((textIndex, row) => (out[textIndex] = rows[row]!));

@@ -1,16 +1,24 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CaError, toCaError } from '@ca/schema';
-import { DEFAULT_BATCH_SIZE, planBatches, splitRows } from './embedder.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, planBatches, splitRows } from './embedder.js';
 import type { Embedder } from './embedder.js';
 import type { EmbedderOptions } from './localEmbedder.js';
 import { modelInfo, requireResolved } from './modelInfo.js';
-import type { ModelResolution } from './resolveModel.js';
+import type { ModelResolution, ResolvedModel } from './resolveModel.js';
 import { loadTokenCounter } from './loadTokenCounter.js';
 
 export interface WorkerEmbedderOptions extends EmbedderOptions {
-  /** Deadline for the worker to load the model (default 60 s). */
+  /**
+   * Model workers (config `embedding.workers`; 0 or absent = `defaultEmbeddingWorkers()`). Each
+   * worker holds its own onnxruntime session and runs one batch at a time.
+   */
+  readonly workers?: number;
+  /** onnxruntime intra-op threads per worker (default: the cores divided among the workers). */
+  readonly threadsPerWorker?: number;
+  /** Deadline for the workers to load the model (default 60 s). */
   readonly startupTimeoutMs?: number;
-  /** How long `dispose()` waits for a clean exit before terminating the worker (default 5 s). */
+  /** How long `dispose()` waits for a clean exit before terminating a worker (default 5 s). */
   readonly shutdownTimeoutMs?: number;
 }
 
@@ -25,6 +33,14 @@ interface Pending {
   count: number;
 }
 
+/** One worker thread with one model session. */
+interface ModelWorker {
+  run(texts: string[]): Promise<Float32Array[]>;
+  /** Set once the worker can no longer embed (load failure, crash, disposal). */
+  failure(): Error | null;
+  dispose(timeoutMs: number): Promise<void>;
+}
+
 /**
  * The worker script sits in `runtime/`, a sibling of both `src/` (tests) and `dist/` (package),
  * so one relative URL works from either.
@@ -32,10 +48,23 @@ interface Pending {
 const WORKER_URL = new URL('../runtime/embedWorker.mjs', import.meta.url);
 
 /**
- * Runs the model in a `worker_threads` Worker so embedding never blocks the calling thread
- * (where the SQLite writer lives). Tokens are counted on the calling thread with the model's
- * tokenizer (loaded without the ONNX session), because `countTokens` is synchronous.
- * The worker's stdout is forwarded to stderr: the CLI's stdout carries JSON only.
+ * Model workers when the config does not say: two on a machine with two or more cores, else one.
+ * Measured on 2 cores (docs/benchmarks.md, problem 9): two sessions of one intra-op thread each
+ * embed ~15% more tokens/s than one session of two threads (onnxruntime's threads wait on each
+ * other inside every operator of this small model), and each worker's tokenizing and pooling
+ * then overlaps the other's model run instead of leaving the cores idle.
+ */
+export function defaultEmbeddingWorkers(cores = availableParallelism()): number {
+  return cores >= 2 ? 2 : 1;
+}
+
+/**
+ * Runs the model in `worker_threads` Workers so embedding never blocks the calling thread
+ * (where the SQLite writer lives). Batches (planned by token length) go to whichever worker is
+ * free; vectors do not depend on the worker or its thread count (onnxruntime's results are the
+ * same for 1 and 2 intra-op threads, checked in the tests). Tokens are counted on the calling
+ * thread with the model's tokenizer (loaded without the ONNX session), because `countTokens` is
+ * synchronous. The workers' stdout is forwarded to stderr: the CLI's stdout carries JSON only.
  */
 export async function createWorkerEmbedder(
   resolution: ModelResolution,
@@ -44,9 +73,67 @@ export async function createWorkerEmbedder(
   const model = requireResolved(resolution);
   const [info, counter] = await Promise.all([modelInfo(model), loadTokenCounter(model)]);
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const batchTokens = options.batchTokens ?? DEFAULT_BATCH_TOKENS;
+  const cores = availableParallelism();
+  const count = Math.max(1, Math.floor(options.workers || defaultEmbeddingWorkers(cores)));
+  const threads = Math.max(1, Math.floor(options.threadsPerWorker ?? cores / count));
+  const startupTimeoutMs = options.startupTimeoutMs ?? 60_000;
 
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startWorker(model, threads, startupTimeoutMs)));
+  const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const firstFailure = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (firstFailure) {
+    await Promise.all(workers.map((w) => w.dispose(0)));
+    throw firstFailure.reason;
+  }
+  let disposed: CaError | null = null;
+  const failure = (): Error | null => disposed ?? workers.map((w) => w.failure()).find((e) => e !== null) ?? null;
+
+  return {
+    modelId: info.modelId,
+    revision: info.revision,
+    dims: info.dims,
+    maxTokens: info.maxTokens,
+    countTokens: counter.countTokens,
+    truncateToTokens: counter.truncateToTokens,
+    async embed(texts) {
+      const dead = failure();
+      if (dead) throw dead;
+      if (texts.length === 0) return [];
+      const lengths = texts.map((t) => Math.min(counter.countTokens(t), info.maxTokens));
+      // A short request is spread over every worker instead of filling one batch.
+      const batches = planBatches(lengths, Math.min(batchSize, Math.ceil(texts.length / workers.length)), batchTokens);
+      const out = new Array<Float32Array>(texts.length);
+      // Longest batches first: the last ones to finish are then the shortest, so no worker
+      // waits long for another at the end of the request.
+      let next = batches.length - 1;
+      let failed = false;
+      const drain = async (worker: ModelWorker): Promise<void> => {
+        while (next >= 0 && !failed) {
+          const batch = batches[next--]!;
+          try {
+            const rows = await worker.run(batch.map((i) => texts[i]!));
+            batch.forEach((textIndex, row) => (out[textIndex] = rows[row]!));
+          } catch (e) {
+            failed = true;
+            throw e;
+          }
+        }
+      };
+      // Two requests in flight per worker: the next batch is already queued when one finishes.
+      await Promise.all(workers.flatMap((w) => [drain(w), drain(w)]));
+      return out;
+    },
+    async dispose() {
+      disposed ??= new CaError('model_unavailable', 'embedder has been disposed');
+      await Promise.all(workers.map((w) => w.dispose(options.shutdownTimeoutMs ?? 5000)));
+    },
+  };
+}
+
+async function startWorker(model: ResolvedModel, threads: number, startupTimeoutMs: number): Promise<ModelWorker> {
   const worker = new Worker(WORKER_URL, {
-    workerData: { dir: model.dir, modelId: model.modelId },
+    workerData: { dir: model.dir, modelId: model.modelId, threads },
     stdout: true,
   });
   worker.stdout.pipe(process.stderr, { end: false });
@@ -66,8 +153,8 @@ export async function createWorkerEmbedder(
 
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new CaError('timeout', `embedding worker did not load ${model.modelId} within ${options.startupTimeoutMs ?? 60_000} ms`)),
-      options.startupTimeoutMs ?? 60_000,
+      () => reject(new CaError('timeout', `embedding worker did not load ${model.modelId} within ${startupTimeoutMs} ms`)),
+      startupTimeoutMs,
     );
     worker.on('message', (msg: WorkerMessage) => {
       if (msg.type === 'ready') {
@@ -120,43 +207,25 @@ export async function createWorkerEmbedder(
   // Idle workers must not keep the process alive; `ref()` again while requests are in flight.
   worker.unref();
 
-  const runBatch = (texts: string[]): Promise<Float32Array[]> =>
-    new Promise((resolve, reject) => {
-      if (dead) return reject(dead);
-      const id = nextId++;
-      pending.set(id, { resolve, reject, count: texts.length });
-      worker.ref();
-      worker.postMessage({ type: 'embed', id, texts });
-    });
-
   return {
-    modelId: info.modelId,
-    revision: info.revision,
-    dims: info.dims,
-    maxTokens: info.maxTokens,
-    countTokens: counter.countTokens,
-    truncateToTokens: counter.truncateToTokens,
-    async embed(texts) {
-      if (dead) throw dead;
-      if (texts.length === 0) return [];
-      const lengths = texts.map((t) => Math.min(counter.countTokens(t), info.maxTokens));
-      const batches = planBatches(lengths, batchSize);
-      // All batches are queued at once; the worker runs them one after another.
-      const results = await Promise.all(batches.map((batch) => runBatch(batch.map((i) => texts[i]!))));
-      const out = new Array<Float32Array>(texts.length);
-      batches.forEach((batch, b) => batch.forEach((textIndex, row) => (out[textIndex] = results[b]![row]!)));
-      return out;
-    },
-    async dispose() {
+    run: (texts) =>
+      new Promise((resolve, reject) => {
+        if (dead) return reject(dead);
+        const id = nextId++;
+        pending.set(id, { resolve, reject, count: texts.length });
+        worker.ref();
+        worker.postMessage({ type: 'embed', id, texts });
+      }),
+    failure: () => dead,
+    async dispose(timeoutMs) {
       if (exited) return;
       dead ??= new CaError('model_unavailable', 'embedder has been disposed');
       worker.ref();
       worker.postMessage({ type: 'close' });
-      const timeout = options.shutdownTimeoutMs ?? 5000;
       let timer: NodeJS.Timeout | undefined;
       const timedOut = await Promise.race([
         exitPromise.then(() => false),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeout))),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
       ]);
       clearTimeout(timer);
       if (timedOut) await worker.terminate();

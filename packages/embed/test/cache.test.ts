@@ -63,6 +63,41 @@ describe('embedWithCache', () => {
     expect(again.vectors.map((v) => [...v])).toEqual(result.vectors.map((v) => [...v]));
   });
 
+  it('keeps two chunks in the embedder: the next is queued before the previous is written', async () => {
+    const events: string[] = [];
+    const base = countingEmbedder();
+    const embedder: Embedder = {
+      ...base,
+      async embed(texts) {
+        events.push(`start ${texts[0]}`);
+        await new Promise((resolve) => setImmediate(resolve));
+        events.push(`end ${texts[0]}`);
+        return base.embed(texts);
+      },
+    };
+    const memory = createMemoryEmbeddingCache();
+    const cache = { get: memory.get, put: (entries: { hash: string; vector: Float32Array }[]) => (events.push(`put ${entries.length}`), memory.put(entries)) };
+    const result = await embedWithCache(embedder, ['d e f', 'a', 'b c'], cache, undefined, { chunkSize: 1 });
+    expect(events).toEqual(['start a', 'start b c', 'end a', 'put 1', 'start d e f', 'end b c', 'put 1', 'end d e f', 'put 1']);
+    expect(result.vectors.map((v) => [...v])).toEqual([[5, 3], [1, 1], [3, 2]]);
+  });
+
+  it('a failing chunk rejects the call; chunks before it stay cached, none after it is written', async () => {
+    const base = countingEmbedder();
+    const embedder: Embedder = {
+      ...base,
+      async embed(texts) {
+        if (texts[0] !== 'a') throw new Error(`model failed on ${texts[0]}`);
+        return base.embed(texts);
+      },
+    };
+    const cache = createMemoryEmbeddingCache();
+    // 'b c' fails while 'd e f' is already queued (and fails too): one rejection, nothing unhandled.
+    await expect(embedWithCache(embedder, ['a', 'b c', 'd e f'], cache, undefined, { chunkSize: 1 })).rejects.toThrow('model failed on b c');
+    expect(cache.size).toBe(1);
+    expect([...cache.get([contentHash('a', 'fake-model')]).keys()]).toEqual([contentHash('a', 'fake-model')]);
+  });
+
   it('handles an empty input', async () => {
     const embedder = countingEmbedder();
     const progress: EmbedProgress[] = [];
@@ -77,5 +112,13 @@ describe('planBatches', () => {
   it('groups indices by token length, stable, in batches of the given size', () => {
     expect(planBatches([30, 5, 12, 5, 256, 12, 7], 3)).toEqual([[1, 3, 6], [2, 5, 0], [4]]);
     expect(planBatches([], 4)).toEqual([]);
+  });
+
+  it('caps a batch at maxBatchTokens padded tokens (longest × count); a longer text goes alone', () => {
+    // Sorted: 5, 5, 7 (7 × 3 = 21; a 12 would make 48) | 12, 12 (24; the 30 would make 90) | 30 | 256.
+    expect(planBatches([30, 5, 12, 5, 256, 12, 7], 16, 40)).toEqual([[1, 3, 6], [2, 5], [0], [4]]);
+    expect(planBatches([30, 5, 12, 5, 256, 12, 7], 2, 40)).toEqual([[1, 3], [6, 2], [5], [0], [4]]);
+    // 0 = no token cap.
+    expect(planBatches([30, 5, 12, 5, 256, 12, 7], 16, 0)).toEqual([[1, 3, 6, 2, 5, 0, 4]]);
   });
 });

@@ -67,6 +67,38 @@ describe.skipIf(MODEL_MISSING !== null)('reference vectors (upstream fp32 senten
     });
   }
 
+  it('a pool of workers gives every text the vector one in-process session gives it (same batches, any worker, any thread count)', async () => {
+    const texts = reference.items.map((i) => i.text);
+    const single = await createEmbedder(RESOLVED, { batchSize: 4 });
+    const pool = await createWorkerEmbedder(RESOLVED, { batchSize: 4, workers: 2, threadsPerWorker: 1 });
+    const wide = await createWorkerEmbedder(RESOLVED, { batchSize: 4, workers: 1, threadsPerWorker: 2 });
+    try {
+      // 10 texts, batch 4 (≤ 512 tokens): one worker and two workers plan the same batches.
+      const expected = (await single.embed(texts)).map((v) => Array.from(v));
+      expect((await pool.embed(texts)).map((v) => Array.from(v))).toEqual(expected);
+      expect((await wide.embed(texts)).map((v) => Array.from(v))).toEqual(expected);
+      // Two requests at once share the pool and each gets its own vectors back.
+      const [a, b] = await Promise.all([pool.embed(texts.slice(0, 5)), pool.embed(texts.slice(5))]);
+      expect(a.length + b.length).toBe(10);
+      expect([...a, ...b].every((v) => v.length === 384)).toBe(true);
+    } finally {
+      await Promise.all([single.dispose(), pool.dispose(), wide.dispose()]);
+    }
+  }, 120_000);
+
+  it('a short request is spread over the workers: 6 texts, batch 16, 2 workers → two batches of 3', async () => {
+    const texts = reference.items.slice(0, 6).map((i) => i.text);
+    // int8 activations are quantised per batch, so a vector shows which batch it was computed in.
+    const inBatchesOf3 = await createEmbedder(RESOLVED, { batchSize: 3, batchTokens: 0 });
+    const pool = await createWorkerEmbedder(RESOLVED, { batchSize: 16, batchTokens: 0, workers: 2 });
+    try {
+      const expected = (await inBatchesOf3.embed(texts)).map((v) => Array.from(v));
+      expect((await pool.embed(texts)).map((v) => Array.from(v))).toEqual(expected);
+    } finally {
+      await Promise.all([inBatchesOf3.dispose(), pool.dispose()]);
+    }
+  }, 120_000);
+
   it('a disposed embedder refuses to embed', async () => {
     const worker = await createWorkerEmbedder(RESOLVED);
     await worker.dispose();

@@ -9,6 +9,7 @@ import {
   type Embedder,
   type ModelResolution,
   type ResolvedModel,
+  type WorkerEmbedderOptions,
 } from '@ca/embed';
 import type { Config } from '@ca/schema';
 import { SNAPSHOT_MIN_NEW_ROWS, VectorStore, type NodeNeedingEmbedding, type Store } from '@ca/store';
@@ -44,7 +45,7 @@ function containerChain(n: NodeNeedingEmbedding): string[] {
 
 /**
  * Embeds every node of the label that has no vector for the current model, in resumable
- * rounds, on a worker thread (the writer is not blocked). A missing model is not an error:
+ * rounds, on worker threads (the writer is not blocked). A missing model is not an error:
  * the reason is recorded and search runs on the other channels.
  */
 export async function embedPending(
@@ -53,9 +54,11 @@ export async function embedPending(
   label: string,
   onProgress?: (done: number, total: number) => void,
   /** Supplies a long-lived embedder (not disposed here); default: a worker for this call only. */
-  acquire?: (resolution: ResolvedModel, batchSize: number) => Promise<Embedder>,
-  /** Stop after about this many nodes (whole rounds of `min(ROUND, maxNodes)`); the rest stays pending. */
+  acquire?: (resolution: ResolvedModel, options: WorkerEmbedderOptions) => Promise<Embedder>,
+  /** Stop after about this many nodes (whole rounds of `min(roundSize, maxNodes)`); the rest stays pending. */
   maxNodes?: number,
+  /** Nodes per round (texts built, embedded and stored together; default 512). */
+  roundSize = ROUND,
 ): Promise<EmbedReport> {
   const started = performance.now();
   const off = (reason: string): EmbedReport => {
@@ -75,9 +78,10 @@ export async function embedPending(
     store.writer.setMetadata(META_VECTORS_PENDING, String(total));
     return { off: null, model: info.modelId, nodes: 0, texts: 0, embedded: 0, tokens: 0, ms: Math.round(performance.now() - started), reset, pending: total };
   }
-  const round = maxNodes === undefined ? ROUND : Math.max(1, Math.min(ROUND, Math.floor(maxNodes)));
+  const round = Math.max(1, Math.floor(maxNodes === undefined ? roundSize : Math.min(roundSize, maxNodes)));
   store.writer.setMetadata(META_VECTORS_PENDING, String(total));
-  const embedder = acquire ? await acquire(resolution, config.batch_size) : await createWorkerEmbedder(resolution, { batchSize: config.batch_size });
+  const workerOptions = { batchSize: config.batch_size, batchTokens: config.batch_tokens, workers: config.workers };
+  const embedder = acquire ? await acquire(resolution, workerOptions) : await createWorkerEmbedder(resolution, workerOptions);
   let nodes = 0;
   let texts = 0;
   let embedded = 0;
@@ -87,41 +91,49 @@ export async function embedPending(
       `SELECT DISTINCT COALESCE(specifier, target_name) AS s FROM edges WHERE source_id = ? AND type = 'imports' LIMIT 40`,
     );
     const exportsOf = store.db.prepare(`SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`);
-    for (;;) {
-      if (maxNodes !== undefined && nodes >= maxNodes) break;
-      const batch = vectors.nodesNeedingEmbedding(label, round);
-      if (batch.length === 0) break;
-      const perNode: string[][] = batch.map((n) =>
-        n.kind === 'file' || n.kind === 'module'
-          ? [
-              buildFileEmbeddingText(
-                {
-                  path: n.path,
-                  language: n.language,
-                  exports: (exportsOf.all(n.nodeId) as { name: string }[]).map((r) => r.name),
-                  imports: (importsOf.all(n.nodeId) as { s: string }[]).map((r) => r.s),
-                  headerDoc: n.doc,
-                },
-                64,
-                embedder,
-              ),
-            ]
-          : buildEmbeddingTexts(
+    const textsOf = (n: NodeNeedingEmbedding): string[] =>
+      n.kind === 'file' || n.kind === 'module'
+        ? [
+            buildFileEmbeddingText(
               {
-                language: n.language,
                 path: n.path,
-                containerChain: containerChain(n),
-                kind: n.kind,
-                signature: n.signature,
-                doc: n.doc,
-                chunkText: n.chunkText,
+                language: n.language,
+                exports: (exportsOf.all(n.nodeId) as { name: string }[]).map((r) => r.name),
+                imports: (importsOf.all(n.nodeId) as { s: string }[]).map((r) => r.s),
+                headerDoc: n.doc,
               },
-              { maxWindows: config.max_windows },
+              64,
               embedder,
             ),
-      );
+          ]
+        : buildEmbeddingTexts(
+            {
+              language: n.language,
+              path: n.path,
+              containerChain: containerChain(n),
+              kind: n.kind,
+              signature: n.signature,
+              doc: n.doc,
+              chunkText: n.chunkText,
+            },
+            { maxWindows: config.max_windows },
+            embedder,
+          );
+    const fetchRound = (afterId: number): { batch: NodeNeedingEmbedding[]; perNode: string[][] } => {
+      const batch = vectors.nodesNeedingEmbedding(label, round, { afterId });
+      return { batch, perNode: batch.map(textsOf) };
+    };
+    let current = fetchRound(0);
+    while (current.batch.length > 0) {
+      const { batch, perNode } = current;
       const flat = perNode.flat();
-      const result = await embedWithCache(embedder, flat, vectors.cache());
+      const embedding = embedWithCache(embedder, flat, vectors.cache());
+      embedding.catch(() => {}); // awaited below, after the next round is built
+      // The next round's texts are built while the workers embed this one (its cache lookups
+      // wait for its own turn, after this round's vectors are stored).
+      const more = maxNodes === undefined || nodes + batch.length < maxNodes;
+      const next = more ? fetchRound(batch[batch.length - 1]!.nodeId) : { batch: [], perNode: [] };
+      const result = await embedding;
       let i = 0;
       vectors.assignMany(
         perNode.map((windows, k) => ({
@@ -135,6 +147,7 @@ export async function embedPending(
       embedded += result.embedded;
       tokens += result.tokens;
       onProgress?.(nodes, total);
+      current = next;
     }
   } finally {
     if (!acquire) await embedder.dispose();
@@ -148,18 +161,18 @@ export async function embedPending(
 }
 
 /**
- * The indexing embedder of a long-lived engine: one worker kept across `index()` calls (an edit
- * then re-embeds without reloading the model); replaced when the model or batch size changes,
- * dropped after a failure. The worker does not keep the process alive while idle.
+ * The indexing embedder of a long-lived engine: its workers are kept across `index()` calls (an
+ * edit then re-embeds without reloading the model); replaced when the model, batch limits or
+ * worker count change, dropped after a failure. Idle workers do not keep the process alive.
  */
 export class IndexEmbedder {
   private current: { key: string; embedder: Promise<Embedder> } | null = null;
 
-  readonly acquire = (resolution: ResolvedModel, batchSize: number): Promise<Embedder> => {
-    const key = `${resolution.dir}\0${resolution.modelId}\0${batchSize}`;
+  readonly acquire = (resolution: ResolvedModel, options: WorkerEmbedderOptions): Promise<Embedder> => {
+    const key = `${resolution.dir}\0${resolution.modelId}\0${options.batchSize}\0${options.batchTokens}\0${options.workers}`;
     if (this.current?.key !== key) {
       void this.dispose();
-      const embedder = createWorkerEmbedder(resolution, { batchSize });
+      const embedder = createWorkerEmbedder(resolution, options);
       this.current = { key, embedder };
       embedder.catch(() => {
         if (this.current?.embedder === embedder) this.current = null;

@@ -39,6 +39,10 @@ const embeddingSchema = z
     model_dir: z.string().nullable().default(null),
     allow_download: z.boolean().default(true),
     batch_size: z.number().int().positive().default(16),
+    /** Padded tokens per model call at most (0 = no limit; a text over it is embedded alone). */
+    batch_tokens: z.number().int().min(0).default(512),
+    /** Model worker threads while indexing (0 = two on a machine with two or more cores, else one). */
+    workers: z.number().int().min(0).max(16).default(0),
     enabled: z.boolean().default(true),
     /** Extra body windows embedded per symbol after its main text (0 = main text only). */
     max_windows: z.number().int().min(0).max(16).default(2),

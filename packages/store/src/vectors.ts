@@ -381,9 +381,13 @@ export class VectorStore {
   /**
    * Nodes of the label without a vector of the current model (never embedded, embedded by
    * another model, or whose chunk changed since), in node id order: re-embedding resumes by
-   * calling this until it returns nothing.
+   * calling this until it returns nothing. `afterId` pages on past nodes still being embedded.
    */
-  nodesNeedingEmbedding(label: string, limit: number, options: { kinds?: readonly string[] } = {}): NodeNeedingEmbedding[] {
+  nodesNeedingEmbedding(
+    label: string,
+    limit: number,
+    options: { kinds?: readonly string[]; afterId?: number } = {},
+  ): NodeNeedingEmbedding[] {
     const model = this.model();
     const kinds = options.kinds ?? [];
     const rows = this.db
@@ -395,9 +399,10 @@ export class VectorStore {
          WHERE NOT EXISTS (SELECT 1 FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id
                            WHERE ne.node_id = n.id AND e.model_id = ?)
          ${kinds.length > 0 ? `AND n.kind IN (${kinds.map(() => '?').join(',')})` : ''}
+         AND n.id > ?
          ORDER BY n.id LIMIT ?`,
       )
-      .all(label, model ? modelKeyOf(model) : null, ...kinds, Math.max(0, Math.floor(limit))) as NodeNeedingEmbedding[];
+      .all(label, model ? modelKeyOf(model) : null, ...kinds, options.afterId ?? 0, Math.max(0, Math.floor(limit))) as NodeNeedingEmbedding[];
     return rows;
   }
 

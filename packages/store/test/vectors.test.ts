@@ -383,6 +383,8 @@ describe('model changes', () => {
       { nodeId: ids.get('formatDate'), name: 'formatDate', path: 'src/util.ts', chunkText: 'function formatDate() {}', kind: 'function' },
     ]);
     expect(vs.nodesNeedingEmbedding('working', 10).map((n) => n.kind)).toEqual(['file', 'function', 'function', 'function']);
+    // The next page starts after the last node of this one, embedded or not.
+    expect(vs.nodesNeedingEmbedding('working', 10, { kinds: ['function'], afterId: page[1]!.nodeId }).map((n) => n.name)).toEqual(['slugify']);
     expect(vs.nodesNeedingEmbedding('other-label', 10)).toEqual([]);
   });
 });
