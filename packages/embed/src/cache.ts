@@ -102,7 +102,11 @@ export async function embedWithCache(
   const chunkSize = Math.max(1, options.chunkSize ?? 128);
   const chunks: string[][] = [];
   for (let i = 0; i < missing.length; i += chunkSize) chunks.push(missing.slice(i, i + chunkSize));
-  const start = (chunk: string[]): Promise<Float32Array[]> => embedder.embed(chunk.map((h) => texts[firstIndex.get(h)!]!));
+  const start = (chunk: string[]): Promise<Float32Array[]> =>
+    embedder.embed(
+      chunk.map((h) => texts[firstIndex.get(h)!]!),
+      chunk.map((h) => lengthOf.get(h)!),
+    );
   // The next chunk is queued before this one is awaited, so the model never waits for the
   // cache write and progress report between chunks (nor, with several workers, for the
   // slowest batch of a chunk).

@@ -11,7 +11,11 @@ export interface Embedder extends TokenCounter {
   readonly dims: number;
   /** Model window, special tokens included; longer texts are truncated by the model. */
   readonly maxTokens: number;
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /**
+   * `tokenCounts[i]`, when given, is `countTokens(texts[i])` (batches are planned by it; a caller
+   * that has counted already saves the embedder a second tokenization of every text).
+   */
+  embed(texts: readonly string[], tokenCounts?: readonly number[]): Promise<Float32Array[]>;
   dispose(): Promise<void>;
 }
 
@@ -48,6 +52,12 @@ export function planBatches(tokenLengths: readonly number[], batchSize: number, 
   }
   if (current.length > 0) batches.push(current);
   return batches;
+}
+
+/** Each text's token count capped at the model window: `known` when given (same length), else counted. */
+export function windowLengths(texts: readonly string[], known: readonly number[] | undefined, counter: TokenCounter, maxTokens: number): number[] {
+  if (known !== undefined && known.length !== texts.length) throw new Error(`expected ${texts.length} token counts, got ${known.length}`);
+  return texts.map((t, i) => Math.min(known?.[i] ?? counter.countTokens(t), maxTokens));
 }
 
 /** Splits a row-major `n x dims` buffer into one vector per row (copies, so rows own their memory). */

@@ -1,6 +1,6 @@
 import { CaError, toCaError } from '@ca/schema';
 import type { FeatureExtractor } from '../runtime/modelRunner.mjs';
-import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, createSerialQueue, planBatches, splitRows } from './embedder.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, createSerialQueue, planBatches, splitRows, windowLengths } from './embedder.js';
 import type { Embedder } from './embedder.js';
 import { modelInfo, requireResolved } from './modelInfo.js';
 import type { ModelResolution } from './resolveModel.js';
@@ -43,12 +43,12 @@ export async function createEmbedder(resolution: ModelResolution, options: Embed
     maxTokens: info.maxTokens,
     countTokens: counter.countTokens,
     truncateToTokens: counter.truncateToTokens,
-    embed: (texts) =>
+    embed: (texts, tokenCounts) =>
       serial(async () => {
         const current = extractor;
         if (!current) throw new CaError('model_unavailable', 'embedder has been disposed');
         const out: Float32Array[] = new Array<Float32Array>(texts.length);
-        const lengths = texts.map((t) => Math.min(counter.countTokens(t), info.maxTokens));
+        const lengths = windowLengths(texts, tokenCounts, counter, info.maxTokens);
         for (const batch of planBatches(lengths, batchSize, batchTokens)) {
           const { data, dims } = await embedBatch(current, batch.map((i) => texts[i]!));
           const rows = splitRows(data, dims, batch.length);

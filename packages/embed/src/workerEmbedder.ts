@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CaError, toCaError } from '@ca/schema';
-import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, planBatches, splitRows } from './embedder.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, planBatches, splitRows, windowLengths } from './embedder.js';
 import type { Embedder } from './embedder.js';
 import type { EmbedderOptions } from './localEmbedder.js';
 import { modelInfo, requireResolved } from './modelInfo.js';
@@ -96,11 +96,11 @@ export async function createWorkerEmbedder(
     maxTokens: info.maxTokens,
     countTokens: counter.countTokens,
     truncateToTokens: counter.truncateToTokens,
-    async embed(texts) {
+    async embed(texts, tokenCounts) {
       const dead = failure();
       if (dead) throw dead;
       if (texts.length === 0) return [];
-      const lengths = texts.map((t) => Math.min(counter.countTokens(t), info.maxTokens));
+      const lengths = windowLengths(texts, tokenCounts, counter, info.maxTokens);
       // A short request is spread over every worker instead of filling one batch.
       const batches = planBatches(lengths, Math.min(batchSize, Math.ceil(texts.length / workers.length)), batchTokens);
       const out = new Array<Float32Array>(texts.length);

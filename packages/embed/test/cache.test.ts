@@ -1,22 +1,26 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { contentHash, createMemoryEmbeddingCache, embedWithCache, planBatches } from '../src/index.js';
+import { windowLengths } from '../src/embedder.js';
 import type { EmbedProgress, Embedder } from '../src/index.js';
 
-/** A fake embedder: one token per word (+2 specials), vector = [text length, word count], records every call. */
-function countingEmbedder(): Embedder & { calls: string[][] } {
+/** A fake embedder: one token per word (+2 specials), vector = [text length, word count], records every call and the token counts it was given. */
+function countingEmbedder(): Embedder & { calls: string[][]; givenCounts: (readonly number[] | undefined)[] } {
   const calls: string[][] = [];
+  const givenCounts: (readonly number[] | undefined)[] = [];
   const countTokens = (t: string): number => t.split(/\s+/).filter(Boolean).length + 2;
   return {
     calls,
+    givenCounts,
     modelId: 'fake-model',
     revision: 'r1',
     dims: 2,
     maxTokens: 6,
     countTokens,
     truncateToTokens: (t) => t,
-    async embed(texts) {
+    async embed(texts, tokenCounts) {
       calls.push([...texts]);
+      givenCounts.push(tokenCounts);
       return texts.map((t) => Float32Array.of(t.length, countTokens(t) - 2));
     },
     async dispose() {},
@@ -44,6 +48,8 @@ describe('embedWithCache', () => {
 
     // 4 distinct misses, sorted by token count (x:3, p q:4, a b c:5, seven words: 9 capped at 6), chunks of 2.
     expect(embedder.calls).toEqual([['x', 'p q'], ['a b c', 'one two three four five six seven']]);
+    // The counts embedWithCache made are handed on (capped at the window), not recounted.
+    expect(embedder.givenCounts).toEqual([[3, 4], [5, 6]]);
     expect(result.embedded).toBe(4);
     expect(result.tokens).toBe(3 + 4 + 5 + 6);
     expect(result.vectors.map((v) => [...v])).toEqual([[5, 3], [1, 1], [5, 3], [-1, -1], [3, 2], [1, 1], [33, 7]]);
@@ -105,6 +111,15 @@ describe('embedWithCache', () => {
     expect(result).toEqual({ vectors: [], hashes: [], embedded: 0, tokens: 0 });
     expect(progress).toEqual([{ done: 0, total: 0, tokens: 0 }]);
     expect(embedder.calls).toEqual([]);
+  });
+});
+
+describe('windowLengths', () => {
+  const counter = { countTokens: (t: string) => t.split(' ').length + 2, truncateToTokens: (t: string) => t };
+  it('uses the given counts, counts the texts without them, caps both at the window', () => {
+    expect(windowLengths(['a b', 'a b c d e'], [9, 3], counter, 6)).toEqual([6, 3]);
+    expect(windowLengths(['a b', 'a b c d e'], undefined, counter, 6)).toEqual([4, 6]);
+    expect(() => windowLengths(['a b', 'c'], [4], counter, 6)).toThrow('expected 2 token counts, got 1');
   });
 });
 
