@@ -141,6 +141,14 @@ describe('posting budget of a BM25 query', () => {
     expect(drops(['alpha', 'zeta'], 0)).toEqual(new Set(['alpha']));
   });
 
+  it('when every term is over the budget, keeps the rarest by its exact count (counts are capped at budget + 1)', () => {
+    // alpha 5 rows, beta 3: both over a budget of 2, both 3 when counted up to 3 rows.
+    expect(drops(['alpha', 'beta'], 2)).toEqual(new Set(['alpha']));
+    expect(drops(['beta', 'alpha'], 2)).toEqual(new Set(['alpha']));
+    // Under the cap the capped counts decide alone: gamma (1) fits, beta (3) and alpha (5) do not.
+    expect(drops(['alpha', 'beta', 'gamma'], 2)).toEqual(new Set(['alpha', 'beta']));
+  });
+
   it('looks a term up by its stemmed form, as the index holds it', () => {
     const { store: s } = indexIdentifiers(['eventListeners', 'listenerCount', 'onListening']);
     // `listeners`, `listener` and `listening` are all `listen` in the index: 3 rows.
