@@ -50,9 +50,9 @@ const WORKER_URL = new URL('../runtime/embedWorker.mjs', import.meta.url);
 /**
  * Model workers when the config does not say: two on a machine with two or more cores, else one.
  * Measured on 2 cores (docs/benchmarks.md, problem 9): two sessions of one intra-op thread each
- * embed ~15% more tokens/s than one session of two threads (onnxruntime's threads wait on each
- * other inside every operator of this small model), and each worker's tokenizing and pooling
- * then overlaps the other's model run instead of leaving the cores idle.
+ * run the model ~15% faster than one session of two threads, and each worker's tokenizing and
+ * pooling overlaps the other's model run instead of leaving the cores idle (the pool embeds ~25%
+ * more tokens/s than one worker).
  */
 export function defaultEmbeddingWorkers(cores = availableParallelism()): number {
   return cores >= 2 ? 2 : 1;

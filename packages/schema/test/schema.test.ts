@@ -76,6 +76,7 @@ describe('config', () => {
     expect(c.search.rrf_k).toBe(60);
     expect(c.search.budget).toBe(16384);
     expect(c.embedding.allow_download).toBe(true);
+    expect([c.embedding.batch_size, c.embedding.batch_tokens, c.embedding.workers]).toEqual([16, 512, 0]);
     expect(c.graph.max_depth).toBe(20);
   });
 
@@ -101,6 +102,11 @@ describe('config', () => {
     writeFileSync(join(repo, '.codeagent', 'config.json'), JSON.stringify({ search: { limit: -1 } }));
     expect(() => loadConfig(repo, { env: {} })).toThrowError(/search\.limit/);
     expect(() => loadConfig(repo, { env: { CA_INDEXING_WORKERS: 'many' } })).toThrowError(expect.objectContaining({ code: 'config_invalid' }));
+    writeFileSync(join(repo, '.codeagent', 'config.json'), '{}');
+    expect(() => loadConfig(repo, { env: { CA_EMBEDDING_WORKERS: '-1' } })).toThrowError(/embedding\.workers/);
+    expect(() => loadConfig(repo, { env: { CA_EMBEDDING_WORKERS: '1.5' } })).toThrowError(/embedding\.workers/);
+    expect(() => loadConfig(repo, { env: { CA_EMBEDDING_BATCH_TOKENS: '-512' } })).toThrowError(/embedding\.batch_tokens/);
+    expect(loadConfig(repo, { env: { CA_EMBEDDING_WORKERS: '1', CA_EMBEDDING_BATCH_TOKENS: '0' } }).embedding).toMatchObject({ workers: 1, batch_tokens: 0 });
   });
 });
 
