@@ -104,24 +104,22 @@ export async function createWorkerEmbedder(
       // A short request is spread over every worker instead of filling one batch.
       const batches = planBatches(lengths, Math.min(batchSize, Math.ceil(texts.length / workers.length)), batchTokens);
       const out = new Array<Float32Array>(texts.length);
-      // Longest batches first: the last ones to finish are then the shortest, so no worker
-      // waits long for another at the end of the request.
-      let next = batches.length - 1;
-      let failed = false;
-      const drain = async (worker: ModelWorker): Promise<void> => {
-        while (next >= 0 && !failed) {
-          const batch = batches[next--]!;
-          try {
-            const rows = await worker.run(batch.map((i) => texts[i]!));
+      // Every batch is posted at once, longest first, each to the worker with the least padded
+      // tokens so far: a worker's queue then never waits for the calling thread (which may be
+      // building the next texts or writing vectors) to hand it the next batch.
+      const queued = workers.map(() => 0);
+      const runs: Promise<void>[] = [];
+      for (let b = batches.length - 1; b >= 0; b--) {
+        const batch = batches[b]!;
+        const w = queued.indexOf(Math.min(...queued));
+        queued[w]! += Math.max(...batch.map((i) => lengths[i]!)) * batch.length;
+        runs.push(
+          workers[w]!.run(batch.map((i) => texts[i]!)).then((rows) => {
             batch.forEach((textIndex, row) => (out[textIndex] = rows[row]!));
-          } catch (e) {
-            failed = true;
-            throw e;
-          }
-        }
-      };
-      // Two requests in flight per worker: the next batch is already queued when one finishes.
-      await Promise.all(workers.flatMap((w) => [drain(w), drain(w)]));
+          }),
+        );
+      }
+      await Promise.all(runs);
       return out;
     },
     async dispose() {
