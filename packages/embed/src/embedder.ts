@@ -1,3 +1,4 @@
+import type { ModelInfo } from './modelInfo.js';
 import type { TokenCounter } from './tokenCounter.js';
 
 /**
@@ -17,6 +18,21 @@ export interface Embedder extends TokenCounter {
    */
   embed(texts: readonly string[], tokenCounts?: readonly number[]): Promise<Float32Array[]>;
   dispose(): Promise<void>;
+}
+
+/** What an Embedder takes from its model's info and token counter (every embedder the same). */
+export function embedderIdentity(
+  info: ModelInfo,
+  counter: TokenCounter,
+): Pick<Embedder, 'modelId' | 'revision' | 'dims' | 'maxTokens' | 'countTokens' | 'truncateToTokens'> {
+  return {
+    modelId: info.modelId,
+    revision: info.revision,
+    dims: info.dims,
+    maxTokens: info.maxTokens,
+    countTokens: counter.countTokens,
+    truncateToTokens: counter.truncateToTokens,
+  };
 }
 
 /** Texts per model call unless the caller says otherwise (config `embedding.batch_size`). */

@@ -1,6 +1,6 @@
 import { CaError, toCaError } from '@ca/schema';
 import type { FeatureExtractor } from '../runtime/modelRunner.mjs';
-import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, createSerialQueue, planBatches, splitRows, windowLengths } from './embedder.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, createSerialQueue, embedderIdentity, planBatches, splitRows, windowLengths } from './embedder.js';
 import type { Embedder } from './embedder.js';
 import { modelInfo, requireResolved } from './modelInfo.js';
 import type { ModelResolution } from './resolveModel.js';
@@ -37,12 +37,7 @@ export async function createEmbedder(resolution: ModelResolution, options: Embed
   const serial = createSerialQueue();
 
   return {
-    modelId: info.modelId,
-    revision: info.revision,
-    dims: info.dims,
-    maxTokens: info.maxTokens,
-    countTokens: counter.countTokens,
-    truncateToTokens: counter.truncateToTokens,
+    ...embedderIdentity(info, counter),
     embed: (texts, tokenCounts) =>
       serial(async () => {
         const current = extractor;

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CaError, toCaError } from '@ca/schema';
-import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, planBatches, splitRows, windowLengths } from './embedder.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, embedderIdentity, planBatches, splitRows, windowLengths } from './embedder.js';
 import type { Embedder } from './embedder.js';
 import type { EmbedderOptions } from './localEmbedder.js';
 import { modelInfo, requireResolved } from './modelInfo.js';
@@ -90,12 +90,7 @@ export async function createWorkerEmbedder(
   const failure = (): Error | null => disposed ?? workers.map((w) => w.failure()).find((e) => e !== null) ?? null;
 
   return {
-    modelId: info.modelId,
-    revision: info.revision,
-    dims: info.dims,
-    maxTokens: info.maxTokens,
-    countTokens: counter.countTokens,
-    truncateToTokens: counter.truncateToTokens,
+    ...embedderIdentity(info, counter),
     async embed(texts, tokenCounts) {
       const dead = failure();
       if (dead) throw dead;
