@@ -20,6 +20,8 @@ export { modelInfo } from './modelInfo.js';
 
 export type { TokenCounter, EncodingTokenizer } from './tokenCounter.js';
 export { createTokenCounter } from './tokenCounter.js';
+export type { FastTokenCount } from './wordPiece.js';
+export { loadWordPieceCounter, wordPieceCounter } from './wordPiece.js';
 export { loadTokenCounter } from './loadTokenCounter.js';
 
 export type { EmbedderOptions } from './localEmbedder.js';

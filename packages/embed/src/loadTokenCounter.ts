@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import { CaError, toCaError } from '@ca/schema';
 import { requireResolved } from './modelInfo.js';
 import type { ModelResolution } from './resolveModel.js';
 import { createTokenCounter } from './tokenCounter.js';
 import type { TokenCounter } from './tokenCounter.js';
+import { loadWordPieceCounter } from './wordPiece.js';
 
 /**
  * The model's tokenizer alone (no ONNX session, ~50 ms): for building embedding texts on a
@@ -13,7 +15,7 @@ export async function loadTokenCounter(resolution: ModelResolution): Promise<Tok
   try {
     // Imported lazily: importing @ca/embed must not load onnxruntime (the text builders don't need it).
     const { loadTokenizer } = await import('../runtime/modelRunner.mjs');
-    return createTokenCounter(await loadTokenizer(model.dir, model.modelId));
+    return createTokenCounter(await loadTokenizer(model.dir, model.modelId), loadWordPieceCounter(join(model.dir, model.modelId)));
   } catch (e) {
     throw new CaError('model_unavailable', `cannot load the tokenizer of ${model.modelId}: ${toCaError(e).message}`, {
       cause: e,

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { CaError, toCaError } from '@ca/schema';
 import type { FeatureExtractor } from '../runtime/modelRunner.mjs';
 import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, createSerialQueue, embedderIdentity, planBatches, splitRows, windowLengths } from './embedder.js';
@@ -5,6 +6,7 @@ import type { Embedder } from './embedder.js';
 import { modelInfo, requireResolved } from './modelInfo.js';
 import type { ModelResolution } from './resolveModel.js';
 import { createTokenCounter } from './tokenCounter.js';
+import { loadWordPieceCounter } from './wordPiece.js';
 
 export interface EmbedderOptions {
   /** Texts per model call at most (config `embedding.batch_size`). */
@@ -31,7 +33,7 @@ export async function createEmbedder(resolution: ModelResolution, options: Embed
       context: { path: model.dir },
     });
   }
-  const counter = createTokenCounter(extractor.tokenizer);
+  const counter = createTokenCounter(extractor.tokenizer, loadWordPieceCounter(join(model.dir, model.modelId)));
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const batchTokens = options.batchTokens ?? DEFAULT_BATCH_TOKENS;
   const serial = createSerialQueue();

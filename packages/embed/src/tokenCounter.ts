@@ -1,3 +1,5 @@
+import type { FastTokenCount } from './wordPiece.js';
+
 /** Counts and truncates text in the model's own tokens. */
 export interface TokenCounter {
   /**
@@ -52,9 +54,13 @@ function isBoundary(text: string, i: number): boolean {
 const PIECE = new RegExp(`\\s+|(?:(?![${CJK_RANGES}])[\\p{L}\\p{N}\\p{M}])+|[^]`, 'gu');
 const PIECE_CACHE_LIMIT = 100_000;
 
-/** Wraps a tokenizer into a TokenCounter (exact counts, token-aware truncation). */
-export function createTokenCounter(tokenizer: EncodingTokenizer): TokenCounter {
-  const countTokens = (text: string): number => tokenizer.encode(text).length;
+/**
+ * Wraps a tokenizer into a TokenCounter (exact counts, token-aware truncation). `fast`, when
+ * given, counts the texts it can (`wordPieceCounter`: plain ASCII for BERT WordPiece) with the
+ * tokenizer's result, without running the tokenizer; the rest go to `tokenizer.encode`.
+ */
+export function createTokenCounter(tokenizer: EncodingTokenizer, fast?: FastTokenCount | null): TokenCounter {
+  const countTokens = fast ? (text: string): number => fast(text) ?? tokenizer.encode(text).length : (text: string): number => tokenizer.encode(text).length;
   const overhead = countTokens('');
   // Tokens of one piece on its own, cached: code repeats its words, so most are lookups.
   const pieces = new Map<string, number>();
