@@ -65,6 +65,8 @@ export class Session {
   private retryFailedNext = false;
   private embeddingsPending = 0;
   private fillTimer: NodeJS.Timeout | null = null;
+  /** Answers being produced: embedding slices wait for none (they would slow the answer down). */
+  private answering = 0;
 
   /** Symbols per embedding slice: at least 1, so that every slice makes progress. */
   private readonly slice: number;
@@ -125,6 +127,21 @@ export class Session {
     }
   }
 
+  /**
+   * Runs one answer. No embedding slice starts while an answer is under way (a slice already
+   * running finishes first: the answer's refresh queues behind it); the last answer to finish
+   * schedules the next slice, so vectors fill in between calls.
+   */
+  async answer<T>(work: () => Promise<T>): Promise<T> {
+    this.answering++;
+    try {
+      return await work();
+    } finally {
+      this.answering--;
+      if (this.answering === 0) this.scheduleFill();
+    }
+  }
+
   state(): RefreshState {
     return {
       mode: this.options.refresh ? 'before-each-answer' : 'on-request',
@@ -178,14 +195,15 @@ export class Session {
   }
 
   /**
-   * Embeds the next slice of pending symbols once nothing else runs or waits; a slice schedules
-   * the next one until none is pending. A failed slice stops the filling until the next run.
+   * Embeds the next slice of pending symbols once nothing else runs, waits or answers; a slice
+   * schedules the next one until none is pending. A failed slice stops the filling until the next run.
    */
   private scheduleFill(): void {
     if (this.closed || this.fillTimer !== null || this.embeddingsPending === 0 || !this.options.refresh) return;
     this.fillTimer = setTimeout(() => {
       this.fillTimer = null;
-      if (this.closed || this.running !== null || this.queued !== null) return; // that run schedules again
+      // A run, a queued run or an answer under way schedules again when it ends.
+      if (this.closed || this.running !== null || this.queued !== null || this.answering > 0) return;
       const slice = this.engine()
         .fillEmbeddings({ maxNodes: this.slice })
         .then(

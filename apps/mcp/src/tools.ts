@@ -144,9 +144,11 @@ export function registerTools(server: McpServer, session: Session): void {
     let engine: Engine | null = null;
     const progress = reportProgress(extra);
     try {
-      engine = session.engine();
-      const warning = refresh ? await session.beforeAnswer() : null;
-      return jsonResult(await produce(engine), warning);
+      const opened = (engine = session.engine());
+      return await session.answer(async () => {
+        const warning = refresh ? await session.beforeAnswer() : null;
+        return jsonResult(await produce(opened), warning);
+      });
     } catch (e) {
       return errorResult(e, candidatesOf(engine, e));
     } finally {
