@@ -60,7 +60,8 @@ const PIECE_CACHE_LIMIT = 100_000;
  * tokenizer's result, without running the tokenizer; the rest go to `tokenizer.encode`.
  */
 export function createTokenCounter(tokenizer: EncodingTokenizer, fast?: FastTokenCount | null): TokenCounter {
-  const countTokens = fast ? (text: string): number => fast(text) ?? tokenizer.encode(text).length : (text: string): number => tokenizer.encode(text).length;
+  const encoded = (text: string): number => tokenizer.encode(text).length;
+  const countTokens = fast ? (text: string): number => fast(text) ?? encoded(text) : encoded;
   const overhead = countTokens('');
   // Tokens of one piece on its own, cached: code repeats its words, so most are lookups.
   const pieces = new Map<string, number>();

@@ -201,12 +201,8 @@ interface TermStats {
   readonly count: Statement;
   /** Rows matching one MATCH expression, counted up to a cap (`min(rows, cap)`). */
   readonly countUpTo: Statement;
-  /** Rows matching each term in any column, capped at the budget + 1 (key `cap\0term`). */
-  readonly cappedDf: Map<string, number>;
-  /** Rows matching each term in any column (looked up only when every term is over the budget). */
-  readonly df: Map<string, number>;
-  /** Rows matching a term in `BM25_HEAD_COLUMNS` (looked up only for a rarest term over the budget). */
-  readonly headDf: Map<string, number>;
+  /** Row counts by `cap\0match` (cap 0: exact), for terms in any column or in `BM25_HEAD_COLUMNS`. */
+  readonly counts: Map<string, number>;
   stamp: string;
 }
 
@@ -349,13 +345,15 @@ export class IndexReader {
     if (terms.length === 0) return plan;
     const stats = this.termStats();
     const cap = Math.max(0, Math.floor(budget)) + 1;
-    const count = (cache: Map<string, number>, key: string, read: () => unknown): number => {
-      let n = cache.get(key);
-      if (n === undefined) cache.set(key, (n = Number(read() ?? 0)));
+    /** Rows matching `match`, up to `upTo` (0: all of them). */
+    const count = (match: string, upTo = 0): number => {
+      const key = `${upTo}\0${match}`;
+      let n = stats.counts.get(key);
+      if (n === undefined) stats.counts.set(key, (n = Number((upTo > 0 ? stats.countUpTo.get(match, upTo) : stats.count.get(match)) ?? 0)));
       return n;
     };
-    const df = (t: string): number => count(stats.cappedDf, `${cap}\0${t}`, () => stats.countUpTo.get(quote(t), cap));
-    const exactDf = (t: string): number => count(stats.df, t, () => stats.count.get(quote(t)));
+    const df = (t: string): number => count(quote(t), cap);
+    const exactDf = (t: string): number => count(quote(t));
     let byRarity = [...terms].sort((a, b) => df(a) - df(b));
     if (df(byRarity[0]!) > budget) byRarity = [...terms].sort((a, b) => exactDf(a) - exactDf(b));
     let total = 0;
@@ -364,7 +362,7 @@ export class IndexReader {
       if (i > 0 && total > budget) plan.drop.add(t);
     });
     const rarest = byRarity[0]!;
-    if (df(rarest) > budget && count(stats.headDf, rarest, () => stats.count.get(headsMatch(rarest))) > 0) plan.heads.add(rarest);
+    if (df(rarest) > budget && count(headsMatch(rarest)) > 0) plan.heads.add(rarest);
     return plan;
   }
 
@@ -374,18 +372,14 @@ export class IndexReader {
       stats = {
         count: this.cached(`SELECT count(*) FROM fts_nodes WHERE fts_nodes MATCH ?`).pluck(),
         countUpTo: this.cached(`SELECT count(*) FROM (SELECT 1 FROM fts_nodes WHERE fts_nodes MATCH ? LIMIT ?)`).pluck(),
-        cappedDf: new Map(),
-        df: new Map(),
-        headDf: new Map(),
+        counts: new Map(),
         stamp: '',
       };
       termStatsByDb.set(this.db, stats);
     }
     const stamp = changeStamp(this.db);
-    if (stamp !== stats.stamp || stats.cappedDf.size > 20_000) {
-      stats.cappedDf.clear();
-      stats.df.clear();
-      stats.headDf.clear();
+    if (stamp !== stats.stamp || stats.counts.size > 20_000) {
+      stats.counts.clear();
       stats.stamp = stamp;
     }
     return stats;
