@@ -8,8 +8,13 @@ cd "$(dirname "$0")/.."
 PNPM_VERSION=10.34.9
 if ! command -v pnpm >/dev/null 2>&1; then
   echo "install: pnpm not found, installing pnpm@${PNPM_VERSION}" >&2
-  if ! (corepack enable >/dev/null 2>&1 && corepack prepare "pnpm@${PNPM_VERSION}" --activate >/dev/null 2>&1 && command -v pnpm >/dev/null 2>&1); then
-    npm install -g "pnpm@${PNPM_VERSION}"
+  # npm first: corepack may enable its shim and then fail to verify the download (seen on
+  # this machine: "No compatible signature found"), leaving a /usr/bin/pnpm that cannot run.
+  if ! npm install -g "pnpm@${PNPM_VERSION}"; then
+    corepack disable pnpm >/dev/null 2>&1 || true
+    if ! npm install -g --force "pnpm@${PNPM_VERSION}"; then
+      corepack enable && corepack prepare "pnpm@${PNPM_VERSION}" --activate
+    fi
   fi
 fi
 

@@ -12,11 +12,12 @@ import {
 } from '@ca/schema';
 import { changeStamp, LATEST_SCHEMA_VERSION, Store, VectorStore, type FileWrite, type IndexReader, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
-import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
+import { createTsSemanticService, skeletonOf, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
 import { RoslynHost } from '@ca/parse-cs';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { discoverFiles, type DiscoveredFile, type SkippedFile } from './discovery.js';
-import { gitBlobId, type ProcessedFile } from './fileProcessing.js';
+import { gitBlobId } from '@ca/schema';
+import type { ProcessedFile } from './fileProcessing.js';
 import { toSymbolView } from './symbolView.js';
 export { searchJson, toSymbolView } from './symbolView.js';
 export type { SymbolView } from './symbolView.js';
@@ -120,6 +121,9 @@ const GITIGNORE_TEXT = '# Code Agent index (rebuildable). config.json is meant t
  * The composition root: one repository, its configuration and its index. Open with
  * `Engine.open(repo)`, then `index()`, `search()`, `symbol()`, `outline()`, `source()`.
  */
+/** Syntactic nodes handed to the TS semantic worker per run, at most (see `skeletonOf`). */
+const SKELETON_NODE_CAP = 1_000_000;
+
 export class Engine {
   private constructor(
     readonly repoRoot: string,
@@ -250,11 +254,21 @@ export class Engine {
       };
       pool = ParsePool.create(changed.length >= 8 ? cfg.workers : 0, adapters, this.repoRoot);
       let parsed = 0;
+      // The TS semantic pass names symbols by these nodes: handing them over spares its worker
+      // a second tree-sitter parse of every file (it checks the content hash before using one).
+      // (Capped: past a million nodes the IPC message would cost more than it saves.)
+      const skeletons: SyntacticSkeleton[] = [];
+      let skeletonNodes = 0;
+      const keepSkeletons = this.config.semantic.enabled;
       await pool.run(
         changed.map((f) => ({ absPath: f.absPath, path: f.path, deadlineMs: cfg.parse_timeout_ms })),
         (result: ProcessedFile) => {
           const f = byPath.get(result.path)!;
           parsed++;
+          if (keepSkeletons && result.index !== null && (result.language === 'ts' || result.language === 'js') && skeletonNodes < SKELETON_NODE_CAP) {
+            skeletons.push(skeletonOf(result.path, result.contentHash, result.index));
+            skeletonNodes += result.index.nodes.length;
+          }
           progress({ phase: 'parse', done: parsed, total: changed.length });
           const old = known.get(f.path);
           if (old && old.contentHash === result.contentHash && old.extractor === result.extractor) {
@@ -302,6 +316,7 @@ export class Engine {
             ...(staleTs.length < tsFileCount(this.store) ? { files: staleTs.map((r) => r.path) } : {}),
             maxOldSpaceMb: this.config.semantic.max_old_space_mb,
             deadlineMs: this.config.semantic.request_timeout_ms,
+            syntactic: skeletons,
             service: (this.tsService ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb })),
             onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
           });

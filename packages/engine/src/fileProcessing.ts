@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { extractorOf, ftsTextOf, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
+import { extractorOf, ftsTextOf, gitBlobId, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
 
 /** What processing one file yields: everything the writer needs except project/mtime. */
 export interface ProcessedFile {
@@ -16,11 +15,6 @@ export interface ProcessedFile {
   readonly index: FileIndex | null;
   /** FTS text per node, computed here so the single writer thread does less. */
   readonly fts?: readonly FtsText[];
-}
-
-/** Git's blob id of the content, so file versions read from git and from disk agree. */
-export function gitBlobId(bytes: Uint8Array): string {
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
 const utf8Strict = new TextDecoder('utf-8', { fatal: true });

@@ -16,6 +16,7 @@ export type { EmbedReport } from './embedding.js';
 export type { ContextChange } from './semanticContext.js';
 export { discoverFiles, BUILTIN_EXCLUDED_DIRS } from './discovery.js';
 export type { DiscoveredFile, SkippedFile, DiscoveryResult } from './discovery.js';
-export { gitBlobId, looksMinified } from './fileProcessing.js';
+export { looksMinified } from './fileProcessing.js';
+export { gitBlobId } from '@ca/schema';
 export type { SearchOptions, SearchResponse, SearchResult, Intent } from '@ca/retrieve';
 export type { NodeRecord } from '@ca/store';

@@ -1,5 +1,5 @@
 import type { EdgeType } from '@ca/schema';
-import { createTsSemanticService, TS_SEMANTIC_EXTRACTOR_VERSION, type ProjectResult, type TsSemanticService } from '@ca/parse-ts';
+import { createTsSemanticService, TS_SEMANTIC_EXTRACTOR_VERSION, type ProjectResult, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
 import type { SemanticEdgeWrite, Store } from '@ca/store';
 
 export interface TsSemanticReport {
@@ -32,6 +32,8 @@ export async function runTsSemanticPass(
     service?: TsSemanticService;
     /** Projects analysed of the planned total. */
     onProgress?: (done: number, total: number) => void;
+    /** Syntactic nodes of files parsed in this run (the worker then need not parse them again). */
+    syntactic?: readonly SyntacticSkeleton[];
   },
 ): Promise<TsSemanticReport> {
   const started = performance.now();
@@ -46,6 +48,7 @@ export async function runTsSemanticPass(
     const result = await service.analyzeRepository(repoRoot, {
       ...(options.files ? { files: [...options.files] } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.syntactic ? { syntactic: options.syntactic } : {}),
       deadlineMs: options.deadlineMs,
     });
     // Map every project's edges to node ids before any key refinement is applied: a project's

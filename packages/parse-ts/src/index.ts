@@ -15,6 +15,7 @@ export {
   SEMANTIC_PROTOCOL_VERSION,
   SEMANTIC_CAPABILITIES,
   TS_SEMANTIC_EXTRACTOR_VERSION,
+  skeletonOf,
 } from './semantic/types.js';
 export type {
   SemanticResult,
@@ -24,4 +25,6 @@ export type {
   KeyRefinement,
   FileError,
   AnalyzeRequestOptions,
+  SyntacticSkeleton,
+  SkeletonNode,
 } from './semantic/types.js';

@@ -55,8 +55,8 @@ describe('ts-monorepo: projects', () => {
   });
 
   it('handshake reports protocol, capabilities and extractor version', () => {
-    expect(service.workerInfo?.protocolVersion).toBe(2);
-    expect(service.workerInfo?.extractorVersion).toBe('ts-semantic-4');
+    expect(service.workerInfo?.protocolVersion).toBe(3);
+    expect(service.workerInfo?.extractorVersion).toBe('ts-semantic-5');
     expect(service.workerInfo?.capabilities).toEqual([
       'calls',
       'references',

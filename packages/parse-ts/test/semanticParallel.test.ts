@@ -1,8 +1,11 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LanguageAdapter } from '@ca/schema';
 import ts from 'typescript';
 import { createTsAdapter, createTsSemanticService, type SemanticServiceEvent } from '../src/index.js';
 import { analyzeProject, buildProgram, type AnalyzeContext } from '../src/semantic/analyze.js';
+import { mergeGroups } from '../src/semantic/merge.js';
 import { discoverRepo, groupProjects, programKey, shardProjects, type LoadedProject } from '../src/semantic/projects.js';
 import { edgeRows, ensureWorkerBuilt, MONOREPO, removeTempRepos, tempRepo } from './semanticHelpers.js';
 
@@ -19,6 +22,27 @@ function twoPackages(): string {
     'packages/b/tsconfig.json': JSON.stringify({ compilerOptions: { ...base, outDir: 'out', composite: true }, include: ['src'] }),
     'packages/b/src/main.ts': `import { makeStore } from '${'../../a/src/index'}';\nexport function run(): number {\n  const s = makeStore();\n  return s.get('x');\n}\n`,
   });
+}
+
+/**
+ * The monorepo fixture with legacy decorators in web's config: core and web then cannot share
+ * a program (mergeGroups keeps projects whose decorators bind differently apart), so there are
+ * two program groups, one per worker. The flag changes nothing else in these files.
+ */
+function twoGroupMonorepo(): string {
+  const files: Record<string, string> = {};
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(join(MONOREPO, dir), { withFileTypes: true })) {
+      const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+      if (e.isDirectory()) walk(rel);
+      else files[rel] = readFileSync(join(MONOREPO, rel), 'utf8');
+    }
+  };
+  walk('');
+  const web = JSON.parse(files['packages/web/tsconfig.json']!) as { compilerOptions: Record<string, unknown> };
+  web.compilerOptions.experimentalDecorators = true;
+  files['packages/web/tsconfig.json'] = JSON.stringify(web);
+  return repo(files);
 }
 
 let adapter: LanguageAdapter;
@@ -87,10 +111,10 @@ describe('program groups', () => {
     const p = (id: string): LoadedProject =>
       ({ id, tsconfig: id, packageName: null, dir: '/', status: 'ok', options: {}, rootNames: [], owned: [], strippedPlugins: [] }) as LoadedProject;
     const groups = [
-      { key: 'k1', projects: [p('a'), p('d')], cost: 10 },
-      { key: 'k2', projects: [p('b')], cost: 50 },
-      { key: 'k3', projects: [p('c')], cost: 30 },
-      { key: 'k4', projects: [p('e')], cost: 15 },
+      { key: 'k1', options: {}, projects: [p('a'), p('d')], cost: 10 },
+      { key: 'k2', options: {}, projects: [p('b')], cost: 50 },
+      { key: 'k3', options: {}, projects: [p('c')], cost: 30 },
+      { key: 'k4', options: {}, projects: [p('e')], cost: 15 },
     ];
     expect(shardProjects(['x', 'a', 'b', 'c', 'd', 'e'], groups, 2, ['x'])).toEqual([
       ['x', 'b'],
@@ -104,13 +128,14 @@ describe('program groups', () => {
 
 describe('parallel workers', () => {
   it('with 2 workers the monorepo result equals 1 worker’s, and both workers ran', async () => {
+    const mono = twoGroupMonorepo();
     const one = createTsSemanticService({ maxOldSpaceSizeMb: 512, workers: 1 });
-    const expected = await one.analyzeRepository(MONOREPO, { deadlineMs: 120_000 });
+    const expected = await one.analyzeRepository(mono, { deadlineMs: 120_000 });
     await one.dispose();
     const events: SemanticServiceEvent[] = [];
     const two = createTsSemanticService({ maxOldSpaceSizeMb: 512, workers: 2, onEvent: (e) => events.push(e) });
     try {
-      const r = await two.analyzeRepository(MONOREPO, { deadlineMs: 120_000 });
+      const r = await two.analyzeRepository(mono, { deadlineMs: 120_000 });
       expect(r).toEqual(expected);
       expect(r.projects.map((p) => [p.tsconfig, p.status])).toEqual([
         ['packages/core/tsconfig.json', 'ok'],
@@ -118,7 +143,7 @@ describe('parallel workers', () => {
       ]);
       const spawned = events.filter((e) => e.type === 'spawned').map((e) => e.pid);
       expect(spawned).toHaveLength(2);
-      // core and web differ in jsx/paths: two groups, one per worker.
+      // core and web differ in decorators: two groups, one per worker.
       const ranBy = new Map(events.filter((e) => e.type === 'project_start').map((e) => [e.project, e.pid]));
       expect(new Set(ranBy.values()).size).toBe(2);
       expect(two.pids).toHaveLength(2);
@@ -126,6 +151,23 @@ describe('parallel workers', () => {
       await two.dispose();
     }
   }, 180_000);
+
+  it('the monorepo analysed in one merged program gives the same result as with a program per package', async () => {
+    const svc = createTsSemanticService({ maxOldSpaceSizeMb: 512, workers: 1 });
+    try {
+      // MONOREPO: core's imports resolve alike under web's options, so core joins web's program.
+      const layout = discoverRepo(MONOREPO);
+      expect(mergeGroups(groupProjects(layout.projects), layout.packages).map((g) => g.projects.map((p) => p.id))).toEqual([
+        ['packages/core/tsconfig.json', 'packages/web/tsconfig.json'],
+      ]);
+      const merged = await svc.analyzeRepository(MONOREPO, { deadlineMs: 120_000 });
+      const separate = await svc.analyzeRepository(twoGroupMonorepo(), { deadlineMs: 120_000 });
+      expect(merged.projects.map((p) => p.edges.length)).toEqual([53, 41]);
+      expect(merged).toEqual(separate);
+    } finally {
+      await svc.dispose();
+    }
+  }, 120_000);
 
   it('one program group: a second worker is never forked', async () => {
     const events: SemanticServiceEvent[] = [];
@@ -143,8 +185,9 @@ describe('parallel workers', () => {
   }, 60_000);
 
   it('killing the second worker mid-pass restarts it alone and the pass completes with the same result', async () => {
+    const mono = twoGroupMonorepo();
     const baseline = createTsSemanticService({ maxOldSpaceSizeMb: 512, workers: 1 });
-    const expected = await baseline.analyzeRepository(MONOREPO, { deadlineMs: 120_000 });
+    const expected = await baseline.analyzeRepository(mono, { deadlineMs: 120_000 });
     await baseline.dispose();
 
     const events: SemanticServiceEvent[] = [];
@@ -164,7 +207,7 @@ describe('parallel workers', () => {
       },
     });
     try {
-      const r = await svc.analyzeRepository(MONOREPO, { deadlineMs: 120_000 });
+      const r = await svc.analyzeRepository(mono, { deadlineMs: 120_000 });
       expect(killed).toBeGreaterThan(0);
       expect(events.filter((e) => e.type === 'restart').map((e) => [e.pid, e.code])).toEqual([[killed, 'crash']]);
       // first worker, second worker, the second's replacement

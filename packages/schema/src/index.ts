@@ -42,3 +42,4 @@ export {
   CONFIG_FILE,
 } from './config.js';
 export type { Config, ConfigSection } from './config.js';
+export { gitBlobId } from './hash.js';

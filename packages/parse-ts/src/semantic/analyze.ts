@@ -7,18 +7,18 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ts from 'typescript';
-import type { Confidence, EdgeType, ExtractedNode, FileIndex, LanguageAdapter } from '@ca/schema';
+import { gitBlobId, type Confidence, type EdgeType, type FileIndex, type LanguageAdapter, type NodeKind } from '@ca/schema';
 import { classifyTsPath } from '../adapter.js';
 import { ByteOffsets } from '../text.js';
 import {
   isRepoSource,
   repoRelative,
-  resolveWorkspaceSpecifier,
   type LoadedProject,
   type RepoLayout,
   type WorkspacePackage,
 } from './projects.js';
-import type { FileError, KeyRefinement, ProjectResult, ReferenceCount, SemanticEdge } from './types.js';
+import type { FileError, KeyRefinement, ProjectResult, ReferenceCount, SemanticEdge, SyntacticSkeleton } from './types.js';
+import { resolveWithWorkspaceFallback } from './merge.js';
 
 /** Thrown by a checkpoint to stop the pass (cancelled, deadline, memory ceiling). */
 export class PassStopped extends Error {
@@ -42,6 +42,11 @@ export interface AnalyzeContext {
   /** Cache of syntactic indexes shared by all projects of one request. */
   readonly syntactic: Map<string, SyntacticFile>;
   /**
+   * Syntactic nodes the caller sent, by absolute path: used instead of a tree-sitter parse when
+   * the text's hash matches. Optional.
+   */
+  readonly skeletons?: ReadonlyMap<string, SyntacticSkeleton>;
+  /**
    * Parsed (and, once a checker ran, bound) source files shared by the programs of one request,
    * keyed by file and source-file-affecting options (like a LanguageService DocumentRegistry):
    * overlapping projects and the lib files are parsed and bound once. Optional.
@@ -61,14 +66,25 @@ export interface CachedSourceFile {
   readonly size: number;
 }
 
-/** A syntactic FileIndex with a containment lookup from UTF-8 byte offsets to nodes. */
+/** What the pass needs of a syntactic node (an `ExtractedNode` has all of it). */
+export interface SyntacticNode {
+  readonly localId: string;
+  readonly parentLocalId: string | null;
+  readonly kind: NodeKind;
+  readonly name: string;
+  readonly symbolKey: string;
+  readonly span: { readonly startByte: number; readonly endByte: number };
+}
+
+/** A file's syntactic nodes with a containment lookup from UTF-8 byte offsets to nodes. */
 export interface SyntacticFile {
   /** The text it was built from (the SourceFile's own string, not a copy). */
   readonly text: string;
   readonly rel: string;
-  readonly index: FileIndex;
+  /** The file node first, as in a FileIndex. */
+  readonly nodes: readonly SyntacticNode[];
   readonly offsets: ByteOffsets;
-  readonly children: Map<string, ExtractedNode[]>;
+  readonly children: Map<string, SyntacticNode[]>;
   readonly textLength: number;
 }
 
@@ -77,21 +93,35 @@ function buildSyntactic(adapter: LanguageAdapter, rel: string, text: string): Sy
   // The TS adapter parses synchronously; a Promise here would mean a different adapter.
   if (parsed instanceof Promise) throw new Error('the semantic pass needs a synchronous syntactic adapter');
   const index: FileIndex = parsed;
-  const children = new Map<string, ExtractedNode[]>();
-  for (const n of index.nodes) {
+  return syntacticFile(rel, text, index.nodes);
+}
+
+function syntacticFile(rel: string, text: string, nodes: readonly SyntacticNode[]): SyntacticFile {
+  const children = new Map<string, SyntacticNode[]>();
+  for (const n of nodes) {
     if (n.parentLocalId === null) continue;
     const list = children.get(n.parentLocalId) ?? [];
     list.push(n);
     children.set(n.parentLocalId, list);
   }
   for (const list of children.values()) list.sort((a, b) => a.span.startByte - b.span.startByte);
-  return { text, rel, index, offsets: new ByteOffsets(text), children, textLength: text.length };
+  return { text, rel, nodes, offsets: new ByteOffsets(text), children, textLength: text.length };
 }
 
+/** A caller's skeleton as a SyntacticFile, or null when it was extracted from another text. */
+function fromSkeleton(sk: SyntacticSkeleton, rel: string, text: string): SyntacticFile | null {
+  if (sk.nodes.length === 0 || sk.nodes[0]![2] !== 'file' || gitBlobId(text) !== sk.contentHash) return null;
+  const nodes = sk.nodes.map(
+    ([localId, parentLocalId, kind, name, symbolKey, startByte, endByte]): SyntacticNode => ({ localId, parentLocalId, kind, name, symbolKey, span: { startByte, endByte } }),
+  );
+  return syntacticFile(rel, text, nodes);
+}
+
+
 /** Innermost node whose byte span contains `pos` (the file node at top level). */
-function innermost(f: SyntacticFile, utf16Pos: number): ExtractedNode {
+function innermost(f: SyntacticFile, utf16Pos: number): SyntacticNode {
   const byte = f.offsets.at(Math.max(0, Math.min(utf16Pos, f.textLength)));
-  let cur = f.index.nodes[0]!;
+  let cur = f.nodes[0]!;
   for (;;) {
     const kids = f.children.get(cur.localId);
     if (!kids) return cur;
@@ -106,7 +136,7 @@ function innermost(f: SyntacticFile, utf16Pos: number): ExtractedNode {
       } else hi = mid - 1;
     }
     // Siblings may nest oddly after syntax errors: scan back for one that really contains pos.
-    let next: ExtractedNode | null = null;
+    let next: SyntacticNode | null = null;
     for (let i = hit; i >= 0 && i >= hit - 4; i--) {
       const k = kids[i]!;
       if (k.span.startByte <= byte && byte < k.span.endByte) {
@@ -121,7 +151,7 @@ function innermost(f: SyntacticFile, utf16Pos: number): ExtractedNode {
 
 export interface NodeRef {
   readonly path: string;
-  readonly node: ExtractedNode;
+  readonly node: SyntacticNode;
   /** Reached through a default-exported wrapper call (see `wrappedIdentifier`). */
   readonly wrapped?: boolean;
 }
@@ -329,44 +359,9 @@ function createHost(
     literals.map((lit) => {
       const mode = ts.getModeForUsageLocation(containingSourceFile, lit, opts);
       const r = ts.resolveModuleName(lit.text, containingFile, opts, host, cache, redirected, mode);
-      const rf = r.resolvedModule?.resolvedFileName;
-      const isSourceHit = rf !== undefined && !r.resolvedModule!.isExternalLibraryImport && !/\.d\.[mc]?ts$/.test(rf);
-      if (!isSourceHit && !lit.text.startsWith('.')) {
-        // Workspace packages resolve to their sources (not to unbuilt/stale dist .d.ts files).
-        const ws = resolveWorkspaceSpecifier(packages, lit.text);
-        if (ws !== null) {
-          return {
-            resolvedModule: { resolvedFileName: ws, extension: extensionOf(ws), isExternalLibraryImport: false },
-          };
-        }
-      }
-      return r;
+      return resolveWithWorkspaceFallback(r, lit.text, packages);
     });
   return host;
-}
-
-function extensionOf(f: string): ts.Extension {
-  const m = /\.(d\.ts|tsx|ts|mts|cts|jsx|js|mjs|cjs)$/.exec(f);
-  switch (m?.[1]) {
-    case 'd.ts':
-      return ts.Extension.Dts;
-    case 'tsx':
-      return ts.Extension.Tsx;
-    case 'mts':
-      return ts.Extension.Mts;
-    case 'cts':
-      return ts.Extension.Cts;
-    case 'jsx':
-      return ts.Extension.Jsx;
-    case 'js':
-      return ts.Extension.Js;
-    case 'mjs':
-      return ts.Extension.Mjs;
-    case 'cjs':
-      return ts.Extension.Cjs;
-    default:
-      return ts.Extension.Ts;
-  }
 }
 
 /** Nesting depth past which TypeScript's recursive binder/checker may overflow the stack. */
@@ -458,7 +453,9 @@ export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOpt
       // A warm worker's index of an older version of the file is rebuilt.
       if (f !== null && f.text !== sf.text) f = null;
       if (f === null) {
-        f = buildSyntactic(ctx.adapter, repoRelative(root, abs), sf.text);
+        const rel = repoRelative(root, abs);
+        const sk = ctx.skeletons?.get(abs);
+        f = (sk !== undefined ? fromSkeleton(sk, rel, sf.text) : null) ?? buildSyntactic(ctx.adapter, rel, sf.text);
         ctx.syntactic.set(abs, f);
       }
     }
@@ -480,7 +477,7 @@ export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOpt
     const sf = decl.getSourceFile();
     const f = syntacticOf(sf);
     if (f === null) return null;
-    if (ts.isSourceFile(decl)) return { path: f.rel, node: f.index.nodes[0]! };
+    if (ts.isSourceFile(decl)) return { path: f.rel, node: f.nodes[0]! };
     const d = decl as ts.Declaration;
     const expected = declName(d);
     if (expected === null) return null;
@@ -548,7 +545,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
     try {
       const f = syntacticOf(sf)!;
       const lineOf = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
-      const emit = (source: ExtractedNode, target: NodeRef, type: EdgeType, at: number, confidence: Confidence = 'exact'): void => {
+      const emit = (source: SyntacticNode, target: NodeRef, type: EdgeType, at: number, confidence: Confidence = 'exact'): void => {
         const e: SemanticEdge = {
           sourcePath: rel,
           sourceKey: source.symbolKey,
@@ -584,10 +581,10 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
         }
         return out;
       };
-      const sourceAt = (pos: number): ExtractedNode => innermost(f, pos);
+      const sourceAt = (pos: number): SyntacticNode => innermost(f, pos);
       const consumed = new Set<ts.Node>();
       /** The syntactic node declared by a TS declaration of this file (null for anonymous/locals). */
-      const ownNode = (decl: ts.Declaration): ExtractedNode | null => {
+      const ownNode = (decl: ts.Declaration): SyntacticNode | null => {
         const r = nodeOfDecl(decl);
         return r !== null && r.path === rel ? r.node : null;
       };
@@ -704,7 +701,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
         switch (node.kind) {
           case ts.SyntaxKind.ImportDeclaration: {
             const imp = node as ts.ImportDeclaration;
-            const file = f.index.nodes[0]!;
+            const file = f.nodes[0]!;
             const clause = imp.importClause;
             const names: ts.Node[] = [];
             if (clause?.name) names.push(clause.name);
@@ -720,7 +717,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
           case ts.SyntaxKind.ExportDeclaration: {
             const exp = node as ts.ExportDeclaration;
             if (exp.moduleSpecifier !== undefined) {
-              const file = f.index.nodes[0]!;
+              const file = f.nodes[0]!;
               if (exp.exportClause && ts.isNamedExports(exp.exportClause)) {
                 for (const s of exp.exportClause.elements) {
                   for (const tgt of targetsOf(checker.getSymbolAtLocation(s.name), true)) emit(file, tgt, 'imports', s.getStart(sf));

@@ -456,6 +456,8 @@ export function programKey(options: ts.CompilerOptions): string {
 /** Projects analysed in one program, in request order. */
 export interface ProgramGroup {
   readonly key: string;
+  /** Options the group's program is built with (the first project's, or widened by `mergeGroups`). */
+  readonly options: ts.CompilerOptions;
   readonly projects: readonly LoadedProject[];
   /** Cost estimate for balancing workers: bytes of the owned files to analyse. */
   readonly cost: number;
@@ -466,26 +468,49 @@ export interface ProgramGroup {
  * first member's position in `projects`. `requested` restricts the cost to the files asked for.
  */
 export function groupProjects(projects: readonly LoadedProject[], requested: ReadonlySet<string> | null = null): ProgramGroup[] {
-  const byKey = new Map<string, { key: string; projects: LoadedProject[]; cost: number }>();
+  const byKey = new Map<string, { key: string; options: ts.CompilerOptions; projects: LoadedProject[]; cost: number }>();
   for (const p of projects) {
     if (p.status !== 'ok') continue;
     const key = programKey(p.options);
     let g = byKey.get(key);
     if (g === undefined) {
-      g = { key, projects: [], cost: 0 };
+      g = { key, options: p.options, projects: [], cost: 0 };
       byKey.set(key, g);
     }
     g.projects.push(p);
+    g.cost += costOf([p], requested);
+  }
+  return [...byKey.values()];
+}
+
+/**
+ * The groups of `groups` cut down to the `wanted` projects (empty groups dropped), with their
+ * cost counted over the `requested` files only (all owned files when null).
+ */
+export function restrictGroups(groups: readonly ProgramGroup[], wanted: readonly LoadedProject[], requested: ReadonlySet<string> | null): ProgramGroup[] {
+  const want = new Set(wanted);
+  const out: ProgramGroup[] = [];
+  for (const g of groups) {
+    const projects = g.projects.filter((p) => want.has(p));
+    if (projects.length === 0) continue;
+    out.push({ key: g.key, options: g.options, projects, cost: requested === null && projects.length === g.projects.length ? g.cost : costOf(projects, requested) });
+  }
+  return out;
+}
+
+function costOf(projects: readonly LoadedProject[], requested: ReadonlySet<string> | null): number {
+  let cost = 0;
+  for (const p of projects) {
     for (const f of p.owned) {
       if (requested !== null && !requested.has(f)) continue;
       try {
-        g.cost += statSync(f).size;
+        cost += statSync(f).size;
       } catch {
         // vanished since the walk: costs nothing
       }
     }
   }
-  return [...byKey.values()];
+  return cost;
 }
 
 /**

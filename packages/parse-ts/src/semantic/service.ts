@@ -16,6 +16,7 @@ import {
   type ParentMessage,
   type ProjectResult,
   type SemanticResult,
+  type SyntacticSkeleton,
 } from './types.js';
 
 /** Options of `createTsSemanticService`. */
@@ -132,6 +133,7 @@ interface Request {
   readonly id: number;
   readonly repoRoot: string;
   readonly files: readonly string[] | null;
+  readonly syntactic: readonly SyntacticSkeleton[] | null;
   readonly deadlineAt: number;
   plan: string[] | null;
   /** Project ids per worker slot, known once planned; a slot absent here has nothing to do. */
@@ -308,6 +310,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
       only: only === null ? null : [...only],
       deadlineAt: r.deadlineAt,
       ...(only === null && workerCount > 1 ? { workers: workerCount } : {}),
+      ...(r.syntactic !== null ? { syntactic: r.syntactic } : {}),
     });
   };
 
@@ -418,6 +421,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
           id: nextId++,
           repoRoot,
           files: options.files ? [...options.files] : null,
+          syntactic: options.syntactic && options.syntactic.length > 0 ? options.syntactic : null,
           deadlineAt: Date.now() + deadlineMs,
           plan: null,
           assigned: new Map(),

@@ -2,12 +2,12 @@
  * Output of the TS semantic pass and the wire protocol between the supervisor (parent) and
  * the worker (child process). One file so both sides always agree.
  */
-import type { Confidence, EdgeType, ErrorCode } from '@ca/schema';
+import type { Confidence, EdgeType, ErrorCode, FileIndex, NodeKind } from '@ca/schema';
 
 /** Bumped on any incompatible change of the messages below. */
-export const SEMANTIC_PROTOCOL_VERSION = 2;
+export const SEMANTIC_PROTOCOL_VERSION = 3;
 /** Bumped whenever the semantic output changes, so stored exact edges are recomputed. */
-export const TS_SEMANTIC_EXTRACTOR_VERSION = 'ts-semantic-4';
+export const TS_SEMANTIC_EXTRACTOR_VERSION = 'ts-semantic-5';
 /** What this worker can do; the supervisor refuses a worker lacking one it needs. */
 export const SEMANTIC_CAPABILITIES: readonly string[] = [
   'calls',
@@ -75,10 +75,39 @@ export interface SemanticResult {
   readonly projects: readonly ProjectResult[];
 }
 
+/**
+ * One node of a syntactic skeleton: `[localId, parentLocalId, kind, name, symbolKey, startByte,
+ * endByte]` of an `ExtractedNode` (what the pass needs to name sources and targets).
+ */
+export type SkeletonNode = readonly [string, string | null, NodeKind, string, string, number, number];
+
+/**
+ * The syntactic nodes of one file as the caller's own syntactic pass extracted them (protocol
+ * 3). The worker uses them instead of parsing the file with tree-sitter again when
+ * `contentHash` (`gitBlobId` of the text) equals the hash of the text the program read.
+ */
+export interface SyntacticSkeleton {
+  /** Repo-relative POSIX path. */
+  readonly path: string;
+  readonly contentHash: string;
+  readonly nodes: readonly SkeletonNode[];
+}
+
+/** The skeleton of a FileIndex the caller extracted from a text whose `gitBlobId` is `contentHash`. */
+export function skeletonOf(path: string, contentHash: string, index: FileIndex): SyntacticSkeleton {
+  return {
+    path,
+    contentHash,
+    nodes: index.nodes.map((n) => [n.localId, n.parentLocalId, n.kind, n.name, n.symbolKey, n.span.startByte, n.span.endByte] as const),
+  };
+}
+
 /** Request options of one analysis. */
 export interface AnalyzeRequestOptions {
   /** Limit edges to these repo-relative paths (programs still load whole projects for resolution). */
   readonly files?: readonly string[];
+  /** Syntactic nodes the caller already has (see `SyntacticSkeleton`); any file may be missing. */
+  readonly syntactic?: readonly SyntacticSkeleton[];
   /** Wall-clock budget of the whole request; unfinished projects come back `failed` with `timeout`. */
   readonly deadlineMs?: number;
 }
@@ -101,6 +130,8 @@ export type ParentMessage =
        * splits the program groups into shards, runs shard 0 and returns the shards in its plan.
        */
       readonly workers?: number;
+      /** Protocol 3: syntactic skeletons of some files (see `AnalyzeRequestOptions.syntactic`). */
+      readonly syntactic?: readonly SyntacticSkeleton[];
     }
   | { readonly type: 'cancel'; readonly id: number }
   | { readonly type: 'crash'; readonly afterFiles: number } // test hook: exit abruptly mid-pass

@@ -8,8 +8,11 @@
 import type { ErrorCode, LanguageAdapter } from '@ca/schema';
 import { createTsAdapter } from '../adapter.js';
 import { analyzeProject, buildProgram, PassStopped, releaseSourceFiles, sourceFileKey, type AnalyzeContext, type ProgramState, type SyntacticFile } from './analyze.js';
-import { discoverRepo, groupProjects, shardProjects, type LoadedProject } from './projects.js';
+import { createMergeCache, mergeGroups, type MergeCache } from './merge.js';
+import { discoverRepo, groupProjects, restrictGroups, shardProjects, type LoadedProject } from './projects.js';
+import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type ts from 'typescript';
 // Not process.memoryUsage(): it also reads the RSS from /proc, ~0.25 s over a pass of excalidraw.
 import { getHeapStatistics } from 'node:v8';
 import {
@@ -19,7 +22,19 @@ import {
   type ChildMessage,
   type ParentMessage,
   type ProjectResult,
+  type SyntacticSkeleton,
 } from './types.js';
+
+/** `CA_SEMANTIC_TIMING=<file>`: the merge time and each program's and project's CPU seconds are appended there. */
+const TIMING_FILE = process.env.CA_SEMANTIC_TIMING;
+const timing = (line: string): void => {
+  if (TIMING_FILE) appendFileSync(TIMING_FILE, `${line}\n`);
+};
+/** CPU seconds of this process (all threads) since `start`. */
+const cpuSince = (start: NodeJS.CpuUsage): string => {
+  const c = process.cpuUsage(start);
+  return ((c.user + c.system) / 1e6).toFixed(2);
+};
 
 const send = (m: ChildMessage): void => {
   process.send?.(m);
@@ -34,7 +49,11 @@ const cancelled = new Set<number>();
  * edit re-parses and re-binds only the edited files. A full pass starts from nothing and
  * releases files as it goes (one program alive at a time); partial passes keep what they used.
  */
-const warm: { sourceFiles: NonNullable<AnalyzeContext['sourceFiles']>; syntactic: Map<string, SyntacticFile> } = { sourceFiles: new Map(), syntactic: new Map() };
+const warm: { sourceFiles: NonNullable<AnalyzeContext['sourceFiles']>; syntactic: Map<string, SyntacticFile>; merge: MergeCache } = {
+  sourceFiles: new Map(),
+  syntactic: new Map(),
+  merge: createMergeCache(),
+};
 /** Past this many cached files a request starts cold (bounds a long-lived worker's heap). */
 const WARM_MAX_FILES = 20_000;
 let adapterPromise: Promise<LanguageAdapter> | null = null;
@@ -71,8 +90,13 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
     if (p.status === 'failed') return [...requested].some((f) => f.startsWith(p.dir + '/'));
     return p.owned.some((f) => requested.has(f));
   });
-  // Projects with the same program key share one program (a shared package is checked once).
-  const groups = groupProjects(wanted, requested);
+  // Projects with the same program key share one program (a shared package is checked once),
+  // and groups whose files resolve alike are merged (decided over all projects, so a partial
+  // pass builds its program with the same options as a full one).
+  const tm = Date.now();
+  const merged = mergeGroups(groupProjects(layout.projects), layout.packages, warm.merge, requested);
+  timing(`merge ${Date.now() - tm} ms`);
+  const groups = restrictGroups(merged, wanted, requested);
   const order = wanted.map((p) => p.id);
   let mine: LoadedProject[];
   if (msg.only === null && (msg.workers ?? 1) > 1) {
@@ -87,10 +111,10 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
     mine = wanted;
     send({ type: 'plan', id, projects: order });
   }
-  const groupOf = new Map<string, LoadedProject[]>();
+  const groupOf = new Map<string, { members: LoadedProject[]; options: ts.CompilerOptions }>();
   for (const g of groups) {
     const members = g.projects.filter((q) => mine.includes(q));
-    for (const p of members) groupOf.set(p.id, members);
+    for (const p of members) groupOf.set(p.id, { members, options: g.options });
   }
   // Run each group's projects back to back so only one program is alive at a time (failed
   // projects first: they cost nothing).
@@ -117,10 +141,13 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
       throw new PassStopped('oom_restart', `heap passed the ${Math.round(ceilingBytes / 1048576)} MB ceiling`);
     }
   };
+  const skeletons = new Map<string, SyntacticSkeleton>();
+  for (const sk of msg.syntactic ?? []) skeletons.set(resolve(layout.root, sk.path), sk);
   const ctx: AnalyzeContext = {
     layout,
     adapter,
     requested,
+    skeletons,
     syntactic: warm.syntactic,
     sourceFiles: warm.sourceFiles,
     tooDeep: new Map(),
@@ -146,20 +173,25 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
       continue;
     }
     send({ type: 'project_start', id, project: p.id });
-    const group = groupOf.get(p.id) ?? [p];
+    const { members: group, options } = groupOf.get(p.id) ?? { members: [p], options: p.options };
     try {
       let state = programs.get(group);
       if (state === undefined) {
         const roots = [...new Set(group.flatMap((q) => q.rootNames))];
-        state = buildProgram(ctx, p.options, roots);
+        const t0 = process.cpuUsage();
+        state = buildProgram(ctx, options, roots);
+        timing(`program ${p.id} roots=${roots.length} files=${state.program.getSourceFiles().length} cpu=${cpuSince(t0)}`);
         programs.set(group, state);
       }
+      const t1 = process.cpuUsage();
       const result = await analyzeProject(ctx, p, state);
+      timing(`project ${p.id} owned=${p.owned.length} edges=${result.edges.length} cpu=${cpuSince(t1)}`);
       if (group[group.length - 1] === p) {
         programs.delete(group);
         // Parsed files of this parse key are kept only while a later project still needs them.
-        const key = sourceFileKey(p.options);
-        if (!partial && !mine.slice(i + 1).some((q) => q.status === 'ok' && sourceFileKey(q.options) === key)) releaseSourceFiles(ctx, p.options);
+        const key = sourceFileKey(options);
+        const later = mine.slice(i + 1).filter((q) => q.status === 'ok');
+        if (!partial && !later.some((q) => sourceFileKey(groupOf.get(q.id)?.options ?? q.options) === key)) releaseSourceFiles(ctx, options);
       }
       send({ type: 'project', id, project: p.id, result });
     } catch (e) {

@@ -1,0 +1,292 @@
+/**
+ * Merging program groups whose options differ but whose files resolve alike (ts-semantic-5).
+ *
+ * `groupProjects` puts projects with equal `programKey`s in one program. Projects whose options
+ * differ only in what does not move a name to another declaration (`target`, `lib`, `strict*`,
+ * `jsx` mode, `types`, `paths` spelled from another base …) would each build a program of their
+ * own and parse, bind and check every shared package again: on excalidraw the two examples'
+ * programs re-read all of `packages/excalidraw` for 12 owned files, a fifth of the pass.
+ *
+ * A group joins a larger one when every import of its root files resolves to the same file
+ * under the larger group's options as under its own (checked, not assumed, with the pass's own
+ * resolver: TypeScript's resolution plus the workspace-source fallback), when both detect
+ * modules alike and neither resolves in node16/nodenext mode (import modes are not compared
+ * here). A group with JavaScript roots may join one without `allowJs`: the merged program then
+ * gets `allowJs`, only when every import of the larger group's roots still resolves as before.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import ts from 'typescript';
+import type { LoadedProject, ProgramGroup, WorkspacePackage } from './projects.js';
+import { resolveWorkspaceSpecifier } from './projects.js';
+
+const JS_FILE = /\.(c|m)?jsx?$/i;
+
+/** `allowJs`, which `checkJs` implies when absent. */
+function allowsJs(o: ts.CompilerOptions): boolean {
+  return o.allowJs ?? Boolean(o.checkJs);
+}
+
+/** `resolvedFileName` of a TypeScript resolution, or the workspace package source it falls back to. */
+export function resolveWithWorkspaceFallback(
+  resolved: ts.ResolvedModuleWithFailedLookupLocations,
+  specifier: string,
+  packages: readonly WorkspacePackage[],
+): ts.ResolvedModuleWithFailedLookupLocations {
+  const rf = resolved.resolvedModule?.resolvedFileName;
+  const isSourceHit = rf !== undefined && !resolved.resolvedModule!.isExternalLibraryImport && !/\.d\.[mc]?ts$/.test(rf);
+  if (!isSourceHit && !specifier.startsWith('.')) {
+    // Workspace packages resolve to their sources (not to unbuilt/stale dist .d.ts files).
+    const ws = resolveWorkspaceSpecifier(packages, specifier);
+    if (ws !== null) {
+      return {
+        resolvedModule: { resolvedFileName: ws, extension: extensionOf(ws), isExternalLibraryImport: false },
+      } as ts.ResolvedModuleWithFailedLookupLocations;
+    }
+  }
+  return resolved;
+}
+
+export function extensionOf(f: string): ts.Extension {
+  const m = /\.(d\.ts|tsx|ts|mts|cts|jsx|js|mjs|cjs)$/.exec(f);
+  switch (m?.[1]) {
+    case 'd.ts':
+      return ts.Extension.Dts;
+    case 'tsx':
+      return ts.Extension.Tsx;
+    case 'mts':
+      return ts.Extension.Mts;
+    case 'cts':
+      return ts.Extension.Cts;
+    case 'jsx':
+      return ts.Extension.Jsx;
+    case 'js':
+      return ts.Extension.Js;
+    case 'mjs':
+      return ts.Extension.Mjs;
+    case 'cjs':
+      return ts.Extension.Cjs;
+    default:
+      return ts.Extension.Ts;
+  }
+}
+
+/**
+ * Module specifiers of a file: string literals after `from`, `import`, `import(`, `require(`
+ * (comments between allowed). A superset of TypeScript's own list (`preProcessFile` finds the
+ * same 4,660 imports on excalidraw, at 1/40 of the cost); a string that is not an import only
+ * makes the check stricter.
+ */
+const SPECIFIER = /(?:\bfrom|\bimport|\brequire)\s*\(?\s*(?:\/\*[^]*?\*\/\s*|\/\/[^\n]*\n\s*)*(['"`])([^'"`\n]+)\1/g;
+
+export function importSpecifiers(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(SPECIFIER)) out.add(m[2]!);
+  return [...out];
+}
+
+/** Import specifiers of one file, read once per version. */
+interface FileImports {
+  readonly mtimeMs: number;
+  readonly size: number;
+  readonly modules: readonly string[];
+}
+
+/**
+ * What resolution checks keep between requests of a warm worker: the import list of each file
+ * (re-read when its size or mtime changes).
+ */
+export interface MergeCache {
+  readonly imports: Map<string, FileImports>;
+  /** Set when a re-read file's import list differs from the one kept. */
+  importsChanged: boolean;
+  /** The last decision: which projects share a program, with which options. */
+  last: { fingerprint: string; hosts: { key: string; options: ts.CompilerOptions; projectIds: string[] }[] } | null;
+}
+
+export function createMergeCache(): MergeCache {
+  return { imports: new Map(), importsChanged: false, last: null };
+}
+
+function importsOf(cache: MergeCache, file: string, fresh: ReadonlySet<string> | null): FileImports | null {
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    return null;
+  }
+  const cached = cache.imports.get(file);
+  if (cached !== undefined && cached.mtimeMs === st.mtimeMs && cached.size === st.size && (fresh === null || !fresh.has(file))) return cached;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  const entry: FileImports = { mtimeMs: st.mtimeMs, size: st.size, modules: importSpecifiers(text) };
+  if (cached !== undefined && cached.modules.join('\0') !== entry.modules.join('\0')) cache.importsChanged = true;
+  cache.imports.set(file, entry);
+  return entry;
+}
+
+/** Resolves specifiers under one option set, with TypeScript's cache for that set. */
+class Resolver {
+  private readonly cache: ts.ModuleResolutionCache;
+  private readonly memo = new Map<string, string>();
+  constructor(
+    readonly options: ts.CompilerOptions,
+    private readonly packages: readonly WorkspacePackage[],
+  ) {
+    this.cache = ts.createModuleResolutionCache(ts.sys.getCurrentDirectory(), (f) => f, options);
+    this.allowJs = allowsJs(options);
+  }
+
+  private readonly allowJs: boolean;
+
+  /** Resolved file of `specifier` imported from `containingFile`, '' when it does not resolve. */
+  resolve(specifier: string, containingFile: string): string {
+    const k = `${dirname(containingFile)}\0${specifier}`;
+    let r = this.memo.get(k);
+    if (r === undefined) {
+      const raw = ts.resolveModuleName(specifier, containingFile, this.options, ts.sys, this.cache);
+      r = resolveWithWorkspaceFallback(raw, specifier, this.packages).resolvedModule?.resolvedFileName ?? '';
+      // TypeScript resolves to a .js/.json file even when the program will not load it (the
+      // import is then `any`): that is no resolution here.
+      if ((JS_FILE.test(r) && !this.allowJs) || (r.endsWith('.json') && !this.options.resolveJsonModule)) r = '';
+      this.memo.set(k, r);
+    }
+    return r;
+  }
+}
+
+const isRelative = (s: string): boolean => s.startsWith('.') || s.startsWith('/');
+
+/**
+ * The options that decide how a relative specifier resolves: equal keys resolve every
+ * relative import alike, so only bare specifiers need comparing.
+ */
+function relativeKey(o: ts.CompilerOptions): string {
+  return JSON.stringify([
+    o.moduleResolution === ts.ModuleResolutionKind.Classic ? 'classic' : 'node',
+    allowsJs(o),
+    Boolean(o.resolveJsonModule),
+    Boolean(o.allowArbitraryExtensions),
+    o.moduleSuffixes ?? null,
+    o.rootDirs ?? null,
+  ]);
+}
+
+const TS_TARGET = /\.(d\.[mc]?ts|[mc]?tsx?)$/;
+
+/**
+ * True when every import of `files` resolves to the same file under `wider` as under `own`.
+ * `widening` (only `allowJs` added): a specifier that already resolves to a TypeScript file
+ * cannot change, because TypeScript extensions are tried before JavaScript ones.
+ */
+function sameResolution(files: readonly string[], own: Resolver, wider: Resolver, cache: MergeCache, fresh: ReadonlySet<string> | null, widening = false): boolean {
+  const relativeAlike = relativeKey(own.options) === relativeKey(wider.options);
+  for (const f of files) {
+    const imps = importsOf(cache, f, fresh);
+    if (imps === null) continue;
+    for (const s of imps.modules) {
+      if (relativeAlike && isRelative(s)) continue;
+      const a = own.resolve(s, f);
+      if (widening && TS_TARGET.test(a)) continue;
+      if (a !== wider.resolve(s, f)) return false;
+    }
+  }
+  return true;
+}
+
+function usesImportModes(o: ts.CompilerOptions): boolean {
+  const k = o.moduleResolution;
+  if (k === ts.ModuleResolutionKind.Node16 || k === ts.ModuleResolutionKind.NodeNext) return true;
+  // Without moduleResolution, module node16…nodenext implies it.
+  return k === undefined && o.module !== undefined && o.module >= ts.ModuleKind.Node16 && o.module <= ts.ModuleKind.NodeNext;
+}
+
+function statically(a: ts.CompilerOptions, b: ts.CompilerOptions): boolean {
+  if (usesImportModes(a) || usesImportModes(b)) return false;
+  // Whether a file without imports is a global script decides what is global in the program.
+  if ((a.moduleDetection ?? ts.ModuleDetectionKind.Auto) !== (b.moduleDetection ?? ts.ModuleDetectionKind.Auto)) return false;
+  // Decorators under the legacy flag bind and check another way.
+  return Boolean(a.experimentalDecorators) === Boolean(b.experimentalDecorators);
+}
+
+interface Host {
+  readonly first: number;
+  key: string;
+  options: ts.CompilerOptions;
+  resolver: Resolver;
+  projects: LoadedProject[];
+  cost: number;
+  roots: string[];
+}
+
+/**
+ * Merges `groups` (from `groupProjects`) into as few programs as their resolution allows:
+ * largest first, each group joins the first larger one it is compatible with. Returns the
+ * groups in the order of their first project; a merged group's `options` are the options its
+ * program is built with. `fresh` are files whose import lists must be re-read whatever their
+ * size and mtime say (the files of a partial request).
+ *
+ * A partial request (`fresh` given) reuses the cache's last decision while the projects, their
+ * root files and every root file's import list are unchanged (a stat per root file, a read of
+ * the changed ones); a full request (`fresh` null) always decides again.
+ */
+export function mergeGroups(
+  groups: readonly ProgramGroup[],
+  packages: readonly WorkspacePackage[],
+  cache: MergeCache = createMergeCache(),
+  fresh: ReadonlySet<string> | null = null,
+): ProgramGroup[] {
+  const fingerprint = JSON.stringify(groups.map((g) => [g.key, g.projects.map((p) => [p.id, p.rootNames])]));
+  if (fresh !== null && cache.last !== null && cache.last.fingerprint === fingerprint) {
+    cache.importsChanged = false;
+    // The decision read only some files' imports (those it compared): only they can change it.
+    for (const g of groups) for (const p of g.projects) for (const f of p.rootNames) if (cache.imports.has(f)) importsOf(cache, f, fresh);
+    if (!cache.importsChanged) return replay(groups, cache.last.hosts);
+  }
+  const result = decide(groups, packages, cache, fresh);
+  cache.last = { fingerprint, hosts: result.map((h) => ({ key: h.key, options: h.options, projectIds: h.projects.map((p) => p.id) })) };
+  return result;
+}
+
+/** The groups of an earlier decision, rebuilt from this request's project objects. */
+function replay(groups: readonly ProgramGroup[], hosts: NonNullable<MergeCache['last']>['hosts']): ProgramGroup[] {
+  const byId = new Map<string, { p: LoadedProject; g: ProgramGroup }>();
+  for (const g of groups) for (const p of g.projects) byId.set(p.id, { p, g });
+  return hosts.map((h) => {
+    const members = h.projectIds.map((id) => byId.get(id)!);
+    return { key: h.key, options: h.options, projects: members.map((m) => m.p), cost: [...new Set(members.map((m) => m.g))].reduce((n, g) => n + g.cost, 0) };
+  });
+}
+
+function decide(groups: readonly ProgramGroup[], packages: readonly WorkspacePackage[], cache: MergeCache, fresh: ReadonlySet<string> | null): ProgramGroup[] {
+  const order = groups.map((g, i) => ({ g, i })).sort((x, y) => y.g.cost - x.g.cost || x.i - y.i);
+  const hosts: Host[] = [];
+  for (const { g, i } of order) {
+    const roots = [...new Set(g.projects.flatMap((p) => p.rootNames))];
+    const own = new Resolver(g.options, packages);
+    const hasJs = roots.some((f) => JS_FILE.test(f));
+    let placed = false;
+    for (const h of hosts) {
+      if (!statically(h.options, g.options)) continue;
+      const widen = hasJs && !allowsJs(h.options);
+      const merged = widen ? new Resolver({ ...h.options, allowJs: true }, packages) : h.resolver;
+      if (!sameResolution(roots, own, merged, cache, fresh)) continue;
+      if (widen && !sameResolution(h.roots, h.resolver, merged, cache, fresh, true)) continue;
+      h.options = merged.options;
+      h.resolver = merged;
+      h.projects.push(...g.projects);
+      h.cost += g.cost;
+      h.roots.push(...roots);
+      placed = true;
+      break;
+    }
+    if (!placed) hosts.push({ first: i, key: g.key, options: g.options, resolver: own, projects: [...g.projects], cost: g.cost, roots });
+  }
+  return hosts
+    .sort((a, b) => a.first - b.first)
+    .map((h) => ({ key: h.key, options: h.options, projects: h.projects, cost: h.cost }));
+}
