@@ -47,28 +47,20 @@ export function resolveWithWorkspaceFallback(
   return resolved;
 }
 
-export function extensionOf(f: string): ts.Extension {
+const EXTENSIONS: Readonly<Record<string, ts.Extension>> = {
+  'd.ts': ts.Extension.Dts,
+  tsx: ts.Extension.Tsx,
+  mts: ts.Extension.Mts,
+  cts: ts.Extension.Cts,
+  jsx: ts.Extension.Jsx,
+  js: ts.Extension.Js,
+  mjs: ts.Extension.Mjs,
+  cjs: ts.Extension.Cjs,
+};
+
+function extensionOf(f: string): ts.Extension {
   const m = /\.(d\.ts|tsx|ts|mts|cts|jsx|js|mjs|cjs)$/.exec(f);
-  switch (m?.[1]) {
-    case 'd.ts':
-      return ts.Extension.Dts;
-    case 'tsx':
-      return ts.Extension.Tsx;
-    case 'mts':
-      return ts.Extension.Mts;
-    case 'cts':
-      return ts.Extension.Cts;
-    case 'jsx':
-      return ts.Extension.Jsx;
-    case 'js':
-      return ts.Extension.Js;
-    case 'mjs':
-      return ts.Extension.Mjs;
-    case 'cjs':
-      return ts.Extension.Cjs;
-    default:
-      return ts.Extension.Ts;
-  }
+  return (m !== null ? EXTENSIONS[m[1]!] : undefined) ?? ts.Extension.Ts;
 }
 
 /**
