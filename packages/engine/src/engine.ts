@@ -4,6 +4,7 @@ import {
   CaError,
   CONFIG_DIR,
   extractorOf,
+  gitBlobId,
   loadConfig,
   type Config,
   type Language,
@@ -16,7 +17,6 @@ import { createTsSemanticService, skeletonOf, type SyntacticSkeleton, type TsSem
 import { RoslynHost } from '@ca/parse-cs';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { discoverFiles, type DiscoveredFile, type SkippedFile } from './discovery.js';
-import { gitBlobId } from '@ca/schema';
 import type { ProcessedFile } from './fileProcessing.js';
 import { toSymbolView } from './symbolView.js';
 export { searchJson, toSymbolView } from './symbolView.js';
@@ -117,13 +117,13 @@ export interface HealthCheck {
 
 const GITIGNORE_TEXT = '# Code Agent index (rebuildable). config.json is meant to be committed.\n*.db\n*.db-*\n';
 
+/** Syntactic nodes handed to the TS semantic worker per run, at most (see `skeletonOf`). */
+const SKELETON_NODE_CAP = 1_000_000;
+
 /**
  * The composition root: one repository, its configuration and its index. Open with
  * `Engine.open(repo)`, then `index()`, `search()`, `symbol()`, `outline()`, `source()`.
  */
-/** Syntactic nodes handed to the TS semantic worker per run, at most (see `skeletonOf`). */
-const SKELETON_NODE_CAP = 1_000_000;
-
 export class Engine {
   private constructor(
     readonly repoRoot: string,
