@@ -117,7 +117,6 @@ function fromSkeleton(sk: SyntacticSkeleton, rel: string, text: string): Syntact
   return syntacticFile(rel, text, nodes);
 }
 
-
 /** Innermost node whose byte span contains `pos` (the file node at top level). */
 function innermost(f: SyntacticFile, utf16Pos: number): SyntacticNode {
   const byte = f.offsets.at(Math.max(0, Math.min(utf16Pos, f.textLength)));

@@ -125,6 +125,7 @@ function importsOf(cache: MergeCache, file: string, fresh: ReadonlySet<string> |
 class Resolver {
   private readonly cache: ts.ModuleResolutionCache;
   private readonly memo = new Map<string, string>();
+  private readonly allowJs: boolean;
   constructor(
     readonly options: ts.CompilerOptions,
     private readonly packages: readonly WorkspacePackage[],
@@ -132,8 +133,6 @@ class Resolver {
     this.cache = ts.createModuleResolutionCache(ts.sys.getCurrentDirectory(), (f) => f, options);
     this.allowJs = allowsJs(options);
   }
-
-  private readonly allowJs: boolean;
 
   /** Resolved file of `specifier` imported from `containingFile`, '' when it does not resolve. */
   resolve(specifier: string, containingFile: string): string {
