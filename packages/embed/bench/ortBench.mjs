@@ -11,7 +11,8 @@
  * optimisation. With `--sessions N`: N sessions of `--threads` intra-op threads each, one per
  * worker thread (a session's `run` blocks its thread), running at once for `--seconds`; prints
  * their summed tokens/s (`--sessions 1 --threads 2` is the single-session comparison).
- * Model dir: CA_EMBEDDING_MODEL_DIR, else ../shared/models beside the repository.
+ * Model dir: CA_EMBEDDING_MODEL_DIR, else ../shared/models beside the repository; `--model FILE`
+ * times another .onnx file (a rewritten graph, say) with the same inputs.
  */
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
@@ -22,7 +23,7 @@ import { arg, modelDir, repoRoot } from './benchArgs.mjs';
 const LENGTHS = arg('lengths', '48,64,80,128').split(',').map(Number);
 const BATCH = Number(arg('batch', '32'));
 const RUNS = Number(arg('runs', '6'));
-const modelFile = join(modelDir, 'all-MiniLM-L6-v2', 'onnx', 'model_quantized.onnx');
+const modelFile = arg('model', join(modelDir, 'all-MiniLM-L6-v2', 'onnx', 'model_quantized.onnx'));
 
 // onnxruntime-node as transformers.js loads it (a dependency of @huggingface/transformers).
 const fromEmbed = createRequire(join(repoRoot, 'packages/embed/package.json'));

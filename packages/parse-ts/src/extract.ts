@@ -131,6 +131,8 @@ const FC_TYPES = new Set([
 ]);
 const COMPONENT_WRAPPERS = new Set(['React.memo', 'memo', 'React.forwardRef', 'forwardRef']);
 const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
+/** Nodes that open a function body (a `return` inside belongs to the innermost of them). */
+const FUNCTION_NODES = new Set([...FUNCTION_VALUES, 'function_declaration', 'generator_function_declaration', 'method_definition']);
 const JSX_NODES = new Set(['jsx_element', 'jsx_self_closing_element', 'jsx_fragment']);
 const JSX_RETURN_WRAPPERS = new Set(['parenthesized_expression', 'ternary_expression', 'binary_expression']);
 /** Field names under which an identifier declares rather than uses a name. */
@@ -1074,9 +1076,8 @@ export function extractFile(tree: Tree, opts: ExtractOptions): FileIndex {
           let d = depth - 1;
           while (d > 0 && JSX_RETURN_WRAPPERS.has(typeAt[d]!)) d--;
           const t = typeAt[d];
-          if (t === 'return_statement' || t === 'arrow_function') {
-            const s = syms[symAt[depth - 1]!]!;
-            s.returnsJsx = true;
+          if ((t === 'return_statement' || t === 'arrow_function') && ownFunctionAt(symAt[depth - 1]!, d, t === 'arrow_function')) {
+            syms[symAt[depth - 1]!]!.returnsJsx = true;
           }
         }
       }
@@ -1104,6 +1105,20 @@ export function extractFile(tree: Tree, opts: ExtractOptions): FileIndex {
   }
 
   // --- helpers referenced from the walk (function declarations are hoisted) ---
+  /**
+   * Whether the return at depth `d` (or the expression-bodied arrow there, `arrow`) belongs to
+   * symbol `sym`'s own function, not to a function nested in it that is no symbol (an
+   * object-literal member, a callback): `createAction = () => ({ Panel: () => <Button/> })`
+   * returns an object, not JSX.
+   */
+  function ownFunctionAt(sym: number, d: number, arrow: boolean): boolean {
+    let k = d - 1;
+    while (k > 0 && symAt[k - 1] === sym) k--;
+    let functions = 0;
+    for (let j = k; j <= (arrow ? d : d - 1); j++) if (FUNCTION_NODES.has(typeAt[j]!)) functions++;
+    return functions <= 1;
+  }
+
   function handleRequire(call: TsNode, specifier: string): void {
     const line = call.startPosition.row + 1;
     const parent = call.parent;
