@@ -119,6 +119,8 @@ const GITIGNORE_TEXT = '# Code Agent index (rebuildable). config.json is meant t
 
 /** Syntactic nodes handed to the TS semantic worker per run, at most (see `skeletonOf`). */
 const SKELETON_NODE_CAP = 1_000_000;
+/** File texts navigation keeps for its gap checks until the index changes (characters; past it the cache starts over). */
+const TEXT_CACHE_MAX_CHARS = 32 * 1024 * 1024;
 
 /**
  * The composition root: one repository, its configuration and its index. Open with
@@ -154,6 +156,7 @@ export class Engine {
   /** The language adapters (tree-sitter grammars), kept across `index()` calls. */
   private adapterSet: Promise<AdapterSet> | null = null;
   private countsCache: { stamp: string; counts: ReturnType<IndexReader['counts']> } | null = null;
+  private textCache: { stamp: string; texts: Map<string, string | null>; chars: number } | null = null;
 
   /** The index database (replaced when a corrupt index is rebuilt). */
   get store(): Store {
@@ -590,7 +593,7 @@ export class Engine {
     }
     if (seeds.length === 0) seeds = options.all ? this.findSymbols(target) : [this.resolveSymbol(target)];
     if (seeds.length === 0) throw new CaError('not_found', `no symbol matches "${target}"`, { context: { symbol: target } });
-    const result = navigate(this.store.db, reader, WORKING_LABEL, navigation, seeds, options, this.config.graph);
+    const result = navigate(this.store.db, reader, WORKING_LABEL, navigation, seeds, { indexedText: (path) => this.indexedText(path), ...options }, this.config.graph);
     return { ...result, symbol: { ...result.symbol, code: seeds[0]!.chunkText } };
   }
 
@@ -612,18 +615,39 @@ export class Engine {
    */
   source(name: string): { node: NodeRecord; code: string; stale: boolean } {
     const node = this.resolveSymbol(name);
-    try {
-      const bytes = readFileSync(join(this.repoRoot, node.path));
-      const indexedHash = this.store.db.prepare(`SELECT content_hash FROM files WHERE id = ?`).get(node.fileId) as
-        | { content_hash: string }
-        | undefined;
-      if (indexedHash && indexedHash.content_hash === gitBlobId(bytes)) {
-        return { node, code: Buffer.from(bytes).subarray(node.startByte, node.endByte).toString('utf8'), stale: false };
-      }
-    } catch {
-      // Unreadable now: fall through to the indexed text.
-    }
+    const bytes = this.indexedBytes(node.path);
+    if (bytes) return { node, code: bytes.subarray(node.startByte, node.endByte).toString('utf8'), stale: false };
     return { node, code: node.chunkText, stale: true };
+  }
+
+  /** A repository file's bytes when they are still the version the working label indexed, else null (changed, gone, unreadable). */
+  private indexedBytes(path: string): Buffer | null {
+    const indexed = this.store.db
+      .prepare(
+        `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+         WHERE f.path = ?`,
+      )
+      .get(WORKING_LABEL, path) as { content_hash: string } | undefined;
+    if (!indexed) return null;
+    try {
+      const bytes = readFileSync(join(this.repoRoot, path));
+      return indexed.content_hash === gitBlobId(bytes) ? bytes : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** `indexedBytes` as text, kept until the index changes (navigation reads the same gap files on every answer). */
+  private indexedText(path: string): string | null {
+    const stamp = changeStamp(this.store.db);
+    if (this.textCache?.stamp !== stamp || this.textCache.chars > TEXT_CACHE_MAX_CHARS) this.textCache = { stamp, texts: new Map(), chars: 0 };
+    let text = this.textCache.texts.get(path);
+    if (text === undefined) {
+      text = this.indexedBytes(path)?.toString('utf8') ?? null;
+      this.textCache.texts.set(path, text);
+      this.textCache.chars += text?.length ?? 0;
+    }
+    return text;
   }
 
   status(): StatusReport {

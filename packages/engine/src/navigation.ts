@@ -1,5 +1,5 @@
 import { CaError, defaultConfig, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
-import { GraphReader, type GraphEdge, type IndexReader, type NodeRecord, type SqliteDatabase } from '@ca/store';
+import { GraphReader, type GraphEdge, type IndexReader, type NodeRecord, type NodeSummary, type SemanticGapFile, type SemanticGapRow, type SqliteDatabase } from '@ca/store';
 import { toSymbolView, type SymbolView } from './symbolView.js';
 
 export const NAVIGATIONS = ['callers', 'callees', 'refs', 'impls', 'deps', 'dependents', 'impact'] as const;
@@ -17,6 +17,12 @@ export interface NavigationOptions {
    * during the breadth-first walk, so the nearest nodes are the ones kept; `truncated` says it cut.
    */
   readonly maxNodes?: number;
+  /**
+   * A repository file's text when it is still the version in the index, else null. With it,
+   * files without exact edges leave an answer incomplete only when they could hold a missing
+   * edge (see `gapFilesThatMatter`); without it, every such file does.
+   */
+  readonly indexedText?: (path: string) => string | null;
 }
 
 /** The `graph` configuration section as navigation reads it. */
@@ -114,6 +120,94 @@ function gapReason(state: string, reason: string | null, files: number): string 
   }
 }
 
+/** Kinds whose uses need not spell their name (`new()`, `super()`, operators, indexers, delegate calls) or that are not symbols in code. */
+const UNSPELLED_KINDS: ReadonlySet<string> = new Set(['file', 'project', 'module', 'namespace', 'constructor', 'destructor', 'operator', 'indexer', 'delegate']);
+/** Members the languages call without naming them (foreach, using, await, deconstruction, collection initialisers, query syntax, conversions to string …). */
+const IMPLICIT_NAMES: ReadonlySet<string> = new Set([
+  'GetEnumerator', 'GetAsyncEnumerator', 'MoveNext', 'MoveNextAsync', 'Current', 'Dispose', 'DisposeAsync', 'GetAwaiter', 'GetResult',
+  'IsCompleted', 'OnCompleted', 'UnsafeOnCompleted', 'Deconstruct', 'Add', 'Invoke', 'Item', 'Select', 'SelectMany', 'Where', 'OrderBy',
+  'OrderByDescending', 'ThenBy', 'ThenByDescending', 'GroupBy', 'Join', 'GroupJoin', 'Cast', 'Finalize', 'ToString', 'Equals',
+  'GetHashCode', 'Slice', 'Length', 'Count', 'GetPinnableReference', 'constructor', 'toString', 'valueOf', 'toJSON', 'then', 'default',
+]);
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** A TS/JS module whose symbol may be imported under another name (default export, `export =`, CommonJS). */
+const RENAMED_EXPORT = /\bexport\s+default\b|\bas\s+default\b|\bexport\s*=|\bmodule\.exports\s*=/;
+/** Past this much text to scan, every gap file counts (a repository whose semantic pass is off altogether). */
+const GAP_SCAN_MAX_BYTES = 8 * 1024 * 1024;
+/** Past this many gap files, walking in, every one counts without reading any (no semantic pass at all, say). */
+const GAP_SCAN_MAX_FILES = 2_000;
+/** Past this many names to look for, every gap file counts. */
+const GAP_SCAN_MAX_NAMES = 512;
+
+/**
+ * The files without exact edges that could hold an edge the answer misses. Walking out
+ * (callees, deps) only the expanded symbols' own files can. Walking in (callers, refs, impls,
+ * dependents, impact), an edge into a symbol needs its name at the use site — a call, a JSX
+ * tag, an import, `extends`, an attribute (`[Obsolete]` for `ObsoleteAttribute`) — so a file
+ * whose indexed text never spells any expanded symbol's name cannot hold one. Where a name need
+ * not be spelled (constructors, operators, implicitly called members, default or CommonJS
+ * exports, file seeds) or the text cannot be read as indexed, every gap file counts.
+ */
+export function gapFilesThatMatter(
+  files: readonly SemanticGapFile[],
+  direction: 'in' | 'out',
+  expanded: readonly Pick<NodeSummary, 'name' | 'kind' | 'language' | 'path'>[],
+  indexedText: ((path: string) => string | null) | undefined,
+): readonly SemanticGapFile[] {
+  if (files.length === 0) return files;
+  if (direction === 'out') {
+    const paths = new Set(expanded.map((n) => n.path));
+    return files.filter((f) => paths.has(f.path));
+  }
+  if (!indexedText) return files;
+  const names = new Set<string>();
+  const renamedChecked = new Map<string, boolean>();
+  for (const n of expanded) {
+    if (UNSPELLED_KINDS.has(n.kind) || !IDENTIFIER.test(n.name) || IMPLICIT_NAMES.has(n.name)) return files;
+    if (n.language !== 'cs') {
+      let renamed = renamedChecked.get(n.path);
+      if (renamed === undefined) {
+        const text = indexedText(n.path);
+        renamed = text === null || RENAMED_EXPORT.test(text);
+        renamedChecked.set(n.path, renamed);
+      }
+      if (renamed) return files;
+    }
+    names.add(n.name);
+    if (n.language === 'cs' && n.name.length > 'Attribute'.length && n.name.endsWith('Attribute')) names.add(n.name.slice(0, -'Attribute'.length));
+  }
+  if (names.size === 0 || names.size > GAP_SCAN_MAX_NAMES) return files;
+  const spelled = new RegExp(`(?<![A-Za-z0-9_$])(?:${[...names].map((n) => n.replace(/\$/g, '\\$')).join('|')})(?![A-Za-z0-9_$])`);
+  let bytes = 0;
+  const kept: SemanticGapFile[] = [];
+  for (const f of files) {
+    const text = indexedText(f.path);
+    if (text === null) {
+      kept.push(f);
+      continue;
+    }
+    bytes += text.length;
+    if (bytes > GAP_SCAN_MAX_BYTES) return files;
+    if (spelled.test(text)) kept.push(f);
+  }
+  return kept;
+}
+
+/** Gap files → one row per project, language and state (the least reason of each, like SQL MIN). */
+function groupGapFiles(files: readonly SemanticGapFile[]): SemanticGapRow[] {
+  const rows = new Map<string, { project: string; language: string; state: string; reason: string | null; files: number }>();
+  for (const f of files) {
+    const key = `${f.project}\0${f.language}\0${f.state}`;
+    const row = rows.get(key);
+    if (!row) rows.set(key, { project: f.project, language: f.language, state: f.state, reason: f.reason, files: 1 });
+    else {
+      row.files++;
+      if (f.reason !== null && (row.reason === null || f.reason < row.reason)) row.reason = f.reason;
+    }
+  }
+  return [...rows.values()];
+}
+
 /**
  * Answers callers/callees/refs/impls/deps/dependents/impact for a set of seed nodes over the
  * graph, with the completeness report. `limits` is the `graph` configuration section (a bare
@@ -181,7 +275,14 @@ export function navigate(
   );
   nodes.sort((a, b) => a.depth - b.depth || collator.compare(a.path, b.path) || a.startLine - b.startLine);
   const languages = [...new Set([...seeds.map((s) => s.language), ...nodes.map((n) => n.language)])];
-  const gaps: Gap[] = graph.semanticGaps(label, languages).map((g) => ({
+  let gapRows = graph.semanticGaps(label, languages);
+  const gapFiles = gapRows.reduce((sum, g) => sum + g.files, 0);
+  if (gapFiles > 0 && (plan.direction === 'out' || gapFiles <= GAP_SCAN_MAX_FILES)) {
+    // Only the files that could hold an edge this answer misses leave it incomplete.
+    const expanded = [...graph.nodes(seedIds), ...nodes.filter((n) => n.depth > 0 && n.depth < depth)];
+    gapRows = groupGapFiles(gapFilesThatMatter(graph.semanticGapFiles(label, languages), plan.direction, expanded, options.indexedText));
+  }
+  const gaps: Gap[] = gapRows.map((g) => ({
     scope: g.project ? `project ${g.project} (${g.language})` : `repository root (${g.language})`,
     reason: gapReason(g.state, g.reason, g.files),
   }));

@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '@ca/schema';
 import { Engine, renderGraph, WORKING_LABEL } from '../src/index.js';
-import { navigate } from '../src/navigation.js';
+import { gapFilesThatMatter, navigate } from '../src/navigation.js';
 import { copyFixture, TS_APP, tempDir } from './helpers.js';
 
+// Of the 10 syntactic-only files, only src/auth/authService.ts spells `issueToken`.
 const GAP_TS = {
   scope: 'project ts-app-fixture (ts)',
-  reason: 'syntactic only (10 files): no semantic pass has run; call/reference edges there are approximate (name-matched) and may be missing or wrong',
+  reason: 'syntactic only (1 file): no semantic pass has run; call/reference edges there are approximate (name-matched) and may be missing or wrong',
 };
 
 describe('navigation over the syntactic graph (fixtures/ts-app)', () => {
@@ -193,5 +194,50 @@ describe('impact node cap', () => {
     const capped = engine.navigate('callers', 'base', { maxNodes: 1 });
     expect([depths(capped), capped.truncated, capped.totalReached]).toEqual([[['one', 1]], true, 2]);
     expect(() => engine.navigate('impact', 'base', { maxNodes: 0 })).toThrowError(expect.objectContaining({ code: 'usage', message: expect.stringMatching(/--max-nodes must be a positive integer/) }));
+  });
+});
+
+describe('gapFilesThatMatter: which files without exact edges leave an answer incomplete', () => {
+  const file = (path: string, language = 'ts') => ({ id: 0, path, contentHash: 'h', project: 'p', language, state: 'failed', reason: 'r' });
+  const node = (name: string, path: string, kind = 'method', language = 'ts') => ({ name, kind, language, path });
+  const texts: Record<string, string> = {
+    'src/history.ts': 'export class History {\n  undo() {}\n}\n',
+    'src/a.ts': 'import { History } from "./history";\nnew History().undo();\n',
+    'src/b.ts': 'export const undone = 1; // undo_all is another word\n',
+    'src/c.ts': 'const $undo = 2;\n',
+    'src/button.tsx': 'export default function Button() { return null; }\n',
+    'src/Obsolete.cs': 'class ObsoleteAttribute : System.Attribute {}\n',
+    'src/Use.cs': '[Obsolete] class Old {}\n',
+  };
+  const indexedText = (path: string) => texts[path] ?? null;
+  const gapPaths = (...args: Parameters<typeof gapFilesThatMatter>) => gapFilesThatMatter(...args).map((f) => f.path);
+  const files = [file('src/a.ts'), file('src/b.ts'), file('src/c.ts'), file('src/gone.ts')];
+
+  it('walking in, a file counts when it spells an expanded name as a whole word, or cannot be read as indexed', () => {
+    // b.ts has `undone` and `undo_all`, c.ts `$undo`: other identifiers. gone.ts is unreadable: it stays.
+    expect(gapPaths(files, 'in', [node('undo', 'src/history.ts')], indexedText)).toEqual(['src/a.ts', 'src/gone.ts']);
+    expect(gapPaths(files, 'in', [node('undone', 'src/history.ts')], indexedText)).toEqual(['src/b.ts', 'src/gone.ts']);
+    expect(gapPaths(files, 'in', [node('History', 'src/history.ts', 'class'), node('redo', 'src/history.ts')], indexedText)).toEqual(['src/a.ts', 'src/gone.ts']);
+  });
+
+  it('walking in, every file counts where a use need not spell the name', () => {
+    const all = files.map((f) => f.path);
+    expect(gapPaths(files, 'in', [node('Button', 'src/button.tsx', 'component')], indexedText)).toEqual(all); // default export: imported under any name
+    expect(gapPaths(files, 'in', [node('constructor', 'src/history.ts', 'constructor')], indexedText)).toEqual(all);
+    expect(gapPaths(files, 'in', [node('toString', 'src/history.ts')], indexedText)).toEqual(all);
+    expect(gapPaths(files, 'in', [node('src/history.ts', 'src/history.ts', 'file')], indexedText)).toEqual(all);
+    expect(gapPaths(files, 'in', [node('undo', 'src/missing.ts')], indexedText)).toEqual(all); // its own file unreadable
+    expect(gapPaths(files, 'in', [node('undo', 'src/history.ts')], undefined)).toEqual(all); // no text to read
+  });
+
+  it('a C# attribute class is spelled without its suffix', () => {
+    const cs = [file('src/Use.cs', 'cs'), file('src/Obsolete.cs', 'cs')];
+    expect(gapPaths(cs, 'in', [node('ObsoleteAttribute', 'src/Obsolete.cs', 'class', 'cs')], indexedText)).toEqual(['src/Use.cs', 'src/Obsolete.cs']);
+    expect(gapPaths(cs, 'in', [node('Old', 'src/Use.cs', 'class', 'cs')], indexedText)).toEqual(['src/Use.cs']);
+  });
+
+  it('walking out, only the expanded symbols own files count', () => {
+    expect(gapPaths(files, 'out', [node('run', 'src/c.ts', 'function')], undefined)).toEqual(['src/c.ts']);
+    expect(gapPaths(files, 'out', [node('run', 'src/ok.ts', 'function')], undefined)).toEqual([]);
   });
 });

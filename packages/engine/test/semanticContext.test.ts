@@ -112,7 +112,13 @@ describe('a changed TS semantic context re-runs the semantic pass of the files i
     const retried = await engine.index({ retryFailedSemantic: true });
     expect(retried.semantic?.ts?.failedProjects.map((p) => [p.project, p.reason.split(':')[0]])).toEqual([['packages/web/tsconfig.json', 'project_load_failed']]);
     expect(engine.navigate('callers', 'formatMoney').gaps.map((g) => [g.scope, g.reason])).toEqual([
-      ['project @mono/web (ts)', "semantic pass failed (7 files): packages/web/tsconfig.json: project_load_failed: TS1005: ',' expected.; edges there are approximate"],
+      // Of the failed project's 7 files only PriceTag.tsx spells `formatMoney`: the others cannot hold a missed caller.
+      ['project @mono/web (ts)', "semantic pass failed (1 file): packages/web/tsconfig.json: project_load_failed: TS1005: ',' expected.; edges there are approximate"],
+    ]);
+    // No file of the failed project spells `PaypalGateway` or `Shape`: those answers stay complete.
+    expect(['PaypalGateway', 'Shape'].map((name) => [engine.navigate('refs', name).complete, engine.navigate('impls', name).gaps])).toEqual([
+      [true, []],
+      [true, []],
     ]);
     const callers = engine.navigate('callers', 'formatMoney').edges.map((e) => [e.path, e.confidence]);
     expect(callers.filter((c) => String(c[0]).startsWith('packages/core/'))).toEqual([

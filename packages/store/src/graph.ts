@@ -56,11 +56,23 @@ export interface SemanticGapRow {
   readonly files: number;
 }
 
+/** One file of the label without exact edges (see `GraphReader.semanticGapFiles`). */
+export interface SemanticGapFile {
+  readonly id: number;
+  readonly path: string;
+  readonly contentHash: string;
+  readonly project: string;
+  readonly language: string;
+  readonly state: string;
+  readonly reason: string | null;
+}
+
 // Per-connection caches (statements: statements.ts). Gaps: the
 // query groups every file of the label (5–6 ms at 10K files, most of a depth-1 callers call) and
 // its answer only changes when the index does.
 const pathCache = new WeakMap<SqliteDatabase, { stamp: string; paths: Map<number, string> }>();
 const gapCache = new WeakMap<SqliteDatabase, Map<string, { stamp: string; rows: SemanticGapRow[] }>>();
+const gapFileCache = new WeakMap<SqliteDatabase, Map<string, { stamp: string; rows: SemanticGapFile[] }>>();
 
 /** Use-site order: path, line, edge id. */
 function byLocation(a: { path: string; line: number; id: number }, b: { path: string; line: number; id: number }): number {
@@ -212,5 +224,29 @@ export class GraphReader {
     ).all(label, ...langs) as SemanticGapRow[];
     cache.set(key, { stamp, rows });
     return rows.map((r) => ({ ...r }));
+  }
+
+  /**
+   * The files behind `semanticGaps`, one row each (project, language, state, path order), so a
+   * caller can tell which of them could hold a missing edge. Cached like `semanticGaps`.
+   */
+  semanticGapFiles(label: string, languages: readonly string[]): readonly SemanticGapFile[] {
+    if (languages.length === 0) return [];
+    const langs = [...languages].sort();
+    const stamp = this.stamp();
+    let cache = gapFileCache.get(this.db);
+    if (!cache) gapFileCache.set(this.db, (cache = new Map()));
+    const key = JSON.stringify([label, langs]);
+    const hit = cache.get(key);
+    if (hit && hit.stamp === stamp) return hit.rows;
+    const rows = this.statement(
+      `SELECT f.id, f.path, f.content_hash AS contentHash, f.project, f.language, f.semantic_state AS state, f.semantic_reason AS reason
+       FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+       WHERE f.language IN (${langs.map(() => '?').join(',')}) AND f.semantic_state IN ('none','pending','failed')
+         AND f.parse_status IN ('ok', 'partial', 'error')
+       ORDER BY f.project, f.language, f.semantic_state, f.path`,
+    ).all(label, ...langs) as SemanticGapFile[];
+    cache.set(key, { stamp, rows });
+    return rows;
   }
 }
