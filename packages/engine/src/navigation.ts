@@ -1,5 +1,5 @@
 import { CaError, defaultConfig, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
-import { GraphReader, type GraphEdge, type IndexReader, type NodeRecord, type NodeSummary, type SemanticGapFile, type SemanticGapRow, type SqliteDatabase } from '@ca/store';
+import { GraphReader, type GraphEdge, type IndexReader, type NodeRecord, type SemanticGapFile, type SemanticGapRow, type SqliteDatabase } from '@ca/store';
 import { toSymbolView, type SymbolView } from './symbolView.js';
 
 export const NAVIGATIONS = ['callers', 'callees', 'refs', 'impls', 'deps', 'dependents', 'impact'] as const;
@@ -151,8 +151,9 @@ const GAP_SCAN_MAX_NAMES = 512;
 export function gapFilesThatMatter(
   files: readonly SemanticGapFile[],
   direction: 'in' | 'out',
-  expanded: readonly Pick<NodeSummary, 'name' | 'kind' | 'language' | 'path'>[],
+  expanded: readonly { readonly name: string; readonly kind: string; readonly language: string; readonly path: string }[],
   indexedText: ((path: string) => string | null) | undefined,
+  importers: readonly string[] = [],
 ): readonly SemanticGapFile[] {
   if (files.length === 0) return files;
   if (direction === 'out') {
@@ -175,6 +176,33 @@ export function gapFilesThatMatter(
     }
     names.add(n.name);
     if (n.language === 'cs' && n.name.length > 'Attribute'.length && n.name.endsWith('Attribute')) names.add(n.name.slice(0, -'Attribute'.length));
+  }
+  // Names the symbols get where they are imported or re-exported (`export { History as Hist }`,
+  // `using H = Acme.History;`), followed through renames of renames.
+  const importerTexts: string[] = [];
+  for (const path of importers) {
+    const text = indexedText(path);
+    if (text === null) return files;
+    importerTexts.push(text);
+  }
+  for (let round = 0, grew = true; grew && round < 8; round++) {
+    grew = false;
+    for (const name of [...names]) {
+      const n = name.replace(/\$/g, '\\$');
+      const renames = new RegExp(`(?<![\\w$])${n}\\s+as\\s+([A-Za-z_$][\\w$]*)|\\busing\\s+([A-Za-z_]\\w*)\\s*=[^;]*(?<![\\w$])${n}(?![\\w$])`, 'g');
+      const defaults = new RegExp(`\\bexport\\s+default\\s+${n}(?![\\w$])|\\b(?:export|module\\.exports)\\s*=\\s*${n}(?![\\w$])`);
+      for (const text of importerTexts) {
+        if (defaults.test(text)) return files;
+        for (const m of text.matchAll(renames)) {
+          const alias = m[1] ?? m[2]!;
+          if (alias === 'default') return files;
+          if (!names.has(alias)) {
+            names.add(alias);
+            grew = true;
+          }
+        }
+      }
+    }
   }
   if (names.size === 0 || names.size > GAP_SCAN_MAX_NAMES) return files;
   const spelled = new RegExp(`(?<![A-Za-z0-9_$])(?:${[...names].map((n) => n.replace(/\$/g, '\\$')).join('|')})(?![A-Za-z0-9_$])`);
@@ -279,8 +307,14 @@ export function navigate(
   const gapFiles = gapRows.reduce((sum, g) => sum + g.files, 0);
   if (gapFiles > 0 && (plan.direction === 'out' || gapFiles <= GAP_SCAN_MAX_FILES)) {
     // Only the files that could hold an edge this answer misses leave it incomplete.
-    const expanded = [...graph.nodes(seedIds), ...nodes.filter((n) => n.depth > 0 && n.depth < depth)];
-    gapRows = groupGapFiles(gapFilesThatMatter(graph.semanticGapFiles(label, languages), plan.direction, expanded, options.indexedText));
+    const inner = nodes.filter((n) => n.depth > 0 && n.depth < depth);
+    const expanded = [...graph.nodes(seedIds), ...inner];
+    // Files importing or re-exporting them: where a symbol may get another name.
+    const importers =
+      plan.direction === 'in'
+        ? [...new Set(graph.walk([...seedIds, ...inner.map((n) => Number(n.id))], { direction: 'in', types: ['imports'], minConfidence: 'approximate', depth: 1 }).edges.map((e) => e.path))]
+        : [];
+    gapRows = groupGapFiles(gapFilesThatMatter(graph.semanticGapFiles(label, languages), plan.direction, expanded, options.indexedText, importers));
   }
   const gaps: Gap[] = gapRows.map((g) => ({
     scope: g.project ? `project ${g.project} (${g.language})` : `repository root (${g.language})`,

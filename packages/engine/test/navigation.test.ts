@@ -230,6 +230,25 @@ describe('gapFilesThatMatter: which files without exact edges leave an answer in
     expect(gapPaths(files, 'in', [node('undo', 'src/history.ts')], undefined)).toEqual(all); // no text to read
   });
 
+  it('names given at an import or re-export count too, through renames of renames', () => {
+    const more: Record<string, string> = {
+      ...texts,
+      'src/barrel.ts': 'export { History as Hist } from "./history";\n',
+      'src/barrel2.ts': 'import { Hist } from "./barrel";\nexport { Hist as H2 };\n',
+      'src/d.ts': 'import { H2 } from "./barrel2";\nnew H2();\n',
+      'src/e.ts': 'export { History as default } from "./history";\n',
+      'src/Aliases.cs': 'global using Hy = Acme.History;\n',
+      'src/F.cs': 'class F { Hy h; }\n',
+    };
+    const read = (path: string) => more[path] ?? null;
+    const gaps = [file('src/a.ts'), file('src/b.ts'), file('src/d.ts'), file('src/F.cs', 'cs')];
+    const history = [node('History', 'src/history.ts', 'class')];
+    expect(gapPaths(gaps, 'in', history, read, ['src/barrel.ts', 'src/barrel2.ts'])).toEqual(['src/a.ts', 'src/d.ts']);
+    expect(gapPaths(gaps, 'in', history, read, ['src/barrel.ts', 'src/e.ts'])).toEqual(gaps.map((f) => f.path)); // re-exported as default
+    expect(gapPaths(gaps, 'in', history, read, ['src/gone.ts'])).toEqual(gaps.map((f) => f.path)); // an importer unreadable
+    expect(gapPaths(gaps, 'in', [node('History', 'src/History.cs', 'class', 'cs')], read, ['src/Aliases.cs'])).toEqual(['src/a.ts', 'src/F.cs']);
+  });
+
   it('a C# attribute class is spelled without its suffix', () => {
     const cs = [file('src/Use.cs', 'cs'), file('src/Obsolete.cs', 'cs')];
     expect(gapPaths(cs, 'in', [node('ObsoleteAttribute', 'src/Obsolete.cs', 'class', 'cs')], indexedText)).toEqual(['src/Use.cs', 'src/Obsolete.cs']);

@@ -7,7 +7,7 @@ export type { Migration } from './migrations.js';
 export { IndexWriter } from './writer.js';
 export type { FileWrite, WriteStats, SemanticEdgeWrite, SemanticPassWrite } from './writer.js';
 export { IndexReader } from './reader.js';
-export type { NodeRecord, NodeSummary, NodeFilter, RankedHit, FileStatusRecord, LabelEntry, EdgeRecord } from './reader.js';
+export type { NodeRecord, NodeFilter, RankedHit, FileStatusRecord, LabelEntry, EdgeRecord } from './reader.js';
 export { ImportResolver } from './resolver.js';
 export { buildFtsQuery } from './ftsQuery.js';
 export type { FtsQuery } from './ftsQuery.js';
