@@ -177,6 +177,7 @@ export function gapFilesThatMatter(
     names.add(n.name);
     if (n.language === 'cs' && n.name.length > 'Attribute'.length && n.name.endsWith('Attribute')) names.add(n.name.slice(0, -'Attribute'.length));
   }
+  if (names.size > GAP_SCAN_MAX_NAMES) return files;
   // Names the symbols get where they are imported or re-exported (`export { History as Hist }`,
   // `using H = Acme.History;`), followed through renames of renames.
   const importerTexts: string[] = [];
@@ -185,27 +186,25 @@ export function gapFilesThatMatter(
     if (text === null) return files;
     importerTexts.push(text);
   }
-  for (let round = 0, grew = true; grew && round < 8; round++) {
+  for (let round = 0, grew = importerTexts.length > 0; grew && round < 8; round++) {
     grew = false;
-    for (const name of [...names]) {
-      const n = name.replace(/\$/g, '\\$');
-      const renames = new RegExp(`(?<![\\w$])${n}\\s+as\\s+([A-Za-z_$][\\w$]*)|\\busing\\s+([A-Za-z_]\\w*)\\s*=[^;]*(?<![\\w$])${n}(?![\\w$])`, 'g');
-      const defaults = new RegExp(`\\bexport\\s+default\\s+${n}(?![\\w$])|\\b(?:export|module\\.exports)\\s*=\\s*${n}(?![\\w$])`);
-      for (const text of importerTexts) {
-        if (defaults.test(text)) return files;
-        for (const m of text.matchAll(renames)) {
-          const alias = m[1] ?? m[2]!;
-          if (alias === 'default') return files;
-          if (!names.has(alias)) {
-            names.add(alias);
-            grew = true;
-          }
+    const any = alternation(names);
+    const renames = new RegExp(`(?<![\\w$])${any}\\s+as\\s+([A-Za-z_$][\\w$]*)|\\busing\\s+([A-Za-z_]\\w*)\\s*=[^;]*(?<![\\w$])${any}(?![\\w$])`, 'g');
+    const defaults = new RegExp(`\\bexport\\s+default\\s+${any}(?![\\w$])|\\b(?:export|module\\.exports)\\s*=\\s*${any}(?![\\w$])`);
+    for (const text of importerTexts) {
+      if (defaults.test(text)) return files;
+      for (const m of text.matchAll(renames)) {
+        const alias = m[1] ?? m[2]!;
+        if (alias === 'default') return files;
+        if (!names.has(alias)) {
+          names.add(alias);
+          grew = true;
         }
       }
     }
   }
   if (names.size === 0 || names.size > GAP_SCAN_MAX_NAMES) return files;
-  const spelled = new RegExp(`(?<![A-Za-z0-9_$])(?:${[...names].map((n) => n.replace(/\$/g, '\\$')).join('|')})(?![A-Za-z0-9_$])`);
+  const spelled = new RegExp(`(?<![\\w$])${alternation(names)}(?![\\w$])`);
   let bytes = 0;
   const kept: SemanticGapFile[] = [];
   for (const f of files) {
@@ -219,6 +218,11 @@ export function gapFilesThatMatter(
     if (spelled.test(text)) kept.push(f);
   }
   return kept;
+}
+
+/** `(?:a|b|…)` of identifiers (`$` escaped; nothing else in an identifier needs it). */
+function alternation(names: ReadonlySet<string>): string {
+  return `(?:${[...names].map((n) => n.replace(/\$/g, '\\$')).join('|')})`;
 }
 
 /** Gap files → one row per project, language and state (the least reason of each, like SQL MIN). */
