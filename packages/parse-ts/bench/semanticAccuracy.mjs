@@ -9,6 +9,8 @@
  * (syntactic nodes of kind function|method|component), findReferences; a reference in call
  * position (callee of a call / new, tagged-template tag, JSX tag) gives the pair
  * (innermost syntactic node around the call site, the declaration's syntactic node).
+ * A call of an overloaded function counts for the overload it resolves to
+ * (`getResolvedSignature`), not for every declaration findReferences lists it under.
  * Predictions are restricted to targets of those same kinds. Syntactic targets are resolved
  * like an index would: exact key, else import module path + imported name, else a unique
  * repo-wide name match (the rest is counted as unresolved, not as a prediction).
@@ -132,6 +134,20 @@ function isCallPosition(node) {
   if ((ts.isJsxOpeningElement(p) || ts.isJsxSelfClosingElement(p)) && p.tagName === node) return true;
   return false;
 }
+/**
+ * The declaration a call resolves to when its callee is overloaded (several function-like
+ * declarations of one symbol), else null. `tok` is in call position (isCallPosition).
+ */
+function resolvedOverload(tok, checker) {
+  let symbol = checker.getSymbolAtLocation(tok);
+  if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+  const decls = (symbol?.declarations ?? []).filter((d) => ts.isFunctionLike(d));
+  if (decls.length < 2) return null;
+  const p = tok.parent;
+  const call = ts.isPropertyAccessExpression(p) && p.name === tok ? p.parent : p;
+  if (!ts.isCallLikeExpression(call)) return null;
+  return checker.getResolvedSignature(call)?.declaration ?? null;
+}
 function tokenAt(sf, pos) {
   let found;
   const visit = (n) => {
@@ -167,6 +183,7 @@ for (const proj of projectsOf()) {
   };
   const ls = ts.createLanguageService(host, ts.createDocumentRegistry());
   const program = ls.getProgram();
+  const checker = program.getTypeChecker();
   // Every repo file of the program (sources of referenced packages too), so cross-package
   // call sites are found by the program that contains them.
   for (const abs of program.getSourceFiles().map((x) => resolve(x.fileName))) {
@@ -201,6 +218,10 @@ for (const proj of projectsOf()) {
           const rsf = program.getSourceFile(resolve(r.fileName));
           const tok = rsf && tokenAt(rsf, r.textSpan.start);
           if (!tok || !isCallPosition(tok)) continue;
+          // findReferences lists every call of an overloaded function under each of its
+          // declarations; a call belongs to the overload it resolves to.
+          const overload = resolvedOverload(tok, checker);
+          if (overload && !(resolve(overload.getSourceFile().fileName) === abs && overload.name?.getStart() === spanStart + nameIdx)) continue;
           // Import/export specifiers are not call sites; the caller is the innermost symbol.
           const caller = innermost(rp, r.textSpan.start);
           const pair = `${rp}\0${caller.symbolKey}\u0001${p}\0${n.symbolKey}`;
