@@ -326,6 +326,44 @@ describe('fixture: components', () => {
     ]);
   });
 
+  it('JSX returned by a function nested in a symbol (object-literal member, callback) does not make the symbol a component', async () => {
+    const index = await parseText(
+      'src/actions.tsx',
+      [
+        'export const createUndoAction = (history: H) => ({',
+        '  name: "undo",',
+        '  PanelComponent: ({ onClick }: P) => {',
+        '    return <Button onClick={onClick} />;',
+        '  },',
+        '});',
+        'export function rows(items: string[]) {',
+        '  const out = items.map((item) => <li>{item}</li>);',
+        '  return out;',
+        '}',
+        'export function List({ items }: { items: string[] }) {',
+        '  return <ul>{items.map((item) => <li>{item}</li>)}</ul>;',
+        '}',
+        'export const Memo = memo(function Inner() {',
+        '  return <div />;',
+        '});',
+        'export class View {',
+        '  render() {',
+        '    return <div />;',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    expect(index.nodes.filter((n) => n.kind !== 'file').map((n) => `${n.kind} ${n.qualifiedName}`)).toEqual([
+      'function createUndoAction',
+      'function rows',
+      'component List',
+      'component Memo',
+      'class View',
+      'method View.render',
+    ]);
+  });
+
   it('component detection rules', async () => {
     const index = await parseText(
       'src/components/cases.tsx',

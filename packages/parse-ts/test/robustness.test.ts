@@ -82,44 +82,6 @@ describe('adapter surface', () => {
     expect(() => a.parse({ path: 'a.cs', text: '' })).toThrow(CaError);
   });
 
-  it('JSX returned by a function nested in a symbol (object-literal member, callback) does not make the symbol a component', async () => {
-    const index = await parseText(
-      'src/actions.tsx',
-      [
-        'export const createUndoAction = (history: H) => ({',
-        '  name: "undo",',
-        '  PanelComponent: ({ onClick }: P) => {',
-        '    return <Button onClick={onClick} />;',
-        '  },',
-        '});',
-        'export function rows(items: string[]) {',
-        '  const out = items.map((item) => <li>{item}</li>);',
-        '  return out;',
-        '}',
-        'export function List({ items }: { items: string[] }) {',
-        '  return <ul>{items.map((item) => <li>{item}</li>)}</ul>;',
-        '}',
-        'export const Memo = memo(function Inner() {',
-        '  return <div />;',
-        '});',
-        'export class View {',
-        '  render() {',
-        '    return <div />;',
-        '  }',
-        '}',
-        '',
-      ].join('\n'),
-    );
-    expect(index.nodes.filter((n) => n.kind !== 'file').map((n) => `${n.kind} ${n.qualifiedName}`)).toEqual([
-      'function createUndoAction',
-      'function rows',
-      'component List',
-      'component Memo',
-      'class View',
-      'method View.render',
-    ]);
-  });
-
   it('.jsx parses JSX with the JS grammar; .ts does not treat <T> casts as JSX', async () => {
     const jsx = await parseText('src/a.jsx', 'export const A = () => <div><B /></div>;\n');
     expect([jsx.language, jsx.parseStatus, jsx.nodes[1]!.kind]).toEqual(['js', 'ok', 'component']);

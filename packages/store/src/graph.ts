@@ -207,23 +207,10 @@ export class GraphReader {
    * every file of the index.
    */
   semanticGaps(label: string, languages: readonly string[]): SemanticGapRow[] {
-    if (languages.length === 0) return [];
-    const langs = [...languages].sort();
-    const stamp = this.stamp();
-    let cache = gapCache.get(this.db);
-    if (!cache) gapCache.set(this.db, (cache = new Map()));
-    const key = JSON.stringify([label, langs]);
-    const hit = cache.get(key);
-    if (hit && hit.stamp === stamp) return hit.rows.map((r) => ({ ...r }));
-    const rows = this.statement(
+    return this.gapQuery(gapCache, label, languages, (from) =>
       `SELECT f.project, f.language, f.semantic_state AS state, MIN(f.semantic_reason) AS reason, COUNT(*) AS files
-       FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-       WHERE f.language IN (${langs.map(() => '?').join(',')}) AND f.semantic_state IN ('none','pending','failed')
-         AND f.parse_status IN ('ok', 'partial', 'error')
-       GROUP BY f.project, f.language, f.semantic_state ORDER BY f.project, f.language, f.semantic_state`,
-    ).all(label, ...langs) as SemanticGapRow[];
-    cache.set(key, { stamp, rows });
-    return rows.map((r) => ({ ...r }));
+       ${from} GROUP BY f.project, f.language, f.semantic_state ORDER BY f.project, f.language, f.semantic_state`,
+    ).map((r) => ({ ...r }));
   }
 
   /**
@@ -231,21 +218,32 @@ export class GraphReader {
    * caller can tell which of them could hold a missing edge. Cached like `semanticGaps`.
    */
   semanticGapFiles(label: string, languages: readonly string[]): readonly SemanticGapFile[] {
+    return this.gapQuery(gapFileCache, label, languages, (from) =>
+      `SELECT f.id, f.path, f.content_hash AS contentHash, f.project, f.language, f.semantic_state AS state, f.semantic_reason AS reason
+       ${from} ORDER BY f.project, f.language, f.semantic_state, f.path`,
+    );
+  }
+
+  /** Rows of `sql(from)` over the label's files of `languages` without exact edges, cached in `caches` until the database changes. */
+  private gapQuery<T>(
+    caches: WeakMap<SqliteDatabase, Map<string, { stamp: string; rows: T[] }>>,
+    label: string,
+    languages: readonly string[],
+    sql: (from: string) => string,
+  ): T[] {
     if (languages.length === 0) return [];
     const langs = [...languages].sort();
     const stamp = this.stamp();
-    let cache = gapFileCache.get(this.db);
-    if (!cache) gapFileCache.set(this.db, (cache = new Map()));
+    let cache = caches.get(this.db);
+    if (!cache) caches.set(this.db, (cache = new Map()));
     const key = JSON.stringify([label, langs]);
     const hit = cache.get(key);
     if (hit && hit.stamp === stamp) return hit.rows;
     const rows = this.statement(
-      `SELECT f.id, f.path, f.content_hash AS contentHash, f.project, f.language, f.semantic_state AS state, f.semantic_reason AS reason
-       FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+      sql(`FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
        WHERE f.language IN (${langs.map(() => '?').join(',')}) AND f.semantic_state IN ('none','pending','failed')
-         AND f.parse_status IN ('ok', 'partial', 'error')
-       ORDER BY f.project, f.language, f.semantic_state, f.path`,
-    ).all(label, ...langs) as SemanticGapFile[];
+         AND f.parse_status IN ('ok', 'partial', 'error')`),
+    ).all(label, ...langs) as T[];
     cache.set(key, { stamp, rows });
     return rows;
   }
