@@ -11,7 +11,7 @@ import {
   type NodeKind,
   type ParseStatus,
 } from '@ca/schema';
-import { changeStamp, LATEST_SCHEMA_VERSION, Store, VectorStore, type FileWrite, type IndexReader, type NodeRecord } from '@ca/store';
+import { cachedStatement, changeStamp, LATEST_SCHEMA_VERSION, Store, VectorStore, type FileWrite, type IndexReader, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, skeletonOf, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
 import { RoslynHost } from '@ca/parse-cs';
@@ -622,12 +622,11 @@ export class Engine {
 
   /** A repository file's bytes when they are still the version the working label indexed, else null (changed, gone, unreadable). */
   private indexedBytes(path: string): Buffer | null {
-    const indexed = this.store.db
-      .prepare(
-        `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-         WHERE f.path = ?`,
-      )
-      .get(WORKING_LABEL, path) as { content_hash: string } | undefined;
+    const indexed = cachedStatement(
+      this.store.db,
+      `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+       WHERE f.path = ?`,
+    ).get(WORKING_LABEL, path) as { content_hash: string } | undefined;
     if (!indexed) return null;
     try {
       const bytes = readFileSync(join(this.repoRoot, path));

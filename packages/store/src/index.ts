@@ -1,7 +1,7 @@
 export { Store } from './store.js';
 export { openDatabase, migrate, createKysely } from './database.js';
 export type { OpenOptions, SqliteDatabase } from './database.js';
-export { changeStamp } from './statements.js';
+export { cachedStatement, changeStamp } from './statements.js';
 export { MIGRATIONS, LATEST_SCHEMA_VERSION, FTS_TOKENIZE } from './migrations.js';
 export type { Migration } from './migrations.js';
 export { IndexWriter } from './writer.js';
