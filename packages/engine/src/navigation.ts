@@ -306,7 +306,10 @@ export function navigate(
     Object.assign(toSymbolView(n), { depth: seedSet.has(n.id) ? 0 : (depthOf.get(n.id) ?? 1) }),
   );
   nodes.sort((a, b) => a.depth - b.depth || collator.compare(a.path, b.path) || a.startLine - b.startLine);
-  const languages = [...new Set([...seeds.map((s) => s.language), ...nodes.map((n) => n.language)])];
+  const languageSet = new Set([...seeds.map((s) => s.language), ...nodes.map((n) => n.language)]);
+  // TS and JS files use each other (allowJs, imports of either from the other): a gap in one can hide an edge into the other.
+  if (languageSet.has('ts') || languageSet.has('js')) languageSet.add('ts').add('js');
+  const languages = [...languageSet];
   let gapRows = graph.semanticGaps(label, languages);
   const gapFiles = gapRows.reduce((sum, g) => sum + g.files, 0);
   if (gapFiles > 0 && (plan.direction === 'out' || gapFiles <= GAP_SCAN_MAX_FILES)) {

@@ -260,3 +260,33 @@ describe('gapFilesThatMatter: which files without exact edges leave an answer in
     expect(gapPaths(files, 'out', [node('run', 'src/ok.ts', 'function')], undefined)).toEqual([]);
   });
 });
+
+describe('gaps across TS and JS (semantic pass on)', () => {
+  let engine: Engine;
+  beforeAll(async () => {
+    const repo = tempDir();
+    const write = (path: string, text: string) => {
+      mkdirSync(join(repo, path, '..'), { recursive: true });
+      writeFileSync(join(repo, path), text);
+    };
+    write('tsconfig.json', '{ "compilerOptions": { "strict": true }, "include": ["src"] }\n');
+    write('src/greeter.ts', 'export class Greeter {\n  greet(): string {\n    return "hi";\n  }\n}\nexport class Other {\n  greet(): string {\n    return "yo";\n  }\n}\n');
+    write('src/use.ts', 'import { Greeter } from "./greeter";\nexport const said = new Greeter().greet();\n');
+    // A JS project whose config cannot load: its files keep only syntactic edges.
+    write('legacy/jsconfig.json', '{ "extends": "./missing.json" }\n');
+    write('legacy/run.js', 'export function run(g) {\n  return g.greet();\n}\n');
+    write('legacy/other.js', 'export const x = 1;\n');
+    engine = Engine.open(repo, { env: {}, configOverrides: { embedding: { enabled: false } } });
+    await engine.index();
+  }, 120_000);
+  afterAll(() => engine.close());
+
+  it('a failed JS file that spells a TS member name leaves the answer about that member incomplete', () => {
+    const r = engine.navigate('callers', 'Greeter.greet');
+    // `g.greet()` in run.js names two members: no edge either way, so only the gap tells.
+    expect(r.edges.map((e) => [e.path, e.line, e.confidence])).toEqual([['src/use.ts', 2, 'exact']]);
+    expect([r.complete, r.gaps.length, r.gaps[0]!.reason.split(':')[0]]).toEqual([false, 1, 'semantic pass failed (1 file)']);
+    // No legacy file spells `said`.
+    expect([engine.navigate('refs', 'said').complete, engine.navigate('refs', 'said').gaps]).toEqual([true, []]);
+  });
+});
