@@ -593,7 +593,7 @@ export class Engine {
     }
     if (seeds.length === 0) seeds = options.all ? this.findSymbols(target) : [this.resolveSymbol(target)];
     if (seeds.length === 0) throw new CaError('not_found', `no symbol matches "${target}"`, { context: { symbol: target } });
-    const result = navigate(this.store.db, reader, WORKING_LABEL, navigation, seeds, { indexedText: (path) => this.indexedText(path), ...options }, this.config.graph);
+    const result = navigate(this.store.db, reader, WORKING_LABEL, navigation, seeds, { indexedText: this.indexedTexts(), ...options }, this.config.graph);
     return { ...result, symbol: { ...result.symbol, code: seeds[0]!.chunkText } };
   }
 
@@ -637,16 +637,19 @@ export class Engine {
   }
 
   /** `indexedBytes` as text, kept until the index changes (navigation reads the same gap files on every answer). */
-  private indexedText(path: string): string | null {
+  private indexedTexts(): (path: string) => string | null {
     const stamp = changeStamp(this.store.db);
     if (this.textCache?.stamp !== stamp || this.textCache.chars > TEXT_CACHE_MAX_CHARS) this.textCache = { stamp, texts: new Map(), chars: 0 };
-    let text = this.textCache.texts.get(path);
-    if (text === undefined) {
-      text = this.indexedBytes(path)?.toString('utf8') ?? null;
-      this.textCache.texts.set(path, text);
-      this.textCache.chars += text?.length ?? 0;
-    }
-    return text;
+    const cache = this.textCache;
+    return (path) => {
+      let text = cache.texts.get(path);
+      if (text === undefined) {
+        text = this.indexedBytes(path)?.toString('utf8') ?? null;
+        cache.texts.set(path, text);
+        cache.chars += text?.length ?? 0;
+      }
+      return text;
+    };
   }
 
   status(): StatusReport {

@@ -198,7 +198,7 @@ describe('impact node cap', () => {
 });
 
 describe('gapFilesThatMatter: which files without exact edges leave an answer incomplete', () => {
-  const file = (path: string, language = 'ts') => ({ id: 0, path, contentHash: 'h', project: 'p', language, state: 'failed', reason: 'r' });
+  const file = (path: string, language = 'ts') => ({ path, project: 'p', language, state: 'failed', reason: 'r' });
   const node = (name: string, path: string, kind = 'method', language = 'ts') => ({ name, kind, language, path });
   const texts: Record<string, string> = {
     'src/history.ts': 'export class History {\n  undo() {}\n}\n',

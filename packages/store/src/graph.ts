@@ -58,9 +58,7 @@ export interface SemanticGapRow {
 
 /** One file of the label without exact edges (see `GraphReader.semanticGapFiles`). */
 export interface SemanticGapFile {
-  readonly id: number;
   readonly path: string;
-  readonly contentHash: string;
   readonly project: string;
   readonly language: string;
   readonly state: string;
@@ -219,7 +217,7 @@ export class GraphReader {
    */
   semanticGapFiles(label: string, languages: readonly string[]): readonly SemanticGapFile[] {
     return this.gapQuery(gapFileCache, label, languages, (from) =>
-      `SELECT f.id, f.path, f.content_hash AS contentHash, f.project, f.language, f.semantic_state AS state, f.semantic_reason AS reason
+      `SELECT f.path, f.project, f.language, f.semantic_state AS state, f.semantic_reason AS reason
        ${from} ORDER BY f.project, f.language, f.semantic_state, f.path`,
     );
   }
