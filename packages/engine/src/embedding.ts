@@ -116,7 +116,7 @@ export async function embedPending(
               doc: n.doc,
               chunkText: n.chunkText,
             },
-            { maxWindows: config.max_windows },
+            { maxWindows: config.max_windows, tokenBudget: config.text_tokens, windowTokens: config.window_tokens },
             embedder,
           );
     const fetchRound = (afterId: number): { batch: NodeNeedingEmbedding[]; perNode: string[][] } => {

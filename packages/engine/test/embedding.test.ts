@@ -46,3 +46,25 @@ describe.skipIf(MODEL_MISSING !== null)('embedPending rounds', () => {
     }
   }, 120_000);
 });
+
+describe.skipIf(MODEL_MISSING !== null)('embedding text budgets', () => {
+  it('text_tokens and max_windows set what each symbol embeds', async () => {
+    const engine = Engine.open(copyFixture(TS_APP), {
+      env: {},
+      configOverrides: {
+        embedding: { model_dir: MODELS, allow_download: false, text_tokens: 32, max_windows: 0 },
+        semantic: { enabled: false },
+      },
+    });
+    try {
+      await engine.index({ embedLimit: 0 });
+      const r = await embedPending(engine.store, engine.config.embedding, 'working');
+      // fixtures/ts-app: 92 nodes, one text each, none over 32 tokens (special tokens included).
+      expect([r.nodes, r.texts]).toEqual([92, 92]);
+      expect(r.tokens).toBeLessThanOrEqual(92 * 32);
+      expect(assignments(engine).filter((row) => !row.includes(' 0 '))).toEqual([]);
+    } finally {
+      await engine.dispose();
+    }
+  }, 120_000);
+});

@@ -46,6 +46,10 @@ const embeddingSchema = z
     enabled: z.boolean().default(true),
     /** Extra body windows embedded per symbol after its main text (0 = main text only). */
     max_windows: z.number().int().min(0).max(16).default(2),
+    /** Token budget of a symbol's main embedding text, special tokens included (docs/benchmarks.md, "Embedding text size"). */
+    text_tokens: z.number().int().min(16).max(512).default(64),
+    /** Token budget of each extra body window (header line included). */
+    window_tokens: z.number().int().min(16).max(512).default(128),
   })
   .strict();
 
