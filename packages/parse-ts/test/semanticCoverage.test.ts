@@ -158,3 +158,51 @@ describe('a default export that wraps a component', () => {
     ]);
   }, 60_000);
 });
+
+describe('object literals implementing a type', () => {
+  it('links a declaration to the interface, type alias or class its object literal is held to', async () => {
+    const root = repo({
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, module: 'ESNext', moduleResolution: 'Bundler' }, include: ['src'] }),
+      'src/types.ts': [
+        'export interface Action {',
+        '  name: string;',
+        '  perform(): void;',
+        '}',
+        'export type Handler = { on(): void };',
+        'export class Point {',
+        '  x = 0;',
+        '}',
+        'export type Either = Action | Handler;',
+      ].join('\n'),
+      'src/actions.ts': [
+        "import type { Action, Either, Handler } from './types';",
+        "import { Point } from './types';",
+        'export const register = <T extends Action>(action: T): T => action;',
+        'export const listen = (h: Handler): void => {};',
+        'export const keep = (o: Partial<Action>): void => {};',
+        "export const annotated: Action = { name: 'a', perform() {} };",
+        "export const checked = { name: 'b', perform() {} } satisfies Action;",
+        "export const registered = register({ name: 'c', perform() {} });",
+        'export const handler: Handler = { on() {} };',
+        'export const origin: Point = { x: 1 };',
+        'export const listened = listen({ on() {} });',
+        "export const cast = { name: 'd' } as Action;",
+        'export const partial = keep({});',
+        "export const either: Either = { name: 'e', perform() {} };",
+        "export const plain = { name: 'f' };",
+        'export const made = new Point();',
+      ].join('\n'),
+    });
+    const r = await analyze(root);
+    expect(r.projects.map((p) => [p.tsconfig, p.status])).toEqual([['tsconfig.json', 'ok']]);
+    const impl = edgeRows(r.projects[0]!.edges, true).filter((e) => e.startsWith('implements '));
+    expect(impl).toEqual([
+      'implements ts:file:src/actions.ts#annotated -> ts:file:src/types.ts#Action exact L6',
+      'implements ts:file:src/actions.ts#checked -> ts:file:src/types.ts#Action exact L7',
+      'implements ts:file:src/actions.ts#registered -> ts:file:src/types.ts#Action probable L8',
+      'implements ts:file:src/actions.ts#handler -> ts:file:src/types.ts#Handler exact L9',
+      'implements ts:file:src/actions.ts#origin -> ts:file:src/types.ts#Point exact L10',
+      'implements ts:file:src/actions.ts#listened -> ts:file:src/types.ts#Handler probable L11',
+    ]);
+  }, 60_000);
+});

@@ -172,6 +172,15 @@ function wrappedIdentifier(expr: ts.Expression): ts.Identifier | null {
   return null;
 }
 
+function skipParens(expr: ts.Expression): ts.Expression {
+  let e = expr;
+  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  return e;
+}
+
+/** Kinds of nodes an object literal can implement (`literalImplements`). */
+const IMPLEMENTABLE_KINDS: ReadonlySet<string> = new Set(['interface', 'type_alias', 'class']);
+
 /** The expression inside parentheses, `!`, `as T`, `<T>x` and `satisfies T`. */
 function skipTypeWrappers(expr: ts.Expression): ts.Expression {
   let e = expr;
@@ -665,6 +674,57 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
         }
       };
 
+      /**
+       * An object literal bound to a declaration is an implementation of the type it is held to:
+       * `const a: Action = {…}` and `const a = {…} satisfies Action` (exact: the checker holds
+       * the object to that type), and `const a = register({…})` where the parameter's type (or a
+       * type parameter's constraint, `register<T extends Action>(a: T)`) is a repository type
+       * (probable: the declaration holds what the call returns). Interfaces, type aliases and
+       * classes only; a union (the object is one of its members), a parameter typed by an
+       * intersection and library types (`Partial<T>`) give no edge.
+       */
+      const literalImplements = (decl: ts.VariableDeclaration): void => {
+        if (decl.initializer === undefined) return;
+        const own = ownNode(decl);
+        if (own === null) return;
+        const at = decl.name.getStart(sf);
+        const toTypeName = (typeNode: ts.TypeNode | undefined, confidence: Confidence): void => {
+          if (typeNode === undefined || !ts.isTypeReferenceNode(typeNode)) return;
+          if (checker.getTypeAtLocation(typeNode).flags & ts.TypeFlags.Union) return; // the object is one of the members
+          const nameNode = ts.isQualifiedName(typeNode.typeName) ? typeNode.typeName.right : typeNode.typeName;
+          for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
+            if (IMPLEMENTABLE_KINDS.has(tgt.node.kind)) emit(own, tgt, 'implements', at, confidence);
+          }
+        };
+        const init = skipParens(decl.initializer);
+        if (ts.isObjectLiteralExpression(init)) {
+          toTypeName(decl.type, 'exact');
+          return;
+        }
+        if (ts.isSatisfiesExpression(init)) {
+          if (ts.isObjectLiteralExpression(skipParens(init.expression))) toTypeName(init.type, 'exact');
+          return;
+        }
+        if (!ts.isCallExpression(init) && !ts.isNewExpression(init)) return;
+        const args = init.arguments ?? [];
+        if (!args.some((a) => ts.isObjectLiteralExpression(skipParens(a)))) return;
+        // The parameter as declared: a generic call's contextual type is the inferred argument type.
+        const resolved = checker.getResolvedSignature(init)?.declaration;
+        const declared = resolved !== undefined && !ts.isJSDocSignature(resolved) ? checker.getSignatureFromDeclaration(resolved) : undefined;
+        if (declared === undefined) return;
+        for (const [i, arg] of args.entries()) {
+          if (!ts.isObjectLiteralExpression(skipParens(arg))) continue;
+          let type: ts.Type | undefined = checker.getParameterType(declared, i);
+          if (type.flags & ts.TypeFlags.TypeParameter) type = checker.getBaseConstraintOfType(type);
+          if (type === undefined || type.flags & (ts.TypeFlags.Union | ts.TypeFlags.Intersection | ts.TypeFlags.TypeParameter)) continue;
+          const sym = type.aliasSymbol ?? type.getSymbol();
+          if (sym === undefined || sym.flags & (ts.SymbolFlags.ObjectLiteral | ts.SymbolFlags.TypeLiteral)) continue;
+          for (const tgt of targetsOf(sym)) {
+            if (IMPLEMENTABLE_KINDS.has(tgt.node.kind)) emit(own, tgt, 'implements', at, 'probable');
+          }
+        }
+      };
+
       const callTarget = (node: ts.CallExpression | ts.TaggedTemplateExpression, nameNode: ts.Node | null): NodeRef[] => {
         // The callee's symbol suffices unless it is overloaded: resolving the signature checks
         // every argument against every candidate (about half of the whole pass when done for
@@ -738,8 +798,11 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
             if (ts.isClassDeclaration(node)) accepts(node);
             break;
           case ts.SyntaxKind.FunctionDeclaration:
+            accepts(node as ts.Declaration);
+            break;
           case ts.SyntaxKind.VariableDeclaration:
             accepts(node as ts.Declaration);
+            literalImplements(node as ts.VariableDeclaration);
             break;
           case ts.SyntaxKind.CallExpression:
           case ts.SyntaxKind.TaggedTemplateExpression: {

@@ -7,7 +7,7 @@ import type { Confidence, EdgeType, ErrorCode, FileIndex, NodeKind } from '@ca/s
 /** Bumped on any incompatible change of the messages below. */
 export const SEMANTIC_PROTOCOL_VERSION = 3;
 /** Bumped whenever the semantic output changes, so stored exact edges are recomputed. */
-export const TS_SEMANTIC_EXTRACTOR_VERSION = 'ts-semantic-5';
+export const TS_SEMANTIC_EXTRACTOR_VERSION = 'ts-semantic-6';
 /** What this worker can do; the supervisor refuses a worker lacking one it needs. */
 export const SEMANTIC_CAPABILITIES: readonly string[] = [
   'calls',
