@@ -347,6 +347,9 @@ function parseDepth(raw: string | undefined): number | undefined {
   return Number(raw);
 }
 
+/** Sites listed on one row of a human navigation answer (the JSON keeps every edge). */
+const SITES_SHOWN = 10;
+
 function printNavigation(result: NavigationResult): void {
   const byId = new Map(result.nodes.map((n) => [n.id, n]));
   const s = result.symbol;
@@ -358,11 +361,23 @@ function printNavigation(result: NavigationResult): void {
     }
   } else {
     const outgoing = result.navigation === 'callees' || result.navigation === 'deps';
+    // One row per (edge type, other symbol, file, confidence), its sites listed in answer order:
+    // a test file calling a helper forty times is one row, not forty.
+    const rows = new Map<string, { head: string; path: string; lines: number[]; confidence: string }>();
     for (const e of result.edges) {
       const otherId = outgoing ? e.to : e.from;
       const other = otherId === null ? undefined : byId.get(otherId);
       const label = other ? `${other.qualifiedName} (${other.kind}) ${other.path}:${other.startLine}` : otherId === null ? `${e.targetName} (unresolved)` : `#${otherId}`;
-      out.push(`  ${e.type.padEnd(10)} ${label}  at ${e.path}:${e.line}  [${e.confidence}]`);
+      const head = `  ${e.type.padEnd(10)} ${label}`;
+      const key = `${head}\0${e.path}\0${e.confidence}`;
+      const row = rows.get(key);
+      if (row) row.lines.push(e.line);
+      else rows.set(key, { head, path: e.path, lines: [e.line], confidence: e.confidence });
+    }
+    for (const r of rows.values()) {
+      const shown = r.lines.slice(0, SITES_SHOWN).join(', ');
+      const more = r.lines.length > SITES_SHOWN ? `, … (${r.lines.length} sites)` : '';
+      out.push(`${r.head}  at ${r.path}:${shown}${more}  [${r.confidence}]`);
     }
   }
   if (result.edges.length === 0) out.push('  (none found)');

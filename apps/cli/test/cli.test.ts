@@ -100,6 +100,20 @@ describe('ca CLI', () => {
     expect(text).toContain(`kept the nearest 1 of at least ${r.totalReached} reached nodes (--max-nodes)`);
   });
 
+  it('a navigation answer lists one row per caller and file, with every site of it', () => {
+    // fixtures/ts-app/src/auth/authService.ts: AuthService.login reads this.failedAttempts on lines 23, 28 and 31.
+    const r = ca(['refs', 'AuthService.failedAttempts', '--repo', repo]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        'refs of AuthService.failedAttempts (property) src/auth/authService.ts:16-16',
+        '  references AuthService.login (method) src/auth/authService.ts:22  at src/auth/authService.ts:23, 28, 31  [exact]',
+        '',
+      ].join('\n'),
+    );
+    expect(JSON.parse(ca(['refs', 'AuthService.failedAttempts', '--repo', repo, '--json']).stdout).edges.map((e: { line: number }) => e.line)).toEqual([23, 28, 31]);
+  });
+
   it('hostile queries never crash', () => {
     for (const q of ['""', '*', 'NEAR(', 'OR', ':', '😀 认证', 'x'.repeat(100_000)]) {
       const r = ca(['search', q, '--repo', repo, '--json']);
