@@ -160,7 +160,10 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
     expect(await error('symbol', { symbol: 'NoSuchThing' })).toEqual({ code: 'not_found', message: 'no symbol matches "NoSuchThing"' });
     const ambiguous = await error('symbol', { symbol: 'activeUser' });
     expect(ambiguous.code).toBe('ambiguous_symbol');
-    expect(ambiguous.message).toMatch(/^"activeUser" matches 2 symbols: AuthService\.activeUser \(getter\) src\/auth\/authService\.ts:52 \[id \d+\]; AuthService\.activeUser \(setter\) src\/auth\/authService\.ts:56 \[id \d+\]$/);
+    // The two share a qualified name, so each shows its signature (fixtures/ts-app/src/auth/authService.ts:52, 56).
+    expect(ambiguous.message).toMatch(
+      /^"activeUser" matches 2 symbols: AuthService\.activeUser \(getter\) src\/auth\/authService\.ts:52 `get activeUser\(\): string \| null` \[id \d+\]; AuthService\.activeUser \(setter\) src\/auth\/authService\.ts:56 `set activeUser\(user: string \| null\)` \[id \d+\]$/,
+    );
     expect(ambiguous.candidates.map((c: any) => [c.qualifiedName, c.kind, c.startLine])).toEqual([
       ['AuthService.activeUser', 'getter', 52],
       ['AuthService.activeUser', 'setter', 56],

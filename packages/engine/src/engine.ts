@@ -567,9 +567,14 @@ export class Engine {
     const found = this.findSymbols(name);
     if (found.length === 0) throw new CaError('not_found', `no symbol matches "${name}"`, { context: { symbol: name } });
     if (found.length > 1) {
+      // Overloads, accessor pairs and generic arities share a qualified name: their signatures tell them apart.
+      const shared = new Set(found.filter((n, i) => found.findIndex((m) => m.qualifiedName === n.qualifiedName) !== i).map((n) => n.qualifiedName));
       const list = found
         .slice(0, 20)
-        .map((n) => `${n.qualifiedName} (${n.kind}) ${n.path}:${n.startLine} [id ${n.id}]`)
+        .map((n) => {
+          const sig = shared.has(n.qualifiedName) ? oneLineSignature(n.signature) : '';
+          return `${n.qualifiedName} (${n.kind}) ${n.path}:${n.startLine}${sig ? ` \`${sig}\`` : ''} [id ${n.id}]`;
+        })
         .join('; ');
       throw new CaError('ambiguous_symbol', `"${name}" matches ${found.length} symbols: ${list}`, {
         context: { symbol: name, candidates: found.map((n) => n.id) },
@@ -792,4 +797,10 @@ export function normalizeRepoPath(repoRoot: string, path: string): string {
   const abs = isAbsolute(path) ? path : resolve(repoRoot, path);
   const rel = abs.startsWith(repoRoot) ? abs.slice(repoRoot.length).replace(/^[\\/]+/, '') : path;
   return rel.split('\\').join('/');
+}
+
+/** A signature on one line, at most 120 characters (ambiguity lists). */
+function oneLineSignature(signature: string): string {
+  const flat = signature.replace(/\s+/g, ' ').trim();
+  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
 }
