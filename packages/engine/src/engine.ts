@@ -495,11 +495,23 @@ export class Engine {
     const started = performance.now();
     const node = this.resolveSymbol(name);
     const limit = options.limit ?? this.config.search.limit;
+    // The symbol, what contains it (its class, its file) and what it contains resemble it
+    // trivially: "code like this" means other code.
+    const reader = this.reader();
+    const nested = new Set(
+      reader
+        .outline(node.path)
+        .filter((n) => (n.startByte <= node.startByte && n.endByte >= node.endByte) || (n.startByte >= node.startByte && n.endByte <= node.endByte))
+        .map((n) => n.id),
+    );
+    nested.add(node.id);
+    const related = (id: number): boolean => nested.has(id);
+    const margin = limit + 1 + SIMILAR_MARGIN;
     const off = await this.vectorOffReason();
     if (off !== null) {
       // Without vectors: words of the symbol's own code through BM25, said plainly.
-      const r = await this.search(`${node.name} ${node.signature}`, { limit: limit + 1, channels: ['bm25'] });
-      return { ...r, results: r.results.filter((x) => x.id !== String(node.id)).slice(0, limit) };
+      const r = await this.search(`${node.name} ${node.signature}`, { limit: margin, channels: ['bm25'] });
+      return { ...r, results: r.results.filter((x) => !related(Number(x.id))).slice(0, limit) };
     }
     const store = this.vectors();
     const own = this.store.db
@@ -507,8 +519,17 @@ export class Engine {
       .get(node.id) as { vector: Buffer } | undefined;
     if (!own) throw new CaError('not_found', `${node.qualifiedName} has no embedding yet (run ca index)`);
     const q = new Float32Array(own.vector.buffer.slice(own.vector.byteOffset, own.vector.byteOffset + own.vector.byteLength));
-    const hits = store.knn(q, limit + 1).filter((h) => h.nodeId !== node.id).slice(0, limit);
-    const nodes = new Map(this.reader().nodesByIds(hits.map((h) => h.nodeId)).map((n) => [n.id, n]));
+    // A class with many members fills the first neighbours with them: widen until enough remain.
+    let k = margin;
+    let raw = store.knn(q, k);
+    let hits = raw.filter((h) => !related(h.nodeId));
+    while (hits.length < limit && raw.length === k && k < SIMILAR_MAX_K) {
+      k = Math.min(SIMILAR_MAX_K, k * 4);
+      raw = store.knn(q, k);
+      hits = raw.filter((h) => !related(h.nodeId));
+    }
+    hits = hits.slice(0, limit);
+    const nodes = new Map(reader.nodesByIds(hits.map((h) => h.nodeId)).map((n) => [n.id, n]));
     const results = hits.flatMap((h, i) => {
       const n = nodes.get(h.nodeId);
       return n ? [toSearchResult(n, h.score, ['vector'], { vector: i + 1 })] : [];
@@ -798,6 +819,11 @@ export function normalizeRepoPath(repoRoot: string, path: string): string {
   const rel = abs.startsWith(repoRoot) ? abs.slice(repoRoot.length).replace(/^[\\/]+/, '') : path;
   return rel.split('\\').join('/');
 }
+
+/** Neighbours `similar` asks for beyond the limit: room for the symbol's containers and members, which it drops. */
+const SIMILAR_MARGIN = 32;
+/** The most neighbours `similar` widens to (the vector store's own KNN cap). */
+const SIMILAR_MAX_K = 4096;
 
 /** A signature on one line, at most 120 characters (ambiguity lists). */
 function oneLineSignature(signature: string): string {

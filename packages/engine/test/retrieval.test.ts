@@ -93,7 +93,16 @@ describe.skipIf(MODEL_MISSING !== null)('hybrid retrieval on fixtures/ts-app (wi
   it('similar finds code like a symbol', async () => {
     const r = await engine.similar('StripeProvider.charge', { limit: 3 });
     expect(r.results.length).toBe(3);
-    expect(r.results.every((x) => x.qualifiedName !== 'StripeProvider.charge')).toBe(true);
+    // Nearest by the model (fixtures/ts-app/src/billing/paymentProvider.ts): the class holding
+    // charge (0.78) and its file (0.63) are left out, being the symbol's own containers.
+    expect(r.results.slice(0, 2).map((x) => x.qualifiedName)).toEqual(['PaymentProvider.charge', 'StripeProvider.cancelSubscription']);
+    const own = ['StripeProvider.charge', 'StripeProvider', 'src/billing/paymentProvider.ts'];
+    expect(r.results.filter((x) => own.includes(x.qualifiedName))).toEqual([]);
+    // A class: its members are left out (charge 0.72 and constructor 0.72 came first).
+    const cls = await engine.similar('StripeProvider', { limit: 3 });
+    expect(cls.results[0]!.qualifiedName).toBe('PaymentProvider');
+    expect(cls.results.filter((x) => x.qualifiedName.startsWith('StripeProvider') || x.kind === 'file' && x.path === 'src/billing/paymentProvider.ts')).toEqual([]);
+    expect(cls.results.length).toBe(3);
   });
 
   it('bad queries give an empty result or a clear error, never a crash', async () => {
