@@ -1,5 +1,6 @@
 import { CaError, defaultConfig, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
 import { GraphReader, type GraphEdge, type IndexReader, type NodeRecord, type SemanticGapFile, type SemanticGapRow, type SqliteDatabase } from '@ca/store';
+import { isTestPath } from '@ca/retrieve';
 import { toSymbolView, type SymbolView } from './symbolView.js';
 
 export const NAVIGATIONS = ['callers', 'callees', 'refs', 'impls', 'deps', 'dependents', 'impact'] as const;
@@ -305,7 +306,15 @@ export function navigate(
     // Extended in place: a spread copy of each view cost ~10× building it (thousands per impact answer).
     Object.assign(toSymbolView(n), { depth: seedSet.has(n.id) ? 0 : (depthOf.get(n.id) ?? 1) }),
   );
-  nodes.sort((a, b) => a.depth - b.depth || collator.compare(a.path, b.path) || a.startLine - b.startLine);
+  // Product code before test code at each depth (a test file calling a helper forty times would lead otherwise).
+  nodes.sort((a, b) => a.depth - b.depth || testRank(a.path) - testRank(b.path) || collator.compare(a.path, b.path) || a.startLine - b.startLine);
+  const tested = new Map<string, number>();
+  const siteRank = (path: string): number => {
+    let r = tested.get(path);
+    if (r === undefined) tested.set(path, (r = testRank(path)));
+    return r;
+  };
+  edges = edges.map((e, i) => ({ e, i })).sort((a, b) => siteRank(a.e.path) - siteRank(b.e.path) || a.i - b.i).map(({ e }) => e);
   const languageSet = new Set([...seeds.map((s) => s.language), ...nodes.map((n) => n.language)]);
   // TS and JS files use each other (allowJs, imports of either from the other): a gap in one can hide an edge into the other.
   if (languageSet.has('ts') || languageSet.has('js')) languageSet.add('ts').add('js');
@@ -421,11 +430,11 @@ function groupImpact(
     list.push({ id: n.id, qualifiedName: n.qualifiedName, kind: n.kind, line: n.startLine, depth: n.depth, via });
     byPath.set(n.path, list);
   }
-  // Nearest files first, then the most affected, then by path.
+  // Nearest files first, product code before tests, then the most affected, then by path.
   const rank = (symbols: readonly ImpactFile['symbols'][number][]) => symbols.reduce((m, x) => Math.min(m, x.depth), Infinity);
   return [...byPath.entries()]
     .map(([path, symbols]) => ({ path, symbols, nearest: rank(symbols) }))
-    .sort((a, b) => a.nearest - b.nearest || b.symbols.length - a.symbols.length || collator.compare(a.path, b.path))
+    .sort((a, b) => a.nearest - b.nearest || testRank(a.path) - testRank(b.path) || b.symbols.length - a.symbols.length || collator.compare(a.path, b.path))
     .map(({ path, symbols }) => ({ path, symbols }));
 }
 
@@ -454,4 +463,9 @@ export function renderGraph(result: NavigationResult, format: 'mermaid' | 'dot')
     lines.push('}');
   }
   return lines.join('\n');
+}
+
+/** 1 for test code (`isTestPath`), else 0: navigation lists product code first. */
+function testRank(path: string): number {
+  return isTestPath(path) ? 1 : 0;
 }

@@ -109,6 +109,32 @@ describe('cycle guard', () => {
   });
 });
 
+describe('product code before test code', () => {
+  it('callers, nodes and impact files list non-test paths first at each depth', async () => {
+    const repo = tempDir();
+    mkdirSync(join(repo, 'src'));
+    mkdirSync(join(repo, 'src/__tests__'));
+    // Paths chosen so that alphabetical order would put the tests first ("src/__tests__" < "src/app.ts").
+    writeFileSync(join(repo, 'src/math.ts'), 'export function add(a: number, b: number): number {\n  return a + b;\n}\n');
+    writeFileSync(join(repo, 'src/__tests__/math.test.ts'), "import { add } from '../math';\n\nexport function checkAdd(): boolean {\n  return add(1, 2) === 3;\n}\n");
+    writeFileSync(join(repo, 'src/app.ts'), "import { add } from './math';\n\nexport function total(): number {\n  return add(2, 3);\n}\n");
+    const engine = Engine.open(repo, { env: {}, configOverrides: { semantic: { enabled: false }, embedding: { enabled: false } } });
+    try {
+      await engine.index();
+      const r = engine.navigate('callers', 'add');
+      expect(r.edges.map((e) => [e.path, e.line])).toEqual([
+        ['src/app.ts', 4],
+        ['src/__tests__/math.test.ts', 4],
+      ]);
+      expect(r.nodes.map((n) => n.qualifiedName)).toEqual(['total', 'checkAdd']);
+      const impact = engine.navigate('impact', 'add');
+      expect(impact.byFile!.map((f) => f.path)).toEqual(['src/app.ts', 'src/__tests__/math.test.ts']);
+    } finally {
+      engine.close();
+    }
+  });
+});
+
 describe('impact node cap', () => {
   // base ← one, two (core.ts:5, :8); one ← app.ts (import, app.ts:1), run (app.ts:4), three (core.ts:11); two ← three (core.ts:11).
   let engine: Engine;
