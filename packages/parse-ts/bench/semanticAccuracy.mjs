@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Accuracy of `calls` edges: syntactic pass vs semantic pass, against TypeScript's own
- * LanguageService.findReferences as ground truth.
+ * Accuracy of `calls` and `references` edges: syntactic pass vs semantic pass, against
+ * TypeScript's own LanguageService.findReferences as ground truth.
  *
  *   pnpm --filter @ca/parse-ts build && node bench/semanticAccuracy.mjs <repoDir>
  *
@@ -11,6 +11,10 @@
  * (innermost syntactic node around the call site, the declaration's syntactic node).
  * A call of an overloaded function counts for the overload it resolves to
  * (`getResolvedSignature`), not for every declaration findReferences lists it under.
+ * References: for every declaration with a syntactic node (all kinds but file, module and
+ * constructor), each findReferences site that is not a call, not an import/export specifier,
+ * not a heritage clause (those are `inherits`/`implements` edges) and not a closing JSX tag
+ * gives the pair (innermost syntactic node around the site, the declaration's node).
  * Predictions are restricted to targets of those same kinds. Syntactic targets are resolved
  * like an index would: exact key, else import module path + imported name, else a unique
  * repo-wide name match (the rest is counted as unresolved, not as a prediction).
@@ -35,6 +39,8 @@ const repo = resolve(process.argv[2] ?? '.');
 const SKIP = new Set(['node_modules', '.git', 'dist', 'build', 'out', 'coverage', '.codeagent', '.next']);
 const SRC = /\.(tsx?|mts|cts|jsx?|mjs|cjs)$/;
 const CALLEE_KINDS = new Set(['function', 'method', 'component']);
+/** Kinds that `references` edges are measured for (everything with a name one can use). */
+const NOT_REFERENCED_KINDS = new Set(['file', 'module', 'constructor']);
 const rel = (abs) => relative(repo, abs).split(sep).join('/');
 
 function walk(dir, out = { sources: [], configs: [] }) {
@@ -75,11 +81,13 @@ for (const abs of sources) {
   files.set(rel(abs), { index, text, byteAt });
 }
 const keyKind = new Map(); // `${path}\0${key}` → kind
-const byName = new Map(); // name → [`${path}\0${key}`]
+const byName = new Map(); // name → [`${path}\0${key}`] of callables
+const byNameAll = new Map(); // name → [`${path}\0${key}`] of every referenceable kind
 for (const [p, f] of files) {
   for (const n of f.index.nodes) {
     keyKind.set(`${p}\0${n.symbolKey}`, n.kind);
     if (CALLEE_KINDS.has(n.kind)) byName.set(n.name, [...(byName.get(n.name) ?? []), `${p}\0${n.symbolKey}`]);
+    if (!NOT_REFERENCED_KINDS.has(n.kind)) byNameAll.set(n.name, [...(byNameAll.get(n.name) ?? []), `${p}\0${n.symbolKey}`]);
   }
 }
 function innermost(p, pos) {
@@ -148,6 +156,17 @@ function resolvedOverload(tok, checker) {
   if (!ts.isCallLikeExpression(call)) return null;
   return checker.getResolvedSignature(call)?.declaration ?? null;
 }
+/** A use the semantic pass records as another edge type, or not at all (see the header). */
+function notAReference(tok) {
+  const p = tok.parent;
+  if (!p) return true;
+  if (ts.isImportSpecifier(p) || ts.isExportSpecifier(p) || ts.isImportClause(p) || ts.isNamespaceImport(p) || ts.isNamespaceExport(p)) return true;
+  if (ts.isJsxClosingElement(p)) return true;
+  if (ts.isPropertyAccessExpression(p) && p.name === tok && p.parent && ts.isJsxClosingElement(p.parent)) return true;
+  let e = tok;
+  while (e.parent && ts.isPropertyAccessExpression(e.parent) && e.parent.name === e) e = e.parent;
+  return !!(e.parent && ts.isExpressionWithTypeArguments(e.parent) && e.parent.parent && ts.isHeritageClause(e.parent.parent));
+}
 function tokenAt(sf, pos) {
   let found;
   const visit = (n) => {
@@ -161,8 +180,10 @@ function tokenAt(sf, pos) {
 }
 
 const truth = new Set();
+const refTruth = new Set();
 /** pair → first call site `path:line  source text` (for VERBOSE). */
 const truthSite = new Map();
+const refSite = new Map();
 const tTruth = performance.now();
 for (const proj of projectsOf()) {
   const host = {
@@ -193,7 +214,7 @@ for (const proj of projectsOf()) {
     const sf = program.getSourceFile(abs);
     if (!sf) continue;
     for (const n of f.index.nodes) {
-      if (!CALLEE_KINDS.has(n.kind)) continue;
+      if (NOT_REFERENCED_KINDS.has(n.kind)) continue;
       // Position of the declaration's name: first occurrence of the name inside its span.
       const spanText = Buffer.from(f.text).subarray(n.span.startByte, n.span.endByte).toString();
       const spanStart = Buffer.from(f.text).subarray(0, n.span.startByte).toString().length;
@@ -217,7 +238,18 @@ for (const proj of projectsOf()) {
           if (!files.has(rp)) continue;
           const rsf = program.getSourceFile(resolve(r.fileName));
           const tok = rsf && tokenAt(rsf, r.textSpan.start);
-          if (!tok || !isCallPosition(tok)) continue;
+          if (!tok) continue;
+          if (!isCallPosition(tok)) {
+            if (notAReference(tok)) continue;
+            const pair = `${rp}\0${innermost(rp, r.textSpan.start).symbolKey}\u0001${p}\0${n.symbolKey}`;
+            refTruth.add(pair);
+            if (!refSite.has(pair)) {
+              const lc = rsf.getLineAndCharacterOfPosition(r.textSpan.start);
+              refSite.set(pair, `${rp}:${lc.line + 1}  ${rsf.text.split('\n')[lc.line].trim().slice(0, 140)}`);
+            }
+            continue;
+          }
+          if (!CALLEE_KINDS.has(n.kind)) continue;
           // findReferences lists every call of an overloaded function under each of its
           // declarations; a call belongs to the overload it resolves to.
           const overload = resolvedOverload(tok, checker);
@@ -246,11 +278,14 @@ for (const p of files.keys()) {
   if (base.endsWith('/index')) modFile.set(base.slice(0, -6), [...(modFile.get(base.slice(0, -6)) ?? []), p]);
 }
 const syntactic = new Set();
+const syntacticRefs = new Set();
 let unresolved = 0;
+let unresolvedRefs = 0;
 for (const [p, f] of files) {
   const keyOf = new Map(f.index.nodes.map((n) => [n.localId, n.symbolKey]));
   for (const e of f.index.edges) {
-    if (e.type !== 'calls') continue;
+    if (e.type !== 'calls' && e.type !== 'references') continue;
+    const isCall = e.type === 'calls';
     const src = `${p}\0${keyOf.get(e.sourceLocalId)}`;
     let tgt = null;
     if (e.target.localId) tgt = `${p}\0${keyOf.get(e.target.localId)}`;
@@ -264,14 +299,17 @@ for (const [p, f] of files) {
     }
     if (tgt === null) {
       const name = e.target.name.split('.').pop();
-      const cands = byName.get(name) ?? [];
+      const cands = (isCall ? byName : byNameAll).get(name) ?? [];
       if (cands.length === 1) tgt = cands[0];
     }
     if (tgt === null) {
-      unresolved++;
+      if (isCall) unresolved++;
+      else unresolvedRefs++;
       continue;
     }
-    if (CALLEE_KINDS.has(keyKind.get(tgt)) && sampled(tgt.split('\0')[0])) syntactic.add(`${src}\u0001${tgt}`);
+    if (!sampled(tgt.split('\0')[0])) continue;
+    if (isCall && CALLEE_KINDS.has(keyKind.get(tgt))) syntactic.add(`${src}\u0001${tgt}`);
+    if (!isCall && !NOT_REFERENCED_KINDS.has(keyKind.get(tgt))) syntacticRefs.add(`${src}\u0001${tgt}`);
   }
 }
 
@@ -292,11 +330,21 @@ for (const pid of svc.pids) {
 }
 await svc.dispose();
 const semantic = new Set();
+const semanticRefs = new Set();
 const semSite = new Map();
+const semRefSite = new Map();
 let semLines = 0;
 for (const proj of result.projects) {
   for (const f of proj.files) semLines += files.get(f)?.index.lineCount ?? 0;
   for (const e of proj.edges) {
+    if (e.type === 'references') {
+      const tgt = `${e.targetPath}\0${e.targetKey}`;
+      if (NOT_REFERENCED_KINDS.has(keyKind.get(tgt)) || !keyKind.has(tgt) || !sampled(e.targetPath)) continue;
+      const pair = `${e.sourcePath}\0${e.sourceKey}\u0001${tgt}`;
+      semanticRefs.add(pair);
+      if (!semRefSite.has(pair)) semRefSite.set(pair, `${e.sourcePath}:${e.line}  ${(files.get(e.sourcePath)?.text.split('\n')[e.line - 1] ?? '').trim().slice(0, 140)}`);
+      continue;
+    }
     if (e.type !== 'calls') continue;
     const tgt = `${e.targetPath}\0${e.targetKey}`;
     if (!CALLEE_KINDS.has(keyKind.get(tgt)) || !sampled(e.targetPath)) continue;
@@ -306,22 +354,29 @@ for (const proj of result.projects) {
   }
 }
 
-function score(pred) {
+function score(pred, gold = truth) {
   let tp = 0;
-  for (const x of pred) if (truth.has(x)) tp++;
-  return { predicted: pred.size, truePositives: tp, precision: pred.size ? tp / pred.size : 1, recall: truth.size ? tp / truth.size : 1 };
+  for (const x of pred) if (gold.has(x)) tp++;
+  return { predicted: pred.size, truePositives: tp, precision: pred.size ? tp / pred.size : 1, recall: gold.size ? tp / gold.size : 1, truth: gold.size };
 }
-const fmt = (s) => `precision ${(s.precision * 100).toFixed(1)}%  recall ${(s.recall * 100).toFixed(1)}%  (${s.truePositives}/${s.predicted} predicted, truth ${truth.size})`;
+const fmt = (s) => `precision ${(s.precision * 100).toFixed(1)}%  recall ${(s.recall * 100).toFixed(1)}%  (${s.truePositives}/${s.predicted} predicted, truth ${s.truth})`;
 const syn = score(syntactic);
 const sem = score(semantic);
+const synRefs = score(syntacticRefs, refTruth);
+const semRefs = score(semanticRefs, refTruth);
 console.log(`repo: ${repo}`);
 console.log(`files: ${files.size}, lines: ${totalLines}, projects: ${result.projects.map((p) => `${p.tsconfig ?? '<inferred>'}:${p.status}`).join(' ')}`);
 console.log(`ground truth (findReferences call sites): ${truth.size} pairs in ${(truthMs / 1000).toFixed(1)} s${SAMPLE < 1 ? ` (declarations of a ${SAMPLE} sample of files, seed ${SEED})` : ''}`);
 console.log(`syntactic calls: ${fmt(syn)}; ${unresolved} unresolved edges not counted`);
 console.log(`semantic  calls: ${fmt(sem)}`);
+console.log(`ground truth (findReferences other uses): ${refTruth.size} pairs`);
+console.log(`syntactic references: ${fmt(synRefs)}; ${unresolvedRefs} unresolved edges not counted`);
+console.log(`semantic  references: ${fmt(semRefs)}`);
 console.log(`semantic throughput: ${Math.round(semLines / (semMs / 1000))} lines/s (${semLines} lines in ${(semMs / 1000).toFixed(2)} s, incl. worker start)${workerCpuS === null ? '' : `; worker CPU ${workerCpuS.toFixed(1)} s (${workerCount} worker(s)) = ${Math.round(semLines / workerCpuS)} lines/CPU-s`}`);
 if (process.env.VERBOSE) {
   for (const x of truth) if (!semantic.has(x)) console.log('semantic missed', x.replace(/\0/g, ' ').replace('\u0001', ' -> '), '\n    at', truthSite.get(x));
   for (const x of semantic) if (!truth.has(x)) console.log('semantic extra ', x.replace(/\0/g, ' ').replace('\u0001', ' -> '), '\n    at', semSite.get(x));
+  for (const x of refTruth) if (!semanticRefs.has(x)) console.log('semantic missed ref', x.replace(/\0/g, ' ').replace('\u0001', ' -> '), '\n    at', refSite.get(x));
+  for (const x of semanticRefs) if (!refTruth.has(x)) console.log('semantic extra ref ', x.replace(/\0/g, ' ').replace('\u0001', ' -> '), '\n    at', semRefSite.get(x));
 }
 adapter.dispose?.();

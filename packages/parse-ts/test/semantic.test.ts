@@ -86,8 +86,13 @@ describe('ts-monorepo: exact edges', () => {
       `calls ${W}App.tsx# -> ${C}payments/stripeGateway.ts#StripeGateway exact L5`,
       `calls ${W}App.tsx#App() -> ${C}shapes.ts#Circle exact L8`,
       `calls ${W}App.tsx#App() -> ${C}checkout.ts#checkout(PaymentGateway,Money) exact L9`,
+      // The literals passed as a Money (checkout's parameter, the price prop) write its properties.
+      `references ${W}App.tsx#App() -> ${C}money.ts#Money.amount exact L9`,
       `calls ${W}App.tsx#App() -> ${C}shapes.ts#Circle.area() exact L9`,
+      `references ${W}App.tsx#App() -> ${C}money.ts#Money.currency exact L9`,
       `calls ${W}App.tsx#App() -> ${W}PriceTag.tsx#PriceTag(_) exact L12`,
+      `references ${W}App.tsx#App() -> ${C}money.ts#Money.amount exact L12`,
+      `references ${W}App.tsx#App() -> ${C}money.ts#Money.currency exact L12`,
       `calls ${W}App.tsx#App() -> ${W}Button.tsx#Button(ButtonProps) exact L13`,
       // shape is a Circle: describe() is inherited, the call resolves to Shape.describe.
       `calls ${W}App.tsx#App() -> ${C}shapes.ts#Shape.describe() exact L13`,
@@ -106,6 +111,9 @@ describe('ts-monorepo: exact edges', () => {
       `accepts ${W}PriceTag.tsx#PriceTag(_) -> ${W}PriceTag.tsx#PriceTagProps exact L11`,
       `references ${W}PriceTag.tsx#PriceTag(_) -> ${W}react.d.ts#react.FC exact L11`,
       `references ${W}PriceTag.tsx#PriceTag(_) -> ${W}PriceTag.tsx#PriceTagProps exact L11`,
+      // `({ price, onBuy })` destructures the props.
+      `references ${W}PriceTag.tsx#PriceTag(_) -> ${W}PriceTag.tsx#PriceTagProps.price exact L11`,
+      `references ${W}PriceTag.tsx#PriceTag(_) -> ${W}PriceTag.tsx#PriceTagProps.onBuy exact L11`,
       `calls ${W}PriceTag.tsx#PriceTag(_) -> ${C}money.ts#formatMoney(Money) exact L14`,
       `calls ${W}PriceTag.tsx#PriceTag(_) -> ${W}Button.tsx#Button(ButtonProps) exact L15`,
     ]);

@@ -206,3 +206,46 @@ describe('object literals implementing a type', () => {
     ]);
   }, 60_000);
 });
+
+describe('properties named without a member access', () => {
+  it('object literal members and shorthand destructuring reference the property of the type they are held to', async () => {
+    const root = repo({
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, module: 'ESNext', moduleResolution: 'Bundler' }, include: ['src'] }),
+      'src/shapes.ts': [
+        'export interface Box {',
+        '  width: number;',
+        '  height: number;',
+        '  area(): number;',
+        '}',
+        'export interface Ring {',
+        '  radius: number;',
+        '}',
+        'export function makeBox(width: number): Box {',
+        '  return { width, height: 2, area() { return 0; } };',
+        '}',
+        'export function size({ width }: Box): number {',
+        '  const { height: h } = makeBox(1);',
+        '  return width + h;',
+        '}',
+        'export const both: Box | Ring = { radius: 1 };',
+        'export const loose = { width: 3, depth: 4 };',
+      ].join('\n'),
+    });
+    const r = await analyze(root);
+    expect(r.projects.map((p) => [p.tsconfig, p.status])).toEqual([['tsconfig.json', 'ok']]);
+    const toBox = edgeRows(r.projects[0]!.edges, true).filter(
+      (e) => e.startsWith('references ') && /#(Box|Ring)\.\w+(\(\))? /.test(e.replace(/ (exact|probable|approximate) L\d+$/, ' ')),
+    );
+    expect(toBox).toEqual([
+      // L10: the returned literal is held to the return type Box: width (shorthand), height, area().
+      'references ts:file:src/shapes.ts#makeBox(number) -> ts:file:src/shapes.ts#Box.width exact L10',
+      'references ts:file:src/shapes.ts#makeBox(number) -> ts:file:src/shapes.ts#Box.height exact L10',
+      'references ts:file:src/shapes.ts#makeBox(number) -> ts:file:src/shapes.ts#Box.area() exact L10',
+      // L12: `{ width }: Box` destructures Box.width; L13: `height: h` names it through propertyName.
+      'references ts:file:src/shapes.ts#size(Box) -> ts:file:src/shapes.ts#Box.width exact L12',
+      'references ts:file:src/shapes.ts#size(Box) -> ts:file:src/shapes.ts#Box.height exact L13',
+      // L16: held to a union: only Ring has radius. L17: a literal held to nothing names no property.
+      'references ts:file:src/shapes.ts#both -> ts:file:src/shapes.ts#Ring.radius exact L16',
+    ]);
+  }, 60_000);
+});

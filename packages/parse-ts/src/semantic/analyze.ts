@@ -403,6 +403,8 @@ export interface ProgramState {
   readonly syntacticOf: (sf: ts.SourceFile) => SyntacticFile | null;
   readonly nodeOfDecl: (decl: ts.Node) => NodeRef | null;
   readonly mayNameRepoSymbol: (id: ts.Node) => boolean;
+  /** False when no repository declaration carries this name. */
+  readonly isRepoName: (name: string) => boolean;
 }
 
 /** Builds a program over `rootNames` (the union of the root files of the projects sharing it). */
@@ -516,7 +518,8 @@ export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOpt
     if (!member) return true;
     return repoNames.has((id as ts.Identifier | ts.PrivateIdentifier | ts.StringLiteral).text);
   };
-  return { program, checker, excluded, syntacticCandidate, syntacticOf, nodeOfDecl, mayNameRepoSymbol };
+  const isRepoName = (name: string): boolean => repoNames.has(name);
+  return { program, checker, excluded, syntacticCandidate, syntacticOf, nodeOfDecl, mayNameRepoSymbol, isRepoName };
 }
 
 /**
@@ -525,7 +528,7 @@ export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOpt
  */
 export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject, state?: ProgramState): Promise<ProjectResult> {
   const root = ctx.layout.root;
-  const { program, checker, excluded, syntacticCandidate, syntacticOf, nodeOfDecl, mayNameRepoSymbol } =
+  const { program, checker, excluded, syntacticCandidate, syntacticOf, nodeOfDecl, mayNameRepoSymbol, isRepoName } =
     state ?? buildProgram(ctx, project.options, project.rootNames);
   const targets = project.owned.filter((f) => ctx.requested === null || ctx.requested.has(f));
   const analysedSet = new Set(targets);
@@ -725,6 +728,37 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
         }
       };
 
+      /**
+       * The properties a name writes or reads without a member access: an object literal's
+       * member (`{ centerAngle: 0 }`, `{ element }`, `{ perform() {} }`) names the property of
+       * the type the literal is held to (its contextual type), and a shorthand destructuring
+       * (`const { elementId } = editor`, `({ id }: Props) =>`) the property of the destructured
+       * type. Properties the literal declares itself are not uses. Only for names some
+       * repository declaration carries (the checker is not asked about the others).
+       */
+      const heldProperties = (name: ts.Identifier): ts.Symbol[] => {
+        const p = name.parent;
+        if (p === undefined || (p as { name?: ts.Node }).name !== name) return [];
+        let type: ts.Type | undefined;
+        if (
+          (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p)) &&
+          ts.isObjectLiteralExpression(p.parent)
+        ) {
+          if (!isRepoName(name.text)) return [];
+          type = checker.getContextualType(p.parent);
+        } else if (ts.isBindingElement(p) && p.propertyName === undefined && ts.isObjectBindingPattern(p.parent)) {
+          if (!isRepoName(name.text)) return [];
+          type = checker.getTypeAtLocation(p.parent);
+        } else return [];
+        if (type === undefined) return [];
+        const out: ts.Symbol[] = [];
+        for (const t of type.isUnion() ? type.types : [type]) {
+          const prop = t.getProperty(name.text);
+          if (prop !== undefined && !(prop.declarations ?? []).includes(p as ts.Declaration) && !out.includes(prop)) out.push(prop);
+        }
+        return out;
+      };
+
       const callTarget = (node: ts.CallExpression | ts.TaggedTemplateExpression, nameNode: ts.Node | null): NodeRef[] => {
         // The callee's symbol suffices unless it is overloaded: resolving the signature checks
         // every argument against every candidate (about half of the whole pass when done for
@@ -834,7 +868,13 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
             continue; // the opening element already counted this use
           case ts.SyntaxKind.Identifier:
           case ts.SyntaxKind.PrivateIdentifier: {
-            if (consumed.has(node) || isDeclarationName(node) || !mayNameRepoSymbol(node)) break;
+            if (consumed.has(node)) break;
+            const held = heldProperties(node as ts.Identifier);
+            if (held.length > 0) {
+              const src = sourceAt(node.getStart(sf));
+              for (const prop of held) for (const tgt of targetsOf(prop)) emit(src, tgt, 'references', node.getStart(sf));
+            }
+            if (isDeclarationName(node) || !mayNameRepoSymbol(node)) break;
             const parent = node.parent;
             let sym: ts.Symbol | undefined;
             if (parent !== undefined && ts.isShorthandPropertyAssignment(parent) && parent.name === node) {
