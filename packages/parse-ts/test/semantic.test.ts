@@ -91,9 +91,13 @@ describe('ts-monorepo: exact edges', () => {
       `calls ${W}App.tsx#App() -> ${C}shapes.ts#Circle.area() exact L9`,
       `references ${W}App.tsx#App() -> ${C}money.ts#Money.currency exact L9`,
       `calls ${W}App.tsx#App() -> ${W}PriceTag.tsx#PriceTag(_) exact L12`,
+      // JSX attributes set the component's props.
+      `references ${W}App.tsx#App() -> ${W}PriceTag.tsx#PriceTagProps.price exact L12`,
       `references ${W}App.tsx#App() -> ${C}money.ts#Money.amount exact L12`,
       `references ${W}App.tsx#App() -> ${C}money.ts#Money.currency exact L12`,
+      `references ${W}App.tsx#App() -> ${W}PriceTag.tsx#PriceTagProps.onBuy exact L12`,
       `calls ${W}App.tsx#App() -> ${W}Button.tsx#Button(ButtonProps) exact L13`,
+      `references ${W}App.tsx#App() -> ${W}Button.tsx#ButtonProps.label exact L13`,
       // shape is a Circle: describe() is inherited, the call resolves to Shape.describe.
       `calls ${W}App.tsx#App() -> ${C}shapes.ts#Shape.describe() exact L13`,
     ]);
@@ -116,6 +120,8 @@ describe('ts-monorepo: exact edges', () => {
       `references ${W}PriceTag.tsx#PriceTag(_) -> ${W}PriceTag.tsx#PriceTagProps.onBuy exact L11`,
       `calls ${W}PriceTag.tsx#PriceTag(_) -> ${C}money.ts#formatMoney(Money) exact L14`,
       `calls ${W}PriceTag.tsx#PriceTag(_) -> ${W}Button.tsx#Button(ButtonProps) exact L15`,
+      `references ${W}PriceTag.tsx#PriceTag(_) -> ${W}Button.tsx#ButtonProps.label exact L15`,
+      `references ${W}PriceTag.tsx#PriceTag(_) -> ${W}Button.tsx#ButtonProps.onClick exact L15`,
     ]);
   });
 

@@ -249,3 +249,30 @@ describe('properties named without a member access', () => {
     ]);
   }, 60_000);
 });
+
+describe('properties named by a string in a type', () => {
+  it('an indexed access type references the property it names', async () => {
+    const root = repo({
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, module: 'ESNext', moduleResolution: 'Bundler' }, include: ['src'] }),
+      'src/state.ts': [
+        'export interface AppState {',
+        '  zoom: number;',
+        '  theme: string;',
+        '}',
+        'export class Editor {',
+        '  files: string[] = [];',
+        '}',
+        'export type Zoom = AppState["zoom"];',
+        'export function files(e: InstanceType<typeof Editor>["files"], t: AppState["nothing" & keyof AppState]): number {',
+        '  return e.length;',
+        '}',
+      ].join('\n'),
+    });
+    const r = await analyze(root);
+    const props = edgeRows(r.projects[0]!.edges, true).filter((e) => / -> \S+#(AppState|Editor)\.\w+ /.test(e));
+    expect(props).toEqual([
+      'references ts:file:src/state.ts#Zoom -> ts:file:src/state.ts#AppState.zoom exact L8',
+      'references ts:file:src/state.ts#files(InstanceType<typeofEditor>["files"],AppState["nothing"&keyofAppState]) -> ts:file:src/state.ts#Editor.files exact L9',
+    ]);
+  }, 60_000);
+});

@@ -731,7 +731,8 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
       /**
        * The properties a name writes or reads without a member access: an object literal's
        * member (`{ centerAngle: 0 }`, `{ element }`, `{ perform() {} }`) names the property of
-       * the type the literal is held to (its contextual type), and a shorthand destructuring
+       * the type the literal is held to (its contextual type), a JSX attribute the prop of the
+       * component's props type (`<Button className="x">` → `ButtonProps.className`), and a shorthand destructuring
        * (`const { elementId } = editor`, `({ id }: Props) =>`) the property of the destructured
        * type. Properties the literal declares itself are not uses. Only for names some
        * repository declaration carries (the checker is not asked about the others).
@@ -744,6 +745,9 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
           (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p)) &&
           ts.isObjectLiteralExpression(p.parent)
         ) {
+          if (!isRepoName(name.text)) return [];
+          type = checker.getContextualType(p.parent);
+        } else if (ts.isJsxAttribute(p)) {
           if (!isRepoName(name.text)) return [];
           type = checker.getContextualType(p.parent);
         } else if (ts.isBindingElement(p) && p.propertyName === undefined && ts.isObjectBindingPattern(p.parent)) {
@@ -866,6 +870,22 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
           }
           case ts.SyntaxKind.JsxClosingElement:
             continue; // the opening element already counted this use
+          case ts.SyntaxKind.IndexedAccessType: {
+            // `AppState["zoom"]`, `InstanceType<typeof App>["files"]`: the string names a property.
+            const ia = node as ts.IndexedAccessTypeNode;
+            const lit = ts.isLiteralTypeNode(ia.indexType) && ts.isStringLiteral(ia.indexType.literal) ? ia.indexType.literal : undefined;
+            if (lit === undefined || !isRepoName(lit.text)) break;
+            const objectType = checker.getTypeFromTypeNode(ia.objectType);
+            const src = sourceAt(lit.getStart(sf));
+            const seen: ts.Symbol[] = [];
+            for (const t of objectType.isUnion() ? objectType.types : [objectType]) {
+              const prop = t.getProperty(lit.text);
+              if (prop === undefined || seen.includes(prop)) continue;
+              seen.push(prop);
+              for (const tgt of targetsOf(prop)) emit(src, tgt, 'references', lit.getStart(sf));
+            }
+            break;
+          }
           case ts.SyntaxKind.Identifier:
           case ts.SyntaxKind.PrivateIdentifier: {
             if (consumed.has(node)) break;
@@ -874,7 +894,8 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
               const src = sourceAt(node.getStart(sf));
               for (const prop of held) for (const tgt of targetsOf(prop)) emit(src, tgt, 'references', node.getStart(sf));
             }
-            if (isDeclarationName(node) || !mayNameRepoSymbol(node)) break;
+            // A JSX attribute's own symbol is the attribute (its prop came from heldProperties).
+            if (isDeclarationName(node) || (node.parent !== undefined && ts.isJsxAttribute(node.parent)) || !mayNameRepoSymbol(node)) break;
             const parent = node.parent;
             let sym: ts.Symbol | undefined;
             if (parent !== undefined && ts.isShorthandPropertyAssignment(parent) && parent.name === node) {
