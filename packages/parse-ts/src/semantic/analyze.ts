@@ -172,6 +172,16 @@ function wrappedIdentifier(expr: ts.Expression): ts.Identifier | null {
   return null;
 }
 
+/** The property `name` of a type; of a union, of each constituent that has it (each once). */
+function propertiesNamed(type: ts.Type, name: string): ts.Symbol[] {
+  const out: ts.Symbol[] = [];
+  for (const t of type.isUnion() ? type.types : [type]) {
+    const prop = t.getProperty(name);
+    if (prop !== undefined && !out.includes(prop)) out.push(prop);
+  }
+  return out;
+}
+
 function skipParens(expr: ts.Expression): ts.Expression {
   let e = expr;
   while (ts.isParenthesizedExpression(e)) e = e.expression;
@@ -755,12 +765,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
           type = checker.getTypeAtLocation(p.parent);
         } else return [];
         if (type === undefined) return [];
-        const out: ts.Symbol[] = [];
-        for (const t of type.isUnion() ? type.types : [type]) {
-          const prop = t.getProperty(name.text);
-          if (prop !== undefined && !(prop.declarations ?? []).includes(p as ts.Declaration) && !out.includes(prop)) out.push(prop);
-        }
-        return out;
+        return propertiesNamed(type, name.text).filter((prop) => !(prop.declarations ?? []).includes(p as ts.Declaration));
       };
 
       const callTarget = (node: ts.CallExpression | ts.TaggedTemplateExpression, nameNode: ts.Node | null): NodeRef[] => {
@@ -875,13 +880,8 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
             const ia = node as ts.IndexedAccessTypeNode;
             const lit = ts.isLiteralTypeNode(ia.indexType) && ts.isStringLiteral(ia.indexType.literal) ? ia.indexType.literal : undefined;
             if (lit === undefined || !isRepoName(lit.text)) break;
-            const objectType = checker.getTypeFromTypeNode(ia.objectType);
             const src = sourceAt(lit.getStart(sf));
-            const seen: ts.Symbol[] = [];
-            for (const t of objectType.isUnion() ? objectType.types : [objectType]) {
-              const prop = t.getProperty(lit.text);
-              if (prop === undefined || seen.includes(prop)) continue;
-              seen.push(prop);
+            for (const prop of propertiesNamed(checker.getTypeFromTypeNode(ia.objectType), lit.text)) {
               for (const tgt of targetsOf(prop)) emit(src, tgt, 'references', lit.getStart(sf));
             }
             break;
