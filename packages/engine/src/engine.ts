@@ -511,7 +511,8 @@ export class Engine {
     if (off !== null) {
       // Without vectors: words of the symbol's own code through BM25, said plainly.
       const r = await this.search(`${node.name} ${node.signature}`, { limit: margin, channels: ['bm25'] });
-      return { ...r, results: r.results.filter((x) => !related(Number(x.id))).slice(0, limit) };
+      const notice = `vector channel off: ${off}; results share words with the symbol's name and signature (BM25)`;
+      return { ...r, results: r.results.filter((x) => !related(Number(x.id))).slice(0, limit), notices: [notice, ...r.notices] };
     }
     const store = this.vectors();
     const own = this.store.db

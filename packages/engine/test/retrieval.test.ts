@@ -135,6 +135,13 @@ describe('without a model', () => {
         expect(r.results[0]!.qualifiedName).toBe('AuthService.login');
         expect(r.notices[0]).toBe('vector channel off: embedding.model_dir=/nonexistent/models: model folder /nonexistent/models/all-MiniLM-L6-v2 does not exist');
         expect(engine.status().vectorChannel).toBe('off: embedding.model_dir=/nonexistent/models: model folder /nonexistent/models/all-MiniLM-L6-v2 does not exist');
+        // similar falls back to the words of the symbol, says so, and still leaves out its own class and file.
+        const like = await engine.similar('StripeProvider.charge', { limit: 3 });
+        expect(like.notices[0]).toBe(
+          "vector channel off: embedding.model_dir=/nonexistent/models: model folder /nonexistent/models/all-MiniLM-L6-v2 does not exist; results share words with the symbol's name and signature (BM25)",
+        );
+        expect(like.results.length).toBe(3);
+        expect(like.results.filter((x) => ['StripeProvider.charge', 'StripeProvider', 'src/billing/paymentProvider.ts'].includes(x.qualifiedName))).toEqual([]);
       } finally {
         if (prev !== undefined) process.env.CA_EMBEDDING_MODEL_DIR = prev;
       }
