@@ -11,7 +11,7 @@ import {
   type NodeKind,
   type ParseStatus,
 } from '@ca/schema';
-import { cachedStatement, changeStamp, LATEST_SCHEMA_VERSION, Store, VectorStore, type FileWrite, type IndexReader, type NodeRecord } from '@ca/store';
+import { cachedStatement, changeStamp, LATEST_SCHEMA_VERSION, Store, VectorStore, type FileWrite, type IndexReader, type KnnHit, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, skeletonOf, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
 import { RoslynHost } from '@ca/parse-cs';
@@ -504,15 +504,13 @@ export class Engine {
         .filter((n) => (n.startByte <= node.startByte && n.endByte >= node.endByte) || (n.startByte >= node.startByte && n.endByte <= node.endByte))
         .map((n) => n.id),
     );
-    nested.add(node.id);
-    const related = (id: number): boolean => nested.has(id);
     const margin = limit + 1 + SIMILAR_MARGIN;
     const off = await this.vectorOffReason();
     if (off !== null) {
       // Without vectors: words of the symbol's own code through BM25, said plainly.
       const r = await this.search(`${node.name} ${node.signature}`, { limit: margin, channels: ['bm25'] });
       const notice = `vector channel off: ${off}; results share words with the symbol's name and signature (BM25)`;
-      return { ...r, results: r.results.filter((x) => !related(Number(x.id))).slice(0, limit), notices: [notice, ...r.notices] };
+      return { ...r, results: r.results.filter((x) => !nested.has(Number(x.id))).slice(0, limit), notices: [notice, ...r.notices] };
     }
     const store = this.vectors();
     const own = this.store.db
@@ -521,13 +519,11 @@ export class Engine {
     if (!own) throw new CaError('not_found', `${node.qualifiedName} has no embedding yet (run ca index)`);
     const q = new Float32Array(own.vector.buffer.slice(own.vector.byteOffset, own.vector.byteOffset + own.vector.byteLength));
     // A class with many members fills the first neighbours with them: widen until enough remain.
-    let k = margin;
-    let raw = store.knn(q, k);
-    let hits = raw.filter((h) => !related(h.nodeId));
-    while (hits.length < limit && raw.length === k && k < SIMILAR_MAX_K) {
-      k = Math.min(SIMILAR_MAX_K, k * 4);
-      raw = store.knn(q, k);
-      hits = raw.filter((h) => !related(h.nodeId));
+    let hits: KnnHit[] = [];
+    for (let k = margin; ; k = Math.min(SIMILAR_MAX_K, k * 4)) {
+      const raw = store.knn(q, k);
+      hits = raw.filter((h) => !nested.has(h.nodeId));
+      if (hits.length >= limit || raw.length < k || k >= SIMILAR_MAX_K) break;
     }
     hits = hits.slice(0, limit);
     const nodes = new Map(reader.nodesByIds(hits.map((h) => h.nodeId)).map((n) => [n.id, n]));

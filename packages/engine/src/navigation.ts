@@ -307,14 +307,14 @@ export function navigate(
     Object.assign(toSymbolView(n), { depth: seedSet.has(n.id) ? 0 : (depthOf.get(n.id) ?? 1) }),
   );
   // Product code before test code at each depth (a test file calling a helper forty times would lead otherwise).
-  nodes.sort((a, b) => a.depth - b.depth || testRank(a.path) - testRank(b.path) || collator.compare(a.path, b.path) || a.startLine - b.startLine);
-  const tested = new Map<string, number>();
-  const siteRank = (path: string): number => {
-    let r = tested.get(path);
-    if (r === undefined) tested.set(path, (r = testRank(path)));
+  const testRanks = new Map<string, number>();
+  const testRankOf = (path: string): number => {
+    let r = testRanks.get(path);
+    if (r === undefined) testRanks.set(path, (r = testRank(path)));
     return r;
   };
-  edges = edges.map((e, i) => ({ e, i })).sort((a, b) => siteRank(a.e.path) - siteRank(b.e.path) || a.i - b.i).map(({ e }) => e);
+  nodes.sort((a, b) => a.depth - b.depth || testRankOf(a.path) - testRankOf(b.path) || collator.compare(a.path, b.path) || a.startLine - b.startLine);
+  edges.sort((a, b) => testRankOf(a.path) - testRankOf(b.path)); // stable: use-site order otherwise
   const languageSet = new Set([...seeds.map((s) => s.language), ...nodes.map((n) => n.language)]);
   // TS and JS files use each other (allowJs, imports of either from the other): a gap in one can hide an edge into the other.
   if (languageSet.has('ts') || languageSet.has('js')) languageSet.add('ts').add('js');

@@ -750,20 +750,14 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
       const heldProperties = (name: ts.Identifier): ts.Symbol[] => {
         const p = name.parent;
         if (p === undefined || (p as { name?: ts.Node }).name !== name) return [];
-        let type: ts.Type | undefined;
-        if (
-          (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p)) &&
-          ts.isObjectLiteralExpression(p.parent)
-        ) {
-          if (!isRepoName(name.text)) return [];
-          type = checker.getContextualType(p.parent);
-        } else if (ts.isJsxAttribute(p)) {
-          if (!isRepoName(name.text)) return [];
-          type = checker.getContextualType(p.parent);
-        } else if (ts.isBindingElement(p) && p.propertyName === undefined && ts.isObjectBindingPattern(p.parent)) {
-          if (!isRepoName(name.text)) return [];
-          type = checker.getTypeAtLocation(p.parent);
-        } else return [];
+        const member =
+          ((ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p)) &&
+            ts.isObjectLiteralExpression(p.parent)) ||
+          ts.isJsxAttribute(p);
+        const destructured = !member && ts.isBindingElement(p) && p.propertyName === undefined && ts.isObjectBindingPattern(p.parent);
+        if ((!member && !destructured) || !isRepoName(name.text)) return [];
+        // The literal's (the JSX attributes') contextual type; the destructured value's type.
+        const type = member ? checker.getContextualType(p.parent as ts.ObjectLiteralExpression | ts.JsxAttributes) : checker.getTypeAtLocation(p.parent);
         if (type === undefined) return [];
         return propertiesNamed(type, name.text).filter((prop) => !(prop.declarations ?? []).includes(p as ts.Declaration));
       };
