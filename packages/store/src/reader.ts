@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import type { Confidence, EdgeType, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
@@ -563,5 +564,62 @@ export class IndexReader {
     return this.db
       .prepare(`SELECT at, kind, path, message FROM events ORDER BY id DESC LIMIT ?`)
       .all(limit) as { at: string; kind: string; path: string | null; message: string }[];
+  }
+
+  /** The content hash of the version the label holds at `path`, or null. */
+  contentHashOf(path: string): string | null {
+    return (
+      (cachedStatement(
+        this.db,
+        `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`,
+      )
+        .pluck()
+        .get(this.label, path) as string | undefined) ?? null
+    );
+  }
+
+  /**
+   * The bytes of the version the label holds at `path` as the index stored them, or null when
+   * the label has no such path or the index kept no copy (over the size cap, or indexed by a
+   * version of ca that kept none).
+   */
+  fileContent(path: string): Buffer | null {
+    const row = cachedStatement(
+      this.db,
+      `SELECT c.data FROM label_files lf JOIN labels l ON l.id = lf.label_id AND l.name = ? JOIN files f ON f.id = lf.file_id
+       JOIN file_contents c ON c.content_hash = f.content_hash WHERE lf.path = ?`,
+    ).get(this.label, path) as { data: Buffer } | undefined;
+    return row ? inflateRawSync(row.data) : null;
+  }
+
+  /** Import specifiers (or names) of a file node, at most 40 (file embedding texts). */
+  fileImports(fileNodeId: number): string[] {
+    return cachedStatement(this.db, `SELECT DISTINCT COALESCE(specifier, target_name) AS s FROM edges WHERE source_id = ? AND type = 'imports' LIMIT 40`)
+      .pluck()
+      .all(fileNodeId) as string[];
+  }
+
+  /** Names of a node's public children in source order, at most 40 (file embedding texts). */
+  publicChildren(nodeId: number): string[] {
+    return cachedStatement(this.db, `SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`)
+      .pluck()
+      .all(nodeId) as string[];
+  }
+
+  /** Number of the label's files in `languages`. */
+  countFiles(languages: readonly string[]): number {
+    if (languages.length === 0) return 0;
+    return this.db
+      .prepare(
+        `SELECT COUNT(*) FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+         WHERE f.language IN (${languages.map(() => '?').join(',')})`,
+      )
+      .pluck()
+      .get(this.label, ...languages) as number;
+  }
+
+  /** Whether the label exists. */
+  exists(): boolean {
+    return this.labelId() !== null;
   }
 }
