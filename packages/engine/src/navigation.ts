@@ -1,5 +1,5 @@
 import { CaError, defaultConfig, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
-import { GraphReader, type GraphEdge, type IndexReader, type NodeRecord, type SemanticGapFile, type SemanticGapRow, type SqliteDatabase } from '@ca/store';
+import type { GraphEdge, GraphReader, IndexReader, NodeRecord, SemanticGapFile, SemanticGapRow } from '@ca/store';
 import { isTestPath } from '@ca/retrieve';
 import { toSymbolView, type SymbolView } from './symbolView.js';
 
@@ -247,7 +247,7 @@ function groupGapFiles(files: readonly SemanticGapFile[]): SemanticGapRow[] {
  * number is read as `max_depth`, with the default impact cap).
  */
 export function navigate(
-  db: SqliteDatabase,
+  graph: GraphReader,
   reader: IndexReader,
   label: string,
   navigation: Navigation,
@@ -261,7 +261,6 @@ export function navigate(
   if (depth > maxDepth) throw new CaError('usage', `--depth ${depth} is over the configured cap graph.max_depth (${maxDepth})`);
   const maxNodes = options.maxNodes ?? (navigation === 'impact' ? impactMaxNodes : WALK_GUARD);
   if (!Number.isInteger(maxNodes) || maxNodes < 1) throw new CaError('usage', `--max-nodes must be a positive integer (got ${String(options.maxNodes)})`);
-  const graph = new GraphReader(db);
   const plan = PLANS[navigation];
   let seedIds = seeds.map((s) => s.id);
   if (plan.includeDescendants) seedIds = graph.descendants(seedIds);

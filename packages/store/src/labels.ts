@@ -1,5 +1,6 @@
 import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
+import { cachedStatement } from './statements.js';
 import type { IndexWriter, WriteStats } from './writer.js';
 
 export type LabelKind = 'working' | 'commit' | 'staging';
@@ -57,7 +58,7 @@ export class LabelStore {
   ) {}
 
   private row(name: string): LabelRow | null {
-    return (this.db.prepare(`SELECT id, name, kind, commit_sha, target_sha, head_ref, dirty, worktree, indexed_at FROM labels WHERE name = ?`).get(name) as LabelRow | undefined) ?? null;
+    return (cachedStatement(this.db, `SELECT id, name, kind, commit_sha, target_sha, head_ref, dirty, worktree, indexed_at FROM labels WHERE name = ?`).get(name) as LabelRow | undefined) ?? null;
   }
 
   /** Every label but staging ones, by name. */
@@ -90,6 +91,21 @@ export class LabelStore {
     return this.list().find((l) => l.name === name) ?? null;
   }
 
+  /** What a label records (no counts: cheap enough for every answer), or null. */
+  state(name: string): Omit<LabelInfo, 'files' | 'semantic'> | null {
+    const r = this.row(name);
+    if (!r || r.kind === 'staging') return null;
+    return {
+      name: r.name,
+      kind: r.kind,
+      commit: r.commit_sha,
+      headRef: r.head_ref,
+      dirty: r.dirty === null ? null : r.dirty === 1,
+      worktree: r.worktree,
+      indexedAt: r.indexed_at,
+    };
+  }
+
   /** The label, or `unknown_label` listing the labels there are. */
   require(name: string): LabelInfo {
     const found = this.get(name);
@@ -103,7 +119,12 @@ export class LabelStore {
   /** Creates the label when missing (a working label records its worktree). */
   ensure(name: string, kind: Exclude<LabelKind, 'staging'>, worktree: string | null = null): void {
     this.writer.ensureLabel(name);
-    this.db.prepare(`UPDATE labels SET kind = ?, worktree = coalesce(?, worktree) WHERE name = ? AND kind <> 'staging'`).run(kind, worktree, name);
+    // Written only when it differs: a no-change run leaves the index untouched (caches survive).
+    cachedStatement(
+      this.db,
+      `UPDATE labels SET kind = @kind, worktree = coalesce(@worktree, worktree)
+       WHERE name = @name AND kind <> 'staging' AND (kind IS NOT @kind OR worktree IS NOT coalesce(@worktree, worktree))`,
+    ).run({ kind, worktree, name });
   }
 
   /** Records what a finished index run of the label saw. */

@@ -35,6 +35,9 @@ export interface GcOptions {
 }
 
 export const JOURNAL_DAYS = 30;
+/** Orphan vectors an index run collects: more than this many, and more than this share of all vectors. */
+export const ORPHAN_VECTORS_MIN = 256;
+export const ORPHAN_VECTORS_SHARE = 0.05;
 export const JOURNAL_MAX_ROWS = 100_000;
 export const EVENTS_MAX_ROWS = 10_000;
 
@@ -86,6 +89,19 @@ export class Maintenance {
       .run(options.eventsMaxRows ?? EVENTS_MAX_ROWS).changes;
     const after = this.freeBytes();
     return { versions, nodes, edges, ftsRows: nodes, embeddings, contents, journal, events, bytesFreed: Math.max(0, after.free - before.free), fileBytes: after.total };
+  }
+
+  /**
+   * What every index run that changed files does: sweeps the journals past their retention, and
+   * collects orphan vectors once they are many (deleting vectors makes the in-memory vector index
+   * rebuild, so a single edit's few orphans wait for company). Bounded, never unbounded growth.
+   */
+  sweep(): { journal: number; events: number; embeddings: number } {
+    const r = this.gc({ sweepOnly: true });
+    const vectors = this.vectors();
+    const orphans = vectors.orphanCount();
+    const embeddings = orphans > ORPHAN_VECTORS_MIN && orphans > vectors.count() * ORPHAN_VECTORS_SHARE ? vectors.gc() : 0;
+    return { journal: r.journal, events: r.events, embeddings };
   }
 
   /** `PRAGMA quick_check`'s first line (`ok` when intact). */

@@ -215,6 +215,7 @@ export interface TermPlan {
   readonly heads: Set<string>;
 }
 const termStatsByDb = new WeakMap<SqliteDatabase, TermStats>();
+const exclusiveCache = new WeakMap<SqliteDatabase, { stamp: string; labels: Map<string, boolean> }>();
 
 /** Column weights for bm25(): name, qualified_name, split, signature, doc, path, body. */
 const BM25_WEIGHTS = '10.0, 8.0, 5.0, 3.0, 2.0, 1.5, 1.0';
@@ -616,6 +617,27 @@ export class IndexReader {
       )
       .pluck()
       .get(this.label, ...languages) as number;
+  }
+
+  /**
+   * Whether every file version of the index belongs to this label (no other label, staging
+   * crawl or uncollected version): then label filters can be skipped. Cached until the index changes.
+   */
+  exclusive(): boolean {
+    const stamp = changeStamp(this.db);
+    let cache = exclusiveCache.get(this.db);
+    if (!cache || cache.stamp !== stamp) exclusiveCache.set(this.db, (cache = { stamp, labels: new Map() }));
+    let answer = cache.labels.get(this.label);
+    if (answer === undefined) {
+      const labelId = this.labelId();
+      answer =
+        labelId !== null &&
+        (cachedStatement(this.db, `SELECT NOT EXISTS (SELECT 1 FROM files f WHERE NOT EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = f.id AND lf.label_id = ?))`)
+          .pluck()
+          .get(labelId) as number) === 1;
+      cache.labels.set(this.label, answer);
+    }
+    return answer;
   }
 
   /** Whether the label exists. */

@@ -34,6 +34,8 @@ export interface FileWrite {
    * (the engine does it on parser threads); computed here otherwise.
    */
   readonly fts?: readonly FtsText[];
+  /** The file's bytes, kept (deflated, content-addressed) so the version can be shown as indexed. */
+  readonly content?: Uint8Array;
 }
 
 /** One edge found by a semantic pass (compiler-resolved), already mapped to node ids. */
@@ -419,6 +421,7 @@ export class IndexWriter {
 
   private writeOne(labelId: number, f: FileWrite, stats: WriteStats, planner: NodePlanner): void {
     stats.files++;
+    if (f.content) this.storeContent(f.contentHash, f.content);
     const entry = this.stmts.labelEntry.get(labelId, f.path) as { file_id: number } | undefined;
     const existing = this.stmts.fileByVersion.get(f.path, f.contentHash) as { id: number; extractor: string } | undefined;
     if (existing && existing.extractor === f.extractor) {
