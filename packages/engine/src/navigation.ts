@@ -266,10 +266,11 @@ export function navigate(
   if (plan.includeDescendants) seedIds = graph.descendants(seedIds);
   if (options.throughInterfaces && navigation === 'callers') {
     // Calls through an interface or base member reach this implementation at run time.
-    const up = graph.walk(seedIds, { direction: 'out', types: ['implements', 'overrides'], minConfidence: options.minConfidence ?? 'approximate', depth: 5 });
+    const up = graph.walk(seedIds, { direction: 'out', types: ['implements', 'overrides'], minConfidence: options.minConfidence ?? 'approximate', depth: 5, label });
     seedIds = [...new Set([...seedIds, ...up.depth.keys()])];
   }
   const walk = graph.walk(seedIds, {
+    label,
     direction: plan.direction,
     types: plan.types,
     minConfidence: options.minConfidence ?? 'approximate',
@@ -327,7 +328,7 @@ export function navigate(
     // Files importing or re-exporting them: where a symbol may get another name.
     const importers =
       plan.direction === 'in'
-        ? [...new Set(graph.walk([...seedIds, ...inner.map((n) => Number(n.id))], { direction: 'in', types: ['imports'], minConfidence: 'approximate', depth: 1 }).edges.map((e) => e.path))]
+        ? [...new Set(graph.walk([...seedIds, ...inner.map((n) => Number(n.id))], { direction: 'in', types: ['imports'], minConfidence: 'approximate', depth: 1, label }).edges.map((e) => e.path))]
         : [];
     gapRows = groupGapFiles(gapFilesThatMatter(graph.semanticGapFiles(label, languages), plan.direction, expanded, options.indexedText, importers));
   }
@@ -375,7 +376,7 @@ function approximateMemberImpls(
   const parent = reader.nodeById(member.parentId);
   if (!parent || !TYPE_KINDS.has(parent.kind)) return [];
   if (minConfidence !== 'approximate') return [];
-  const subtypes = graph.walk([parent.id], { direction: 'in', types: ['implements', 'inherits'], minConfidence: 'approximate', depth });
+  const subtypes = graph.walk([parent.id], { direction: 'in', types: ['implements', 'inherits'], minConfidence: 'approximate', depth, label: reader.label });
   const out: { edge: GraphEdge; depth: number }[] = [];
   for (const [typeId, d] of subtypes.depth) {
     if (typeId === parent.id) continue;

@@ -84,14 +84,20 @@ export class Refresher<O extends RefreshOutcome = RefreshOutcome> {
   /** Arrival times of distinct paths in the burst window. */
   private arrivals: { at: number; path: string }[] = [];
   private inBurst = false;
+  /** A run over no paths is due (HEAD moved). */
+  private headMoved = false;
 
   constructor(private readonly options: RefresherOptions<O>) {
     this.timers = options.timers ?? realTimers;
   }
 
-  /** Watcher events: repo-relative paths that changed (files or directories). */
+  /**
+   * Watcher events: repo-relative paths that changed (files or directories). No paths: a run
+   * anyway (HEAD moved: the run adds what git says changed).
+   */
   notify(paths: readonly string[]): void {
     if (this.closed) return;
+    if (paths.length === 0) this.headMoved = true;
     const now = this.timers.now();
     for (const p of paths) {
       if (!this.pending.has(p)) this.arrivals.push({ at: now, path: p });
@@ -157,9 +163,9 @@ export class Refresher<O extends RefreshOutcome = RefreshOutcome> {
   async settled(): Promise<void> {
     for (;;) {
       const current = this.queued ?? this.running;
-      if (current === null && this.timer === null && this.pending.size === 0 && !this.full) return;
+      if (current === null && this.timer === null && this.pending.size === 0 && !this.full && !this.headMoved) return;
       if (current !== null) await current.catch(() => undefined);
-      else if (this.timer !== null || this.pending.size > 0 || this.full) await this.next().catch(() => undefined);
+      else await this.next().catch(() => undefined);
     }
   }
 
@@ -208,6 +214,7 @@ export class Refresher<O extends RefreshOutcome = RefreshOutcome> {
       this.inBurst = false;
       return { paths: null, reason };
     }
+    this.headMoved = false;
     const all = [...this.pending].sort();
     const chunk = this.inBurst && this.options.burst ? this.options.burst.chunk : all.length;
     const paths = all.slice(0, Math.max(1, chunk));

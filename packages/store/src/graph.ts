@@ -15,6 +15,13 @@ export interface TraversalOptions {
    * graphs). Applied during the walk in BFS order, so the nodes kept are the nearest ones.
    */
   readonly maxRows?: number;
+  /**
+   * Walk within this label only, when the index holds other labels' versions too: edges from
+   * files of the label, and each end taken as the label's version of that symbol (same symbol
+   * key) — a file version two labels share points at whichever target version it was resolved
+   * to, and each label sees its own.
+   */
+  readonly label?: string;
 }
 
 export interface GraphEdge {
@@ -71,6 +78,60 @@ export interface SemanticGapFile {
 const pathCache = new WeakMap<SqliteDatabase, { stamp: string; paths: Map<number, string> }>();
 const gapCache = new WeakMap<SqliteDatabase, Map<string, { stamp: string; rows: SemanticGapRow[] }>>();
 const gapFileCache = new WeakMap<SqliteDatabase, Map<string, { stamp: string; rows: SemanticGapFile[] }>>();
+const scopeCache = new WeakMap<SqliteDatabase, { stamp: string; scopes: Map<string, LabelScope | null> }>();
+
+/**
+ * One label's view of a graph shared by several labels: its files, and each node of another
+ * version mapped to the label's node of the same symbol key (and language) — or left as it is
+ * when the label has none. Lookups are cached for the life of the scope (until the index changes).
+ */
+class LabelScope {
+  private readonly mapped = new Map<number, number>();
+  private readonly aliases = new Map<number, number[]>();
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    readonly files: ReadonlySet<number>,
+  ) {}
+
+  /** The label's version of node `id` (itself when it is the label's, or when the label has none). */
+  inLabel(id: number): number {
+    const hit = this.mapped.get(id);
+    if (hit !== undefined) return hit;
+    const row = cachedStatement(this.db, `SELECT file_id, symbol_key, language FROM nodes WHERE id = ?`).get(id) as
+      | { file_id: number; symbol_key: string; language: string }
+      | undefined;
+    let out = id;
+    if (row && !this.files.has(row.file_id)) {
+      const candidates = cachedStatement(this.db, `SELECT id, file_id FROM nodes WHERE symbol_key = ? AND language = ? AND id <> ?`).all(row.symbol_key, row.language, id) as {
+        id: number;
+        file_id: number;
+      }[];
+      out = candidates.find((c) => this.files.has(c.file_id))?.id ?? id;
+    }
+    this.mapped.set(id, out);
+    return out;
+  }
+
+  /** Each node with the other versions' nodes of its symbol key, mapped back to it. */
+  withAliases(ids: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const id of ids) {
+      out.set(id, id);
+      let list = this.aliases.get(id);
+      if (!list) {
+        const row = cachedStatement(this.db, `SELECT symbol_key, language FROM nodes WHERE id = ?`).get(id) as { symbol_key: string; language: string } | undefined;
+        const others = row
+          ? (cachedStatement(this.db, `SELECT id, file_id FROM nodes WHERE symbol_key = ? AND language = ? AND id <> ?`).all(row.symbol_key, row.language, id) as { id: number; file_id: number }[])
+          : [];
+        list = others.filter((o) => !this.files.has(o.file_id)).map((o) => o.id);
+        this.aliases.set(id, list);
+      }
+      for (const a of list) if (!out.has(a)) out.set(a, id);
+    }
+    return out;
+  }
+}
 
 /** Use-site order: path, line, edge id. */
 function byLocation(a: { path: string; line: number; id: number }, b: { path: string; line: number; id: number }): number {
@@ -133,6 +194,7 @@ export class GraphReader {
          AND e.confidence IN (${confs.map(() => '?').join(',')})`,
     );
     const paths = this.filePaths();
+    const scope = options.label !== undefined ? this.labelScope(options.label) : null;
     const depth = new Map<number, number>();
     for (const s of seeds) depth.set(s, 0);
     const seedCount = depth.size;
@@ -143,7 +205,19 @@ export class GraphReader {
     type Row = { id: number; source_id: number; target_id: number | null; type: string; confidence: string; line: number; target_name: string; file_id: number; path: string };
     for (let d = 0; d < options.depth && frontier.length > 0 && !truncated; d++) {
       const next: number[] = [];
-      const rows = stmt.all(JSON.stringify(frontier), ...options.types, ...confs) as Row[];
+      let rows: Row[];
+      if (scope === null) {
+        rows = stmt.all(JSON.stringify(frontier), ...options.types, ...confs) as Row[];
+      } else {
+        // Other versions of the frontier's symbols are asked too (edges resolved to them), then
+        // every row is kept only from the label's files, with its ends mapped into the label.
+        const asked = incoming ? scope.withAliases(frontier) : new Map(frontier.map((id) => [id, id]));
+        rows = (stmt.all(JSON.stringify([...asked.keys()]), ...options.types, ...confs) as Row[]).filter((r) => scope.files.has(r.file_id));
+        for (const r of rows) {
+          if (incoming) r.target_id = asked.get(r.target_id!) ?? r.target_id;
+          else if (r.target_id !== null) r.target_id = scope.inLabel(r.target_id);
+        }
+      }
       for (const r of rows) r.path = paths.get(r.file_id) ?? '';
       rows.sort(byLocation);
       for (const e of rows) {
@@ -174,6 +248,24 @@ export class GraphReader {
     }
     edges.sort(byLocation);
     return { depth, edges, truncated, reached: depth.size - seedCount + dropped.size };
+  }
+
+  /** The label's files, and the mapping of nodes of other versions onto the label's (by symbol key). */
+  private labelScope(label: string): LabelScope | null {
+    const stamp = this.stamp();
+    let cache = scopeCache.get(this.db);
+    if (!cache || cache.stamp !== stamp) scopeCache.set(this.db, (cache = { stamp, scopes: new Map() }));
+    const hit = cache.scopes.get(label);
+    if (hit !== undefined) return hit;
+    const labelId = this.statement(`SELECT id FROM labels WHERE name = ?`).pluck().get(label) as number | undefined;
+    const files = new Set(
+      labelId === undefined ? [] : (this.statement(`SELECT file_id FROM label_files WHERE label_id = ?`).pluck().all(labelId) as number[]),
+    );
+    const total = this.statement(`SELECT COUNT(*) FROM files`).pluck().get() as number;
+    // Every version is the label's: nothing to filter or map.
+    const scope: LabelScope | null = files.size === total ? null : new LabelScope(this.db, files);
+    cache.scopes.set(label, scope);
+    return scope;
   }
 
   /** Child nodes (via `contains`) of the given nodes, recursively. */
