@@ -251,6 +251,8 @@ export class Refresher<O extends RefreshOutcome = RefreshOutcome> {
       if (!this.closed && this.pending.size > 0 && this.timer === null && this.queued === null) void this.next().catch(() => undefined);
       this.scheduleFill();
     });
+    // The caller handles `run`'s failure; the tracking copy must not surface it a second time.
+    tracked.catch(() => undefined);
     this.running = tracked;
     return run;
   }

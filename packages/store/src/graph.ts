@@ -82,8 +82,10 @@ const scopeCache = new WeakMap<SqliteDatabase, { stamp: string; scopes: Map<stri
 
 /**
  * One label's view of a graph shared by several labels: its files, and each node of another
- * version mapped to the label's node of the same symbol key (and language) — or left as it is
- * when the label has none. Lookups are cached for the life of the scope (until the index changes).
+ * version of a file mapped to the label's node for the same symbol — same path, qualified name
+ * and kind, preferring the same symbol key, then the same signature (keys of one symbol may
+ * differ between versions once a semantic pass refined one of them). Cached for the life of the
+ * scope (until the index changes).
  */
 class LabelScope {
   private readonly mapped = new Map<number, number>();
@@ -98,39 +100,59 @@ class LabelScope {
   inLabel(id: number): number {
     const hit = this.mapped.get(id);
     if (hit !== undefined) return hit;
-    const row = cachedStatement(this.db, `SELECT file_id, symbol_key, language FROM nodes WHERE id = ?`).get(id) as
-      | { file_id: number; symbol_key: string; language: string }
-      | undefined;
+    const self = this.node(id);
     let out = id;
-    if (row && !this.files.has(row.file_id)) {
-      const candidates = cachedStatement(this.db, `SELECT id, file_id FROM nodes WHERE symbol_key = ? AND language = ? AND id <> ?`).all(row.symbol_key, row.language, id) as {
-        id: number;
-        file_id: number;
-      }[];
-      out = candidates.find((c) => this.files.has(c.file_id))?.id ?? id;
+    if (self && !this.files.has(self.file_id)) {
+      const mine = this.others(self).filter((c) => this.files.has(c.file_id));
+      out = (mine.find((c) => c.symbol_key === self.symbol_key) ?? mine.find((c) => c.signature === self.signature) ?? mine[0])?.id ?? id;
     }
     this.mapped.set(id, out);
     return out;
   }
 
-  /** Each node with the other versions' nodes of its symbol key, mapped back to it. */
+  /** Each node with the nodes of the same symbol in other versions (not the label's), mapped back to it. */
   withAliases(ids: readonly number[]): Map<number, number> {
     const out = new Map<number, number>();
     for (const id of ids) {
       out.set(id, id);
       let list = this.aliases.get(id);
       if (!list) {
-        const row = cachedStatement(this.db, `SELECT symbol_key, language FROM nodes WHERE id = ?`).get(id) as { symbol_key: string; language: string } | undefined;
-        const others = row
-          ? (cachedStatement(this.db, `SELECT id, file_id FROM nodes WHERE symbol_key = ? AND language = ? AND id <> ?`).all(row.symbol_key, row.language, id) as { id: number; file_id: number }[])
-          : [];
-        list = others.filter((o) => !this.files.has(o.file_id)).map((o) => o.id);
+        const self = this.node(id);
+        list = self ? this.others(self).filter((o) => !this.files.has(o.file_id)).map((o) => o.id) : [];
         this.aliases.set(id, list);
       }
       for (const a of list) if (!out.has(a)) out.set(a, id);
     }
     return out;
   }
+
+  private node(id: number): ScopeNode | undefined {
+    return cachedStatement(
+      this.db,
+      `SELECT n.id, n.file_id, n.symbol_key, n.signature, n.qualified_name, n.kind, f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?`,
+    ).get(id) as ScopeNode | undefined;
+  }
+
+  /** Nodes of the same symbol in other versions of its file. */
+  private others(self: ScopeNode): ScopeNode[] {
+    return cachedStatement(
+      this.db,
+      `SELECT n.id, n.file_id, n.symbol_key, n.signature, n.qualified_name, n.kind, f.path FROM nodes n JOIN files f ON f.id = n.file_id
+       WHERE n.qualified_name = ? COLLATE NOCASE AND n.kind = ? AND f.path = ? AND n.id <> ?`,
+    )
+      .all(self.qualified_name, self.kind, self.path, self.id)
+      .filter((o) => (o as ScopeNode).qualified_name === self.qualified_name) as ScopeNode[];
+  }
+}
+
+interface ScopeNode {
+  id: number;
+  file_id: number;
+  symbol_key: string;
+  signature: string;
+  qualified_name: string;
+  kind: string;
+  path: string;
 }
 
 /** Use-site order: path, line, edge id. */

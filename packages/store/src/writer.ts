@@ -219,6 +219,10 @@ export class IndexWriter {
       insertContent: s(`INSERT OR IGNORE INTO file_contents(content_hash, size, data) VALUES (?, ?, ?)`),
       renameFile: s(`UPDATE files SET path = ?, project = ?, semantic_state = 'pending', semantic_reason = 'file moved' WHERE id = ?`),
       rekeyNode: s(`UPDATE OR IGNORE nodes SET symbol_key = ?, project = ? WHERE id = ?`),
+      renameFileNode: s(`UPDATE nodes SET name = CASE WHEN name = @fromName THEN @toName ELSE name END,
+          qualified_name = CASE WHEN qualified_name = @from THEN @to ELSE qualified_name END,
+          signature = CASE WHEN signature = @from THEN @to ELSE signature END
+        WHERE id = @id AND kind IN ('file', 'module')`),
       nodeText: s(`SELECT name, qualified_name AS qualifiedName, kind, chunk_text AS chunkText, doc, signature FROM nodes WHERE id = ?`),
     };
   }
@@ -280,8 +284,11 @@ export class IndexWriter {
       this.stmts.upsertLabelEntry.run(labelId, move.to, move.fileId, move.mtimeMs);
       this.stmts.renameFile.run(move.to, move.project, move.fileId);
       const pathText = pathTokens(move.to);
+      const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
       for (const n of this.stmts.nodesOfFile.all(move.fileId) as ExistingNode[]) {
         this.stmts.rekeyNode.run(rekey(n.symbol_key), move.project, n.id);
+        // The file's own node is named after its path.
+        this.stmts.renameFileNode.run({ id: n.id, from: move.from, to: move.to, fromName: base(move.from), toName: base(move.to) });
         // The FTS row holds the path's words: written again (a contentless table cannot be read back).
         const t = this.stmts.nodeText.get(n.id) as { name: string; qualifiedName: string; kind: string; chunkText: string; doc: string | null; signature: string };
         const fts = ftsTextOf(t);
