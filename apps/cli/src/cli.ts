@@ -184,7 +184,12 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
   const engine = openEngine(values, args[0], { rebuildIfCorrupt: true });
   try {
     const bar = new ProgressBar(!values.json && process.stderr.isTTY === true);
-    const onProgress = (p: { phase: string; done: number; total: number }) => bar.update(PHASE_LABEL[p.phase] ?? p.phase, p.done, p.total);
+    const kill = faultKillPoint(process.env['CA_FAULT_KILL_AT']);
+    const onProgress = (p: { phase: string; done: number; total: number }) => {
+      bar.update(PHASE_LABEL[p.phase] ?? p.phase, p.done, p.total);
+      // Fault injection for the crash tests (docs/reliability.md): a real SIGKILL at a known point.
+      if (kill && p.phase === kill.phase && p.done >= kill.at) process.kill(process.pid, 'SIGKILL');
+    };
     const onWait = (h: { pid: number; label: string }) => process.stderr.write(`waiting for another indexer (pid ${h.pid}, ${h.label}) to finish…\n`);
     const report =
       values.commit !== undefined
@@ -207,6 +212,17 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
   } finally {
     engine.close();
   }
+}
+
+/**
+ * `CA_FAULT_KILL_AT=<phase>:<n>` (crash tests only): the process kills itself with SIGKILL once
+ * the index run's `phase` (discover, parse, write, resolve, semantic, embed) reports `n` done.
+ */
+function faultKillPoint(raw: string | undefined): { phase: string; at: number } | null {
+  if (!raw) return null;
+  const m = /^(discover|parse|write|resolve|semantic|embed):(\d+)$/.exec(raw);
+  if (!m) throw usage(`CA_FAULT_KILL_AT must be <phase>:<count> (got "${raw}")`);
+  return { phase: m[1]!, at: Number(m[2]) };
 }
 
 /** `  tsconfig.json changed: 12 files re-analysed` per semantic-context change, or nothing. */
