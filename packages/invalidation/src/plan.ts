@@ -1,4 +1,5 @@
 import type { ExtractedNode, Language, ParseStatus } from '@ca/schema';
+import type { NodeAction, NodePlan, PartialTarget, PreviousNode } from '@ca/store';
 import type { DiscoveredFile, SkippedFile } from './discovery.js';
 
 // ---------------------------------------------------------------- what the index holds
@@ -240,40 +241,6 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
 }
 
 // ---------------------------------------------------------------- nodes of one re-parsed file
-
-/** A node of the label's previous version of a path. */
-export interface PreviousNode {
-  readonly id: number;
-  readonly symbolKey: string;
-  readonly disambiguator: number;
-  readonly kind: string;
-  readonly chunkHash: string;
-  /** Spans of this node in other files (a merged partial class): it survives losing this one. */
-  readonly otherSpans: number;
-}
-
-/** A partial declaration (C#) of the same key in another file of the label, which a fragment joins. */
-export interface PartialTarget {
-  readonly id: number;
-  readonly path: string;
-}
-
-export type NodeAction =
-  /** A new node. */
-  | { readonly kind: 'insert' }
-  /** The previous version's node with the same key: updated in place (its id, edges into it, FTS row and vectors survive). */
-  | { readonly kind: 'update'; readonly id: number; readonly reembed: boolean }
-  /** A `partial` fragment joining the node of another file (an extra span; `primary` when its path sorts first). */
-  | { readonly kind: 'merge'; readonly id: number; readonly primary: boolean };
-
-export interface NodePlan {
-  /** One action per extracted node, in order. */
-  readonly actions: readonly NodeAction[];
-  /** Previous nodes not carried over: journaled then deleted, or — a partial class with other spans — keeping the node with its primary span moved. */
-  readonly drop: readonly { readonly id: number; readonly survives: boolean }[];
-  /** Nodes whose vectors must be computed: inserted, or updated with another chunk. */
-  readonly reembed: number;
-}
 
 /** Kinds whose `partial` fragments in several files are merged into one node (C#). */
 export const MERGEABLE_KINDS: ReadonlySet<string> = new Set(['class', 'struct', 'record', 'interface', 'method']);
