@@ -59,7 +59,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
     );
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     if (!options.readonly) {
-      db.pragma('journal_mode = WAL');
+      // Switching to WAL takes an exclusive lock SQLite does not wait for: a second process
+      // opening a new index at the same moment retries instead of failing.
+      retryBusy(() => db.pragma('journal_mode = WAL'), options.busyTimeoutMs ?? 5000);
     }
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
@@ -72,7 +74,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
         });
       }
     }
-    if (!options.readonly) migrate(db, path);
+    if (!options.readonly) retryBusy(() => migrate(db, path), options.busyTimeoutMs ?? 5000);
     else checkVersion(db, path);
     return db;
   } catch (e) {
@@ -86,6 +88,20 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
       });
     }
     throw new CaError('io_error', `cannot open index ${path}: ${(e as Error).message}`, { cause: e, context: { path } });
+  }
+}
+
+/** Runs `fn`, retrying while SQLite answers SQLITE_BUSY, for at most `timeoutMs`. */
+function retryBusy<T>(fn: () => T, timeoutMs: number): T {
+  const until = Date.now() + timeoutMs;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+    try {
+      return fn();
+    } catch (e) {
+      const code = (e as { code?: string }).code ?? '';
+      if (!code.startsWith('SQLITE_BUSY') || Date.now() >= until) throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
+    }
   }
 }
 
@@ -116,6 +132,8 @@ export function migrate(db: SqliteDatabase, path = ':memory:'): number {
   for (const m of MIGRATIONS) {
     if (m.version <= version) continue;
     db.transaction(() => {
+      // Another process may have applied it meanwhile.
+      if (checkVersion(db, path) >= m.version) return;
       db.exec(m.sql);
       m.run?.(db);
       db.prepare(`INSERT INTO _migration_log(version, name, applied_at) VALUES (?, ?, ?)`).run(
@@ -125,7 +143,7 @@ export function migrate(db: SqliteDatabase, path = ':memory:'): number {
       );
       db.prepare(`INSERT INTO _metadata(key, value) VALUES ('schema_version', ?)
                   ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(String(m.version));
-    })();
+    }).immediate();
     version = m.version;
   }
   return version;
