@@ -1,0 +1,176 @@
+#!/usr/bin/env node
+// Change handling benchmarks (issue 19; docs/benchmarks.md, "Change handling and labels"):
+//
+//   node tools/bench/changes.mjs REPO [--back 200] [--switch-share 0.01] [--edits 50] [--model DIR] [--only label,switch,nochange,watch]
+//
+// REPO must be a git clone (it is copied to a temporary directory first; nothing is written to
+// it). Stages, each from a fresh copy:
+//   label     full index of HEAD (working tree), then `indexCommit('old', HEAD~back)`: time and
+//             blobs reused / parsed / embedded, against the full index;
+//   switch    from an index of HEAD, a checkout of a commit whose tree differs in about
+//             `switch-share` of the indexed files, then `ca index`: time against the full index;
+//   nochange  `ca index` again with nothing changed (the CLI process, end to end), 5 runs;
+//   watch     `ca watch` running: `edits` saves of one file, each adding a function; save →
+//             searchable (the run's report printed) minus the debounce, p50/p95.
+// Prints one JSON object. Build first (`pnpm build`).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'apps/cli/dist/main.js');
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    back: { type: 'string', default: '200' },
+    'switch-share': { type: 'string', default: '0.01' },
+    edits: { type: 'string', default: '50' },
+    model: { type: 'string' },
+    only: { type: 'string', default: 'label,switch,nochange,watch' },
+    debounce: { type: 'string', default: '300' },
+  },
+});
+if (positionals.length !== 1) {
+  console.error('usage: node tools/bench/changes.mjs REPO [--back N] [--switch-share F] [--edits N] [--model DIR] [--only …]');
+  process.exit(2);
+}
+const source = resolve(positionals[0]);
+const only = new Set(values.only.split(','));
+const env = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CA_'))),
+  ...(values.model ? { CA_EMBEDDING_MODEL_DIR: resolve(values.model) } : { CA_EMBEDDING_ENABLED: 'false' }),
+};
+const log = (s) => process.stderr.write(`${s}\n`);
+const git = (cwd, ...args) => execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 }).trim();
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)];
+
+function copy() {
+  const dir = join(mkdtempSync(join(tmpdir(), 'ca-bench-changes-')), 'repo');
+  cpSync(source, dir, { recursive: true, filter: (p) => !p.includes('/.codeagent') });
+  return dir;
+}
+
+function ca(args) {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const ms = performance.now() - t;
+  if (r.status !== 0) throw new Error(`ca ${args.join(' ')} failed: ${r.stderr}`);
+  return { ms, json: args.includes('--json') ? JSON.parse(r.stdout) : null };
+}
+
+const out = { repo: source, head: git(source, 'rev-parse', 'HEAD'), cpus: cpus().length, load: loadavg().map((x) => Math.round(x * 100) / 100), startedAt: new Date().toISOString() };
+
+if (only.has('label')) {
+  const dir = copy();
+  const full = ca(['index', dir, '--json']);
+  const old = git(dir, 'rev-parse', `HEAD~${values.back}`);
+  const label = ca(['index', dir, '--label', 'old', '--commit', old, '--json']);
+  out.label = {
+    back: Number(values.back),
+    commit: old,
+    fullMs: Math.round(full.ms),
+    fullFiles: full.json.files,
+    labelMs: Math.round(label.ms),
+    ratio: Math.round((label.ms / full.ms) * 1000) / 1000,
+    blobs: label.json.blobs,
+    files: label.json.files,
+    semantic: label.json.semantic?.ts ? { tsFiles: label.json.semantic.ts.files } : label.json.semantic?.cs ? { csDocuments: label.json.semantic.cs.documents } : null,
+  };
+  log(`label: ${JSON.stringify(out.label)}`);
+  rmSync(resolve(dir, '..'), { recursive: true, force: true });
+}
+
+if (only.has('switch')) {
+  const dir = copy();
+  const full = ca(['index', dir, '--json']);
+  // The nearest ancestor whose tree differs from HEAD's in about switch-share of the files.
+  const want = Math.max(1, Math.round(full.json.files * Number(values['switch-share'])));
+  let target = null;
+  let differing = 0;
+  for (let back = 1; back <= 400; back++) {
+    let rev;
+    try {
+      rev = git(dir, 'rev-parse', `HEAD~${back}`);
+    } catch {
+      break;
+    }
+    differing = git(dir, 'diff', '--name-only', 'HEAD', rev).split('\n').filter((p) => /\.(tsx?|jsx?|mts|cts|mjs|cjs|cs)$/.test(p)).length;
+    if (differing >= want) {
+      target = rev;
+      break;
+    }
+  }
+  git(dir, 'checkout', '-q', target);
+  const after = ca(['index', dir, '--json']);
+  out.switch = {
+    target,
+    sourceFilesDiffering: differing,
+    share: Math.round((differing / full.json.files) * 1000) / 1000,
+    fullMs: Math.round(full.ms),
+    switchMs: Math.round(after.ms),
+    ratio: Math.round((after.ms / full.ms) * 1000) / 1000,
+    changed: after.json.changed,
+    removed: after.json.removed,
+    blobs: after.json.blobs,
+  };
+  log(`switch: ${JSON.stringify(out.switch)}`);
+  if (only.has('nochange')) {
+    const runs = [];
+    for (let i = 0; i < 5; i++) runs.push(ca(['index', dir, '--json']));
+    out.nochange = { files: runs[0].json.files, lines: runs[0].json.lines, ms: runs.map((r) => Math.round(r.ms)), medianMs: Math.round(median(runs.map((r) => r.ms))), changed: runs.map((r) => r.json.changed) };
+    log(`nochange: ${JSON.stringify(out.nochange)}`);
+  }
+  rmSync(resolve(dir, '..'), { recursive: true, force: true });
+}
+
+if (only.has('watch')) {
+  const dir = copy();
+  ca(['index', dir]);
+  const file = git(dir, 'ls-files', '*.ts').split('\n').find((p) => !p.includes('.d.ts') && !/test|spec/.test(p)) ?? git(dir, 'ls-files', '*.cs').split('\n')[0];
+  const original = readFileSync(join(dir, file), 'utf8');
+  const debounce = Number(values.debounce);
+  const child = spawn(process.execPath, [CLI, 'watch', dir, '--json', '--debounce', String(debounce)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines = [];
+  let wake = null;
+  let buffer = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d) => {
+    buffer += d;
+    for (let nl; (nl = buffer.indexOf('\n')) >= 0; ) {
+      lines.push({ at: performance.now(), line: JSON.parse(buffer.slice(0, nl)) });
+      buffer = buffer.slice(nl + 1);
+      wake?.();
+    }
+  });
+  const next = (n) =>
+    new Promise((res, rej) => {
+      const timer = setTimeout(() => rej(new Error(`no run ${n} within 120 s`)), 120_000);
+      const check = () => {
+        if (lines.length >= n) {
+          clearTimeout(timer);
+          wake = null;
+          res(lines[n - 1]);
+        } else wake = check;
+      };
+      check();
+    });
+  await next(1);
+  const latencies = [];
+  for (let i = 0; i < Number(values.edits); i++) {
+    const t = performance.now();
+    writeFileSync(join(dir, file), `${original}\nexport function benchEdit${i}(): number {\n  return ${i};\n}\n`);
+    const got = await next(lines.length + 1);
+    latencies.push(got.at - t - debounce);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGINT');
+  out.watch = { file, edits: latencies.length, debounceMs: debounce, p50Ms: Math.round(pct(latencies, 0.5)), p95Ms: Math.round(pct(latencies, 0.95)), maxMs: Math.round(Math.max(...latencies)) };
+  log(`watch: ${JSON.stringify(out.watch)}`);
+  rmSync(resolve(dir, '..'), { recursive: true, force: true });
+}
+
+out.loadAfter = loadavg().map((x) => Math.round(x * 100) / 100);
+console.log(JSON.stringify(out, null, 2));
