@@ -135,7 +135,8 @@ if (values.model) {
     for (let k = 0; k < Number(values.edits); k++) {
       const path = files[Math.floor(random() * files.length)];
       const text = readFileSync(join(dir, path), 'utf8');
-      writeFileSync(join(dir, path), `${text}\n// edited ${i}-${k}\n`);
+      const added = path.endsWith('.cs') ? `\n// edited ${i}-${k}\n` : `\nexport function crashBenchEdit${i}_${k}(): number {\n  return ${k};\n}\n`;
+      writeFileSync(join(dir, path), `${text}${added}`);
     }
     // Even runs die as embedding starts, odd ones after its first round of vectors.
     const killed = index(dir, db, { CA_FAULT_KILL_AT: i % 2 === 0 ? 'embed:0' : 'embed:1' });
