@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolve } from 'node:path';
-import { Engine, NAVIGATIONS, renderGraph, searchJson, toSymbolView, validateLabelName, type Freshness, type Navigation, type NavigationResult, type NodeRecord, type IndexReport } from '@ca/engine';
+import { Engine, renderGraph, searchJson, toSymbolView, validateLabelName, type Freshness, type Navigation, type NavigationResult, type NodeRecord, type IndexReport } from '@ca/engine';
 import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS, type Confidence, type Language, type NodeKind } from '@ca/schema';
 import { printJson, ProgressBar, reportError } from './output.js';
 import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';

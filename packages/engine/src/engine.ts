@@ -17,13 +17,12 @@ import {
 } from '@ca/invalidation';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { diskProjectReader } from './csProjects.js';
-import { toSymbolView } from './symbolView.js';
 export { searchJson, toSymbolView } from './symbolView.js';
 export type { SymbolView } from './symbolView.js';
 import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
 import { embedPending, IndexEmbedder, META_VECTORS_PENDING, QueryEmbedder, type EmbedReport } from './embedding.js';
 import { IndexLock, type LockHolder } from './indexLock.js';
-import { runIndex, type IndexProgress, type IndexReport, type RunOptions } from './indexer.js';
+import { runIndex, type IndexReport, type RunOptions } from './indexer.js';
 export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './indexer.js';
 
 export { WORKING_LABEL };
