@@ -25,3 +25,5 @@ export type {
   CoarseMode,
   KnnHit,
 } from './vectors.js';
+export { ExploreReader } from './explore.js';
+export type { ExtraSpan, EdgeCounts, FileSummary, FileImport } from './explore.js';
