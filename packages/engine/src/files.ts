@@ -114,6 +114,15 @@ function handlePath(fd: number): string | null {
   }
 }
 
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
+}
+
 function isInside(rootReal: string, real: string): boolean {
   const rel = relative(rootReal, real);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
@@ -145,8 +154,8 @@ function openInside(rootReal: string, rel: string, directory: boolean, hooks: Sa
     fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | (directory ? constants.O_DIRECTORY : 0));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    // ELOOP: the last component became a symbolic link after the check.
-    if (code === 'ELOOP') throw outside();
+    // ELOOP (ENOTDIR with O_DIRECTORY): the last component became a symbolic link after the check.
+    if (code === 'ELOOP' || (code === 'ENOTDIR' && isLink(real))) throw outside();
     if (code === 'ENOENT') throw new CaError('not_found', `${rel || '.'} does not exist in the repository`, { cause: e, context: { path: rel } });
     if (code === 'ENOTDIR') throw new CaError('usage', `${rel} is not a directory`, { cause: e, context: { path: rel } });
     throw new CaError('io_error', `cannot open ${rel}: ${(e as Error).message}`, { cause: e, context: { path: rel } });
