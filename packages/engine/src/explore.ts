@@ -332,8 +332,11 @@ export async function mapSymbols(engine: Engine, options: MapOptions): Promise<{
 
 function fileMap(engine: Engine, path: string, summary: FileSummary | undefined, imports: readonly FileImport[], signatures: boolean): FileMap {
   const nodes = engine.reader().outline(path);
-  const fileNode = nodes.find((n) => n.kind === 'file');
-  const top = nodes.filter((n) => n.kind !== 'file' && (n.parentId === null || n.parentId === fileNode?.id || nodes.find((m) => m.id === n.parentId)?.kind === 'module'));
+  // Files, modules and namespaces are containers, not symbols: what they hold is top-level. A
+  // member whose container lives in another file (a part of a C# partial class) is top-level here too.
+  const containers = new Set(nodes.filter((n) => n.kind === 'file' || n.kind === 'module' || n.kind === 'namespace').map((n) => n.id));
+  const inFile = new Set(nodes.map((n) => n.id));
+  const top = nodes.filter((n) => !containers.has(n.id) && (n.parentId === null || containers.has(n.parentId) || !inFile.has(n.parentId)));
   const symbols = top.map((n) => {
     const members = nodes.filter((m) => m.parentId === n.id).map((m) => m.name);
     return {
