@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// MCP server under load: `node tools/bench-mcp-load.mjs [DIR] [--clients 20] [--seconds 60] [--edit-every-ms 3000] [--json]`.
+// MCP server under load: `node tools/bench-mcp-load.mjs [DIR] [--clients 20] [--seconds 60] [--edit-every-ms 3000] [--no-refresh] [--json]`.
 // Without DIR, a copy of fixtures/ts-app; DIR is used in place, so give a copy (an edited file is
 // restored at the end). Starts the real HTTP server (apps/mcp/dist/main.js --http, loopback, a
 // token, vector channel off), makes CLIENTS agent sessions issue mixed search and navigation calls
 // back to back for SECONDS while one more session edits a file and calls index_files every
 // EDIT_EVERY_MS, and prints the calls, errors, p50 and p95 per tool. Exits 1 when any call failed.
+// --profile DIR writes a CPU profile of the server into DIR.
+// --no-refresh starts the server without the refresh before each answer (only index_files
+// re-indexes), which separates the cost of the refresh from that of the server.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,6 +27,8 @@ const { values, positionals } = parseArgs({
     seconds: { type: 'string', default: '60' },
     'edit-every-ms': { type: 'string', default: '3000' },
     json: { type: 'boolean', default: false },
+    'no-refresh': { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
 });
 const clients = Number(values.clients);
@@ -39,7 +44,9 @@ const log = (line) => process.stderr.write(`${line}\n`);
 // The server, as an agent's client would reach it.
 const token = 'bench-token-0123456789abcdefghij';
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CA_')));
-const server = spawn(process.execPath, [join(root, 'apps/mcp/dist/main.js'), '--http', '--port', '0', '--repo', repo], {
+// --profile DIR: a CPU profile of the server (written when it stops).
+const profile = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile)] : [];
+const server = spawn(process.execPath, [...profile, join(root, 'apps/mcp/dist/main.js'), '--http', '--port', '0', '--repo', repo, ...(values['no-refresh'] ? ['--no-refresh'] : [])], {
   env: { ...env, CA_EMBEDDING_ENABLED: 'false', CA_MCP_TOKEN: token },
   stdio: ['ignore', 'ignore', 'pipe'],
 });
@@ -63,6 +70,8 @@ const json = (r) => r.structuredContent ?? JSON.parse(r.content[0].text);
 // The first call waits for the first index (minutes on a large repository).
 const first = await session();
 let t = performance.now();
+// Without the refresh before each answer, index_files builds the index.
+if (values['no-refresh']) await first.callTool({ name: 'index_files', arguments: {} }, undefined, { timeout: 1_800_000 });
 const status = json(await first.callTool({ name: 'get_status', arguments: {} }, undefined, { timeout: 1_800_000 }));
 log(`${repo}: ${status.files} files, ${status.symbols} symbols; first answer (full index) ${(performance.now() - t).toFixed(0)} ms`);
 
@@ -144,7 +153,9 @@ const wall = performance.now() - t;
 const load1 = loadavg()[0];
 writeFileSync(editFile, original);
 await first.close();
+const stopped = new Promise((res) => server.once('exit', res));
 server.kill('SIGTERM');
+await stopped;
 
 const q = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -154,10 +165,10 @@ const rows = [...latencies.entries()]
   .sort((a, b) => (a[0] < b[0] ? -1 : 1))
   .map(([name, xs]) => ({ tool: name, calls: xs.length, p50: Math.round(q(xs, 0.5) * 10) / 10, p95: Math.round(q(xs, 0.95) * 10) / 10, max: Math.round(Math.max(...xs)) }));
 const total = rows.reduce((s, r) => s + r.calls, 0);
-const summary = { repo, files: status.files, clients, seconds, calls: total, errors: errors.length, callsPerSecond: Math.round((total / wall) * 1000 * 10) / 10, loadavg: [load0, load1].map((x) => Math.round(x * 100) / 100), date: new Date().toISOString(), rows };
+const summary = { repo, files: status.files, clients, seconds, refresh: !values['no-refresh'], calls: total, errors: errors.length, callsPerSecond: Math.round((total / wall) * 1000 * 10) / 10, loadavg: [load0, load1].map((x) => Math.round(x * 100) / 100), date: new Date().toISOString(), rows };
 if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
 else {
-  console.log(`${clients} clients, ${seconds} s, ${total} calls (${summary.callsPerSecond}/s), ${errors.length} errors, load ${summary.loadavg.join(' → ')}, ${summary.date}`);
+  console.log(`${clients} clients, ${seconds} s${values['no-refresh'] ? ', --no-refresh' : ''}, ${total} calls (${summary.callsPerSecond}/s), ${errors.length} errors, load ${summary.loadavg.join(' → ')}, ${summary.date}`);
   console.log('| tool | calls | p50 ms | p95 ms | max ms |\n| --- | --- | --- | --- | --- |');
   for (const r of rows) console.log(`| ${r.tool} | ${r.calls} | ${r.p50} | ${r.p95} | ${r.max} |`);
 }

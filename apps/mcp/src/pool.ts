@@ -75,6 +75,9 @@ export interface PoolOptions {
   readonly rss?: () => number;
 }
 
+/** How long a resident-memory reading is used before it is taken again. */
+const RSS_READING_MS = 1000;
+
 interface Entry {
   readonly key: string;
   readonly session: Session;
@@ -96,6 +99,8 @@ export class SessionPool implements RepoSessions {
   private readonly closing = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
+  /** The last resident-memory reading and when it was taken: reading it costs ~1 ms, too much for every call. */
+  private rssReading = { at: Number.NEGATIVE_INFINITY, bytes: 0 };
 
   constructor(private readonly options: PoolOptions) {
     if (options.repos.length === 0) throw new CaError('usage', 'an HTTP server needs at least one --repo to serve');
@@ -163,7 +168,12 @@ export class SessionPool implements RepoSessions {
   private evict(keep: Entry | null): void {
     const maxOpen = this.options.maxOpen ?? 4;
     const budget = this.options.memoryBudgetBytes ?? 2 * 1024 ** 3;
-    const rss = this.options.rss ?? (() => process.memoryUsage.rss());
+    const rss = () => {
+      if (this.options.rss) return this.options.rss();
+      const now = Date.now();
+      if (now - this.rssReading.at >= RSS_READING_MS) this.rssReading = { at: now, bytes: process.memoryUsage.rss() };
+      return this.rssReading.bytes;
+    };
     const idle = () => [...this.open.values()].filter((e) => e !== keep && e.inUse === 0).sort((a, b) => a.lastUsed - b.lastUsed);
     for (const e of idle()) {
       if (this.open.size <= maxOpen) break;

@@ -208,12 +208,12 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
   server.registerTool(
     ...listed('search_code', {
       description:
-        'Find code by name or by a question in words (name + BM25 + vector search). Returns whole symbols, best first, each headed `// path:lines > Container > Symbol`; unrelated member bodies are collapsed. Start here.',
+        'Find code by name or by a question in words. Returns whole symbols, best first, each headed `// path:lines > Container > Symbol`, unrelated bodies collapsed. Start here.',
       inputSchema: {
         query: queryArg.describe('A name or a question in words.'),
         limit: int('limit', 1, MAX_LIMIT).optional().describe('Default 10.'),
         budget_tokens: int('budget_tokens', 0, 1_000_000).optional().describe(`Default ${Math.min(8000, cap)}.`),
-        min_score: z.number().min(0).max(1).optional().describe('Fraction of the best score.'),
+        min_score: z.number().min(0).max(1).optional(),
         language: listOf(LANGUAGES, 'language', 'ts,js or cs'),
         kind: listOf(NODE_KINDS, 'kind', 'class,method,function'),
         path: z.string().optional().describe('Glob, e.g. src/auth/**'),
@@ -297,7 +297,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
 
   server.registerTool(
     ...listed('get_symbol', {
-      description: 'A symbol\'s metadata (signature, doc, project, container) and counts of callers, callees, references, implementations.',
+      description: 'Metadata of a symbol and counts of its callers, callees, references, implementations.',
       inputSchema: { symbol: symbolArg, ...repoArg },
       annotations: readOnly,
     }),
@@ -404,7 +404,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
 
   server.registerTool(
     ...listed('discover_directories', {
-      description: 'Directories ranked by how much code relevant to a query they hold, with main symbols and languages. Finds where a feature lives.',
+      description: 'Directories ranked by how much code relevant to a query they hold, with main symbols. Finds where a feature lives.',
       inputSchema: {
         query: queryArg.optional(),
         limit: int('limit', 1, MAX_LIMIT).optional(),
@@ -507,7 +507,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
 
   server.registerTool(
     ...listed('read_file', {
-      description: 'Lines of a file in the repository. Ignored, binary and large files need their flag. Prefer a line range.',
+      description: 'Lines of a repository file. Ignored, binary, large files need their flag.',
       inputSchema: {
         path: nonEmpty('path'),
         start_line: int('start_line', 1, 100_000_000).optional(),
@@ -561,7 +561,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
   server.registerTool(
     ...listed('index_files', {
       description:
-        'Update the index now (incremental) and retry failed semantic passes. The only writing tool; rarely needed, since tools refresh before answering.',
+        'Re-index changed files now, retrying failed semantic passes (tools already refresh before answering).',
       inputSchema: {
         paths: z.array(nonEmpty('path')).max(10_000).optional().describe('Changed files (default all).'),
         ...repoArg,

@@ -141,7 +141,7 @@ function isExported(n: Pick<NodeRecord, 'modifiers' | 'isPublicApi'>): boolean {
 export function fileOutline(engine: Engine, path: string): { path: string; language: string | null; lines: number; symbols: OutlineNode[]; count: number } {
   const nodes = engine.outline(path);
   const rel = nodes[0]?.path ?? path;
-  const summary = exploreReader(engine).files().find((f) => f.path === rel);
+  const summary = exploreReader(engine).file(rel);
   const byId = new Map<number, OutlineNode & { parent: number | null }>();
   let count = 0;
   for (const n of nodes) {

@@ -97,6 +97,17 @@ export class ExploreReader {
     return row?.content_hash ?? null;
   }
 
+  /** One file of the label as `files()` describes it, or null when the label does not hold it. */
+  file(path: string): FileSummary | null {
+    const row = cachedStatement(
+      this.store.db,
+      `SELECT f.path, f.language, f.line_count,
+         (SELECT COUNT(*) FROM nodes n WHERE n.file_id = f.id AND n.kind NOT IN ('file','module')) AS symbols
+       FROM files f JOIN label_files lf ON lf.file_id = f.id AND lf.label_id = (SELECT id FROM labels WHERE name = ?) WHERE f.path = ?`,
+    ).get(this.label, path) as { path: string; language: string | null; line_count: number; symbols: number } | undefined;
+    return row ? { path: row.path, language: row.language, lineCount: row.line_count, symbols: row.symbols } : null;
+  }
+
   /** The `imports` edges made in `paths` (any node of those files), by path then line. */
   importsOf(paths: readonly string[]): FileImport[] {
     if (paths.length === 0) return [];
