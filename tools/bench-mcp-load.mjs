@@ -132,7 +132,7 @@ async function agent() {
 async function indexer() {
   let n = 0;
   while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, editEvery));
+    await new Promise((r) => setTimeout(r, Math.max(0, Math.min(editEvery, deadline - Date.now()))));
     if (Date.now() >= deadline) break;
     writeFileSync(editFile, `${original}\n// bench edit ${++n}\n`);
     const t0 = performance.now();
