@@ -277,7 +277,13 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       inputSchema: { symbol: symbolArg, limit: int('limit', 1, MAX_LIMIT).optional(), ...repoArg },
       annotations: readOnly,
     }),
-    (args, extra) => answer(args.repo, extra, (engine) => lookupSymbols(engine, args.symbol, args.limit ?? 20)),
+    (args, extra) =>
+      answer(args.repo, extra, (engine) => {
+        const r = lookupSymbols(engine, args.symbol, args.limit ?? 20);
+        const { items } = takePage(r.matches, 0, cap, jsonTokens);
+        const cut = items.length < r.matches.length ? `answer cut at about ${cap} tokens: ${items.length} of ${r.total} matches; ask with a more qualified name` : null;
+        return { matches: items, total: r.total, ...(cut ? { notices: [cut] } : {}) };
+      }),
   );
 
   server.registerTool(
@@ -326,22 +332,29 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
           ...(args.start_line !== undefined ? { startLine: args.start_line } : {}),
           ...(args.end_line !== undefined ? { endLine: args.end_line } : {}),
         });
+        // One budget for all the spans asked for: a span past it is cut at a line (or left out) and said.
         const notices: string[] = [];
-        const spans = r.spans.map((s) => {
+        let used = 0;
+        const spans = r.spans.flatMap((s, i) => {
           const lines = s.code.split('\n');
-          let used = 0;
           let keep = lines.length;
-          for (let i = 0; i < lines.length; i++) {
-            used += estimateTokens(lines[i]!) + 1;
+          for (let j = 0; j < lines.length; j++) {
+            used += estimateTokens(lines[j]!) + 1;
             if (used > cap) {
-              keep = Math.max(1, i);
+              keep = j;
               break;
             }
           }
-          if (keep === lines.length) return s;
-          const endLine = s.startLine + keep - 1;
+          if (keep === lines.length) return [s];
+          if (keep === 0 && i > 0) {
+            notices.push(`span ${s.path}:${s.startLine}-${s.endLine} left out: the answer is at about ${cap} tokens; ask for span ${i}`);
+            used = Number.POSITIVE_INFINITY;
+            return [];
+          }
+          const endLine = s.startLine + Math.max(1, keep) - 1;
           notices.push(`span ${s.path}:${s.startLine}-${s.endLine} cut at about ${cap} tokens after line ${endLine}; ask again with start_line ${endLine + 1}`);
-          return { ...s, code: lines.slice(0, keep).join('\n'), endLine };
+          used = Number.POSITIVE_INFINITY;
+          return [{ ...s, code: lines.slice(0, Math.max(1, keep)).join('\n'), endLine }];
         });
         return { symbol: r.symbol, spans, totalSpans: r.totalSpans, notices };
       }),
@@ -350,16 +363,23 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
   server.registerTool(
     ...listed('get_file_outline', {
       description: "A file's symbols as a tree with kind, lines, signature, exported.",
-      inputSchema: { path: nonEmpty('path'), ...repoArg },
+      inputSchema: { path: nonEmpty('path'), offset: z.number().optional(), ...repoArg },
       annotations: readOnly,
     }),
     (args, extra) =>
       answer(args.repo, extra, (engine) => {
         const outline = fileOutline(engine, insideRepo(engine.repoRoot, args.path, 'path'));
-        if (jsonTokens(outline) <= cap) return outline;
-        // Over the cap: the members' signatures go first (names and lines stay).
-        const lean = (n: (typeof outline.symbols)[number]): object => ({ ...n, signature: undefined, children: n.children.map(lean) });
-        return { ...outline, symbols: outline.symbols.map(lean), notices: [`outline over about ${cap} tokens: signatures left out`] };
+        const offset = bounded('offset', args.offset, 0, 0, 1_000_000);
+        if (offset === 0 && jsonTokens(outline) <= cap) return { ...outline, nextOffset: null, notices: [] };
+        // Over the cap: the members' signatures go first (names and lines stay), then the top-level symbols page.
+        type Lean = Omit<(typeof outline.symbols)[number], 'signature' | 'children'> & { children: Lean[] };
+        const lean = (n: (typeof outline.symbols)[number]): Lean => {
+          const { signature: _s, children, ...rest } = n;
+          return { ...rest, children: children.map(lean) };
+        };
+        const { items, page } = takePage(outline.symbols.map(lean), offset, cap, jsonTokens);
+        const cut = cutNotice(page, cap, 'top-level symbols');
+        return { ...outline, symbols: items, offset, nextOffset: page.nextOffset, notices: [`outline over about ${cap} tokens: signatures left out`, ...(cut ? [cut] : [])] };
       }),
   );
 
@@ -593,8 +613,12 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         const status = engine.status();
         // The query side's own view: the model may be missing now although the index has vectors.
         const off = await engine.vectorOffReason();
+        // Every file not fully parsed is listed: on a large tree that can outgrow the answer.
+        const problems = takePage(status.problems, 0, Math.floor(cap / 2), jsonTokens);
         return {
           ...status,
+          problems: problems.items,
+          ...(problems.page.nextOffset !== null ? { problemsLeftOut: problems.page.total - problems.page.returned } : {}),
           vectorChannel: off === null ? status.vectorChannel : `off: ${off}`,
           freshness: session.state(),
           labels: [WORKING_LABEL],

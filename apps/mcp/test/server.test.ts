@@ -352,6 +352,17 @@ describe('answers under a token cap page with offset', () => {
         offset = r.nextOffset;
       }
       expect(pages).toEqual([['AuthService.login'], ['AuthService.refresh'], ['MemoryTokenStore.save'], ['App']]);
+      // An outline over the cap leaves signatures out and pages its top-level symbols (tokenStore.ts has three).
+      const outlinePages: string[][] = [];
+      for (let o: number | null = 0; o !== null; ) {
+        const r: any = (await mcp.call('get_file_outline', { path: 'src/auth/tokenStore.ts', offset: o })).json;
+        outlinePages.push(r.symbols.map((n: any) => `${n.name}(${n.children.length})${n.signature === undefined ? '' : ' with signature'}`));
+        o = r.nextOffset;
+      }
+      expect(outlinePages).toEqual([['StoredToken(2)'], ['TokenStore(3)'], ['MemoryTokenStore(4)']]);
+      // lookup_symbol keeps the matches that fit: one of the three refresh overloads per answer.
+      const lookup = (await mcp.call('lookup_symbol', { symbol: 'AuthService.refresh' })).json;
+      expect([lookup.matches.length, lookup.total, lookup.notices]).toEqual([1, 3, ['answer cut at about 10 tokens: 1 of 3 matches; ask with a more qualified name']]);
       const read = (await mcp.call('read_file', { path: 'src/auth/tokenStore.ts' })).json;
       expect([read.startLine, read.endLine]).toEqual([1, 1]);
       expect(read.notices).toEqual(['answer cut at about 10 tokens after line 1 of 37; ask again with start_line 2']);
