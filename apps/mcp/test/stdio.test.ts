@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -202,6 +202,18 @@ describe('ca-mcp process lifetime', () => {
     expect(server.lines()).toEqual([]);
     rmSync(join(repo, '..'), { recursive: true, force: true });
   }, 120_000);
+
+  it('ca mcp instructions and ca mcp install print; a wrong client is a usage error', () => {
+    const run = (args: string[]) => spawnSync(process.execPath, [CLI_BIN, 'mcp', ...args], { env: ENV, encoding: 'utf8' });
+    const instructions = run(['instructions']);
+    expect([instructions.status, instructions.stdout.split('\n')[0]]).toEqual([0, '## Code search and navigation (Code Agent MCP server)']);
+    const printed = run(['install', '--client', 'vscode', '--repo', '/work/r']);
+    expect(printed.status).toBe(0);
+    expect(printed.stdout.split('\n')[0]).toBe('# add to /work/r/.vscode/mcp.json (ca mcp install --client vscode --write does it, keeping your other entries)');
+    expect(JSON.parse(printed.stdout.split('\n').slice(1).join('\n')).servers['code-agent'].args).toEqual([MCP_BIN, '/work/r']);
+    const wrong = run(['install', '--client', 'emacs']);
+    expect([wrong.status, wrong.stderr.split('\n')[0]]).toEqual([2, 'ca-mcp: install needs --client claude-code|claude-desktop|vscode|cursor']);
+  });
 
   it('a usage error exits 2 with the usage on stderr', async () => {
     const child = spawn(process.execPath, [MCP_BIN, '--bogus'], { env: ENV });
