@@ -264,7 +264,9 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         const { items, page } = takePage(shaped.slice(0, Math.max(0, offset + limit)), offset, cap, (r) => estimateTokens(resultText(r)) + 20);
         const cut = page.returned < Math.min(limit, Math.max(0, shaped.length - offset)) ? cutNotice(page, cap, 'results') : null;
         const notices = [...json.notices, ...(cut ? [cut] : [])];
-        const more = response.results.length >= offset + limit ? offset + items.length : page.nextOffset;
+        // A full page may have a next one (it may be empty): asking retrieval for one result more
+        // would change the page itself (selection under the budget depends on the limit).
+        const more = response.results.length >= offset + limit || page.nextOffset !== null ? offset + items.length : null;
         const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more };
         const summary = `search_code ${JSON.stringify(json.query)}: ${items.length} result${items.length === 1 ? '' : 's'} (intent ${json.intent}${more !== null ? `; more from offset ${more}` : ''})${notices.map((n) => `\nnotice: ${n}`).join('')}`;
         return new Shaped((warning) => searchResult(summary, items, structured, warning));

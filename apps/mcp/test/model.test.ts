@@ -31,6 +31,11 @@ describe.skipIf(MISSING !== null)('MCP server with the embedding model (fixtures
     const r = await mcp.call('search_code', { query: 'stop charging this customer every month', limit: 3 });
     expect(r.json.notices).toEqual([]);
     expect(r.json.results.some((x: any) => x.code.includes('terminatePlan()') && x.matchedBy.some((c: string) => c.startsWith('vector#')))).toBe(true);
+    // find_similar answers from the vectors: no fallback notice, every result a vector neighbour, not the symbol's own class.
+    const similar = await mcp.call('find_similar', { symbol: 'MemoryTokenStore.load', limit: 3 });
+    expect(similar.json.notices).toEqual([]);
+    expect(similar.json.results.map((x: any) => x.matchedBy)).toEqual([['vector'], ['vector'], ['vector']]);
+    expect(similar.json.results.map((x: any) => x.qualifiedName)).not.toContain('MemoryTokenStore');
   }, 120_000);
 });
 
