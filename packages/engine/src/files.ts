@@ -265,6 +265,19 @@ function neverServed(rel: string): boolean {
 }
 
 /**
+ * A link inside the repository may lead to a path the link's own name does not show: `.git`,
+ * `.codeagent` or an ignored file. The opened target's repository path gets the same checks.
+ */
+function refuseTarget(rootReal: string, rel: string, real: string, isDir: boolean, includeIgnored: boolean): void {
+  const target = relative(rootReal, real).split(sep).join('/');
+  if (target === rel || target === '') return;
+  if (neverServed(target)) throw new CaError('invalid_path', `${rel} leads to ${target}, inside .git or .codeagent, which are never served`, { context: { path: rel } });
+  if (!includeIgnored && new IgnoreRules(rootReal).ignored(target, isDir)) {
+    throw new CaError('invalid_path', `${rel} leads to ${target}, which is ignored; ask with include_ignored to read it`, { context: { path: rel } });
+  }
+}
+
+/**
  * Reads a repository file for an agent, sandboxed to `root`: `path` is checked by
  * `repoRelativePath`, opened by `openInside` (no symbolic link leads out, not even one swapped
  * in after the check), must be a regular file, and is refused (`invalid_path` or `usage`, with
@@ -279,8 +292,9 @@ export function readRepoFile(root: string, path: string, options: ReadRepoFileOp
   if (!options.includeIgnored && new IgnoreRules(rootReal).ignored(rel, false)) {
     throw new CaError('invalid_path', `${rel} is ignored (.gitignore or a built-in exclude such as node_modules); ask with include_ignored to read it`, { context: { path: rel } });
   }
-  const { fd, st } = openInside(rootReal, rel, false, options);
+  const { fd, st, real } = openInside(rootReal, rel, false, options);
   try {
+    refuseTarget(rootReal, rel, real, false, options.includeIgnored === true);
     if (st.isDirectory()) throw new CaError('usage', `${rel} is a directory (list it with list_directory)`, { context: { path: rel } });
     if (!st.isFile()) throw new CaError('usage', `${rel} is not a regular file`, { context: { path: rel } });
     const limit = options.maxBytes ?? READ_FILE_DEFAULT_MAX_BYTES;
@@ -319,6 +333,7 @@ export interface ListOptions extends SandboxHooks {
 function entriesOf(rootReal: string, rel: string, ignoredRules: IgnoreRules, options: ListOptions): DirectoryEntry[] {
   const { fd, st, real } = openInside(rootReal, rel, true, options);
   try {
+    refuseTarget(rootReal, rel, real, true, options.includeIgnored === true);
     if (!st.isDirectory()) throw new CaError('usage', `${rel} is not a directory`, { context: { path: rel } });
     // Through the handle on Linux, so a directory swapped for a link after the open is not what is listed.
     const dir = handlePath(fd) !== null ? `/proc/self/fd/${fd}` : real;

@@ -41,6 +41,9 @@ describe('the repository sandbox of read_file, list_directory and get_directory_
     symlinkSync(join(base, 'outside.txt'), join(repo, 'src/out-link.ts'));
     symlinkSync('a.ts', join(repo, 'src/in-link.ts'));
     symlinkSync(join(base, 'repo-evil'), join(repo, 'evil-dir'));
+    symlinkSync('../.git/config', join(repo, 'src/git-link.ts'));
+    symlinkSync('../debug.log', join(repo, 'src/log-link.ts'));
+    symlinkSync('.git', join(repo, 'git-dir'));
   });
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
@@ -126,6 +129,14 @@ describe('the repository sandbox of read_file, list_directory and get_directory_
     expect(readRepoFile(repo, 'big.txt', { allowLarge: true }).totalLines).toBe(1);
     expect(refusal(() => readRepoFile(repo, '.git/config', { includeIgnored: true }))).toEqual(['invalid_path', '.git/config is inside .git or .codeagent, which are never served']);
     expect(refusal(() => readRepoFile(repo, 'src'))).toEqual(['usage', 'src is a directory (list it with list_directory)']);
+    // A link inside the repository is judged by where it leads too.
+    expect(refusal(() => readRepoFile(repo, 'src/git-link.ts', { includeIgnored: true }))).toEqual([
+      'invalid_path',
+      'src/git-link.ts leads to .git/config, inside .git or .codeagent, which are never served',
+    ]);
+    expect(refusal(() => listRepoDirectory(repo, 'git-dir'))).toEqual(['invalid_path', 'git-dir leads to .git, inside .git or .codeagent, which are never served']);
+    expect(refusal(() => readRepoFile(repo, 'src/log-link.ts'))).toEqual(['invalid_path', 'src/log-link.ts leads to debug.log, which is ignored; ask with include_ignored to read it']);
+    expect(readRepoFile(repo, 'src/log-link.ts', { includeIgnored: true }).content).toBe('ignored');
     expect(refusal(() => readRepoFile(repo, 'src/none.ts'))).toEqual(['not_found', 'src/none.ts does not exist in the repository']);
   });
 
@@ -136,6 +147,7 @@ describe('the repository sandbox of read_file, list_directory and get_directory_
       ['big.txt', 'file'],
       ['blob.bin', 'file'],
       ['evil-dir', 'symlink'],
+      ['git-dir', 'symlink'],
     ]);
     expect(listRepoDirectory(repo, '', { includeIgnored: true }).filter((e) => e.ignored).map((e) => e.name)).toEqual(['node_modules', 'debug.log']);
     const tree = repoDirectoryTree(repo, 'src', { depth: 1 });
@@ -146,7 +158,9 @@ describe('the repository sandbox of read_file, list_directory and get_directory_
       ['%41.ts', 'file', null],
       ['a.ts', 'file', null],
       ['deep2', 'symlink', null],
+      ['git-link.ts', 'symlink', null],
       ['in-link.ts', 'symlink', null],
+      ['log-link.ts', 'symlink', null],
       ['out-link.ts', 'symlink', null],
       ['swap.ts', 'symlink', null],
       ['swapdir', 'symlink', null],
