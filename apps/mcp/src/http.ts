@@ -147,9 +147,10 @@ export async function serveHttp(options: HttpServerOptions): Promise<RunningHttp
       else res.end();
     });
   });
-  // Slow or stalled clients cannot hold sockets forever.
+  // A client that trickles its headers or body cannot hold a socket forever (this bounds receiving
+  // the request only: a long answer, streamed back, is not cut).
   http.headersTimeout = 30_000;
-  http.requestTimeout = 0;
+  http.requestTimeout = 60_000;
 
   const sweeper = setInterval(() => {
     const now = Date.now();

@@ -56,7 +56,7 @@ describe('the repository pool of the HTTP server', () => {
       await pool.use(b, async () => undefined);
       expect(pool.openRepos().length).toBe(2);
       rss = 200;
-      // Over the budget: after the next call, idle sessions other than the one just used close, oldest first.
+      // Over the budget: after the next call every idle session closes, oldest first, while the reading stays over it.
       await pool.use(b, async () => undefined);
       expect(pool.openRepos()).toEqual([]);
     } finally {
