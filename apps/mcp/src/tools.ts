@@ -18,7 +18,6 @@ import {
   sourceSpans,
   symbolDetails,
   toSymbolView,
-  WORKING_LABEL,
   type Engine,
   type Navigation,
   type NavigationResult,
@@ -267,7 +266,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         // A full page may have a next one (it may be empty): asking retrieval for one result more
         // would change the page itself (selection under the budget depends on the limit).
         const more = response.results.length >= offset + limit || page.nextOffset !== null ? offset + items.length : null;
-        const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more };
+        const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more, freshness: engine.freshness() };
         const summary = `search_code ${JSON.stringify(json.query)}: ${items.length} result${items.length === 1 ? '' : 's'} (intent ${json.intent}${more !== null ? `; more from offset ${more}` : ''})${notices.map((n) => `\nnotice: ${n}`).join('')}`;
         return new Shaped((warning) => searchResult(summary, items, structured, warning));
       }),
@@ -419,7 +418,8 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
             all: args['all'] === true,
             throughInterfaces: args['through_interfaces'] === true,
           });
-          return pageNavigation(engine, result, (args['detail'] as 'signatures' | 'code' | undefined) ?? 'signatures', (args['offset'] as number | undefined) ?? 0, cap);
+          const paged = pageNavigation(engine, result, (args['detail'] as 'signatures' | 'code' | undefined) ?? 'signatures', (args['offset'] as number | undefined) ?? 0, cap);
+          return { ...paged, freshness: engine.freshness() };
         }),
     );
   });
@@ -622,8 +622,8 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
           problems: problems.items,
           ...(problems.page.nextOffset !== null ? { problemsLeftOut: problems.page.total - problems.page.returned } : {}),
           vectorChannel: off === null ? status.vectorChannel : `off: ${off}`,
-          freshness: session.state(),
-          labels: [WORKING_LABEL],
+          // What the label was indexed at (the engine's), and what this server's refreshes did.
+          freshness: { ...status.freshness, ...session.state() },
           ...(repos.multiRepo ? { repos: repos.repos } : {}),
         };
       }),
@@ -636,11 +636,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       annotations: readOnly,
     }),
     (args, extra) =>
-      answer(args.repo, extra, (engine) => {
-        // Seam: one label until labels land in the engine; then this lists them all.
-        const status = engine.status();
-        return { labels: [{ name: WORKING_LABEL, description: 'the working tree', files: status.files, lastIndexedAt: status.lastIndexedAt }] };
-      }),
+      answer(args.repo, extra, (engine) => ({ labels: engine.labels() })),
   );
   compactToolList(server, listing);
 }

@@ -1,16 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path/posix';
 import picomatch from 'picomatch';
-import { CaError, gitBlobId, type EdgeType } from '@ca/schema';
-import { ExploreReader, type FileImport, type FileSummary, type NodeRecord } from '@ca/store';
+import { CaError, type EdgeType } from '@ca/schema';
+import type { ExploreReader, FileImport, FileSummary, NodeRecord } from '@ca/store';
 import type { Engine } from './engine.js';
 import { toSymbolView, type SymbolView } from './symbolView.js';
 
-/** The label the explore answers read (labels are plumbed through by the lead; this is the seam). */
-const LABEL = 'working';
-
-function exploreReader(engine: Engine): ExploreReader {
-  return new ExploreReader(engine.store, LABEL);
+/** What the explore answers read of the engine's label (the working tree unless told otherwise). */
+function exploreReader(engine: Engine, label?: string): ExploreReader {
+  return engine.store.explore(engine.labelOf(label));
 }
 
 /** A symbol with what an agent asks before reading it: where it sits and how connected it is. */
@@ -86,7 +83,7 @@ export function sourceSpans(engine: Engine, name: string, options: SourceSpansOp
     chosen = [one];
   }
   const spans = chosen.map((s) => {
-    const bytes = indexedBytes(engine, s.path);
+    const bytes = engine.fileBytes(s.path);
     let code = bytes ? bytes.subarray(s.startByte, s.endByte).toString('utf8') : s.primary ? node.chunkText : '';
     let startLine = s.startLine;
     let endLine = s.endLine;
@@ -101,22 +98,6 @@ export function sourceSpans(engine: Engine, name: string, options: SourceSpansOp
     return { path: s.path, startLine, endLine, code, stale: bytes === null, primary: s.primary };
   });
   return { symbol: toSymbolView(node), spans, totalSpans: all.length };
-}
-
-/** A repository file's bytes when they are the version the index holds, else null (changed, gone or unreadable). */
-function indexedBytes(engine: Engine, path: string): Buffer | null {
-  const hash = exploreReader(engine).contentHash(path);
-  if (hash === null) return null;
-  let bytes: Buffer;
-  try {
-    // Indexed paths were discovered without following links; the hash check below rejects anything else.
-    bytes = readFileSync(join(engine.repoRoot, path));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EISDIR') return null;
-    throw e;
-  }
-  return gitBlobId(bytes) === hash ? bytes : null;
 }
 
 /** A symbol of an outline tree. */

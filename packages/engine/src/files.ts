@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { CaError } from '@ca/schema';
-import { BUILTIN_EXCLUDED_DIRS } from './discovery.js';
+import { BUILTIN_EXCLUDED_DIRS } from '@ca/invalidation';
 
 /** Bytes `readRepoFile` reads without being asked for more. */
 export const READ_FILE_DEFAULT_MAX_BYTES = 1024 * 1024;

@@ -1,6 +1,6 @@
 import type { EdgeType } from '@ca/schema';
 import { cachedStatement } from './statements.js';
-import type { Store } from './store.js';
+import type { SqliteDatabase } from './database.js';
 
 /** One more span of a symbol (a partial class part, a merged declaration) beyond its primary one. */
 export interface ExtraSpan {
@@ -42,17 +42,18 @@ export interface FileImport {
 /**
  * Intent-level reads for the explore tools (outline trees, symbol metadata, directory ranking,
  * symbol maps): counts and joins that `IndexReader` does not answer, scoped to one label.
+ * Obtained from `Store.explore(label)`.
  */
 export class ExploreReader {
   constructor(
-    private readonly store: Store,
+    private readonly db: SqliteDatabase,
     readonly label = 'working',
   ) {}
 
   /** The spans of `nodeId` other than its primary one, by path then position. */
   extraSpans(nodeId: number): ExtraSpan[] {
     const rows = cachedStatement(
-      this.store.db,
+      this.db,
       `SELECT f.path, s.start_line, s.end_line, s.start_byte, s.end_byte FROM node_spans s JOIN files f ON f.id = s.file_id
        JOIN label_files lf ON lf.file_id = s.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
        WHERE s.node_id = ? ORDER BY f.path, s.start_byte`,
@@ -64,11 +65,11 @@ export class ExploreReader {
   edgeCounts(nodeId: number): EdgeCounts {
     const inLabel = `JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)`;
     const incoming = cachedStatement(
-      this.store.db,
+      this.db,
       `SELECT e.type, COUNT(DISTINCT e.source_id) AS n FROM edges e ${inLabel} WHERE e.target_id = ? AND e.source_id <> e.target_id GROUP BY e.type`,
     ).all(this.label, nodeId) as { type: EdgeType; n: number }[];
     const outgoing = cachedStatement(
-      this.store.db,
+      this.db,
       `SELECT e.type, COUNT(DISTINCT COALESCE(CAST(e.target_id AS TEXT), e.target_key)) AS n FROM edges e ${inLabel}
        WHERE e.source_id = ? AND (e.target_id IS NULL OR e.target_id <> e.source_id) GROUP BY e.type`,
     ).all(this.label, nodeId) as { type: EdgeType; n: number }[];
@@ -79,7 +80,7 @@ export class ExploreReader {
   /** Every file of the label with its language, lines and symbol count, by path. */
   files(): FileSummary[] {
     const rows = cachedStatement(
-      this.store.db,
+      this.db,
       `SELECT f.path, f.language, f.line_count,
          (SELECT COUNT(*) FROM nodes n WHERE n.file_id = f.id AND n.kind NOT IN ('file','module')) AS symbols
        FROM files f JOIN label_files lf ON lf.file_id = f.id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
@@ -88,19 +89,10 @@ export class ExploreReader {
     return rows.map((r) => ({ path: r.path, language: r.language, lineCount: r.line_count, symbols: r.symbols }));
   }
 
-  /** The content hash (git blob id) of the version of `path` the label holds, or null when it holds none. */
-  contentHash(path: string): string | null {
-    const row = cachedStatement(
-      this.store.db,
-      `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id AND lf.label_id = (SELECT id FROM labels WHERE name = ?) WHERE f.path = ?`,
-    ).get(this.label, path) as { content_hash: string } | undefined;
-    return row?.content_hash ?? null;
-  }
-
   /** One file of the label as `files()` describes it, or null when the label does not hold it. */
   file(path: string): FileSummary | null {
     const row = cachedStatement(
-      this.store.db,
+      this.db,
       `SELECT f.path, f.language, f.line_count,
          (SELECT COUNT(*) FROM nodes n WHERE n.file_id = f.id AND n.kind NOT IN ('file','module')) AS symbols
        FROM files f JOIN label_files lf ON lf.file_id = f.id AND lf.label_id = (SELECT id FROM labels WHERE name = ?) WHERE f.path = ?`,
@@ -112,7 +104,7 @@ export class ExploreReader {
   importsOf(paths: readonly string[]): FileImport[] {
     if (paths.length === 0) return [];
     const rows = cachedStatement(
-      this.store.db,
+      this.db,
       `SELECT f.path, e.line, e.target_name, e.specifier, tf.path AS target_path FROM edges e
        JOIN files f ON f.id = e.file_id
        JOIN label_files lf ON lf.file_id = f.id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
