@@ -270,12 +270,13 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
 
   it('get_status, list_labels, index_files', async () => {
     const status = await mcp.call('get_status');
-    expect([status.json.files, status.json.symbols, status.json.parseStatus.ok, status.json.problems, status.json.labels]).toEqual([13, 79, 13, [], ['working']]);
+    expect([status.json.files, status.json.symbols, status.json.parseStatus.ok, status.json.problems, status.json.labels.map((l: any) => l.name)]).toEqual([13, 79, 13, [], ['working']]);
     expect(status.json.semantic).toBe('js: 3 files with exact edges; ts: 10 files with exact edges');
     expect(status.json.vectorChannel).toBe('off: embedding.enabled is false');
-    expect([status.json.freshness.mode, status.json.freshness.lastError]).toEqual(['before-each-answer', null]);
+    // The engine's freshness (the label, no git in a fixture copy) and this server's refreshes, in one object.
+    expect([status.json.freshness.label, status.json.freshness.commit, status.json.freshness.mode, status.json.freshness.lastError]).toEqual(['working', null, 'before-each-answer', null]);
     const labels = await mcp.call('list_labels');
-    expect(labels.json.labels.map((l: any) => [l.name, l.files])).toEqual([['working', 13]]);
+    expect(labels.json.labels.map((l: any) => [l.name, l.kind, l.files])).toEqual([['working', 'working', 13]]);
     const index = await mcp.call('index_files', { paths: ['src/auth/tokenStore.ts'] });
     expect([index.isError, index.json.files, index.json.changed, index.json.removed, index.json.requested]).toEqual([false, 13, 0, 0, ['src/auth/tokenStore.ts']]);
     expect((await mcp.call('index_files', { paths: ['../outside.ts'] })).json.error.code).toBe('invalid_path');
