@@ -49,8 +49,10 @@ Search options:
 
 Other:
   similar SYMBOL          code like this symbol (vector channel)
-  mcp [PATH]              serve the search and navigation tools to an MCP client over stdio
-                          (--db FILE, --no-refresh; see apps/mcp/README.md)
+  mcp [PATH]              serve the MCP tools over stdio (--db FILE, --no-refresh; apps/mcp/README.md)
+  mcp --http / serve      serve them over HTTP on 127.0.0.1 to many agents (--repo DIR…, --port N)
+  mcp install --client C  print (--write: add) the config entry of claude-code|claude-desktop|vscode|cursor
+  mcp instructions        a snippet for AGENTS.md / CLAUDE.md
   model import DIR        copy an embedding model folder into the user cache (offline machines)
   eval run|gate|mine-git  retrieval quality on query sets (see apps/eval/README.md)`;
 
@@ -616,12 +618,13 @@ export async function run(argv: string[]): Promise<number> {
   let values: Values;
   let positionals: string[];
   const wantsJson = argv.includes('--json');
-  if (argv[0] === 'eval' || argv[0] === 'mcp') {
+  if (argv[0] === 'eval' || argv[0] === 'mcp' || argv[0] === 'serve') {
     // The eval app and the MCP server parse their own options (--split, --no-refresh, …); the
     // MCP server owns stdout (the protocol).
     try {
       const runApp = argv[0] === 'eval' ? (await import('@ca/eval')).runEvalCli : (await import('@ca/mcp')).runMcpCli;
-      return await runApp(argv.slice(1));
+      // `ca serve …` is `ca mcp serve …` (the HTTP server).
+      return await runApp(argv[0] === 'serve' ? argv : argv.slice(1));
     } catch (e) {
       return reportError(e, wantsJson);
     }

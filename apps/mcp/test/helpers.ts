@@ -27,7 +27,7 @@ export const NO_EMBEDDINGS = { embedding: { enabled: false } };
 
 export interface Answer {
   readonly isError: boolean;
-  /** The first text item, parsed as JSON (the CLI's --json shape), or undefined when it is not JSON. */
+  /** `structuredContent` when the answer has it (search_code: its JSON), else the first text item parsed as JSON (errors), else undefined. */
   readonly json: any;
   readonly texts: string[];
   readonly structured: unknown;
@@ -49,7 +49,7 @@ export async function callTool(client: Client, name: string, args: Record<string
   } catch {
     json = undefined;
   }
-  return { isError: r.isError === true, json, texts, structured: r.structuredContent };
+  return { isError: r.isError === true, json: r.structuredContent ?? json, texts, structured: r.structuredContent };
 }
 
 /** The real server over a linked in-memory transport, with an SDK client connected to it. */

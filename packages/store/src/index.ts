@@ -44,3 +44,5 @@ export { Maintenance, JOURNAL_DAYS, JOURNAL_MAX_ROWS, EVENTS_MAX_ROWS } from './
 export type { GcReport, GcOptions } from './maintenance.js';
 export { LabelPlanState } from './planState.js';
 export type { StoredFileRecord } from './planState.js';
+export { ExploreReader } from './explore.js';
+export type { ExtraSpan, EdgeCounts, FileSummary, FileImport } from './explore.js';

@@ -1,4 +1,5 @@
 import { openDatabase, type OpenOptions, type SqliteDatabase } from './database.js';
+import { ExploreReader } from './explore.js';
 import { GraphReader } from './graph.js';
 import { LabelStore } from './labels.js';
 import { Maintenance } from './maintenance.js';
@@ -43,6 +44,11 @@ export class Store {
   /** Read queries scoped to a label (default `working`). */
   reader(label = 'working'): IndexReader {
     return new IndexReader(this.db, label);
+  }
+
+  /** What the explore answers (outlines, symbol details, directory ranking, symbol maps) read of a label. */
+  explore(label = 'working'): ExploreReader {
+    return new ExploreReader(this.db, label);
   }
 
   /** What the change planner reads of a label. */
