@@ -119,6 +119,13 @@ const listOf = <T extends readonly [string, ...string[]]>(values: T, what: strin
     .optional()
     .describe(`e.g. ${example}`);
 
+/** One of `values`, checked on the server; the schema says only "string" (see the navigation note). */
+const oneOf = <T extends readonly string[]>(name: string, values: T) =>
+  z
+    .string()
+    .refine((v) => values.includes(v), `${name} must be one of ${values.join(', ')}`)
+    .optional();
+
 const queryArg = z
   .string()
   .max(MAX_QUERY_CHARS, `query is longer than ${MAX_QUERY_CHARS} characters; ask with the words or names that matter`)
@@ -142,7 +149,7 @@ const NAVIGATION_TOOLS: readonly { name: (typeof TOOL_NAMES)[number]; navigation
 
 /** Said once, on the first navigation tool: how every navigation answer reads. */
 const NAVIGATION_NOTE =
-  ' Navigation tools share: depth (hops, default 1), max_nodes (default 100), all (every match of an ambiguous name), detail (signatures|code), offset (paging). Edge confidence: exact (compiler), probable, approximate (name-matched); complete:false (see gaps) means an empty answer may be unknown.';
+  ' Navigation tools share: depth (hops, default 1), max_nodes (default 100), all (every match of an ambiguous name), detail (signatures|code), offset (paging), min_confidence (exact|probable|approximate: compiler-resolved, probable, name-matched); complete:false (see gaps) means an empty answer may be unknown.';
 
 /** Registers the Code Agent tools on `server`, answering from the sessions of `repos`. */
 export function registerTools(server: McpServer, repos: RepoSessions, options: ToolOptions = {}): void {
@@ -197,6 +204,9 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
     }
   };
   const readOnly = { readOnlyHint: true } as const;
+  // Answers come from the working tree unless a label (an indexed commit, list_labels) is named.
+  const labelArg = { label: z.string().optional() };
+  const labelOf = (args: { label?: string | undefined }) => (args.label === undefined ? {} : { label: args.label });
   const listing: ListedTool[] = [];
   /** Records a tool for the compact `tools/list` answer, and passes its name and config on to registerTool. */
   const listed = <C extends ListedTool['config']>(name: string, config: C): [string, C] => {
@@ -207,7 +217,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
   server.registerTool(
     ...listed('search_code', {
       description:
-        'Find code by name or by a question in words. Returns whole symbols, best first, each headed `// path:lines > Container > Symbol`, unrelated bodies collapsed. Start here.',
+        'Find code by name or by a question in words. Returns whole symbols, best first, each headed `// path:lines > Container > Symbol`, unrelated bodies collapsed. Start here. Most tools take label: an indexed commit (list_labels) instead of the working tree.',
       inputSchema: {
         query: queryArg.describe('A name or a question in words.'),
         limit: int('limit', 1, MAX_LIMIT).optional().describe('Default 10.'),
@@ -218,6 +228,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         path: z.string().optional().describe('Glob, e.g. src/auth/**'),
         include_tests: z.boolean().optional(),
         offset: offsetArg,
+        ...labelArg,
         ...repoArg,
       },
       outputSchema: searchOutput,
@@ -241,17 +252,18 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
           includeTests: args.include_tests === true,
           budget: Math.min(Number.MAX_SAFE_INTEGER, budget * pages),
           ...(args.min_score !== undefined ? { minScore: args.min_score } : {}),
+          ...labelOf(args),
         });
         const json = searchJson(response, true);
         const parents = new Map(
           engine
-            .reader()
+            .reader(args.label)
             .nodesByIds(json.results.map((r) => Number(r.id)))
             .map((n) => [String(n.id), n.parentId] as const),
         );
         const parentNodes = new Map(
           engine
-            .reader()
+            .reader(args.label)
             .nodesByIds([...parents.values()].filter((p): p is number => p !== null))
             .map((n) => [n.id, n] as const),
         );
@@ -266,7 +278,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         // A full page may have a next one (it may be empty): asking retrieval for one result more
         // would change the page itself (selection under the budget depends on the limit).
         const more = response.results.length >= offset + limit || page.nextOffset !== null ? offset + items.length : null;
-        const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more, freshness: engine.freshness() };
+        const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more, freshness: engine.freshness(args.label) };
         const summary = `search_code ${JSON.stringify(json.query)}: ${items.length} result${items.length === 1 ? '' : 's'} (intent ${json.intent}${more !== null ? `; more from offset ${more}` : ''})${notices.map((n) => `\nnotice: ${n}`).join('')}`;
         return new Shaped((warning) => searchResult(summary, items, structured, warning));
       }),
@@ -275,12 +287,12 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
   server.registerTool(
     ...listed('lookup_symbol', {
       description: 'Definitions of a qualified or bare name, with kind, file and lines.',
-      inputSchema: { symbol: symbolArg, limit: int('limit', 1, MAX_LIMIT).optional(), ...repoArg },
+      inputSchema: { symbol: symbolArg, limit: int('limit', 1, MAX_LIMIT).optional(), ...labelArg, ...repoArg },
       annotations: readOnly,
     }),
     (args, extra) =>
       answer(args.repo, extra, (engine) => {
-        const r = lookupSymbols(engine, args.symbol, args.limit ?? 20);
+        const r = lookupSymbols(engine, args.symbol, args.limit ?? 20, args.label);
         const { items } = takePage(r.matches, 0, cap, jsonTokens);
         const cut = items.length < r.matches.length ? `answer cut at about ${cap} tokens: ${items.length} of ${r.total} matches; ask with a more qualified name` : null;
         return { matches: items, total: r.total, ...(cut ? { notices: [cut] } : {}) };
@@ -290,12 +302,12 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
   server.registerTool(
     ...listed('find_similar', {
       description: 'Code most like a symbol (vector neighbours).',
-      inputSchema: { symbol: symbolArg, limit: int('limit', 1, MAX_LIMIT).optional(), ...repoArg },
+      inputSchema: { symbol: symbolArg, limit: int('limit', 1, MAX_LIMIT).optional(), ...labelArg, ...repoArg },
       annotations: readOnly,
     }),
     (args, extra) =>
       answer(args.repo, extra, async (engine) => {
-        const r = searchJson(await engine.similar(args.symbol, { limit: args.limit ?? 10 }), false);
+        const r = searchJson(await engine.similar(args.symbol, { limit: args.limit ?? 10, ...labelOf(args) }), false);
         const { items, page } = takePage(r.results, 0, cap, (x) => jsonTokens(x));
         const cut = cutNotice(page, cap, 'results');
         return { ...r, results: items, notices: [...r.notices, ...(cut ? [cut] : [])] };
@@ -305,10 +317,10 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
   server.registerTool(
     ...listed('get_symbol', {
       description: 'Metadata of a symbol and counts of its callers, callees, references, implementations.',
-      inputSchema: { symbol: symbolArg, ...repoArg },
+      inputSchema: { symbol: symbolArg, ...labelArg, ...repoArg },
       annotations: readOnly,
     }),
-    (args, extra) => answer(args.repo, extra, (engine) => symbolDetails(engine, args.symbol)),
+    (args, extra) => answer(args.repo, extra, (engine) => symbolDetails(engine, args.symbol, args.label)),
   );
 
   server.registerTool(
@@ -322,6 +334,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
           .describe('primary, all, or an index.'),
         start_line: int('start_line', 1, 100_000_000).optional(),
         end_line: int('end_line', 1, 100_000_000).optional(),
+        ...labelArg,
         ...repoArg,
       },
       annotations: readOnly,
@@ -329,6 +342,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
     (args, extra) =>
       answer(args.repo, extra, (engine) => {
         const r = sourceSpans(engine, args.symbol, {
+          ...labelOf(args),
           ...(args.span !== undefined ? { span: args.span } : {}),
           ...(args.start_line !== undefined ? { startLine: args.start_line } : {}),
           ...(args.end_line !== undefined ? { endLine: args.end_line } : {}),
@@ -364,12 +378,12 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
   server.registerTool(
     ...listed('get_file_outline', {
       description: "A file's symbols as a tree with kind, lines, signature, exported.",
-      inputSchema: { path: nonEmpty('path'), offset: z.number().optional(), ...repoArg },
+      inputSchema: { path: nonEmpty('path'), offset: z.number().optional(), ...labelArg, ...repoArg },
       annotations: readOnly,
     }),
     (args, extra) =>
       answer(args.repo, extra, (engine) => {
-        const outline = fileOutline(engine, insideRepo(engine.repoRoot, args.path, 'path'));
+        const outline = fileOutline(engine, insideRepo(engine.repoRoot, args.path, 'path'), args.label);
         const offset = bounded('offset', args.offset, 0, 0, 1_000_000);
         if (offset === 0 && jsonTokens(outline) <= cap) return { ...outline, nextOffset: null, notices: [] };
         // Over the cap: the members' signatures go first (names and lines stay), then the top-level symbols page.
@@ -392,12 +406,15 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         inputSchema: {
           symbol: target,
           depth: int('depth', 1, 1_000_000).optional(),
-          min_confidence: z.enum(CONFIDENCES, { error: `min_confidence must be one of ${CONFIDENCES.join(', ')}` }).optional(),
+          // Values checked, not advertised as enums: the shared note on the first navigation tool
+          // names them once instead of seven times in every agent's context.
+          min_confidence: oneOf('min_confidence', CONFIDENCES),
           max_nodes: int('max_nodes', 1, 50_000).optional(),
           all: z.boolean().optional(),
-          detail: z.enum(['signatures', 'code']).optional(),
+          detail: oneOf('detail', ['signatures', 'code'] as const),
           offset: int('offset', 0, 1_000_000).optional(),
           ...(tool.navigation === 'callers' ? { through_interfaces: z.boolean().optional().describe('Also via the interface/base member.') } : {}),
+          ...labelArg,
           ...repoArg,
         },
         annotations: readOnly,
@@ -417,9 +434,11 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
             maxNodes: (args['max_nodes'] as number | undefined) ?? DEFAULT_MAX_NODES,
             all: args['all'] === true,
             throughInterfaces: args['through_interfaces'] === true,
+            ...labelOf(args as { label?: string }),
           });
-          const paged = pageNavigation(engine, result, (args['detail'] as 'signatures' | 'code' | undefined) ?? 'signatures', (args['offset'] as number | undefined) ?? 0, cap);
-          return { ...paged, freshness: engine.freshness() };
+          const label = args['label'] as string | undefined;
+          const paged = pageNavigation(engine, result, (args['detail'] as 'signatures' | 'code' | undefined) ?? 'signatures', (args['offset'] as number | undefined) ?? 0, cap, label);
+          return { ...paged, freshness: engine.freshness(label) };
         }),
     );
   });
@@ -537,6 +556,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         ...ignoredArg,
         allow_binary: z.boolean().optional().describe('As base64.'),
         allow_large: z.boolean().optional().describe('Over 1 MB.'),
+        ...labelArg,
         ...repoArg,
       },
       annotations: readOnly,
@@ -546,7 +566,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         args.repo,
         extra,
         (engine) => {
-          const r = readRepoFile(engine.repoRoot, args.path, {
+          const r = args.label !== undefined && engine.labelOf(args.label) !== engine.workingLabel ? readLabelFile(engine, args.path, args.label, args) : readRepoFile(engine.repoRoot, args.path, {
             ...(args.start_line !== undefined ? { startLine: args.start_line } : {}),
             ...(args.end_line !== undefined ? { endLine: args.end_line } : {}),
             includeIgnored: args.include_ignored === true,
@@ -631,7 +651,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
 
   server.registerTool(
     ...listed('list_labels', {
-      description: 'Indexed file sets (labels).',
+      description: 'Labels: the working tree and the commits indexed (ca index --label), with commit, files, completeness.',
       inputSchema: { ...repoArg },
       annotations: readOnly,
     }),
@@ -639,6 +659,21 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       answer(args.repo, extra, (engine) => ({ labels: engine.labels() })),
   );
   compactToolList(server, listing);
+}
+
+/**
+ * A file as a label indexed it (a commit that need not be checked out): the index's stored copy,
+ * in the shape `readRepoFile` answers. Not a disk read, so no sandbox is involved; the path
+ * must name a file of the label.
+ */
+function readLabelFile(engine: Engine, path: string, label: string, args: { start_line?: number | undefined; end_line?: number | undefined }): ReturnType<typeof readRepoFile> {
+  const rel = repoRelativePath(path);
+  const bytes = engine.fileBytes(rel, label);
+  if (bytes === null) throw new CaError('not_found', `${rel} is not a file of label ${label} (or the index kept no copy of it)`, { context: { path: rel } });
+  const all = bytes.toString('utf8').split('\n');
+  const startLine = Math.max(1, args.start_line ?? 1);
+  const endLine = Math.min(all.length, args.end_line ?? all.length);
+  return { path: rel, size: bytes.length, totalLines: all.length, startLine, endLine, encoding: 'utf8', content: all.slice(startLine - 1, endLine).join('\n') };
 }
 
 interface ListedTool {
@@ -671,8 +706,8 @@ function compactToolList(server: McpServer, listing: readonly ListedTool[]): voi
  * the edges that touch them, and `byFile` narrowed to them; `detail: code` adds each node's
  * (collapsed) code, `signatures` leaves the symbol's own code out.
  */
-function pageNavigation(engine: Engine, result: NavigationResult & { symbol: { code: string } }, detail: 'signatures' | 'code', offset: number, cap: number): object {
-  const code = detail === 'code' ? new Map(engine.reader().nodesByIds(result.nodes.map((n) => Number(n.id))).map((n) => [String(n.id), n.chunkText] as const)) : null;
+function pageNavigation(engine: Engine, result: NavigationResult & { symbol: { code: string } }, detail: 'signatures' | 'code', offset: number, cap: number, label?: string): object {
+  const code = detail === 'code' ? new Map(engine.reader(label).nodesByIds(result.nodes.map((n) => Number(n.id))).map((n) => [String(n.id), n.chunkText] as const)) : null;
   const nodes = result.nodes.map((n) => (code ? { ...n, code: code.get(n.id) ?? '' } : n));
   const inWalk = new Set(nodes.map((n) => n.id));
   const edgesOf = new Map<string, typeof result.edges[number][]>();

@@ -40,7 +40,7 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
       expect('$schema' in t.inputSchema).toBe(false);
       expect(t.description!.length).toBeGreaterThan(20);
     }
-    expect(Object.keys(tools[0]!.inputSchema.properties ?? {})).toEqual(['query', 'limit', 'budget_tokens', 'min_score', 'language', 'kind', 'path', 'include_tests', 'offset']);
+    expect(Object.keys(tools[0]!.inputSchema.properties ?? {})).toEqual(['query', 'limit', 'budget_tokens', 'min_score', 'language', 'kind', 'path', 'include_tests', 'offset', 'label']);
     expect(tools[0]!.inputSchema.required).toEqual(['query']);
     expect(Object.keys(tools.find((t) => t.name === 'get_callers')!.inputSchema.properties ?? {})).toEqual([
       'symbol',
@@ -51,6 +51,7 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
       'detail',
       'offset',
       'through_interfaces',
+      'label',
     ]);
     expect(tools.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name)).toEqual(['index_files']);
     expect(tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name)).toEqual(['search_code']);

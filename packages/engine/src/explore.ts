@@ -28,11 +28,11 @@ export interface SymbolDetails {
 }
 
 /** `get_symbol`: metadata, signature, doc, project and edge counts of one symbol (resolved like `source`). */
-export function symbolDetails(engine: Engine, name: string): SymbolDetails {
-  const node = engine.resolveSymbol(name);
-  const reader = exploreReader(engine);
+export function symbolDetails(engine: Engine, name: string, label?: string): SymbolDetails {
+  const node = engine.resolveSymbol(name, label);
+  const reader = exploreReader(engine, label);
   const edges = reader.edgeCounts(node.id);
-  const parent = node.parentId === null ? null : engine.reader().nodeById(node.parentId);
+  const parent = node.parentId === null ? null : engine.reader(label).nodeById(node.parentId);
   const implementations = (edges.incoming.implements ?? 0) + (edges.incoming.inherits ?? 0) + (edges.incoming.overrides ?? 0);
   return {
     symbol: toSymbolView(node),
@@ -66,12 +66,14 @@ export interface SourceSpansOptions {
   /** Keep only these lines of each span (1-based file lines, inclusive). */
   readonly startLine?: number;
   readonly endLine?: number;
+  /** The label to read (default: the working tree). */
+  readonly label?: string;
 }
 
 /** `get_source_spans`: a symbol's source, one span, or every span of a symbol declared in parts. */
 export function sourceSpans(engine: Engine, name: string, options: SourceSpansOptions = {}): { symbol: SymbolView; spans: SourceSpan[]; totalSpans: number } {
-  const node = engine.resolveSymbol(name);
-  const extra = exploreReader(engine).extraSpans(node.id);
+  const node = engine.resolveSymbol(name, options.label);
+  const extra = exploreReader(engine, options.label).extraSpans(node.id);
   const all = [{ path: node.path, startLine: node.startLine, endLine: node.endLine, startByte: node.startByte, endByte: node.endByte, primary: true }, ...extra.map((s) => ({ ...s, primary: false }))];
   const which = options.span ?? 'primary';
   let chosen: typeof all;
@@ -83,7 +85,7 @@ export function sourceSpans(engine: Engine, name: string, options: SourceSpansOp
     chosen = [one];
   }
   const spans = chosen.map((s) => {
-    const bytes = engine.fileBytes(s.path);
+    const bytes = engine.fileBytes(s.path, options.label);
     let code = bytes ? bytes.subarray(s.startByte, s.endByte).toString('utf8') : s.primary ? node.chunkText : '';
     let startLine = s.startLine;
     let endLine = s.endLine;
@@ -119,10 +121,10 @@ function isExported(n: Pick<NodeRecord, 'modifiers' | 'isPublicApi'>): boolean {
 }
 
 /** `get_file_outline`: the symbols of a file as a tree (containers hold their members), in source order. */
-export function fileOutline(engine: Engine, path: string): { path: string; language: string | null; lines: number; symbols: OutlineNode[]; count: number } {
-  const nodes = engine.outline(path);
+export function fileOutline(engine: Engine, path: string, label?: string): { path: string; language: string | null; lines: number; symbols: OutlineNode[]; count: number } {
+  const nodes = engine.outline(path, label === undefined ? {} : { label });
   const rel = nodes[0]?.path ?? path;
-  const summary = exploreReader(engine).file(rel);
+  const summary = exploreReader(engine, label).file(rel);
   const byId = new Map<number, OutlineNode & { parent: number | null }>();
   let count = 0;
   for (const n of nodes) {
@@ -154,8 +156,8 @@ export function fileOutline(engine: Engine, path: string): { path: string; langu
 }
 
 /** `lookup_symbol`: every definition a qualified or bare name matches (up to `limit`), with the total. */
-export function lookupSymbols(engine: Engine, name: string, limit = 20): { matches: (SymbolView & { project: string })[]; total: number } {
-  const found = engine.findSymbols(name);
+export function lookupSymbols(engine: Engine, name: string, limit = 20, label?: string): { matches: (SymbolView & { project: string })[]; total: number } {
+  const found = engine.findSymbols(name, label);
   return { matches: found.slice(0, limit).map((n) => ({ ...toSymbolView(n), project: n.project })), total: found.length };
 }
 
