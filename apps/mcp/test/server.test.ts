@@ -57,7 +57,7 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
     expect(r.json.query).toBe('BillingAccount.terminatePlan');
     expect(r.json.intent).toBe('targeted');
     const top = r.json.results[0];
-    expect(Object.keys(top)).toEqual(['id', 'qualifiedName', 'name', 'kind', 'language', 'path', 'startLine', 'endLine', 'score', 'matchedBy', 'code']);
+    expect(Object.keys(top)).toEqual(['id', 'qualifiedName', 'name', 'kind', 'language', 'path', 'startLine', 'endLine', 'score', 'matchedBy', 'package', 'isPublicApi', 'callerCount', 'callers', 'callees', 'code']);
     expect([top.qualifiedName, top.kind, top.path, top.startLine, top.endLine]).toEqual(['BillingAccount.terminatePlan', 'method', 'src/billing/billingAccount.ts', 19, 26]);
     expect(top.code.split('\n')[0]).toBe('async terminatePlan(): Promise<void> {');
     expect(r.json.notices).toEqual([VECTOR_OFF]);

@@ -12,7 +12,7 @@ import {
   type ParseStatus,
 } from '@ca/schema';
 import { cachedStatement, changeStamp, LATEST_SCHEMA_VERSION, Store, VectorStore, type FileWrite, type IndexReader, type KnnHit, type NodeRecord } from '@ca/store';
-import { search as runSearch, toSearchResult, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
+import { search as runSearch, toSearchResult, type SearchContext, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, skeletonOf, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
 import { RoslynHost } from '@ca/parse-cs';
 import { createAdapters, type AdapterSet } from './adapters.js';
@@ -27,6 +27,8 @@ import { embedPending, IndexEmbedder, META_VECTORS_PENDING, QueryEmbedder, type 
 import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
 import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, type TsSemanticReport } from './tsSemantic.js';
 import { applyContextChanges, type ContextChange } from './semanticContext.js';
+import { findSymbols, type FindOptions, type FindResponse } from './find.js';
+import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
 
 export const WORKING_LABEL = 'working';
 
@@ -464,30 +466,92 @@ export class Engine {
       this.queryCache.set(key, cached);
       return { ...cached, tookMs: Math.round((performance.now() - started) * 100) / 100 };
     }
-    const reader = this.reader();
-    const vectorChannel = (options.channels ?? ['vector']).includes('vector');
-    const vectorOff = vectorChannel ? await this.vectorOffReason() : null;
-    const wantsVector = vectorChannel && query.trim() !== '';
-    let vector: VectorChannel | null = null;
-    if (vectorOff === null && wantsVector) {
-      const q = await this.queryEmbedder.embed(query.trim().slice(0, 2000));
-      const store = this.vectors();
-      vector = { search: (k, allow) => store.knn(q, k, allow ? { allow } : {}) };
-    }
-    const response = runSearch({ reader, vector, ...(vectorOff ? { vectorOffReason: vectorOff } : {}) }, query, {
+    const { ctx, notices: extra } = await this.searchContext(query, options);
+    const response = runSearch(ctx, query, this.searchOptions(options));
+    const notices = extra.length > 0 ? [...response.notices, ...extra] : response.notices;
+    const result = { ...response, notices, tookMs: Math.round((performance.now() - started) * 100) / 100 };
+    this.queryCache.set(key, result);
+    if (this.queryCache.size > 200) this.queryCache.delete(this.queryCache.keys().next().value!);
+    return result;
+  }
+
+  /** Search options with this repository's configured defaults (RRF k, channel K, budget, limit). */
+  searchOptions(options: SearchOptions = {}): SearchOptions {
+    return {
       rrfK: this.config.search.rrf_k,
       channelK: this.config.search.channel_k,
       budget: this.config.search.budget,
       ...options,
       limit: options.limit ?? this.config.search.limit,
-    });
+    };
+  }
+
+  /**
+   * The channels of this index for one query, and notices about them (vectors still being filled
+   * in). `embedded`: the query's vector made once for several indexes (multi-repository search),
+   * used when it comes from the model this index holds vectors of.
+   */
+  async searchContext(
+    query: string,
+    options: SearchOptions = {},
+    embedded?: { readonly vector: Float32Array; readonly modelId: string } | null,
+  ): Promise<{ ctx: SearchContext; notices: string[] }> {
+    const reader = this.reader();
+    const vectorChannel = (options.channels ?? ['vector']).includes('vector');
+    let vectorOff = vectorChannel ? await this.vectorOffReason() : null;
+    const wantsVector = vectorChannel && query.trim() !== '';
+    let vector: VectorChannel | null = null;
+    if (vectorOff === null && wantsVector) {
+      const held = this.vectors().model()?.modelId;
+      let q: Float32Array | null = null;
+      if (embedded && embedded.modelId === held) q = embedded.vector;
+      else if (embedded === undefined || embedded === null) q = await this.queryEmbedder.embed(query.trim().slice(0, 2000));
+      else vectorOff = `the index holds vectors of ${held ?? 'no model'}, the query was embedded with ${embedded.modelId}`;
+      if (q) {
+        const store = this.vectors();
+        const vec = q;
+        vector = { search: (k, allow) => store.knn(vec, k, allow ? { allow: (id) => allow.has(id) } : {}) };
+      }
+    }
     // Vectors still being filled in (or an index run that stopped before they were): said, never silent.
     const partial = vector !== null ? notEmbedded(reader.metadata(META_VECTORS_PENDING)) : null;
-    const notices = partial ? [...response.notices, `vector channel partial: ${partial}; matches found only by meaning may be missing`] : response.notices;
-    const result = { ...response, notices, tookMs: Math.round((performance.now() - started) * 100) / 100 };
-    this.queryCache.set(key, result);
-    if (this.queryCache.size > 200) this.queryCache.delete(this.queryCache.keys().next().value!);
-    return result;
+    return {
+      ctx: { reader, vector, ...(vectorOff ? { vectorOffReason: vectorOff } : {}) },
+      notices: partial ? [`vector channel partial: ${partial}; matches found only by meaning may be missing`] : [],
+    };
+  }
+
+  /** The query's vector with this engine's model (multi-repository search embeds once), or null when the vector channel is off. */
+  async embedQuery(query: string): Promise<{ vector: Float32Array; modelId: string } | null> {
+    if ((await this.vectorOffReason()) !== null || query.trim() === '') return null;
+    const modelId = this.vectors().model()?.modelId;
+    if (!modelId) return null;
+    return { vector: await this.queryEmbedder.embed(query.trim().slice(0, 2000)), modelId };
+  }
+
+  /** The symbols a filter expression selects, a page at a time in a stable order (`ca find`; see find.ts). */
+  find(expression: string, options: FindOptions = {}): FindResponse {
+    return findSymbols(this.reader(), expression, options);
+  }
+
+  /** A file as the index holds it, whole or by `--lines` / `id:` selector (`ca view`; see views.ts). */
+  view(path: string, selection: ViewSelection = {}): FileView {
+    const reader = this.reader();
+    return viewFile(this.repoRoot, reader, new IndexedTexts(this.repoRoot, reader), path, selection);
+  }
+
+  /** A search answer whose results carry the lines around them and capped long lines (`--context`, `--max-line-length`). */
+  withContext(response: SearchResponse, view: ViewOptions): SearchResponse {
+    validateViewOptions(view);
+    const texts = new IndexedTexts(this.repoRoot, this.reader());
+    const { results, notices } = resultsWithContext(response.results, () => texts, view);
+    return { ...response, results, notices: [...response.notices, ...notices] };
+  }
+
+  /** A navigation answer whose sites carry the lines around them (`--context` on callers, refs …). */
+  navigationContext(result: NavigationResult, view: ViewOptions): NavigationResult {
+    validateViewOptions(view);
+    return navigationWithContext(result, new IndexedTexts(this.repoRoot, this.reader()), view);
   }
 
   /** Symbols whose code is most like SYMBOL's (vector channel), excluding itself. */

@@ -18,5 +18,25 @@ export { discoverFiles, BUILTIN_EXCLUDED_DIRS } from './discovery.js';
 export type { DiscoveredFile, SkippedFile, DiscoveryResult } from './discovery.js';
 export { looksMinified } from './fileProcessing.js';
 export { gitBlobId } from '@ca/schema';
-export type { SearchOptions, SearchResponse, SearchResult, Intent } from '@ca/retrieve';
+export type { SearchOptions, SearchResponse, SearchResult, ResultLocation, Intent } from '@ca/retrieve';
 export type { NodeRecord } from '@ca/store';
+export { findSymbols, FIND_DEFAULT_LIMIT } from './find.js';
+export type { FindOptions, FindResponse, FindResult } from './find.js';
+export {
+  IndexedTexts,
+  viewFile,
+  viewChunks,
+  resultsWithContext,
+  navigationWithContext,
+  validateViewOptions,
+  capLine,
+  capLines,
+  repoRelativePath,
+  MAX_CONTEXT_LINES,
+  MAX_LINE_LENGTH_LIMIT,
+} from './views.js';
+export type { ViewOptions, ViewSelection, FileView, ViewChunk, ResultContext, SiteContext } from './views.js';
+export { searchWorkspace, loadWorkspace, findWorkspace, resolveRepo, uniqueNames, workspaceFileOf, WORKSPACE_FILE } from './workspace.js';
+export type { WorkspaceRepo, RepoStatus, WorkspaceSearchResponse } from './workspace.js';
+export { parseFilter, formatFilter } from '@ca/schema';
+export type { FilterNode } from '@ca/schema';

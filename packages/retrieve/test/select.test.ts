@@ -52,6 +52,9 @@ function fakeReader(bm25: number[], dependents: Record<number, number[]> = {}, n
     callerFileCounts: () => new Map<number, number>(),
     neighbours: () => [],
     nodeIdsMatching: () => new Set(NODES.keys()),
+    filterNotices: () => [],
+    nodeFacts: () => new Map(),
+    locationsByChunkHash: () => new Map(),
     dependentsOf: (ids: readonly number[]) => ids.flatMap((id) => (dependents[id] ?? []).map((d) => ({ nodeId: d, edges: 1 }))),
   };
   return reader as unknown as IndexReader;

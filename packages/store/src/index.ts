@@ -6,8 +6,13 @@ export { MIGRATIONS, LATEST_SCHEMA_VERSION, FTS_TOKENIZE } from './migrations.js
 export type { Migration } from './migrations.js';
 export { IndexWriter } from './writer.js';
 export type { FileWrite, WriteStats, SemanticEdgeWrite, SemanticPassWrite } from './writer.js';
-export { IndexReader } from './reader.js';
+export { IndexReader, isRestrictive } from './reader.js';
 export type { NodeRecord, NodeFilter, RankedHit, FileStatusRecord, LabelEntry, EdgeRecord } from './reader.js';
+export { compileFilter, NodeIdSet } from './filterSql.js';
+export type { CompiledFilter } from './filterSql.js';
+export { declaredTypes, typeMatches } from './declaredTypes.js';
+export { FIND_MAX_LIMIT } from './queries.js';
+export type { FindCursor, FindPage, NodeFacts, CodeLocation, IndexedFile } from './queries.js';
 export { ImportResolver } from './resolver.js';
 export { buildFtsQuery } from './ftsQuery.js';
 export type { FtsQuery } from './ftsQuery.js';

@@ -332,6 +332,13 @@ CREATE INDEX IF NOT EXISTS superseded_edges_source ON superseded_edges(source_id
 CREATE INDEX IF NOT EXISTS superseded_edges_target ON superseded_edges(target_id);
 `,
   },
+  {
+    version: 9,
+    name: 'nodes by chunk hash',
+    // Search returns identical code (a copied file, a vendored duplicate) once with every
+    // location listed: the other locations of a result are looked up by its chunk hash.
+    sql: `CREATE INDEX IF NOT EXISTS nodes_chunk_hash ON nodes(chunk_hash);`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,5 +1,7 @@
-import type { Confidence, EdgeType, Language, NodeKind, ParseStatus } from '@ca/schema';
+import type { Confidence, EdgeType, FilterNode, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
+import { allowedNodeIds, compileFilter, type NodeIdSet } from './filterSql.js';
+import { findNodes, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
 import { cachedStatement, changeStamp, type Statement } from './statements.js';
 
@@ -42,6 +44,16 @@ export interface NodeFilter {
   readonly pathRegex?: string;
   /** Exclude file/module nodes (default false). */
   readonly symbolsOnly?: boolean;
+  /** A filter expression (@ca/schema `parseFilter`), ANDed with the fields above. */
+  readonly expression?: FilterNode;
+}
+
+/** True when a filter restricts anything. */
+export function isRestrictive(filter: NodeFilter | undefined): boolean {
+  return (
+    filter !== undefined &&
+    ((filter.languages?.length ?? 0) > 0 || (filter.kinds?.length ?? 0) > 0 || !!filter.pathRegex || filter.symbolsOnly === true || filter.expression !== undefined)
+  );
 }
 
 export interface RankedHit {
@@ -79,7 +91,7 @@ export interface EdgeRecord {
   readonly path: string;
 }
 
-const NODE_COLUMNS = `n.id, n.file_id, n.parent_id, n.kind, n.language, n.name, n.qualified_name, n.symbol_key, n.project,
+export const NODE_COLUMNS = `n.id, n.file_id, n.parent_id, n.kind, n.language, n.name, n.qualified_name, n.symbol_key, n.project,
   f.path, n.start_line, n.end_line, n.start_byte, n.end_byte, n.signature, n.parameter_count, n.return_type,
   n.modifiers, n.is_public_api, n.doc, n.generated, n.chunk_text, n.chunk_hash, f.parse_status, f.semantic_state, n.reference_count`;
 
@@ -124,7 +136,7 @@ export function toNodeSummary(r: NodeSummaryRow, path: string): NodeSummary {
   };
 }
 
-interface NodeRow extends NodeSummaryRow {
+export interface NodeRow extends NodeSummaryRow {
   file_id: number;
   symbol_key: string;
   project: string;
@@ -146,7 +158,7 @@ interface NodeRow extends NodeSummaryRow {
  * build each record on a slow path, ~11 µs a node (0.3 µs this way); search hydrates ~50 per
  * query (docs/benchmarks.md, problem 7).
  */
-function toNode(r: NodeRow): NodeRecord {
+export function toNode(r: NodeRow): NodeRecord {
   return Object.assign(toNodeSummary(r, r.path), {
     fileId: r.file_id,
     symbolKey: r.symbol_key,
@@ -164,7 +176,8 @@ function toNode(r: NodeRow): NodeRecord {
   });
 }
 
-function filterSql(filter: NodeFilter | undefined, params: unknown[]): string {
+/** The SQL condition of a filter over `n` and `f` (` AND …`, or '' for none); binds its values to `params`. */
+export function filterSql(db: SqliteDatabase, filter: NodeFilter | undefined, params: unknown[]): string {
   if (!filter) return '';
   const parts: string[] = [];
   if (filter.languages && filter.languages.length > 0) {
@@ -180,6 +193,11 @@ function filterSql(filter: NodeFilter | undefined, params: unknown[]): string {
     params.push(filter.pathRegex);
   }
   if (filter.symbolsOnly) parts.push(`n.kind NOT IN ('file','module')`);
+  if (filter.expression) {
+    const compiled = compileFilter(db, filter.expression);
+    parts.push(compiled.sql);
+    params.push(...compiled.params);
+  }
   return parts.length > 0 ? ` AND ${parts.join(' AND ')}` : '';
 }
 
@@ -258,7 +276,7 @@ export class IndexReader {
   /** Exact (case-insensitive) qualified-name matches, exact case first. */
   byQualifiedName(qualifiedName: string, filter?: NodeFilter, limit = 50): NodeRecord[] {
     const params: unknown[] = [qualifiedName];
-    const where = filterSql(filter, params);
+    const where = filterSql(this.db, filter, params);
     params.push(qualifiedName, limit);
     const rows = this.db
       .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
@@ -277,7 +295,7 @@ export class IndexReader {
     const simple = lastDot >= 0 ? suffix.slice(lastDot + 1) : suffix;
     const normalized = suffix.replace(/::/g, '.');
     const params: unknown[] = [simple];
-    const where = filterSql(filter, params);
+    const where = filterSql(this.db, filter, params);
     params.push(normalized, `%.${normalized}`, normalized, limit);
     const rows = this.db
       .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
@@ -303,7 +321,7 @@ export class IndexReader {
     if (plan.drop.size > 0 || plan.heads.size > 0) q = buildFtsQuery(text, plan);
     if (!q.match) return [];
     const params: unknown[] = [q.match];
-    const where = filterSql(filter, params);
+    const where = filterSql(this.db, filter, params);
     const filtered = where !== '';
     if (!filtered) {
       // Over-fetch a little: rows of other labels' file versions are dropped by the join.
@@ -385,14 +403,39 @@ export class IndexReader {
     return stats;
   }
 
-  /** Ids of the label's nodes that pass a filter (for channels that filter by predicate). */
-  nodeIdsMatching(filter: NodeFilter): Set<number> {
+  /**
+   * Ids of the label's nodes that pass a filter (for channels that filter by predicate), cached
+   * per connection until the index changes (see `allowedNodeIds`).
+   */
+  nodeIdsMatching(filter: NodeFilter): NodeIdSet {
     const params: unknown[] = [];
-    const where = filterSql(filter, params);
-    const rows = this.db
-      .prepare(`SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()} WHERE 1 = 1 ${where}`)
-      .all(...params) as { id: number }[];
-    return new Set(rows.map((r) => r.id));
+    const where = filterSql(this.db, filter, params);
+    return allowedNodeIds(this.db, this.label, where, params);
+  }
+
+  /** The label's nodes passing a filter, one page at a time in a stable order (`ca find`). */
+  find(filter: NodeFilter, page: { limit: number; offset?: number; after?: FindCursor | null }): FindPage {
+    return findNodes(this.db, this.label, filter, page);
+  }
+
+  /** Caller counts and a few neighbour names per node (search results). */
+  nodeFacts(nodeIds: readonly number[], perSide = 3): Map<number, NodeFacts> {
+    return nodeFacts(this.db, this.label, nodeIds, perSide);
+  }
+
+  /** Every location of each chunk hash in the label (identical code), up to `max` per hash. */
+  locationsByChunkHash(chunkHashes: readonly string[], max = 20): Map<string, { locations: CodeLocation[]; total: number }> {
+    return locationsByChunkHash(this.db, this.label, chunkHashes, max);
+  }
+
+  /** The label's version of a file (content hash, line count), or null when it does not hold the path. */
+  indexedFile(path: string): IndexedFile | null {
+    return indexedFile(this.db, this.label, path);
+  }
+
+  /** Notices about a filter expression for this index (a `project:` naming no project of it). */
+  filterNotices(filter: NodeFilter): readonly string[] {
+    return filter.expression ? compileFilter(this.db, filter.expression).notices : [];
   }
 
   /**

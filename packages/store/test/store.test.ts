@@ -47,6 +47,7 @@ describe('opening and migrations', () => {
       { version: 6, name: 'covering index of edge targets with their file' },
       { version: 7, name: 'reference counts kept by triggers from the semantic edges' },
       { version: 8, name: 'syntactic edges set aside by a semantic pass' },
+      { version: 9, name: 'nodes by chunk hash' },
     ]);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
@@ -55,7 +56,7 @@ describe('opening and migrations', () => {
     store.close();
     // Re-opening applies nothing new.
     const again = Store.open(path);
-    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 8 });
+    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 9 });
     again.close();
   });
 

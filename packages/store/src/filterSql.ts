@@ -1,0 +1,207 @@
+/**
+ * Compilation of a filter expression (@ca/schema `parseFilter`) into a SQL condition over
+ * `nodes n JOIN files f`, and the per-connection functions and caches it relies on. Globs become
+ * JavaScript regular expressions evaluated by SQL functions registered here (SQLite has no
+ * case-insensitive regexp of its own); projects and labels are resolved against the index first,
+ * so `project:Acme.Core` is an `IN` list of the stored project values it names.
+ */
+import { CaError, globToRegExp, projectDisplayName, TEST_PATH_PATTERN, type FilterNode, type FilterTerm } from '@ca/schema';
+import type { SqliteDatabase } from './database.js';
+import { declaredTypes, typeMatches } from './declaredTypes.js';
+import { cachedStatement, changeStamp } from './statements.js';
+
+/** A filter as a SQL condition (`sql`, with `?` placeholders bound to `params`). */
+export interface CompiledFilter {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+  /** Things the user should know (a `project:` naming no project of this index). */
+  readonly notices: readonly string[];
+}
+
+const registered = new WeakSet<SqliteDatabase>();
+const patterns = new Map<string, RegExp>();
+
+/** A compiled glob by its key (`mode\0glob`), kept across queries (bounded). */
+function patternOf(key: string): RegExp {
+  let re = patterns.get(key);
+  if (!re) {
+    if (patterns.size > 512) patterns.clear();
+    const sep = key.indexOf('\0');
+    re = globToRegExp(key.slice(sep + 1), key.slice(0, sep) as 'path' | 'text');
+    patterns.set(key, re);
+  }
+  return re;
+}
+
+/**
+ * Registers the SQL functions compiled filters call (once per connection):
+ * `ca_glob(key, value)`, `ca_type_glob(glob, typeText)` and
+ * `ca_declared_type_glob(glob, kind, language, name, signature, returnType)`; each returns 0 or 1,
+ * never NULL, so `NOT` behaves.
+ */
+function registerFunctions(db: SqliteDatabase): void {
+  if (registered.has(db)) return;
+  db.function('ca_glob', { deterministic: true }, (key: unknown, value: unknown) =>
+    value === null || value === undefined ? 0 : patternOf(String(key)).test(String(value)) ? 1 : 0,
+  );
+  db.function('ca_type_glob', { deterministic: true }, (glob: unknown, text: unknown) =>
+    typeof text === 'string' && text !== '' && typeMatches(patternOf(`text\0${String(glob)}`), text) ? 1 : 0,
+  );
+  db.function('ca_declared_type_glob', { deterministic: true }, (glob: unknown, kind: unknown, language: unknown, name: unknown, signature: unknown, returnType: unknown) => {
+    const re = patternOf(`text\0${String(glob)}`);
+    const types = declaredTypes(String(kind), String(language), String(name ?? ''), String(signature ?? ''), typeof returnType === 'string' ? returnType : null);
+    return types.some((t) => typeMatches(re, t)) ? 1 : 0;
+  });
+  registered.add(db);
+}
+
+const projectCache = new WeakMap<SqliteDatabase, { stamp: string; projects: string[] }>();
+
+/** Every project value of the index (files of any label), read again when the index changes. */
+function projectsOf(db: SqliteDatabase): string[] {
+  const stamp = changeStamp(db);
+  const cached = projectCache.get(db);
+  if (cached && cached.stamp === stamp) return cached.projects;
+  const projects = cachedStatement(db, `SELECT DISTINCT project FROM files ORDER BY project`).pluck().all() as string[];
+  projectCache.set(db, { stamp, projects });
+  return projects;
+}
+
+function column(term: FilterTerm): string {
+  return `column ${term.position + 1}`;
+}
+
+/**
+ * Compiles a filter to a SQL condition over `n` (nodes) and `f` (files). Fails with
+ * `invalid_query` for a label the index does not hold; a `project:` that names no project is
+ * not an error (another repository of a workspace may hold it) but a notice.
+ */
+export function compileFilter(db: SqliteDatabase, node: FilterNode): CompiledFilter {
+  registerFunctions(db);
+  const params: unknown[] = [];
+  const notices: string[] = [];
+  const walk = (x: FilterNode): string => {
+    switch (x.op) {
+      case 'and':
+      case 'or':
+        return `(${x.args.map(walk).join(x.op === 'and' ? ' AND ' : ' OR ')})`;
+      case 'not':
+        return `(NOT ${walk(x.arg)})`;
+      default:
+        return termSql(db, x, params, notices);
+    }
+  };
+  return { sql: walk(node), params, notices };
+}
+
+function termSql(db: SqliteDatabase, term: FilterTerm, params: unknown[], notices: string[]): string {
+  switch (term.field) {
+    case 'lang':
+      params.push(term.value);
+      return `n.language = ?`;
+    case 'kind':
+      params.push(term.value);
+      return `n.kind = ?`;
+    case 'path':
+      params.push(`path\0${term.value}`);
+      return `ca_glob(?, f.path)`;
+    case 'name':
+      params.push(`text\0${term.value}`, `text\0${term.value}`);
+      return `(ca_glob(?, n.name) OR ca_glob(?, n.qualified_name))`;
+    case 'is':
+      if (term.value === 'public') return `n.is_public_api = 1`;
+      if (term.value === 'generated') return `(n.generated = 1 OR f.generated = 1)`;
+      params.push(TEST_PATH_PATTERN.source);
+      return `regexp(?, f.path)`;
+    case 'returns':
+      params.push(term.value);
+      return `ca_type_glob(?, n.return_type)`;
+    case 'type':
+      params.push(term.value);
+      return `ca_declared_type_glob(?, n.kind, n.language, n.name, n.signature, n.return_type)`;
+    case 'project': {
+      const re = patternOf(`text\0${term.value}`);
+      const all = projectsOf(db);
+      const hit = all.filter((p) => re.test(p) || re.test(projectDisplayName(p) ?? ''));
+      if (hit.length === 0) {
+        const names = [...new Set(all.map((p) => projectDisplayName(p)).filter((p): p is string => p !== null))];
+        notices.push(`filter project:${term.value} (${column(term)}) matches no project of this index${names.length > 0 ? ` (projects: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''})` : ''}`);
+        return `0`;
+      }
+      params.push(JSON.stringify(hit));
+      return `n.project IN (SELECT value FROM json_each(?))`;
+    }
+    case 'label': {
+      const id = cachedStatement(db, `SELECT id FROM labels WHERE name = ?`).pluck().get(term.value) as number | undefined;
+      if (id === undefined) {
+        const names = cachedStatement(db, `SELECT name FROM labels ORDER BY name`).pluck().all() as string[];
+        throw new CaError('invalid_query', `invalid filter at ${column(term)}: unknown label "${term.value}" (labels: ${names.join(', ') || 'none yet'})`, {
+          context: { position: term.position, label: term.value },
+        });
+      }
+      params.push(id);
+      return `n.file_id IN (SELECT file_id FROM label_files WHERE label_id = ?)`;
+    }
+  }
+}
+
+/** Node ids passing a filter, as a bitmap (`has` is one array read; search scans ~100K nodes with it). */
+export class NodeIdSet {
+  constructor(
+    private readonly bits: Uint8Array,
+    /** How many nodes passed. */
+    readonly size: number,
+  ) {}
+
+  has(id: number): boolean {
+    return id < this.bits.length && this.bits[id] === 1;
+  }
+
+  /** The ids, ascending. */
+  *[Symbol.iterator](): IterableIterator<number> {
+    for (let i = 0; i < this.bits.length; i++) if (this.bits[i] === 1) yield i;
+  }
+
+  static of(ids: readonly number[]): NodeIdSet {
+    let max = -1;
+    for (const id of ids) if (id > max) max = id;
+    const bits = new Uint8Array(max + 1);
+    for (const id of ids) bits[id] = 1;
+    return new NodeIdSet(bits, ids.length);
+  }
+}
+
+/** Allowed sets per connection, keyed by label and condition, kept until the index changes. */
+const allowedCache = new WeakMap<SqliteDatabase, { stamp: string; sets: Map<string, NodeIdSet> }>();
+const ALLOWED_CACHE_ENTRIES = 16;
+
+/**
+ * The ids of the label's nodes passing `where` (a condition over `n` and `f`), cached per
+ * connection until any write: an agent repeats a filter across queries, and the vector channel
+ * needs the whole set (~10–60 ms to compute at 100K symbols, docs/benchmarks.md).
+ */
+export function allowedNodeIds(db: SqliteDatabase, label: string, where: string, params: readonly unknown[]): NodeIdSet {
+  const stamp = changeStamp(db);
+  let cache = allowedCache.get(db);
+  if (!cache || cache.stamp !== stamp) allowedCache.set(db, (cache = { stamp, sets: new Map() }));
+  const key = JSON.stringify([label, where, params]);
+  let set = cache.sets.get(key);
+  if (set) {
+    cache.sets.delete(key);
+    cache.sets.set(key, set);
+    return set;
+  }
+  // Prepared per call: conditions vary with every filter and must not fill the statement cache.
+  const ids = db
+    .prepare(
+    `SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id
+     JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+     WHERE 1 = 1 ${where}`,
+  )
+    .pluck()
+    .all(label, ...params) as number[];
+  set = NodeIdSet.of(ids);
+  cache.sets.set(key, set);
+  if (cache.sets.size > ALLOWED_CACHE_ENTRIES) cache.sets.delete(cache.sets.keys().next().value!);
+  return set;
+}
