@@ -252,7 +252,8 @@ export async function cmdFind(values: QueryValues, args: string[]): Promise<numb
   });
   if (answer.total > 0) {
     const shown = answer.results.length;
-    process.stdout.write(`${shown === answer.total ? `${shown} symbols` : `${answer.offset + 1}-${answer.offset + shown} of ${answer.total} symbols`}${answer.nextCursor ? ` (next page: --cursor ${answer.nextCursor})` : ''}\n`);
+    const all = `${answer.total} symbol${answer.total === 1 ? '' : 's'}`;
+    process.stdout.write(`${shown === answer.total ? all : `${answer.offset + 1}-${answer.offset + shown} of ${all}`}${answer.nextCursor ? ` (next page: --cursor ${answer.nextCursor})` : ''}\n`);
   }
   for (const n of answer.notices) process.stderr.write(`note: ${n}\n`);
   return 0;

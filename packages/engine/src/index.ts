@@ -36,7 +36,7 @@ export {
   MAX_LINE_LENGTH_LIMIT,
 } from './views.js';
 export type { ViewOptions, ViewSelection, FileView, ViewChunk, ResultContext, SiteContext } from './views.js';
-export { searchWorkspace, loadWorkspace, findWorkspace, resolveRepo, uniqueNames, workspaceFileOf, WORKSPACE_FILE } from './workspace.js';
+export { Workspace, searchWorkspace, loadWorkspace, findWorkspace, resolveRepo, uniqueNames, workspaceFileOf, WORKSPACE_FILE } from './workspace.js';
 export type { WorkspaceRepo, RepoStatus, WorkspaceSearchResponse } from './workspace.js';
 export { parseFilter, formatFilter } from '@ca/schema';
 export type { FilterNode } from '@ca/schema';

@@ -147,36 +147,45 @@ function openIndex(repo: WorkspaceRepo, options: EngineOptions): Engine | string
 }
 
 /**
- * Searches several repositories' indexes as one (see the module comment), with the lines around
- * each result when `view` asks for them. Fails only when none of them can answer; the search
- * options of the first repository that opens apply.
+ * Several repositories' indexes open together for searching (a long-lived process keeps one and
+ * asks it many questions; `searchWorkspace` opens, asks once and closes). Repositories whose
+ * index is missing, corrupt or locked are reported by every answer and left out.
  */
-export async function searchWorkspace(
-  repos: readonly WorkspaceRepo[],
-  query: string,
-  options: SearchOptions = {},
-  more: { readonly engine?: EngineOptions; readonly view?: ViewOptions } = {},
-): Promise<WorkspaceSearchResponse> {
-  const started = performance.now();
-  if (more.view) validateViewOptions(more.view);
-  const engineOptions = more.engine ?? {};
-  const statuses: RepoStatus[] = [];
-  const open: { name: string; engine: Engine }[] = [];
-  const notices: string[] = [];
-  for (const repo of repos) {
-    const opened = openIndex(repo, engineOptions);
-    if (typeof opened === 'string') {
-      statuses.push({ name: repo.name, root: repo.root, status: 'unavailable', reason: opened });
-      notices.push(`${repo.name}: index unavailable: ${opened}`);
-    } else {
-      statuses.push({ name: repo.name, root: repo.root, status: 'ok' });
-      open.push({ name: repo.name, engine: opened });
+export class Workspace {
+  private constructor(
+    private readonly open: readonly { readonly name: string; readonly engine: Engine }[],
+    /** Every repository asked for, with whether its index opened. */
+    readonly repos: readonly RepoStatus[],
+  ) {}
+
+  /** Opens the indexes of `repos` (never creating one); fails only when none of them opens. */
+  static open(repos: readonly WorkspaceRepo[], engineOptions: EngineOptions = {}): Workspace {
+    const statuses: RepoStatus[] = [];
+    const open: { name: string; engine: Engine }[] = [];
+    for (const repo of repos) {
+      const opened = openIndex(repo, engineOptions);
+      if (typeof opened === 'string') statuses.push({ name: repo.name, root: repo.root, status: 'unavailable', reason: opened });
+      else {
+        statuses.push({ name: repo.name, root: repo.root, status: 'ok' });
+        open.push({ name: repo.name, engine: opened });
+      }
     }
+    if (open.length === 0) {
+      throw new CaError('not_found', `no repository of the search could answer: ${statuses.map((s) => `${s.name}: ${s.reason ?? ''}`).join('; ')}`);
+    }
+    return new Workspace(open, statuses);
   }
-  if (open.length === 0) {
-    throw new CaError('not_found', `no repository of the search could answer: ${notices.join('; ')}`);
-  }
-  try {
+
+  /**
+   * One ranking over every open index (see the module comment), with the lines around each
+   * result when `view` asks for them. The search options of the first open repository apply.
+   */
+  async search(query: string, options: SearchOptions = {}, view?: ViewOptions): Promise<WorkspaceSearchResponse> {
+    const started = performance.now();
+    if (view) validateViewOptions(view);
+    const statuses = [...this.repos];
+    const notices = statuses.filter((s) => s.status === 'unavailable').map((s) => `${s.name}: index unavailable: ${s.reason ?? 'unknown'}`);
+    const open = this.open;
     // One embedding of the query for every index holding vectors of the same model.
     let embedded: { vector: Float32Array; modelId: string } | null = null;
     const wantsVector = (options.channels ?? ['vector']).includes('vector');
@@ -191,15 +200,17 @@ export async function searchWorkspace(
       sources.push({ name, ctx });
     }
     const searched = searchSources(sources, query, open[0]!.engine.searchOptions(options), { named: true });
-    const texts = new Map(open.map(({ name, engine }) => [name, new IndexedTexts(engine.repoRoot, engine.reader())]));
-    const viewed = more.view ? resultsWithContext(searched.results, (r) => texts.get(r.repo ?? open[0]!.name)!, more.view) : null;
-    const response = viewed ? { ...searched, results: viewed.results, notices: [...searched.notices, ...viewed.notices] } : searched;
+    let response: SearchResponse = searched;
+    if (view) {
+      const texts = new Map(open.map(({ name, engine }) => [name, new IndexedTexts(engine.repoRoot, engine.reader())]));
+      const viewed = resultsWithContext(searched.results, (r) => texts.get(r.repo ?? open[0]!.name)!, view);
+      response = { ...searched, results: viewed.results, notices: [...searched.notices, ...viewed.notices] };
+    }
+    // An index that failed while answering is named in the notices (see searchSources).
     for (const n of response.notices) {
-      const failed = /^([^:]+): index unavailable/.exec(n);
-      if (failed) {
-        const i = statuses.findIndex((s) => s.name === failed[1]);
-        if (i >= 0) statuses[i] = { ...statuses[i]!, status: 'unavailable', reason: n.slice(failed[0].length).replace(/^: /, '') || 'failed while answering' };
-      }
+      const failed = /^(.+?): index unavailable: (.*)$/.exec(n);
+      const i = failed ? statuses.findIndex((s) => s.name === failed[1] && s.status === 'ok') : -1;
+      if (i >= 0) statuses[i] = { ...statuses[i]!, status: 'unavailable', reason: failed![2]! };
     }
     return {
       ...response,
@@ -207,7 +218,29 @@ export async function searchWorkspace(
       tookMs: Math.round((performance.now() - started) * 100) / 100,
       repos: statuses,
     };
+  }
+
+  /** Closes every index and its query-side model. */
+  async dispose(): Promise<void> {
+    await Promise.all(this.open.map(({ engine }) => engine.dispose()));
+  }
+}
+
+/**
+ * Searches several repositories' indexes as one, once (`Workspace.open`, `search`, `dispose`).
+ * Fails only when none of them can answer.
+ */
+export async function searchWorkspace(
+  repos: readonly WorkspaceRepo[],
+  query: string,
+  options: SearchOptions = {},
+  more: { readonly engine?: EngineOptions; readonly view?: ViewOptions } = {},
+): Promise<WorkspaceSearchResponse> {
+  if (more.view) validateViewOptions(more.view);
+  const workspace = Workspace.open(repos, more.engine ?? {});
+  try {
+    return await workspace.search(query, options, more.view);
   } finally {
-    await Promise.all(open.map(({ engine }) => engine.dispose()));
+    await workspace.dispose();
   }
 }

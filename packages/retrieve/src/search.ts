@@ -232,13 +232,26 @@ function moduleOf(path: string): string {
   return i < 0 ? '.' : path.slice(0, i);
 }
 
-/** One index as the pipeline sees it: its reader, its filter and the filter's allowed ids (computed on first use). */
+/** One index as the pipeline sees it: its reader and its filter. */
 interface Source {
   readonly name: string;
   readonly ctx: SearchContext;
   readonly filter: NodeFilter;
+  /** Whether the filter restricts anything. */
+  readonly restrictive: boolean;
+  /** Which of `ids` pass the filter (null: all pass); a check of these ids, not a scan. */
+  passing(ids: readonly number[]): AllowedIds | null;
+  /** Every node passing the filter (null: no filter); read once per search, cached across searches by the store. */
   allowed(): AllowedIds | null;
 }
+
+/**
+ * Candidates the vector channel checks against a filter before it reads the filter's whole
+ * allowed set: with k × this many nearest neighbours, a filter keeping an eighth of the index
+ * or more usually leaves k of them, and the answer is exact then (every node outside them is
+ * further away). A more selective filter falls back to a scan restricted to its allowed set.
+ */
+const VECTOR_PROBE_FACTOR = 8;
 
 /** A channel's hits in one index: node ids best first, with the channel's own score when it has one. */
 interface SourceHits {
@@ -319,13 +332,16 @@ export function searchSources(
   }
   const sources: Source[] = inputs.map((input) => {
     const filter: NodeFilter = expression ? { expression } : {};
+    const restrictive = isRestrictive(filter);
     let allowed: AllowedIds | null | undefined;
     return {
       name: input.name,
       ctx: input.ctx,
       filter,
-      // The whole allowed set is read once per search, and only by channels that need it.
-      allowed: () => (allowed === undefined ? (allowed = isRestrictive(filter) ? input.ctx.reader.nodeIdsMatching(filter) : null) : allowed),
+      restrictive,
+      passing: (ids) => (restrictive ? input.ctx.reader.idsPassing(filter, ids) : null),
+      // The whole allowed set is read once per search, and only when a channel needs it.
+      allowed: () => (allowed === undefined ? (allowed = restrictive ? input.ctx.reader.nodeIdsMatching(filter) : null) : allowed),
     };
   });
   if (expression) sources.forEach((src, s) => guard(s, [], () => src.ctx.reader.filterNotices(src.filter)).forEach((n) => notices.push(`${prefix(src.name)}${n}`)));
@@ -376,7 +392,7 @@ export function searchSources(
         const seeds = [...named].filter((k) => sourceOf(k) === s).slice(0, 8).map(nodeIdOf);
         if (seeds.length === 0) return { ids: [] };
         const deps = src.ctx.reader.dependentsOf(seeds, GRAPH_EDGE_TYPES, channelK * 2).map((d) => d.nodeId);
-        const allow = src.allowed();
+        const allow = src.passing(deps);
         return { ids: (allow ? deps.filter((id) => allow.has(id)) : deps).slice(0, channelK) };
       }),
     );
@@ -386,7 +402,7 @@ export function searchSources(
     const perSource = sources.map((src, s): SourceHits =>
       guard(s, { ids: [], scores: [] }, () => {
         if (!src.ctx.vector) return { ids: [], scores: [] };
-        const hits = src.ctx.vector.search(channelK, src.allowed());
+        const hits = filteredNearest(src, src.ctx.vector, channelK);
         return { ids: hits.map((h) => h.nodeId), scores: hits.map((h) => h.score) };
       }),
     );
@@ -430,6 +446,26 @@ function mergeHits(perSource: readonly SourceHits[], k: number): number[] {
   perSource.forEach((h, s) => h.ids.forEach((id, rank) => all.push({ key: keyOf(s, id), rank, source: s, score: scored ? h.scores![rank]! : 0 })));
   all.sort((a, b) => (scored ? b.score - a.score : 0) || a.rank - b.rank || a.source - b.source);
   return all.slice(0, k).map((x) => x.key);
+}
+
+/**
+ * The `k` nearest nodes passing the source's filter, exactly `k` when that many pass and have
+ * vectors. The filter's allowed set is used when the store has it cached; otherwise the
+ * unfiltered neighbours are checked first (see VECTOR_PROBE_FACTOR) and the allowed set is
+ * read only when too few of them pass — so a filter leaving one node deep in the ranking still
+ * finds it.
+ */
+function filteredNearest(src: Source, vector: VectorChannel, k: number): { nodeId: number; score: number }[] {
+  if (!src.restrictive) return vector.search(k, null);
+  const cached = src.ctx.reader.cachedNodeIdsMatching(src.filter);
+  if (cached) return vector.search(k, cached);
+  const probeK = k * VECTOR_PROBE_FACTOR;
+  const raw = vector.search(probeK, null);
+  const pass = src.passing(raw.map((h) => h.nodeId));
+  const kept = pass ? raw.filter((h) => pass.has(h.nodeId)) : raw;
+  // Fewer than asked for means every vector was returned: nothing further away was left out.
+  if (kept.length >= k || raw.length < probeK) return kept.slice(0, k);
+  return vector.search(k, src.allowed());
 }
 
 /** Runs one index's reads, or drops the index with a notice when it fails (workspace search). */
@@ -497,7 +533,7 @@ function elevateHubs(sources: readonly Source[], scored: Scored[], guard: Guard)
     }
     const hubs = [...links.entries()].filter(([, linked]) => linked.size >= HUB_MIN_LINKS);
     if (hubs.length === 0) return;
-    const allowed = src.allowed();
+    const allowed = src.passing(hubs.map(([id]) => id));
     const nodes = new Map(reader.nodesByIds(hubs.map(([id]) => id)).map((n) => [n.id, n]));
     for (const [id, linked] of hubs) {
       const n = nodes.get(id);

@@ -53,6 +53,8 @@ function fakeReader(bm25: number[], dependents: Record<number, number[]> = {}, n
     neighbours: () => [],
     nodeIdsMatching: () => new Set(NODES.keys()),
     filterNotices: () => [],
+    cachedNodeIdsMatching: () => null,
+    idsPassing: (_f: unknown, ids: readonly number[]) => new Set(ids),
     nodeFacts: () => new Map(),
     locationsByChunkHash: () => new Map(),
     dependentsOf: (ids: readonly number[]) => ids.flatMap((id) => (dependents[id] ?? []).map((d) => ({ nodeId: d, edges: 1 }))),

@@ -43,7 +43,7 @@ export {
 } from './config.js';
 export type { Config, ConfigSection } from './config.js';
 export { gitBlobId } from './hash.js';
-export { globProblem, gitignorePatternProblem, globToRegExp, hasGlobSyntax } from './glob.js';
+export { globProblem, gitignorePatternProblem, globToRegExp, globToLike, globLiteral, hasGlobSyntax } from './glob.js';
 export type { GlobProblem, GlobMode } from './glob.js';
 export {
   parseFilter,

@@ -4,7 +4,9 @@ import {
   CaError,
   filterFromOptions,
   formatFilter,
+  globLiteral,
   globProblem,
+  globToLike,
   globToRegExp,
   gitignorePatternProblem,
   parseConfig,
@@ -149,6 +151,18 @@ describe('globs', () => {
     expect(matches('auth*', 'text', names)).toEqual(['AuthService', 'AuthService.login', 'authorize']);
     expect(matches('Billing.*', 'text', names)).toEqual(['Billing.Invoice.total']);
     expect(matches('?uthorize', 'text', names)).toEqual(['authorize']);
+  });
+
+  it('translate to SQL LIKE where they can, and name the literal every match contains', () => {
+    expect(globToLike('*Service')).toEqual(['%Service']);
+    expect(globToLike('get?tem_%')).toEqual(['get_tem\\_\\%']);
+    expect(globToLike('{Auth,Token}*{Service,Store}')).toEqual(['Auth%Service', 'Auth%Store', 'Token%Service', 'Token%Store']);
+    expect(globToLike('a\\*b')).toEqual(['a*b']);
+    // Classes need a regular expression.
+    expect(globToLike('[ab]*')).toBeNull();
+    expect(globLiteral('Promise<*>')).toBe('Promise<');
+    expect(globLiteral('*Enumer{a,b}ble*')).toBe('Enumer');
+    expect(globLiteral('*')).toBe('');
   });
 
   it('check gitignore patterns (braces literal there)', () => {

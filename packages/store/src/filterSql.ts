@@ -1,11 +1,16 @@
 /**
  * Compilation of a filter expression (@ca/schema `parseFilter`) into a SQL condition over
- * `nodes n JOIN files f`, and the per-connection functions and caches it relies on. Globs become
- * JavaScript regular expressions evaluated by SQL functions registered here (SQLite has no
- * case-insensitive regexp of its own); projects and labels are resolved against the index first,
- * so `project:Acme.Core` is an `IN` list of the stored project values it names.
+ * `nodes n JOIN files f`, and the per-connection functions and caches it relies on.
+ *
+ * A filter may have to be checked on every node of the index (the vector channel needs the
+ * allowed set), so each field is compiled to the cheapest test that is exact: path fields
+ * (`path:`, `is:test`) are matched once per file in JavaScript and become a list of file ids;
+ * `project:` and `label:` are resolved against the index into `IN` lists; name globs become
+ * SQL `LIKE` where they can (a function called back per row costs about ten times more); type
+ * fields narrow the rows with a `LIKE` on their literal part before a registered function reads
+ * the signature.
  */
-import { CaError, globToRegExp, projectDisplayName, TEST_PATH_PATTERN, type FilterNode, type FilterTerm } from '@ca/schema';
+import { CaError, globLiteral, globToLike, globToRegExp, isTestPath, projectDisplayName, type FilterNode, type FilterTerm } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { declaredTypes, typeMatches } from './declaredTypes.js';
 import { cachedStatement, changeStamp } from './statements.js';
@@ -67,6 +72,39 @@ function projectsOf(db: SqliteDatabase): string[] {
   return projects;
 }
 
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Every file of the index (all labels) as parallel id/path arrays, read again when the index changes. */
+const fileCache = new WeakMap<SqliteDatabase, { stamp: string; ids: number[]; paths: string[]; matches: Map<string, string> }>();
+
+/**
+ * A condition selecting the nodes of files whose path passes `test`: the paths are tested once
+ * each here, and the condition lists the matching file ids — or, when most files match, the
+ * others behind a NOT (the shorter list). `key` names the test in the per-connection cache.
+ */
+function filesWhere(db: SqliteDatabase, key: string, test: (path: string) => boolean, params: unknown[]): string {
+  const stamp = changeStamp(db);
+  let files = fileCache.get(db);
+  if (!files || files.stamp !== stamp) {
+    const rows = cachedStatement(db, `SELECT id, path FROM files`).raw().all() as [number, string][];
+    files = { stamp, ids: rows.map((r) => r[0]), paths: rows.map((r) => r[1]), matches: new Map() };
+    fileCache.set(db, files);
+  }
+  let list = files.matches.get(key);
+  if (list === undefined) {
+    const yes: number[] = [];
+    const no: number[] = [];
+    files.paths.forEach((p, i) => (test(p) ? yes : no).push(files!.ids[i]!));
+    list = yes.length <= no.length ? `+${JSON.stringify(yes)}` : `-${JSON.stringify(no)}`;
+    if (files.matches.size > 64) files.matches.clear();
+    files.matches.set(key, list);
+  }
+  params.push(list.slice(1));
+  return `n.file_id ${list.startsWith('+') ? 'IN' : 'NOT IN'} (SELECT value FROM json_each(?))`;
+}
+
 function column(term: FilterTerm): string {
   return `column ${term.position + 1}`;
 }
@@ -102,23 +140,34 @@ function termSql(db: SqliteDatabase, term: FilterTerm, params: unknown[], notice
     case 'kind':
       params.push(term.value);
       return `n.kind = ?`;
-    case 'path':
-      params.push(`path\0${term.value}`);
-      return `ca_glob(?, f.path)`;
-    case 'name':
+    case 'path': {
+      const re = patternOf(`path\0${term.value}`);
+      return filesWhere(db, `path\0${term.value}`, (path) => re.test(path), params);
+    }
+    case 'name': {
+      const likes = globToLike(term.value);
+      if (likes) {
+        params.push(...likes.flatMap((l) => [l, l]));
+        return `(${likes.map(() => `n.name LIKE ? ESCAPE '\\' OR n.qualified_name LIKE ? ESCAPE '\\'`).join(' OR ')})`;
+      }
       params.push(`text\0${term.value}`, `text\0${term.value}`);
       return `(ca_glob(?, n.name) OR ca_glob(?, n.qualified_name))`;
+    }
     case 'is':
       if (term.value === 'public') return `n.is_public_api = 1`;
       if (term.value === 'generated') return `(n.generated = 1 OR f.generated = 1)`;
-      params.push(TEST_PATH_PATTERN.source);
-      return `regexp(?, f.path)`;
-    case 'returns':
-      params.push(term.value);
-      return `ca_type_glob(?, n.return_type)`;
-    case 'type':
-      params.push(term.value);
-      return `ca_declared_type_glob(?, n.kind, n.language, n.name, n.signature, n.return_type)`;
+      return filesWhere(db, 'is:test', isTestPath, params);
+    case 'returns': {
+      const like = `%${escapeLike(globLiteral(term.value))}%`;
+      params.push(like, term.value);
+      return `(coalesce(n.return_type, '') LIKE ? ESCAPE '\\' AND ca_type_glob(?, n.return_type))`;
+    }
+    case 'type': {
+      // Every declared type is written in the signature, or (C# members) in the return type.
+      const like = `%${escapeLike(globLiteral(term.value))}%`;
+      params.push(like, like, term.value);
+      return `((n.signature LIKE ? ESCAPE '\\' OR coalesce(n.return_type, '') LIKE ? ESCAPE '\\') AND ca_declared_type_glob(?, n.kind, n.language, n.name, n.signature, n.return_type))`;
+    }
     case 'project': {
       const re = patternOf(`text\0${term.value}`);
       const all = projectsOf(db);
@@ -177,10 +226,10 @@ const ALLOWED_CACHE_ENTRIES = 16;
 
 /**
  * The ids of the label's nodes passing `where` (a condition over `n` and `f`), cached per
- * connection until any write: an agent repeats a filter across queries, and the vector channel
- * needs the whole set (~10–60 ms to compute at 100K symbols, docs/benchmarks.md).
+ * connection until any write: an agent repeats a filter across queries, and computing the set
+ * reads every node row (docs/benchmarks.md, "Filters"). `onlyCached`: null unless it is cached.
  */
-export function allowedNodeIds(db: SqliteDatabase, label: string, where: string, params: readonly unknown[]): NodeIdSet {
+export function allowedNodeIds(db: SqliteDatabase, label: string, where: string, params: readonly unknown[], onlyCached = false): NodeIdSet | null {
   const stamp = changeStamp(db);
   let cache = allowedCache.get(db);
   if (!cache || cache.stamp !== stamp) allowedCache.set(db, (cache = { stamp, sets: new Map() }));
@@ -191,6 +240,7 @@ export function allowedNodeIds(db: SqliteDatabase, label: string, where: string,
     cache.sets.set(key, set);
     return set;
   }
+  if (onlyCached) return null;
   // Prepared per call: conditions vary with every filter and must not fill the statement cache.
   const ids = db
     .prepare(

@@ -56,6 +56,21 @@ export function findNodes(
   return { nodes, total, next: rows.length > limit && last ? { path: last.path, startByte: last.startByte, id: last.id } : null };
 }
 
+/** Which of `ids` are nodes of the label passing `filter`: the ids drive the loop, so the cost is per id, not per node of the index. */
+export function idsPassing(db: SqliteDatabase, label: string, filter: NodeFilter, ids: readonly number[]): Set<number> {
+  if (ids.length === 0) return new Set();
+  const params: unknown[] = [JSON.stringify(ids), label];
+  const where = filterSql(db, filter, params);
+  const rows = db
+    .prepare(
+      `SELECT n.id FROM json_each(?) t CROSS JOIN nodes n ON n.id = t.value JOIN files f ON f.id = n.file_id
+       WHERE EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)) ${where}`,
+    )
+    .pluck()
+    .all(...params) as number[];
+  return new Set(rows);
+}
+
 /** What a search result says about its symbol's place in the graph. */
 export interface NodeFacts {
   /** Distinct symbols with a call edge into it (in the label). */
@@ -125,12 +140,12 @@ export function locationsByChunkHash(
   if (chunkHashes.length === 0) return out;
   const rows = cachedStatement(
     db,
+    // The hashes drive the loop (CROSS JOIN keeps them outside): each is one lookup in nodes_chunk_hash.
     `SELECT n.chunk_hash AS hash, n.id, n.qualified_name AS qualifiedName, f.path, n.start_line AS startLine, n.end_line AS endLine
-     FROM nodes n JOIN files f ON f.id = n.file_id
-     JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
-     WHERE n.chunk_hash IN (SELECT value FROM json_each(?))
+     FROM json_each(?) h CROSS JOIN nodes n ON n.chunk_hash = h.value JOIN files f ON f.id = n.file_id
+     WHERE EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?))
      ORDER BY n.chunk_hash, f.path, n.start_line, n.id`,
-  ).all(label, JSON.stringify([...new Set(chunkHashes)])) as (CodeLocation & { hash: string })[];
+  ).all(JSON.stringify([...new Set(chunkHashes)]), label) as (CodeLocation & { hash: string })[];
   for (const { hash, ...loc } of rows) {
     let entry = out.get(hash);
     if (!entry) out.set(hash, (entry = { locations: [], total: 0 }));

@@ -1,7 +1,7 @@
 import type { Confidence, EdgeType, FilterNode, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { allowedNodeIds, compileFilter, type NodeIdSet } from './filterSql.js';
-import { findNodes, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
+import { findNodes, idsPassing, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
 import { cachedStatement, changeStamp, type Statement } from './statements.js';
 
@@ -410,7 +410,19 @@ export class IndexReader {
   nodeIdsMatching(filter: NodeFilter): NodeIdSet {
     const params: unknown[] = [];
     const where = filterSql(this.db, filter, params);
-    return allowedNodeIds(this.db, this.label, where, params);
+    return allowedNodeIds(this.db, this.label, where, params)!;
+  }
+
+  /** `nodeIdsMatching` when its answer is cached (nothing to compute), else null. */
+  cachedNodeIdsMatching(filter: NodeFilter): NodeIdSet | null {
+    const params: unknown[] = [];
+    const where = filterSql(this.db, filter, params);
+    return allowedNodeIds(this.db, this.label, where, params, true);
+  }
+
+  /** Which of `ids` are nodes of the label passing the filter (a check of a few candidates, not a scan). */
+  idsPassing(filter: NodeFilter, ids: readonly number[]): Set<number> {
+    return idsPassing(this.db, this.label, filter, ids);
   }
 
   /** The label's nodes passing a filter, one page at a time in a stable order (`ca find`). */
