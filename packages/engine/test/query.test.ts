@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CaError } from '@ca/schema';
+import { CaError, parseFilter } from '@ca/schema';
 import { Engine, searchWorkspace, type FindResponse, type ResultContext, type SearchResult, type SiteContext } from '../src/index.js';
 import { copyFixture, REPO_ROOT, TS_APP, testModels } from './helpers.js';
 
@@ -159,6 +159,20 @@ describe('filter fields and filter-only queries on fixtures/ts-app', () => {
 
   it('lists file nodes only when the filter asks for them', () => {
     expect(names(engine.find('kind:file and path:src/legacy'))).toEqual(['src/legacy/config.js', 'src/legacy/helpers.js']);
+  });
+
+  it('a filtered BM25 channel answers the unfiltered ranking with the failing rows left out', () => {
+    const reader = engine.reader();
+    // lang:ts passes most nodes (the best unfiltered rows are checked), lang:js few (its allowed
+    // set is read); either way the answer is the unfiltered ranking, filtered.
+    for (const f of ['lang:ts', 'lang:js', 'name:*token* or is:test', 'not kind:property']) {
+      const filter = { expression: parseFilter(f) };
+      const all = reader.bm25('token session user login', undefined, 1000);
+      const pass = reader.idsPassing(filter, all.map((h) => h.nodeId));
+      for (const limit of [1, 3, 10]) {
+        expect([f, limit, reader.bm25('token session user login', filter, limit)]).toEqual([f, limit, all.filter((h) => pass.has(h.nodeId)).slice(0, limit)]);
+      }
+    }
   });
 
   it('search applies the filter in every channel and ANDs the older options', async () => {
@@ -428,6 +442,22 @@ describe.skipIf(MODEL_MISSING !== null)('filters and the vector channel (with ve
     expect(filtered.results.map((x) => [x.qualifiedName, x.matchedBy])).toEqual([['stamp', ['vector']]]);
     const hybrid = await engine.search(query, { channelK: 3, filter: 'name:stamp and lang:js' });
     expect(hybrid.results.map((x) => x.qualifiedName)).toEqual(['stamp']);
+  });
+
+  it('the filtered vector channel is the unfiltered ranking with the failing nodes left out', async () => {
+    const reader = engine.reader();
+    const embedded = (await engine.embedQuery('retry a failed payment with a delay'))!;
+    const { ctx } = await engine.searchContext('retry a failed payment with a delay', {}, embedded);
+    const all = ctx.vector!.search(1000, null);
+    for (const f of ['lang:ts', 'lang:js', 'kind:method or kind:function']) {
+      const filter = { expression: parseFilter(f) };
+      const pass = reader.idsPassing(filter, all.map((h) => h.nodeId));
+      const expected = all.filter((h) => pass.has(h.nodeId)).slice(0, 5).map((h) => h.nodeId);
+      const r = await engine.search('retry a failed payment with a delay', { channels: ['vector'], channelK: 5, limit: 5, filter: f, facts: false });
+      // Selection may show a child inside its selected parent: the same five symbols either way.
+      const shown = r.results.flatMap((x) => [x.id, ...(x.expandedChildren ?? [])]).map(Number);
+      expect([f, shown.sort((a, b) => a - b)]).toEqual([f, [...expected].sort((a, b) => a - b)]);
+    }
   });
 
   it('a selective filter still returns the limit when that many symbols pass it', async () => {

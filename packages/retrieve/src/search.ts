@@ -13,7 +13,7 @@ import {
   type Language,
   type NodeKind,
 } from '@ca/schema';
-import { isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord } from '@ca/store';
+import { filterProbeSize, isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord } from '@ca/store';
 import { estimateTokens, expandChildren } from './budget.js';
 import { reciprocalRankFusion, type ChannelRanking, type FusedHit } from './fusion.js';
 import { analyzeQuery, type Intent } from './queryAnalysis.js';
@@ -100,7 +100,7 @@ export interface SearchResult {
   readonly isPublicApi: boolean;
   /** Distinct symbols calling it (exact and approximate call edges). */
   readonly callerCount?: number;
-  /** Qualified names of up to three callers and three callees, alphabetical. */
+  /** Qualified names of up to three callers and three callees (the first the index lists), alphabetical. */
   readonly callers?: readonly string[];
   readonly callees?: readonly string[];
   /**
@@ -244,14 +244,6 @@ interface Source {
   /** Every node passing the filter (null: no filter); read once per search, cached across searches by the store. */
   allowed(): AllowedIds | null;
 }
-
-/**
- * Candidates the vector channel checks against a filter before it reads the filter's whole
- * allowed set: with k × this many nearest neighbours, a filter keeping an eighth of the index
- * or more usually leaves k of them, and the answer is exact then (every node outside them is
- * further away). A more selective filter falls back to a scan restricted to its allowed set.
- */
-const VECTOR_PROBE_FACTOR = 8;
 
 /** A channel's hits in one index: node ids best first, with the channel's own score when it has one. */
 interface SourceHits {
@@ -450,21 +442,26 @@ function mergeHits(perSource: readonly SourceHits[], k: number): number[] {
 
 /**
  * The `k` nearest nodes passing the source's filter, exactly `k` when that many pass and have
- * vectors. The filter's allowed set is used when the store has it cached; otherwise the
- * unfiltered neighbours are checked first (see VECTOR_PROBE_FACTOR) and the allowed set is
- * read only when too few of them pass — so a filter leaving one node deep in the ranking still
- * finds it.
+ * vectors. The filter's allowed set is used when the store has it cached, or when a sample
+ * says few nodes pass; otherwise the nearest unfiltered neighbours are checked first (enough of
+ * them for `k` to pass, `filterProbeSize`: exact when `k` pass, every node further away scoring
+ * lower) and the allowed set is read only when too few do — so a filter leaving one node deep
+ * in the ranking still finds it. Larger probes cost more than they save: the KNN's float re-scoring grows with its k
+ * (docs/benchmarks.md, "Filters").
  */
 function filteredNearest(src: Source, vector: VectorChannel, k: number): { nodeId: number; score: number }[] {
   if (!src.restrictive) return vector.search(k, null);
-  const cached = src.ctx.reader.cachedNodeIdsMatching(src.filter);
+  const { reader } = src.ctx;
+  const cached = reader.cachedNodeIdsMatching(src.filter);
   if (cached) return vector.search(k, cached);
-  const probeK = k * VECTOR_PROBE_FACTOR;
-  const raw = vector.search(probeK, null);
-  const pass = src.passing(raw.map((h) => h.nodeId));
-  const kept = pass ? raw.filter((h) => pass.has(h.nodeId)) : raw;
-  // Fewer than asked for means every vector was returned: nothing further away was left out.
-  if (kept.length >= k || raw.length < probeK) return kept.slice(0, k);
+  const probeK = filterProbeSize(k, reader.passingFraction(src.filter));
+  if (probeK !== null) {
+    const raw = vector.search(probeK, null);
+    const pass = src.passing(raw.map((h) => h.nodeId));
+    const kept = pass ? raw.filter((h) => pass.has(h.nodeId)) : raw;
+    // Fewer than asked for means every vector was returned: nothing further away was left out.
+    if (kept.length >= k || raw.length < probeK) return kept.slice(0, k);
+  }
   return vector.search(k, src.allowed());
 }
 

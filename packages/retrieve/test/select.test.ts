@@ -54,6 +54,7 @@ function fakeReader(bm25: number[], dependents: Record<number, number[]> = {}, n
     nodeIdsMatching: () => new Set(NODES.keys()),
     filterNotices: () => [],
     cachedNodeIdsMatching: () => null,
+    passingFraction: () => 1,
     idsPassing: (_f: unknown, ids: readonly number[]) => new Set(ids),
     nodeFacts: () => new Map(),
     locationsByChunkHash: () => new Map(),

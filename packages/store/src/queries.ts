@@ -75,13 +75,10 @@ export function idsPassing(db: SqliteDatabase, label: string, filter: NodeFilter
 export interface NodeFacts {
   /** Distinct symbols with a call edge into it (in the label). */
   readonly callerCount: number;
-  /** Qualified names of up to `perSide` callers and callees, alphabetical. */
+  /** Qualified names of up to `perSide` callers and callees (the first found), alphabetical. */
   readonly callers: readonly string[];
   readonly callees: readonly string[];
 }
-
-/** Edges of one node read per side for its neighbour names (a hub's thousands are not read). */
-const NEIGHBOUR_SCAN = 256;
 
 /**
  * Caller counts and neighbour names of a few nodes (search results), one query per side over
@@ -98,17 +95,19 @@ export function nodeFacts(db: SqliteDatabase, label: string, nodeIds: readonly n
     `SELECT t.value AS id, (SELECT COUNT(DISTINCT e.source_id) FROM edges e JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = ?
        WHERE e.target_id = t.value AND e.type = 'calls') AS c FROM json_each(?) t`,
   ).all(labelId, ids) as { id: number; c: number }[];
+  // The first `perSide` distinct neighbours in index order, named alphabetically: reading a
+  // hub's hundreds of callers to pick the alphabetically first cost ~0.6 ms per hub at 100K.
   const names = (side: 'in' | 'out') =>
     cachedStatement(
       db,
       `SELECT t.value AS id, (SELECT json_group_array(q) FROM (
-         SELECT DISTINCT n.qualified_name AS q FROM (
-           SELECT ${side === 'in' ? 'e.source_id' : 'e.target_id'} AS other FROM edges e
+         SELECT n.qualified_name AS q FROM (
+           SELECT DISTINCT ${side === 'in' ? 'e.source_id' : 'e.target_id'} AS other FROM edges e
            JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = ?
            WHERE ${side === 'in' ? 'e.target_id' : 'e.source_id'} = t.value AND e.type = 'calls' AND e.target_id IS NOT NULL
              AND e.source_id <> e.target_id
-           LIMIT ${NEIGHBOUR_SCAN}) x
-         JOIN nodes n ON n.id = x.other ORDER BY q LIMIT ?)) AS names
+           LIMIT ?) x
+         JOIN nodes n ON n.id = x.other ORDER BY q)) AS names
        FROM json_each(?) t`,
     ).all(labelId, perSide, ids) as { id: number; names: string }[];
   const callers = new Map(names('in').map((r) => [r.id, JSON.parse(r.names) as string[]]));

@@ -1,6 +1,6 @@
 import type { Confidence, EdgeType, FilterNode, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { allowedNodeIds, compileFilter, type NodeIdSet } from './filterSql.js';
+import { allowedNodeIds, compileFilter, passingFraction, type NodeIdSet } from './filterSql.js';
 import { findNodes, idsPassing, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
 import { cachedStatement, changeStamp, type Statement } from './statements.js';
@@ -214,6 +214,17 @@ export function filterSql(db: SqliteDatabase, filter: NodeFilter | undefined, pa
  */
 export const BM25_POSTING_BUDGET = 8000;
 
+/**
+ * How many of its best unfiltered candidates a filtered channel (BM25, vector) checks before it
+ * reads the filter's allowed set, given the fraction of nodes a sample says pass: enough that
+ * `limit` of them pass with a margin (1.5 × limit / fraction), at most 8 × limit; null when the
+ * filter is too selective for that (the allowed set is then cheaper than a long probe).
+ */
+export function filterProbeSize(limit: number, fraction: number): number | null {
+  if (fraction <= 0 || fraction < 1 / 8) return null;
+  return Math.min(limit * 8, Math.ceil((1.5 * limit) / fraction));
+}
+
 interface TermStats {
   /** Rows matching one MATCH expression. */
   readonly count: Statement;
@@ -320,10 +331,7 @@ export class IndexReader {
     const plan = this.termPlan(q.terms);
     if (plan.drop.size > 0 || plan.heads.size > 0) q = buildFtsQuery(text, plan);
     if (!q.match) return [];
-    const params: unknown[] = [q.match];
-    const where = filterSql(this.db, filter, params);
-    const filtered = where !== '';
-    if (!filtered) {
+    if (!isRestrictive(filter)) {
       // Over-fetch a little: rows of other labels' file versions are dropped by the join.
       const rows = this.cached(
         `SELECT m.id AS id, -m.rank AS score FROM (
@@ -334,14 +342,29 @@ export class IndexReader {
       ).all(q.match, limit * 2, limit) as { id: number; score: number }[];
       return rows.map((r) => ({ nodeId: r.id, score: r.score }));
     }
-    params.push(limit);
-    const rows = this.db
-      .prepare(`SELECT n.id AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score
-        FROM fts_nodes CROSS JOIN nodes n ON n.id = fts_nodes.rowid JOIN files f ON f.id = n.file_id ${this.inLabel()}
-        WHERE fts_nodes MATCH ? ${where}
-        ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}), n.id LIMIT ?`)
-      .all(...params) as { id: number; score: number }[];
-    return rows.map((r) => ({ nodeId: r.id, score: r.score }));
+    // BM25 scores do not depend on the filter: the filtered answer is the unfiltered ranking
+    // with the rows that fail it left out. A filter most nodes pass is checked on the best
+    // unfiltered rows (exact when `limit` of them pass); otherwise, or when too few pass, every
+    // matching row is ranked by FTS alone and kept by the filter's allowed set (which the
+    // vector channel needs too: it is computed once and cached).
+    let allowed = this.cachedNodeIdsMatching(filter!);
+    const probeSize = allowed ? null : filterProbeSize(limit, this.passingFraction(filter!));
+    if (probeSize !== null) {
+      const probe = this.bm25(text, undefined, probeSize);
+      const passing = idsPassing(this.db, this.label, filter!, probe.map((h) => h.nodeId));
+      const kept = probe.filter((h) => passing.has(h.nodeId));
+      if (kept.length >= limit || probe.length < probeSize) return kept.slice(0, limit);
+    }
+    allowed ??= this.nodeIdsMatching(filter!);
+    const out: RankedHit[] = [];
+    for (const r of this.cached(
+      `SELECT rowid AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score FROM fts_nodes WHERE fts_nodes MATCH ? ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}), rowid`,
+    ).iterate(q.match) as IterableIterator<{ id: number; score: number }>) {
+      if (!allowed.has(r.id)) continue;
+      out.push({ nodeId: r.id, score: r.score });
+      if (out.length >= limit) break;
+    }
+    return out;
   }
 
   /**
@@ -411,6 +434,13 @@ export class IndexReader {
     const params: unknown[] = [];
     const where = filterSql(this.db, filter, params);
     return allowedNodeIds(this.db, this.label, where, params)!;
+  }
+
+  /** About what fraction of the label's nodes pass a filter (a sample; 1 without a filter). */
+  passingFraction(filter: NodeFilter): number {
+    const params: unknown[] = [];
+    const where = filterSql(this.db, filter, params);
+    return where === '' ? 1 : passingFraction(this.db, this.label, where, params);
   }
 
   /** `nodeIdsMatching` when its answer is cached (nothing to compute), else null. */

@@ -47,7 +47,7 @@ describe('opening and migrations', () => {
       { version: 6, name: 'covering index of edge targets with their file' },
       { version: 7, name: 'reference counts kept by triggers from the semantic edges' },
       { version: 8, name: 'syntactic edges set aside by a semantic pass' },
-      { version: 9, name: 'nodes by chunk hash' },
+      { version: 9, name: 'indexes for identical code and filters' },
     ]);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
