@@ -13,7 +13,7 @@ import {
   type Language,
   type NodeKind,
 } from '@ca/schema';
-import { filterProbeSize, isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord } from '@ca/store';
+import { filterProbeEnough, filterProbeSize, isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord } from '@ca/store';
 import { estimateTokens, expandChildren } from './budget.js';
 import { reciprocalRankFusion, type ChannelRanking, type FusedHit } from './fusion.js';
 import { analyzeQuery, type Intent } from './queryAnalysis.js';
@@ -394,7 +394,7 @@ export function searchSources(
     const perSource = sources.map((src, s): SourceHits =>
       guard(s, { ids: [], scores: [] }, () => {
         if (!src.ctx.vector) return { ids: [], scores: [] };
-        const hits = filteredNearest(src, src.ctx.vector, channelK);
+        const hits = filteredNearest(src, src.ctx.vector, channelK, limit);
         return { ids: hits.map((h) => h.nodeId), scores: hits.map((h) => h.score) };
       }),
     );
@@ -441,15 +441,15 @@ function mergeHits(perSource: readonly SourceHits[], k: number): number[] {
 }
 
 /**
- * The `k` nearest nodes passing the source's filter, exactly `k` when that many pass and have
- * vectors. The filter's allowed set is used when the store has it cached, or when a sample
- * says few nodes pass; otherwise the nearest unfiltered neighbours are checked first (enough of
- * them for `k` to pass, `filterProbeSize`: exact when `k` pass, every node further away scoring
- * lower) and the allowed set is read only when too few do — so a filter leaving one node deep
- * in the ranking still finds it. Larger probes cost more than they save: the KNN's float re-scoring grows with its k
- * (docs/benchmarks.md, "Filters").
+ * The nearest nodes passing the source's filter: `k` of them when that many pass and have
+ * vectors — or, for a filter many nodes pass, the ones among the 2k nearest unfiltered
+ * neighbours, when at least `atLeast` (the results asked for) and k/2 pass (`filterProbeEnough`;
+ * they are the exact top of the filtered ranking, every node further away scoring lower). The
+ * filter's allowed set is used when the store has it cached, when a sample says few nodes pass,
+ * or when too few passed the probe — so a filter leaving one node deep in the ranking still
+ * finds it, and a selective one still returns `k`.
  */
-function filteredNearest(src: Source, vector: VectorChannel, k: number): { nodeId: number; score: number }[] {
+function filteredNearest(src: Source, vector: VectorChannel, k: number, atLeast: number): { nodeId: number; score: number }[] {
   if (!src.restrictive) return vector.search(k, null);
   const { reader } = src.ctx;
   const cached = reader.cachedNodeIdsMatching(src.filter);
@@ -460,7 +460,7 @@ function filteredNearest(src: Source, vector: VectorChannel, k: number): { nodeI
     const pass = src.passing(raw.map((h) => h.nodeId));
     const kept = pass ? raw.filter((h) => pass.has(h.nodeId)) : raw;
     // Fewer than asked for means every vector was returned: nothing further away was left out.
-    if (kept.length >= k || raw.length < probeK) return kept.slice(0, k);
+    if (kept.length >= filterProbeEnough(k, atLeast) || raw.length < probeK) return kept.slice(0, k);
   }
   return vector.search(k, src.allowed());
 }

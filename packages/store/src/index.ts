@@ -6,7 +6,7 @@ export { MIGRATIONS, LATEST_SCHEMA_VERSION, FTS_TOKENIZE } from './migrations.js
 export type { Migration } from './migrations.js';
 export { IndexWriter } from './writer.js';
 export type { FileWrite, WriteStats, SemanticEdgeWrite, SemanticPassWrite } from './writer.js';
-export { IndexReader, isRestrictive, filterProbeSize } from './reader.js';
+export { IndexReader, isRestrictive, filterProbeSize, filterProbeEnough } from './reader.js';
 export type { NodeRecord, NodeFilter, RankedHit, FileStatusRecord, LabelEntry, EdgeRecord } from './reader.js';
 export { compileFilter, NodeIdSet } from './filterSql.js';
 export type { CompiledFilter } from './filterSql.js';
