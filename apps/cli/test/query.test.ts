@@ -48,7 +48,8 @@ describe('ca find, view, search --filter and several repositories', () => {
     const next = JSON.parse(ca(['find', 'lang:js', '--repo', app, '--json', '--limit', '2', '--cursor', body.nextCursor]).stdout);
     expect([next.results.map((x: { qualifiedName: string }) => x.qualifiedName), next.nextCursor]).toEqual([['sleep', 'stamp'], null]);
     const human = ca(['find', 'kind:enum', '--repo', app]);
-    expect(human.stdout).toBe('1. InvoiceStatus  (enum, ts)  src/billing/invoice.ts:2-7  ts-app-fixture  [id 2]\n1 symbol\n');
+    // Node ids depend on the order parallel parsing wrote the files: the id is left out.
+    expect(human.stdout.replace(/\[id \d+\]/, '[id N]')).toBe('1. InvoiceStatus  (enum, ts)  src/billing/invoice.ts:2-7  ts-app-fixture  [id N]\n1 symbol\n');
   });
 
   it('search --filter is ANDed with --lang/--kind/--path', () => {

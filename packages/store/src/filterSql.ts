@@ -13,7 +13,7 @@
 import { CaError, globLiteral, globToLike, globToRegExp, isTestPath, projectDisplayName, type FilterNode, type FilterTerm } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { declaredTypes, typeMatches } from './declaredTypes.js';
-import { cachedStatement, changeStamp } from './statements.js';
+import { cachedPluck, cachedRaw, cachedStatement, changeStamp } from './statements.js';
 
 /** A filter as a SQL condition (`sql`, with `?` placeholders bound to `params`). */
 export interface CompiledFilter {
@@ -67,7 +67,7 @@ function projectsOf(db: SqliteDatabase): string[] {
   const stamp = changeStamp(db);
   const cached = projectCache.get(db);
   if (cached && cached.stamp === stamp) return cached.projects;
-  const projects = cachedStatement(db, `SELECT DISTINCT project FROM files ORDER BY project`).pluck().all() as string[];
+  const projects = cachedPluck(db, `SELECT DISTINCT project FROM files ORDER BY project`).all() as string[];
   projectCache.set(db, { stamp, projects });
   return projects;
 }
@@ -88,7 +88,7 @@ function filesWhere(db: SqliteDatabase, key: string, test: (path: string) => boo
   const stamp = changeStamp(db);
   let files = fileCache.get(db);
   if (!files || files.stamp !== stamp) {
-    const rows = cachedStatement(db, `SELECT id, path FROM files`).raw().all() as [number, string][];
+    const rows = cachedRaw(db, `SELECT id, path FROM files`).all() as [number, string][];
     files = { stamp, ids: rows.map((r) => r[0]), paths: rows.map((r) => r[1]), matches: new Map() };
     fileCache.set(db, files);
   }
@@ -181,9 +181,9 @@ function termSql(db: SqliteDatabase, term: FilterTerm, params: unknown[], notice
       return `n.project IN (SELECT value FROM json_each(?))`;
     }
     case 'label': {
-      const id = cachedStatement(db, `SELECT id FROM labels WHERE name = ?`).pluck().get(term.value) as number | undefined;
+      const id = cachedPluck(db, `SELECT id FROM labels WHERE name = ?`).get(term.value) as number | undefined;
       if (id === undefined) {
-        const names = cachedStatement(db, `SELECT name FROM labels ORDER BY name`).pluck().all() as string[];
+        const names = cachedPluck(db, `SELECT name FROM labels ORDER BY name`).all() as string[];
         throw new CaError('invalid_query', `invalid filter at ${column(term)}: unknown label "${term.value}" (labels: ${names.join(', ') || 'none yet'})`, {
           context: { position: term.position, label: term.value },
         });

@@ -6,7 +6,7 @@
 import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { filterSql, NODE_COLUMNS, toNode, type NodeFilter, type NodeRecord, type NodeRow } from './reader.js';
-import { cachedStatement } from './statements.js';
+import { cachedPluck, cachedStatement } from './statements.js';
 
 /** Where a page of `find` results starts after: the last row of the previous page. */
 export interface FindCursor {
@@ -88,7 +88,7 @@ export function nodeFacts(db: SqliteDatabase, label: string, nodeIds: readonly n
   const out = new Map<number, NodeFacts>();
   if (nodeIds.length === 0) return out;
   const ids = JSON.stringify(nodeIds);
-  const labelId = cachedStatement(db, `SELECT id FROM labels WHERE name = ?`).pluck().get(label) as number | undefined;
+  const labelId = cachedPluck(db, `SELECT id FROM labels WHERE name = ?`).get(label) as number | undefined;
   if (labelId === undefined) return out;
   const counts = cachedStatement(
     db,
