@@ -15,6 +15,7 @@ import {
   MAX_CONTEXT_LINES,
   type EngineOptions,
   type FindResponse,
+  type Freshness,
   type ResultContext,
   type SearchOptions,
   type SearchResponse,
@@ -22,12 +23,15 @@ import {
   type ViewOptions,
   type WorkspaceRepo,
 } from '@ca/engine';
+import { resolve } from 'node:path';
 import { CaError, LANGUAGES, NODE_KINDS, type Language, type NodeKind } from '@ca/schema';
+import { readContext } from './context.js';
 import { printJson } from './output.js';
 
 /** The option values these commands read (a subset of the CLI's). */
 export interface QueryValues {
   repo?: string[];
+  label?: string;
   workspace?: string;
   db?: string;
   json: boolean;
@@ -110,7 +114,7 @@ export function reposOf(values: QueryValues, command: string, many: boolean): Wo
   let repos: WorkspaceRepo[];
   if (args.length > 0) repos = uniqueNames(args.map((a) => resolveRepo(a, workspace?.repos ?? null)));
   else if (workspace && (many || workspace.explicit)) repos = workspace.repos;
-  else return [{ name: '.', root: process.cwd() }];
+  else return [{ name: '.', root: readContext().repo ?? process.cwd() }];
   if (!many && repos.length > 1) throw usage(`${command} answers from one repository: give one --repo${names}`);
   return repos;
 }
@@ -120,6 +124,30 @@ export function openRepo(values: QueryValues, command: string, options: EngineOp
   const [repo] = reposOf(values, command, false);
   const dbPath = values.db ?? repo!.dbPath;
   return Engine.open(repo!.root, { ...(dbPath ? { dbPath } : {}), ...options });
+}
+
+/**
+ * The label a read command answers from: `--label`, else the one `ca use` remembered for this
+ * repository (or for any, when it named none), else the working tree's.
+ */
+export function labelOf(values: QueryValues, engine: Engine): string | undefined {
+  if (values.label !== undefined) return values.label;
+  const context = readContext();
+  if (context.label === undefined) return undefined;
+  if (context.repo !== undefined && resolve(context.repo) !== engine.repoRoot) return undefined;
+  return context.label;
+}
+
+/** `{ label }` for engine calls, or nothing for the working tree. */
+export function labelOption(values: QueryValues, engine: Engine): { label?: string } {
+  const label = labelOf(values, engine);
+  return label === undefined ? {} : { label };
+}
+
+/** One line saying how fresh an answer is, when it is not the working tree as it is now. */
+export function freshnessNote(f: Freshness): string | null {
+  if (f.headMoved) return `note: HEAD moved since ${f.label} was indexed (${f.commit?.slice(0, 12) ?? '?'} → ${f.head?.slice(0, 12) ?? '?'}); run ca index to refresh`;
+  return null;
 }
 
 function parseList<T extends string>(raw: string[] | undefined, flag: string, allowed: readonly T[]): T[] | undefined {
@@ -203,23 +231,29 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
   };
   const repos = reposOf(values, 'search', true);
   let response: SearchResponse & { repos?: unknown };
+  let freshness: Freshness | null = null;
   if (repos.length > 1 || values.workspace !== undefined) {
     if (values.db !== undefined) throw usage('--db names one index: with several repositories, list them with --repo or in a workspace file (with "db")');
+    if (values.label !== undefined) throw usage('--label answers from one repository: search several repositories in their working trees');
     response = await searchWorkspace(repos, query, options, { ...(view ? { view } : {}) });
   } else {
     const engine = openRepo(values, 'search');
     try {
-      response = await engine.search(query, options);
-      if (view) response = engine.withContext(response, view);
+      const label = labelOption(values, engine);
+      response = await engine.search(query, { ...options, ...label });
+      if (view) response = engine.withContext(response, view, label);
+      freshness = engine.freshness(label.label);
     } finally {
       await engine.dispose();
     }
   }
   if (values.json) {
     const body = searchJson(response, values.explain);
-    printJson(response.repos !== undefined ? { ...body, repos: response.repos } : body);
+    printJson({ ...body, ...(response.repos !== undefined ? { repos: response.repos } : {}), ...(freshness ? { freshness } : {}) });
     return 0;
   }
+  const note = freshness ? freshnessNote(freshness) : null;
+  if (note) process.stderr.write(`${note}\n`);
   if (response.results.length === 0) process.stdout.write(`No results for "${query}".\n`);
   response.results.forEach((r, i) => printResult(r, i, values.explain));
   for (const n of response.notices) process.stderr.write(`note: ${n}\n`);
@@ -233,19 +267,25 @@ export async function cmdFind(values: QueryValues, args: string[]): Promise<numb
   const offset = parseInteger(values.offset, '--offset', 0, Number.MAX_SAFE_INTEGER);
   const engine = openRepo(values, 'find');
   let answer: FindResponse;
+  let freshness: Freshness;
   try {
+    const label = labelOption(values, engine);
     answer = engine.find(args.join(' '), {
       ...(limit !== undefined ? { limit } : {}),
       ...(offset !== undefined ? { offset } : {}),
       ...(values.cursor !== undefined ? { cursor: values.cursor } : {}),
+      ...label,
     });
+    freshness = engine.freshness(label.label);
   } finally {
     engine.close();
   }
   if (values.json) {
-    printJson(answer);
+    printJson({ ...answer, freshness });
     return 0;
   }
+  const note = freshnessNote(freshness);
+  if (note) process.stderr.write(`${note}\n`);
   if (answer.total === 0) process.stdout.write(`No symbols match ${answer.filter}.\n`);
   answer.results.forEach((r, i) => {
     process.stdout.write(`${answer.offset + i + 1}. ${r.qualifiedName}  (${r.kind}, ${r.language})  ${location(r)}${r.package ? `  ${r.package}` : ''}  [id ${r.id}]\n`);
@@ -259,16 +299,20 @@ export async function cmdFind(values: QueryValues, args: string[]): Promise<numb
   return 0;
 }
 
-/** `ca view FILE [id:N|id:N-M|id:N-end] [--lines A-B]`: a file as the index holds it. */
+/** `ca view FILE [id:N|id:N-M|id:N-end] [--lines A-B] [--label NAME]`: a file as the index holds it. */
 export async function cmdView(values: QueryValues, args: string[]): Promise<number> {
   if (args.length === 0 || args.length > 2) throw usage('view needs a FILE and at most one selector (id:N, id:N-M, id:N-end)');
   const maxLineLength = parseInteger(values['max-line-length'], '--max-line-length', 1, 1_000_000);
   const engine = openRepo(values, 'view');
   try {
-    const view = engine.view(args[0]!, {
-      ...(values.lines !== undefined ? { lines: values.lines } : {}),
-      ...(args[1] !== undefined ? { selector: args[1] } : {}),
-    });
+    const view = engine.view(
+      args[0]!,
+      {
+        ...(values.lines !== undefined ? { lines: values.lines } : {}),
+        ...(args[1] !== undefined ? { selector: args[1] } : {}),
+      },
+      labelOption(values, engine),
+    );
     const text = capLines(view.text, maxLineLength);
     if (values.json) printJson({ ...view, text });
     else process.stdout.write(text);

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { extractorOf, ftsTextOf, gitBlobId, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
 
 /** What processing one file yields: everything the writer needs except project/mtime. */
@@ -50,35 +49,29 @@ function isBinary(bytes: Uint8Array): boolean {
   return false;
 }
 
+/** A file whose bytes could not be read (vanished, not a regular file, over the size cap). */
+export function unreadableFile(path: string, language: Language | null, extractor: string, reason: string): ProcessedFile {
+  return {
+    path,
+    contentHash: `unreadable:${Date.now()}`,
+    language,
+    size: 0,
+    lineCount: 0,
+    parseStatus: 'error',
+    statusReason: `unreadable: ${reason}`,
+    generated: false,
+    extractor,
+    index: null,
+  };
+}
+
 /**
- * Reads, classifies and parses one file. Never throws: unreadable, binary, minified or
- * unparsable files come back with a status and a reason.
+ * Classifies and parses one file's bytes (read by the file source). Never throws: binary,
+ * minified or unparsable files come back with a status and a reason.
  */
-export async function processFile(
-  absPath: string,
-  path: string,
-  adapter: LanguageAdapter,
-  deadlineMs: number,
-): Promise<ProcessedFile> {
+export async function processFile(bytes: Uint8Array, path: string, adapter: LanguageAdapter, deadlineMs: number): Promise<ProcessedFile> {
   const extractor = extractorOf(adapter, path);
   const language = adapter.languageOf(path);
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(absPath);
-  } catch (e) {
-    return {
-      path,
-      contentHash: `unreadable:${Date.now()}`,
-      language,
-      size: 0,
-      lineCount: 0,
-      parseStatus: 'error',
-      statusReason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      generated: false,
-      extractor,
-      index: null,
-    };
-  }
   const contentHash = gitBlobId(bytes);
   const base = { path, contentHash, language, size: bytes.length, extractor, generated: false };
   if (isBinary(bytes)) {

@@ -4,13 +4,12 @@
  * whole, by line range or by chunk selector (`id:N`, `id:N-M`, `id:N-end` over the file's
  * symbols in order).
  *
- * Text comes from `IndexedTexts`: the working file, used only when its git blob id is still the
- * content hash the index recorded (a file changed since indexing is not shown as if it were the
- * indexed one).
+ * Text comes from `IndexedTexts`: the version of the file the label indexed — for the working
+ * tree the file on disk while its git blob id is still the recorded content hash, else the copy
+ * the index stores (content-addressed, so a label whose commit is not checked out is shown too).
  */
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { CaError, gitBlobId } from '@ca/schema';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { CaError } from '@ca/schema';
 import type { IndexReader, NodeRecord } from '@ca/store';
 import type { SearchResult } from '@ca/retrieve';
 import type { NavigationEdge, NavigationResult } from './navigation.js';
@@ -69,23 +68,22 @@ export function splitLines(text: string): string[] {
 }
 
 /**
- * Files of one index as it holds them, read once per answer: the working file when its content
- * is still the indexed version (git blob id), else null.
+ * Files of one label as the index holds them, each read once per answer through `read` (the
+ * engine's `fileBytes`: for the working tree, the file on disk while it is still the indexed
+ * version, else the copy the index stored; for other labels, the stored copy), or null when
+ * neither is available.
  */
 export class IndexedTexts {
   private readonly bytes = new Map<string, Buffer | null>();
   private readonly lines = new Map<string, string[] | null>();
 
-  constructor(
-    private readonly repoRoot: string,
-    private readonly reader: IndexReader,
-  ) {}
+  constructor(private readonly read: (path: string) => Buffer | null) {}
 
-  /** The indexed bytes of `path` (repo-relative), or null when the file changed or is gone. */
+  /** The indexed bytes of `path` (repo-relative), or null. */
   fileBytes(path: string): Buffer | null {
     let b = this.bytes.get(path);
     if (b === undefined) {
-      b = readIfIndexed(this.repoRoot, this.reader, path);
+      b = this.read(path);
       this.bytes.set(path, b);
     }
     return b;
@@ -101,21 +99,6 @@ export class IndexedTexts {
     }
     return l;
   }
-}
-
-/** The working file's bytes when they are the version the reader's label indexed, else null. */
-function readIfIndexed(repoRoot: string, reader: IndexReader, path: string): Buffer | null {
-  const file = reader.indexedFile(path);
-  if (!file) return null;
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(join(repoRoot, path));
-  } catch (e) {
-    // Gone or unreadable since indexing: there is no indexed text to show.
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'EACCES' || (e as NodeJS.ErrnoException).code === 'EISDIR') return null;
-    throw e;
-  }
-  return gitBlobId(bytes) === file.contentHash ? bytes : null;
 }
 
 /** Lines around a search result: up to `before` lines above its first line and `after` below its last. */
@@ -151,7 +134,7 @@ export function resultsWithContext(
     };
     return { ...capped, context };
   });
-  const notices = stale.size > 0 ? [`no context lines for ${[...stale].join(', ')}: changed since indexed (run ca index)`] : [];
+  const notices = stale.size > 0 ? [`no context lines for ${[...stale].join(', ')}: changed since indexed and no copy kept (run ca index)`] : [];
   return { results: out, notices };
 }
 
@@ -181,7 +164,7 @@ export function navigationWithContext(
     const context: SiteContext = { startLine: start, lines: lines.slice(start - 1, e.line + after).map((l) => capLine(l, options.maxLineLength)) };
     return { ...e, context };
   });
-  return { ...result, edges, ...(stale.size > 0 ? { notices: [`no context lines for ${[...stale].join(', ')}: changed since indexed (run ca index)`] } : {}) };
+  return { ...result, edges, ...(stale.size > 0 ? { notices: [`no context lines for ${[...stale].join(', ')}: changed since indexed and no copy kept (run ca index)`] } : {}) };
 }
 
 /** One symbol of a file as `ca view` numbers it (`id:N`). */
@@ -250,8 +233,8 @@ function parseRange(raw: string, label: string, count: number, unit: string): { 
  * A file as the index holds it: whole, or the lines of `--lines A-B`, or the span of symbols
  * `id:N` … `id:M` (from the first one's first line to the furthest last line among them).
  * Fails with `invalid_path` (usage) when the path is outside the repository or not in the
- * index, `usage` for a bad or out-of-range selection, and `io_error` when the file changed
- * since it was indexed (its indexed content is not available).
+ * index, `usage` for a bad or out-of-range selection, and `io_error` when the indexed version
+ * is available neither on disk nor as a stored copy.
  */
 export function viewFile(repoRoot: string, reader: IndexReader, texts: IndexedTexts, path: string, selection: ViewSelection = {}): FileView {
   const rel = repoRelativePath(repoRoot, path);
@@ -260,7 +243,9 @@ export function viewFile(repoRoot: string, reader: IndexReader, texts: IndexedTe
   if (selection.lines !== undefined && selection.selector !== undefined) throw new CaError('usage', 'give either --lines or an id: selector, not both');
   const bytes = texts.fileBytes(rel);
   if (!bytes) {
-    throw new CaError('io_error', `${rel} changed since it was indexed; its indexed content is not available (run ca index)`, { context: { path: rel } });
+    throw new CaError('io_error', `${rel} changed since it was indexed and the index kept no copy of that version (over the size cap, or indexed by an older ca); run ca index`, {
+      context: { path: rel },
+    });
   }
   const text = bytes.toString('utf8');
   const lines = splitLines(text);

@@ -202,7 +202,7 @@ export class Workspace {
     const searched = searchSources(sources, query, open[0]!.engine.searchOptions(options), { named: true });
     let response: SearchResponse = searched;
     if (view) {
-      const texts = new Map(open.map(({ name, engine }) => [name, new IndexedTexts(engine.repoRoot, engine.reader())]));
+      const texts = new Map(open.map(({ name, engine }) => [name, new IndexedTexts((path) => engine.fileBytes(path))]));
       const viewed = resultsWithContext(searched.results, (r) => texts.get(r.repo ?? open[0]!.name)!, view);
       response = { ...searched, results: viewed.results, notices: [...searched.notices, ...viewed.notices] };
     }

@@ -1,4 +1,5 @@
 import { cpSync, existsSync, mkdtempSync } from 'node:fs';
+import BetterSqlite3 from 'better-sqlite3';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -32,4 +33,20 @@ export function testModels(): { dir: string; missing: string | null } {
   if (process.env['CA_REQUIRE_MODEL'] === '1') throw new Error(missing);
   console.warn(`skipping the tests that embed: ${missing}`);
   return { dir: candidates[0]!, missing };
+}
+
+const connections = new Map<string, BetterSqlite3.Database>();
+
+/**
+ * A second connection to an engine's index file, for assertions on tables no API exposes (the
+ * store does not hand out its own). Commits of either are visible to the other (WAL).
+ */
+export function dbOf(engine: { readonly dbPath: string }): BetterSqlite3.Database {
+  let db = connections.get(engine.dbPath);
+  if (!db || !db.open) {
+    db = new BetterSqlite3(engine.dbPath);
+    db.pragma('busy_timeout = 5000');
+    connections.set(engine.dbPath, db);
+  }
+  return db;
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,7 +130,7 @@ describe('filter fields and filter-only queries on fixtures/ts-app', () => {
   it('label: — the working label; any other is an unknown label', () => {
     expect(names(engine.find('label:working and kind:enum'))).toEqual(['InvoiceStatus']);
     expect(failure(() => engine.find('kind:enum and label:main'))).toEqual({
-      code: 'invalid_query',
+      code: 'unknown_label',
       message: 'invalid filter at column 15: unknown label "main" (labels: working)',
     });
   });
@@ -281,12 +282,45 @@ describe('facts, identical code and context lines on fixtures/ts-app', () => {
     expect(failure(() => engine.view('src/legacy/helpers.js', { lines: 'x' })).message).toBe('--lines x: expected N, N-M or N-end');
     expect(failure(() => engine.view('../outside.ts'))).toEqual({ code: 'invalid_path', message: `../outside.ts is outside the repository ${repo}` });
     expect(failure(() => engine.view('package.json'))).toEqual({ code: 'invalid_path', message: 'package.json is not in the index (not a file of the repository, or excluded from indexing)' });
-    writeFileSync(join(repo, 'src/legacy/config.js'), '// edited after indexing\n');
-    expect(failure(() => engine.view('src/legacy/config.js'))).toEqual({
-      code: 'io_error',
-      message: 'src/legacy/config.js changed since it was indexed; its indexed content is not available (run ca index)',
-    });
   });
+
+  it('view shows the indexed version of a file edited since (the copy the index keeps)', () => {
+    const indexed = require('node:fs').readFileSync(join(repo, 'src/legacy/config.js'), 'utf8');
+    writeFileSync(join(repo, 'src/legacy/config.js'), '// edited after indexing\n');
+    expect(engine.view('src/legacy/config.js').text).toBe(indexed);
+  });
+});
+
+describe('view of a label whose commit is not checked out', () => {
+  const git = (cwd: string, ...args: string[]): string =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+
+  it('prints the file of the label byte for byte as git show REV:FILE does, and its symbols by number', async () => {
+    const repo = copyFixture(TS_APP);
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'fixture');
+    // The commit adds a function to helpers.js (CRLF line ends and no final newline: bytes, not lines).
+    writeFileSync(join(repo, 'src/legacy/helpers.js'), `${require('node:fs').readFileSync(join(repo, 'src/legacy/helpers.js'), 'utf8')}\r\nfunction later() {\r\n  return 1;\r\n}`);
+    git(repo, 'commit', '-q', '-am', 'later');
+    const rev = git(repo, 'rev-parse', 'HEAD').trim();
+    git(repo, 'checkout', '-q', 'HEAD~1');
+    const engine = Engine.open(repo, PLAIN);
+    try {
+      await engine.index();
+      await engine.indexCommit('later', rev);
+      const shown = engine.view('src/legacy/helpers.js', {}, { label: 'later' }).text;
+      expect(Buffer.from(shown)).toEqual(execFileSync('git', ['show', `${rev}:src/legacy/helpers.js`], { cwd: repo }));
+      // The working tree (checked out at the first commit) has three symbols; the label four.
+      expect(engine.view('src/legacy/helpers.js').chunks.map((c) => c.qualifiedName)).toEqual(['retry', 'sleep', 'stamp']);
+      // helpers.js had 27 lines ending in a newline; "\r\n" adds line 28 (a lone CR), so later() is 29-31.
+      const later = engine.view('src/legacy/helpers.js', { selector: 'id:4' }, { label: 'later' });
+      expect([later.startLine, later.endLine, later.text]).toEqual([29, 31, 'function later() {\r\n  return 1;\r\n}\n']);
+      expect(failure(() => engine.view('src/legacy/helpers.js', {}, { label: 'nope' })).code).toBe('unknown_label');
+    } finally {
+      engine.close();
+    }
+  }, 120_000);
 });
 
 describe('filters on the C# solution and the TS monorepo', () => {

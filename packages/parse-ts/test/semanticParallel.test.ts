@@ -105,7 +105,7 @@ describe('program groups', () => {
       'ts:file:packages/a/src/index.ts#Store.get(string) => ts:pkg:@two/a#Store.get(string)',
       'ts:file:packages/a/src/index.ts#makeStore() => ts:pkg:@two/a#makeStore()',
     ]);
-  });
+  }, 60_000);
 
   it('shardProjects: largest group first onto the least loaded worker, request order kept, failed projects on worker 0', () => {
     const p = (id: string): LoadedProject =>

@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'backpressure',
   'model_unavailable',
   'invalid_query',
+  'unknown_label',
   'internal',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -31,6 +32,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'ambiguous_symbol',
   'config_invalid',
   'invalid_query',
+  'unknown_label',
 ]);
 
 export interface CaErrorContext {

@@ -111,7 +111,7 @@ function column(term: FilterTerm): string {
 
 /**
  * Compiles a filter to a SQL condition over `n` (nodes) and `f` (files). Fails with
- * `invalid_query` for a label the index does not hold; a `project:` that names no project is
+ * `unknown_label` (a usage error) for a label the index does not hold; a `project:` that names no project is
  * not an error (another repository of a workspace may hold it) but a notice.
  */
 export function compileFilter(db: SqliteDatabase, node: FilterNode): CompiledFilter {
@@ -184,7 +184,7 @@ function termSql(db: SqliteDatabase, term: FilterTerm, params: unknown[], notice
       const id = cachedPluck(db, `SELECT id FROM labels WHERE name = ?`).get(term.value) as number | undefined;
       if (id === undefined) {
         const names = cachedPluck(db, `SELECT name FROM labels ORDER BY name`).all() as string[];
-        throw new CaError('invalid_query', `invalid filter at ${column(term)}: unknown label "${term.value}" (labels: ${names.join(', ') || 'none yet'})`, {
+        throw new CaError('unknown_label', `invalid filter at ${column(term)}: unknown label "${term.value}" (labels: ${names.join(', ') || 'none yet'})`, {
           context: { position: term.position, label: term.value },
         });
       }
