@@ -37,7 +37,24 @@ describe('ca CLI', () => {
     expect(body.intent).toBe('targeted');
     expect(body.results.length).toBeLessThanOrEqual(3);
     const top = body.results[0];
-    expect(Object.keys(top)).toEqual(['id', 'qualifiedName', 'name', 'kind', 'language', 'path', 'startLine', 'endLine', 'score', 'matchedBy', 'code']);
+    expect(Object.keys(top)).toEqual([
+      'id',
+      'qualifiedName',
+      'name',
+      'kind',
+      'language',
+      'path',
+      'startLine',
+      'endLine',
+      'score',
+      'matchedBy',
+      'package',
+      'isPublicApi',
+      'callerCount',
+      'callers',
+      'callees',
+      'code',
+    ]);
     expect([top.qualifiedName, top.kind, top.language, top.path]).toEqual(['BillingAccount.terminatePlan', 'method', 'ts', 'src/billing/billingAccount.ts']);
     expect(typeof body.tookMs).toBe('number');
   });
@@ -72,7 +89,7 @@ describe('ca CLI', () => {
     expect(notDir.code).toBe(2);
     expect(JSON.parse(notDir.stdout)).toEqual({ error: { code: 'invalid_path', message: `repository path is not a directory: ${file}` } });
     expect(ca(['search', 'x', '--repo', repo, '--limit', '-1']).code).toBe(2);
-    expect(ca(['search', 'x', '--repo', repo, '--limit', 'ten']).stderr).toBe('ca: --limit must be a positive integer (got "ten")\n');
+    expect(ca(['search', 'x', '--repo', repo, '--limit', 'ten']).stderr).toBe('ca: --limit must be an integer from 1 to 1,000 (got "ten")\n');
     expect(ca(['search', 'x', '--repo', repo, '--lang', 'py']).code).toBe(2);
     expect(ca(['frobnicate']).code).toBe(2);
     expect(ca(['search', '--bogus']).code).toBe(2);

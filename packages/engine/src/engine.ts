@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSyn
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { CaError, CONFIG_DIR, gitBlobId, loadConfig, type Config, type ParseStatus } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, Store, type GcReport, type IndexReader, type KnnHit, type LabelInfo, type NodeRecord } from '@ca/store';
-import { search as runSearch, toSearchResult, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
+import { search as runSearch, toSearchResult, type SearchContext, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
 import { RoslynHost } from '@ca/parse-cs';
 import {
@@ -24,6 +24,8 @@ import { embedPending, IndexEmbedder, META_VECTORS_PENDING, QueryEmbedder, type 
 import { IndexLock, type LockHolder } from './indexLock.js';
 import { runIndex, type IndexReport, type RunOptions } from './indexer.js';
 export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './indexer.js';
+import { findSymbols, type FindOptions, type FindResponse } from './find.js';
+import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
 
 export { WORKING_LABEL };
 
@@ -470,32 +472,103 @@ export class Engine {
       this.queryCache.set(key, cached);
       return { ...cached, tookMs: Math.round((performance.now() - started) * 100) / 100 };
     }
-    const reader = this.store.reader(label);
-    const vectorChannel = (searchOptions.channels ?? ['vector']).includes('vector');
-    const vectorOff = vectorChannel ? await this.vectorOffReason() : null;
-    const wantsVector = vectorChannel && query.trim() !== '';
-    let vector: VectorChannel | null = null;
-    if (vectorOff === null && wantsVector) {
-      const q = await this.queryEmbedder.embed(query.trim().slice(0, 2000));
-      const store = this.store.vectors;
-      // Only the label's nodes, when the index holds other versions too.
-      const scoped = reader.exclusive() ? {} : { label };
-      vector = { search: (k, allow) => store.knn(q, k, { ...scoped, ...(allow ? { allow } : {}) }) };
-    }
-    const response = runSearch({ reader, vector, ...(vectorOff ? { vectorOffReason: vectorOff } : {}) }, query, {
-      rrfK: this.config.search.rrf_k,
-      channelK: this.config.search.channel_k,
-      budget: this.config.search.budget,
-      ...searchOptions,
-      limit: searchOptions.limit ?? this.config.search.limit,
-    });
-    // Vectors still being filled in (or an index run that stopped before they were): said, never silent.
-    const partial = vector !== null ? notEmbedded(reader.metadata(META_VECTORS_PENDING)) : null;
-    const notices = partial ? [...response.notices, `vector channel partial: ${partial}; matches found only by meaning may be missing`] : response.notices;
+    const { ctx, notices: extra } = await this.searchContext(query, searchOptions, undefined, label);
+    const response = runSearch(ctx, query, this.searchOptions(searchOptions));
+    const notices = extra.length > 0 ? [...response.notices, ...extra] : response.notices;
     const result = { ...response, notices, tookMs: Math.round((performance.now() - started) * 100) / 100 };
     this.queryCache.set(key, result);
     if (this.queryCache.size > 200) this.queryCache.delete(this.queryCache.keys().next().value!);
     return result;
+  }
+
+  /** Search options with this repository's configured defaults (RRF k, channel K, budget, limit). */
+  searchOptions(options: SearchOptions = {}): SearchOptions {
+    return {
+      rrfK: this.config.search.rrf_k,
+      channelK: this.config.search.channel_k,
+      budget: this.config.search.budget,
+      ...options,
+      limit: options.limit ?? this.config.search.limit,
+    };
+  }
+
+  /**
+   * The channels of this index (a label of it, default the working tree) for one query, and
+   * notices about them (vectors still being filled in). `embedded`: the query's vector made once
+   * for several indexes (multi-repository search), used when it comes from the model this index
+   * holds vectors of.
+   */
+  async searchContext(
+    query: string,
+    options: SearchOptions = {},
+    embedded?: { readonly vector: Float32Array; readonly modelId: string } | null,
+    label?: string,
+  ): Promise<{ ctx: SearchContext; notices: string[] }> {
+    const name = this.labelOf(label);
+    const reader = this.store.reader(name);
+    const vectorChannel = (options.channels ?? ['vector']).includes('vector');
+    let vectorOff = vectorChannel ? await this.vectorOffReason() : null;
+    const wantsVector = vectorChannel && query.trim() !== '';
+    let vector: VectorChannel | null = null;
+    if (vectorOff === null && wantsVector) {
+      const store = this.store.vectors;
+      const held = store.model()?.modelId;
+      let q: Float32Array | null = null;
+      if (embedded && embedded.modelId === held) q = embedded.vector;
+      else if (embedded === undefined || embedded === null) q = await this.queryEmbedder.embed(query.trim().slice(0, 2000));
+      else vectorOff = `the index holds vectors of ${held ?? 'no model'}, the query was embedded with ${embedded.modelId}`;
+      if (q) {
+        const vec = q;
+        // Only the label's nodes, when the index holds other versions too.
+        const scoped = reader.exclusive() ? {} : { label: name };
+        vector = { search: (k, allow) => store.knn(vec, k, { ...scoped, ...(allow ? { allow: (id: number) => allow.has(id) } : {}) }) };
+      }
+    }
+    // Vectors still being filled in (or an index run that stopped before they were): said, never silent.
+    const partial = vector !== null ? notEmbedded(reader.metadata(META_VECTORS_PENDING)) : null;
+    return {
+      ctx: { reader, vector, ...(vectorOff ? { vectorOffReason: vectorOff } : {}) },
+      notices: partial ? [`vector channel partial: ${partial}; matches found only by meaning may be missing`] : [],
+    };
+  }
+
+  /** The query's vector with this engine's model (multi-repository search embeds once), or null when the vector channel is off. */
+  async embedQuery(query: string): Promise<{ vector: Float32Array; modelId: string } | null> {
+    if ((await this.vectorOffReason()) !== null || query.trim() === '') return null;
+    const modelId = this.store.vectors.model()?.modelId;
+    if (!modelId) return null;
+    return { vector: await this.queryEmbedder.embed(query.trim().slice(0, 2000)), modelId };
+  }
+
+  /** The symbols a filter expression selects, a page at a time in a stable order (`ca find`; see find.ts). */
+  find(expression: string, options: FindOptions & { label?: string } = {}): FindResponse {
+    const { label, ...page } = options;
+    return findSymbols(this.reader(label), expression, page);
+  }
+
+  /** Files of a label as it holds them (`fileBytes`), read once per answer. */
+  private texts(label: string | undefined): IndexedTexts {
+    const name = this.labelOf(label);
+    return new IndexedTexts((path) => this.fileBytes(path, name));
+  }
+
+  /** A file as a label holds it, whole or by `--lines` / `id:` selector (`ca view`; see views.ts). */
+  view(path: string, selection: ViewSelection = {}, options: { label?: string } = {}): FileView {
+    return viewFile(this.repoRoot, this.reader(options.label), this.texts(options.label), path, selection);
+  }
+
+  /** A search answer whose results carry the lines around them and capped long lines (`--context`, `--max-line-length`). */
+  withContext(response: SearchResponse, view: ViewOptions, options: { label?: string } = {}): SearchResponse {
+    validateViewOptions(view);
+    const texts = this.texts(options.label);
+    const { results, notices } = resultsWithContext(response.results, () => texts, view);
+    return { ...response, results, notices: [...response.notices, ...notices] };
+  }
+
+  /** A navigation answer whose sites carry the lines around them (`--context` on callers, refs …). */
+  navigationContext(result: NavigationResult, view: ViewOptions, options: { label?: string } = {}): NavigationResult {
+    validateViewOptions(view);
+    return navigationWithContext(result, this.texts(options.label), view);
   }
 
   /** Symbols whose code is most like SYMBOL's (vector channel), excluding itself. */

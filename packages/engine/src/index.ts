@@ -23,7 +23,7 @@ export type { ContextChange, DiscoveredFile, SkippedFile, DiscoveryResult } from
 export { discoverFiles, BUILTIN_EXCLUDED_DIRS } from '@ca/invalidation';
 export { looksMinified } from './fileProcessing.js';
 export { gitBlobId } from '@ca/schema';
-export type { SearchOptions, SearchResponse, SearchResult, Intent } from '@ca/retrieve';
+export type { SearchOptions, SearchResponse, SearchResult, ResultLocation, Intent } from '@ca/retrieve';
 export type { NodeRecord } from '@ca/store';
 export { readRepoFile, listRepoDirectory, repoDirectoryTree, repoRelativePath, READ_FILE_DEFAULT_MAX_BYTES, READ_FILE_HARD_MAX_BYTES } from './files.js';
 export type { ReadRepoFileOptions, RepoFileText, DirectoryEntry, TreeNode, ListOptions, TreeOptions, SandboxHooks } from './files.js';
@@ -31,3 +31,22 @@ export { symbolDetails, sourceSpans, fileOutline, lookupSymbols, discoverDirecto
 export type { SymbolDetails, SourceSpan, SourceSpansOptions, OutlineNode, RankedDirectory, DiscoverOptions, FileMap, MapOptions } from './explore.js';
 export type { FileSummary } from '@ca/store';
 export { estimateTokens } from '@ca/retrieve';
+export { findSymbols, FIND_DEFAULT_LIMIT } from './find.js';
+export type { FindOptions, FindResponse, FindResult } from './find.js';
+export {
+  IndexedTexts,
+  viewFile,
+  viewChunks,
+  resultsWithContext,
+  navigationWithContext,
+  validateViewOptions,
+  capLine,
+  capLines,
+  MAX_CONTEXT_LINES,
+  MAX_LINE_LENGTH_LIMIT,
+} from './views.js';
+export type { ViewOptions, ViewSelection, FileView, ViewChunk, ResultContext, SiteContext } from './views.js';
+export { Workspace, searchWorkspace, loadWorkspace, findWorkspace, resolveRepo, uniqueNames, workspaceFileOf, WORKSPACE_FILE } from './workspace.js';
+export type { WorkspaceRepo, RepoStatus, WorkspaceSearchResponse } from './workspace.js';
+export { parseFilter, formatFilter } from '@ca/schema';
+export type { FilterNode } from '@ca/schema';

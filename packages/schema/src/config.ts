@@ -2,15 +2,27 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CaError } from './errors.js';
+import { gitignorePatternProblem } from './glob.js';
+
+/** A list of gitignore-style patterns, each checked for syntax (a typo must not pass silently). */
+const patternList = () =>
+  z
+    .array(
+      z.string().superRefine((pattern, ctx) => {
+        const problem = gitignorePatternProblem(pattern);
+        if (problem) ctx.addIssue({ code: 'custom', message: `invalid glob ${JSON.stringify(pattern)}: ${problem.message} at column ${problem.offset + 1}` });
+      }),
+    )
+    .default([]);
 
 const indexingSchema = z
   .object({
     /** Glob patterns (gitignore syntax) a file must match to be indexed; empty = everything. */
-    include: z.array(z.string()).default([]),
+    include: patternList(),
     /** Extra patterns to exclude, on top of .gitignore and the built-in excludes. */
-    exclude: z.array(z.string()).default([]),
+    exclude: patternList(),
     /** Patterns re-included even when .gitignore or a built-in exclude drops them. */
-    keep: z.array(z.string()).default([]),
+    keep: patternList(),
     max_file_bytes: z.number().int().positive().default(1024 * 1024),
     /** Per-file parse deadline in milliseconds. */
     parse_timeout_ms: z.number().int().positive().default(5000),

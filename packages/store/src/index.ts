@@ -16,8 +16,13 @@ export type {
   PreviousNode,
   PartialTarget,
 } from './writer.js';
-export { IndexReader } from './reader.js';
+export { IndexReader, isRestrictive, filterProbeSize, filterProbeEnough } from './reader.js';
 export type { NodeRecord, NodeFilter, RankedHit, FileStatusRecord, LabelEntry, EdgeRecord } from './reader.js';
+export { compileFilter, NodeIdSet } from './filterSql.js';
+export type { CompiledFilter } from './filterSql.js';
+export { declaredTypes, typeMatches } from './declaredTypes.js';
+export { FIND_MAX_LIMIT } from './queries.js';
+export type { FindCursor, FindPage, NodeFacts, CodeLocation, IndexedFile } from './queries.js';
 export { ImportResolver } from './resolver.js';
 export { buildFtsQuery } from './ftsQuery.js';
 export type { FtsQuery } from './ftsQuery.js';
