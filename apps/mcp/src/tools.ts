@@ -22,8 +22,11 @@ import {
   type Navigation,
   type NavigationResult,
   type TreeNode,
+  type SearchOptions,
+  type SearchResponse,
+  Workspace,
 } from '@ca/engine';
-import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS } from '@ca/schema';
+import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS, toCaError } from '@ca/schema';
 import { bounded, cutNotice, DEFAULT_ANSWER_TOKENS, errorResult, jsonResult, jsonTokens, resultText, searchResult, takePage, type ShapedResult } from './answers.js';
 import type { RepoSessions } from './pool.js';
 import { DEFAULT_PROGRESS_TIMINGS, progressNotifier } from './progress.js';
@@ -159,6 +162,49 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
   const repoArg = (repos.multiRepo ? { repo: z.string().optional() } : {}) as {
     repo: z.ZodOptional<z.ZodString>;
   };
+  const reposArg = (repos.multiRepo ? { repos: z.array(z.string()).min(1).max(20).optional() } : {}) as {
+    repos: z.ZodOptional<z.ZodArray<z.ZodString>>;
+  };
+
+  /**
+   * Runs `work` over several served repositories at once: each refreshed like a single answer
+   * (a refresh warning is kept), those that cannot be opened reported as unavailable, the rest
+   * searched as one workspace. `work` gets the first engine (for paths and limits) and the workspace.
+   */
+  const searchRepos = async (names: readonly string[], extra: RequestExtra, work: (first: Engine, ws: Workspace) => Promise<object>): Promise<CallToolResult> => {
+    const opened: { name: string; engine: Engine }[] = [];
+    const unavailable: { name: string; root: string; status: 'unavailable'; reason: string }[] = [];
+    const warnings: string[] = [];
+    const visit = async (i: number): Promise<CallToolResult> => {
+      if (i === names.length) {
+        const value = await work(opened[0]?.engine ?? (null as never), Workspace.of(opened, unavailable));
+        const warning = warnings.length > 0 ? warnings.join('; ') : null;
+        return value instanceof Shaped ? value.render(warning) : jsonResult(value, warning);
+      }
+      const name = names[i]!;
+      try {
+        return await repos.use(name, async (session) => {
+          try {
+            const engine = session.engine();
+            const warning = await session.beforeAnswer();
+            if (warning) warnings.push(`${name}: ${warning}`);
+            opened.push({ name, engine });
+          } catch (e) {
+            unavailable.push({ name, root: name, status: 'unavailable', reason: toCaError(e).message });
+          }
+          return visit(i + 1);
+        });
+      } catch (e) {
+        // Outside the allow-list: refused, like a single repo argument.
+        return errorResult(e, {});
+      }
+    };
+    try {
+      return await visit(0);
+    } catch (e) {
+      return errorResult(e, {});
+    }
+  };
 
   /** Index progress as MCP progress notifications, when the request asked for them; returns the stop function. */
   const reportProgress = (session: Session, extra: RequestExtra): (() => void) | null => {
@@ -217,25 +263,30 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
   server.registerTool(
     ...listed('search_code', {
       description:
-        'Find code by name or by a question in words. Returns whole symbols, best first, each headed `// path:lines > Container > Symbol`, unrelated bodies collapsed. Start here. Most tools take label: an indexed commit (list_labels) instead of the working tree.',
+        'Find code by name or by a question in words. Returns whole symbols, best first, each headed `// path:lines > Container > Symbol`, unrelated bodies collapsed. Start here. Tools take label: an indexed commit (list_labels).',
       inputSchema: {
         query: queryArg.describe('A name or a question in words.'),
         limit: int('limit', 1, MAX_LIMIT).optional().describe('Default 10.'),
         budget_tokens: int('budget_tokens', 0, 1_000_000).optional().describe(`Default ${Math.min(8000, cap)}.`),
-        min_score: z.number().min(0).max(1).optional(),
+        min_score: z
+          .number()
+          .refine((v) => v >= 0 && v <= 1, 'min_score must be from 0 to 1')
+          .optional(),
         language: listOf(LANGUAGES, 'language', 'ts,js or cs'),
         kind: listOf(NODE_KINDS, 'kind', 'class,method,function'),
         path: z.string().optional().describe('Glob, e.g. src/auth/**'),
         include_tests: z.boolean().optional(),
+        filter: z.string().max(4096, 'filter is longer than 4096 characters').optional().describe('e.g. lang:cs and not is:test'),
         offset: offsetArg,
         ...labelArg,
         ...repoArg,
+        ...reposArg,
       },
       outputSchema: searchOutput,
       annotations: readOnly,
     }),
-    (args, extra) =>
-      answer(args.repo, extra, async (engine) => {
+    (args, extra) => {
+      const search = async (engine: Engine, several: ((options: SearchOptions) => Promise<SearchResponse>) | null) => {
         const pathGlob = args.path === undefined ? undefined : insideRepo(engine.repoRoot, args.path, 'path');
         const languages = args.language;
         const kinds = args.kind;
@@ -244,16 +295,17 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         const budget = args.budget_tokens ?? Math.min(8000, cap);
         // Each page gets the budget: the first `offset` results are asked for again and skipped.
         const pages = Math.ceil((offset + limit) / limit);
-        const response = await engine.search(args.query, {
+        const options: SearchOptions = {
           limit: offset + limit,
           ...(languages ? { languages } : {}),
           ...(kinds ? { kinds } : {}),
           ...(pathGlob !== undefined ? { pathGlob } : {}),
+          ...(args.filter !== undefined ? { filter: args.filter } : {}),
           includeTests: args.include_tests === true,
           budget: Math.min(Number.MAX_SAFE_INTEGER, budget * pages),
           ...(args.min_score !== undefined ? { minScore: args.min_score } : {}),
-          ...labelOf(args),
-        });
+        };
+        const response = several ? await several(options) : await engine.search(args.query, { ...options, ...labelOf(args) });
         const json = searchJson(response, true);
         const parents = new Map(
           engine
@@ -281,7 +333,12 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more, freshness: engine.freshness(args.label) };
         const summary = `search_code ${JSON.stringify(json.query)}: ${items.length} result${items.length === 1 ? '' : 's'} (intent ${json.intent}${more !== null ? `; more from offset ${more}` : ''})${notices.map((n) => `\nnotice: ${n}`).join('')}`;
         return new Shaped((warning) => searchResult(summary, items, structured, warning));
-      }),
+      };
+      if (args.repos === undefined) return answer(args.repo, extra, (engine) => search(engine, null));
+      // Several repositories: one ranking over their indexes (fusion across them), each result naming its repository.
+      if (args.label !== undefined || args.repo !== undefined) return Promise.resolve(errorResult(new CaError('usage', 'repos searches the working trees of several repositories: it goes without repo and label')));
+      return searchRepos(args.repos, extra, (engine, ws) => search(engine, (options) => ws.search(args.query, options)));
+    },
   );
 
   server.registerTool(

@@ -93,6 +93,14 @@ describe('ca serve: one HTTP server for two repositories and many sessions', () 
       ]);
       const status = await callTool(client, 'get_status', { repo: mono });
       expect([status.json.repo, status.json.repos]).toEqual([mono, [app, mono]]);
+      // One ranking over both: formatMoney is ts-monorepo's, formatCurrency ts-app's; each result names its repository.
+      const both = await callTool(client, 'search_code', { query: 'formatMoney formatCurrency', repos: [app, mono], limit: 4, filter: 'kind:function' });
+      const found = both.json.results.map((r: any) => [r.qualifiedName, r.repo]);
+      expect(found).toContainEqual(['formatMoney', mono]);
+      expect(found).toContainEqual(['formatCurrency', app]);
+      expect(both.json.results.every((r: any) => r.kind === 'function')).toBe(true);
+      const refused = await callTool(client, 'search_code', { query: 'x', repos: [app, '/etc'] });
+      expect(refused.json.error).toEqual({ code: 'invalid_path', message: `repository /etc is not served by this server (allowed: ${app}, ${mono})` });
     } finally {
       await client.close();
     }

@@ -40,7 +40,7 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
       expect('$schema' in t.inputSchema).toBe(false);
       expect(t.description!.length).toBeGreaterThan(20);
     }
-    expect(Object.keys(tools[0]!.inputSchema.properties ?? {})).toEqual(['query', 'limit', 'budget_tokens', 'min_score', 'language', 'kind', 'path', 'include_tests', 'offset', 'label']);
+    expect(Object.keys(tools[0]!.inputSchema.properties ?? {})).toEqual(['query', 'limit', 'budget_tokens', 'min_score', 'language', 'kind', 'path', 'include_tests', 'filter', 'offset', 'label']);
     expect(tools[0]!.inputSchema.required).toEqual(['query']);
     expect(Object.keys(tools.find((t) => t.name === 'get_callers')!.inputSchema.properties ?? {})).toEqual([
       'symbol',
@@ -89,6 +89,12 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
     const jsOnly = (await mcp.client.callTool({ name: 'search_code', arguments: { query: 'retry', language: 'js', kind: 'function', path: 'src/legacy/**' } })).structuredContent as any;
     expect(jsOnly.results.length).toBeGreaterThan(0);
     expect(jsOnly.results.every((x: any) => x.language === 'js' && x.kind === 'function' && x.path.startsWith('src/legacy/'))).toBe(true);
+    // The filter language (issue 20): every result a method of the billing folder that is public.
+    const filtered = (await mcp.client.callTool({ name: 'search_code', arguments: { query: 'invoice plan', filter: 'kind:method and path:src/billing/** and is:public' } })).structuredContent as any;
+    expect(filtered.results.length).toBeGreaterThan(0);
+    expect(filtered.results.every((x: any) => x.kind === 'method' && x.path.startsWith('src/billing/'))).toBe(true);
+    const malformed = await mcp.call('search_code', { query: 'x', filter: 'kind:method and (lang:ts' });
+    expect([malformed.isError, malformed.json.error.code]).toEqual([true, 'invalid_query']);
     const none = (await mcp.client.callTool({ name: 'search_code', arguments: { query: 'BillingAccount.terminatePlan', budget_tokens: 0, limit: 1 } })).structuredContent as any;
     expect(none.results).toEqual([]);
     expect(none.notices[1]).toMatch(/^token budget: \d+ matching results? left out \(over the budget of 0 tokens; raise it to see (it|them)\)$/);

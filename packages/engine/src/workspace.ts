@@ -158,6 +158,15 @@ export class Workspace {
     readonly repos: readonly RepoStatus[],
   ) {}
 
+  /**
+   * A workspace over engines opened elsewhere (a server's warm engines); `unavailable` lists the
+   * repositories that could not be opened, reported in every answer's notices.
+   */
+  static of(engines: readonly { readonly name: string; readonly engine: Engine }[], unavailable: readonly RepoStatus[] = []): Workspace {
+    if (engines.length === 0) throw new CaError('not_found', `no repository of the search could answer: ${unavailable.map((s) => `${s.name}: ${s.reason ?? ''}`).join('; ')}`);
+    return new Workspace(engines, [...engines.map((e) => ({ name: e.name, root: e.engine.repoRoot, status: 'ok' as const })), ...unavailable]);
+  }
+
   /** Opens the indexes of `repos` (never creating one); fails only when none of them opens. */
   static open(repos: readonly WorkspaceRepo[], engineOptions: EngineOptions = {}): Workspace {
     const statuses: RepoStatus[] = [];
