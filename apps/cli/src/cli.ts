@@ -128,8 +128,14 @@ function parseKinds(raw: string[] | undefined): NodeKind[] | undefined {
   return kinds as NodeKind[];
 }
 
-function openEngine(values: Values, repoOverride?: string, options: { rebuildIfCorrupt?: boolean } = {}): Engine {
-  return Engine.open(repoOverride ?? values.repo ?? process.cwd(), { ...(values.db ? { dbPath: values.db } : {}), ...options });
+/**
+ * Opens the engine. Read commands (the default) need an index that `ca index` completed: in a
+ * directory never indexed they fail with `not_indexed` (exit 2) and create nothing; only
+ * `index` and `watch` (`{ create: true }`) create one.
+ */
+function openEngine(values: Values, repoOverride?: string, options: { rebuildIfCorrupt?: boolean; create?: boolean } = {}): Engine {
+  const { create, ...rest } = options;
+  return Engine.open(repoOverride ?? values.repo ?? process.cwd(), { ...(values.db ? { dbPath: values.db } : {}), ...rest, requireIndex: create !== true });
 }
 
 function location(n: { path: string; startLine: number; endLine: number }): string {
@@ -140,7 +146,7 @@ const PHASE_LABEL: Record<string, string> = { discover: 'scanning', parse: 'pars
 
 async function cmdIndex(values: Values, args: string[]): Promise<number> {
   if (args.length > 1) throw usage('index takes at most one PATH');
-  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true });
+  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true, create: true });
   try {
     const bar = new ProgressBar(!values.json && process.stderr.isTTY === true);
     const report = await engine.index({ onProgress: (p) => bar.update(PHASE_LABEL[p.phase] ?? p.phase, p.done, p.total) });
@@ -171,7 +177,7 @@ async function cmdWatch(values: Values, args: string[]): Promise<number> {
   if (args.length > 1) throw usage('watch takes at most one PATH');
   const raw = values.debounce;
   if (raw !== undefined && !/^\d+$/.test(raw)) throw usage(`--debounce must be a number of milliseconds (got "${raw}")`);
-  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true });
+  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true, create: true });
   const stop = new Promise<void>((res) => {
     process.once('SIGINT', () => res());
     process.once('SIGTERM', () => res());
@@ -320,6 +326,10 @@ async function cmdStatus(values: Values): Promise<number> {
     if (s.problems.length > 0) {
       out.push('files not fully indexed:');
       for (const f of s.problems) out.push(`  ${f.status.padEnd(10)} ${f.path}${f.reason ? ` — ${f.reason}` : ''}`);
+    }
+    if (s.notLoaded.length > 0) {
+      out.push('not loaded or run (repository code never runs):');
+      for (const n of s.notLoaded) out.push(`  ${n.kind.padEnd(14)} ${n.path ?? ''}${n.path ? ' — ' : ''}${n.message}`);
     }
     process.stdout.write(`${out.join('\n')}\n`);
     return 0;

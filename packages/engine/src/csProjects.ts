@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DEFAULT_PREPROCESSOR_SYMBOLS, preprocessorSymbolsFor, readCsproj } from '@ca/parse-cs';
+import { CONFIG_READ_MAX_BYTES, safeReadText } from '@ca/schema';
 
 /**
  * Preprocessor symbols for a C# file: those of the nearest `.csproj` (DefineConstants and the
@@ -21,10 +22,13 @@ export function createCsSymbolLookup(repoRoot: string): (path: string) => readon
       csproj = undefined;
     }
     if (csproj) {
+      // A FIFO, a link or a huge file named *.csproj is refused (discovery records why): default symbols.
+      const read = safeReadText(join(abs, csproj), { root: repoRoot, maxBytes: CONFIG_READ_MAX_BYTES });
       try {
         const rel = relDir === '.' || relDir === '' ? csproj : `${relDir}/${csproj}`;
-        result = preprocessorSymbolsFor(readCsproj(readFileSync(join(abs, csproj), 'utf8'), rel));
+        result = read.ok ? preprocessorSymbolsFor(readCsproj(read.text, rel)) : DEFAULT_PREPROCESSOR_SYMBOLS;
       } catch {
+        // A malformed project defines nothing we can read: the default symbols stand.
         result = DEFAULT_PREPROCESSOR_SYMBOLS;
       }
     } else if (relDir !== '' && relDir !== '.') {

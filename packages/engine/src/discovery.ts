@@ -1,7 +1,8 @@
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import type { Config } from '@ca/schema';
+import { CONFIG_READ_MAX_BYTES, safeReadText, type Config } from '@ca/schema';
+import { secretFilter } from './secrets.js';
 
 /** Directory names never descended into (unless a `keep` pattern reaches inside). */
 export const BUILTIN_EXCLUDED_DIRS: ReadonlySet<string> = new Set([
@@ -125,11 +126,19 @@ function literalPrefix(pattern: string): string {
   return i < 0 ? p : p.slice(0, i);
 }
 
-function projectNameFromPackageJson(abs: string, rel: string): string | null {
+/** A small repository text file (`.gitignore`, `package.json`) through the safe reader, or why it was not read. */
+function readSmall(root: string, abs: string): { text: string } | { refused: string } | null {
+  const r = safeReadText(abs, { root, maxBytes: CONFIG_READ_MAX_BYTES });
+  if (r.ok) return { text: r.text };
+  return r.refusal === 'missing' ? null : { refused: r.reason };
+}
+
+function projectNameFromPackageJson(text: string, rel: string): string {
   try {
-    const pkg = JSON.parse(readFileSync(join(abs, 'package.json'), 'utf8')) as { name?: unknown };
-    return typeof pkg.name === 'string' && pkg.name ? pkg.name : rel || '.';
+    const pkg = JSON.parse(text) as { name?: unknown };
+    return typeof pkg?.name === 'string' && pkg.name ? pkg.name : rel || '.';
   } catch {
+    // Invalid JSON names no package: the directory stands for it.
     return rel || '.';
   }
 }
@@ -150,6 +159,10 @@ export function discoverFiles(root: string, config: Config['indexing'], extensio
   const keepReaches = (dirRel: string) =>
     keepPrefixes.some((p) => p === '' || p.startsWith(`${dirRel}/`) || `${dirRel}/`.startsWith(p) || p === dirRel);
   const rootReal = realpathSync(root);
+  const isSecret = secretFilter(config);
+  // A .gitignore or package.json that cannot be read safely (a FIFO, a link, over 1 MiB) is recorded, never waited on.
+  const refusedRead = (rel: string, project: string, reason: string) =>
+    skipped.push({ path: rel, reason: `not read: ${reason}`, status: 'skipped', size: 0, mtimeMs: 0, project });
 
   const stack: DirTask[] = [{ abs: root, rel: '', scopes: [], project: '', keptOnly: false }];
   while (stack.length > 0) {
@@ -163,15 +176,21 @@ export function discoverFiles(root: string, config: Config['indexing'], extensio
       skipped.push({ path: dir.rel || '.', reason: `cannot read directory: ${(e as Error).message}`, status: 'skipped', size: 0, mtimeMs: 0, project });
       continue;
     }
+    const childRel = (name: string) => (dir.rel ? `${dir.rel}/${name}` : name);
     if (entries.includes('.gitignore')) {
-      try {
-        const text = readFileSync(join(dir.abs, '.gitignore'), 'utf8');
-        scopes = [...scopes, { base: dir.rel, rules: ignore().add(text) }];
-      } catch {
-        // An unreadable .gitignore ignores nothing; the files themselves still get their checks.
+      // An unreadable .gitignore ignores nothing; the files themselves still get their checks.
+      const read = readSmall(root, join(dir.abs, '.gitignore'));
+      if (read !== null && 'text' in read) scopes = [...scopes, { base: dir.rel, rules: ignore().add(read.text) }];
+      else if (read !== null) refusedRead(childRel('.gitignore'), project, read.refused);
+    }
+    if (entries.includes('package.json')) {
+      const read = readSmall(root, join(dir.abs, 'package.json'));
+      if (read !== null && 'text' in read) project = projectNameFromPackageJson(read.text, dir.rel);
+      else if (read !== null) {
+        refusedRead(childRel('package.json'), project, read.refused);
+        project = dir.rel || '.';
       }
     }
-    if (entries.includes('package.json')) project = projectNameFromPackageJson(dir.abs, dir.rel) ?? project;
     const csproj = entries.find((e) => e.endsWith('.csproj'));
     if (csproj) project = dir.rel ? `${dir.rel}/${csproj}` : csproj;
 
@@ -200,14 +219,32 @@ export function discoverFiles(root: string, config: Config['indexing'], extensio
         subdirs.push({ abs, rel, scopes, project, keptOnly: dir.keptOnly || excluded });
         continue;
       }
-      if (!st.isFile()) continue;
       const handled = extensions.has(ext) || (ext === '.ts' && name.endsWith('.d.ts'));
       const known = handled || NO_GRAMMAR_EXTENSIONS.has(ext);
       const context = isSemanticContextFile(name);
-      if (!known && !context) continue;
+      const secret = isSecret(rel);
+      if (!known && !context && !secret) continue;
       const isKept = keep.ignores(rel);
       if (dir.keptOnly && !isKept) continue;
       if (!isKept && (isIgnoredBy(scopes, rel, false) || exclude.ignores(rel))) continue;
+      if (!st.isFile()) {
+        // A FIFO or a device named like a source file: reading it would block or never end.
+        if (name !== '.gitignore' && name !== 'package.json') {
+          skipped.push({ path: rel, reason: `not a regular file (${specialKind(st)})`, status: 'skipped', size: 0, mtimeMs: st.mtimeMs, project });
+        }
+        continue;
+      }
+      if (secret) {
+        skipped.push({
+          path: rel,
+          reason: 'secret file (named like credentials or keys): not indexed; see indexing.index_secrets and indexing.secret_allow',
+          status: 'skipped',
+          size: st.size,
+          mtimeMs: st.mtimeMs,
+          project,
+        });
+        continue;
+      }
       if (context) {
         // `include` narrows the source files only: a config outside it still shapes them.
         contextFiles.push({ path: toPosix(rel), absPath: abs, size: st.size, mtimeMs: Math.floor(st.mtimeMs), project });
@@ -241,7 +278,19 @@ export function discoverFiles(root: string, config: Config['indexing'], extensio
   const byPath = (a: DiscoveredFile, b: DiscoveredFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   files.sort(byPath);
   contextFiles.sort(byPath);
-  return { files, skipped, contextFiles };
+  // A broken link named package.json is both a link and an unreadable package.json: one row.
+  const unique = new Map<string, SkippedFile>();
+  for (const s of skipped) if (!unique.has(s.path)) unique.set(s.path, s);
+  return { files, skipped: [...unique.values()], contextFiles };
+}
+
+/** `FIFO`, `character device` … of a non-regular, non-directory entry. */
+function specialKind(st: Stats): string {
+  if (st.isFIFO()) return 'FIFO';
+  if (st.isCharacterDevice()) return 'character device';
+  if (st.isBlockDevice()) return 'block device';
+  if (st.isSocket()) return 'socket';
+  return 'special file';
 }
 
 export function extensionOf(name: string): string {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
   CaError,
@@ -6,12 +6,13 @@ import {
   extractorOf,
   gitBlobId,
   loadConfig,
+  safeReadFile,
   type Config,
   type Language,
   type NodeKind,
   type ParseStatus,
 } from '@ca/schema';
-import { cachedStatement, changeStamp, LATEST_SCHEMA_VERSION, Store, VectorStore, type FileWrite, type IndexReader, type KnnHit, type NodeRecord } from '@ca/store';
+import { cachedStatement, changeStamp, LATEST_SCHEMA_VERSION, loadNotes, Store, VectorStore, type FileWrite, type IndexReader, type KnnHit, type LoadNote, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, skeletonOf, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
 import { RoslynHost } from '@ca/parse-cs';
@@ -27,6 +28,8 @@ import { embedPending, IndexEmbedder, META_VECTORS_PENDING, QueryEmbedder, type 
 import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
 import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, type TsSemanticReport } from './tsSemantic.js';
 import { applyContextChanges, type ContextChange } from './semanticContext.js';
+import { tsLoadNoteRecorder } from './loadNotes.js';
+import { checkIndexPath, requireIndexed } from './indexPresence.js';
 
 export const WORKING_LABEL = 'working';
 
@@ -39,6 +42,11 @@ export interface EngineOptions {
   readonly env?: Record<string, string | undefined>;
   /** A corrupt index file is moved aside and rebuilt from source (what `ca index` does). */
   readonly rebuildIfCorrupt?: boolean;
+  /**
+   * Read commands: fail with `not_indexed` (CLI exit 2) when the repository has no index that
+   * an index run completed, instead of creating an empty one. Default false (open creates it).
+   */
+  readonly requireIndex?: boolean;
 }
 
 export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
@@ -107,6 +115,8 @@ export interface StatusReport {
   readonly semantic: string;
   readonly vectorChannel: string;
   readonly lastIndexedAt: string | null;
+  /** What indexing did not load or run: stripped tsconfig plugins, MSBuild targets and analyzers, files refused by a semantic pass. */
+  readonly notLoaded: readonly LoadNote[];
 }
 
 export interface HealthCheck {
@@ -180,6 +190,7 @@ export class Engine {
     }
     const config = loadConfig(root, { env: options.env ?? process.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) });
     const dbPath = options.dbPath ? (isAbsolute(options.dbPath) ? options.dbPath : resolve(options.dbPath)) : join(root, CONFIG_DIR, 'index.db');
+    checkIndexPath(dbPath, repo, { explicit: options.dbPath !== undefined, requireIndex: options.requireIndex === true });
     if (!options.dbPath) {
       const dir = join(root, CONFIG_DIR);
       mkdirSync(dir, { recursive: true });
@@ -196,6 +207,14 @@ export class Engine {
       moveAside(dbPath);
       store = Store.open(dbPath, { skipQuickCheck: true });
       store.writer.recordEvent('index_rebuilt', null, `the previous index was not a valid database (${e.message}); rebuilding from source`);
+    }
+    if (options.requireIndex === true) {
+      try {
+        requireIndexed(store, repo, dbPath);
+      } catch (e) {
+        store.close();
+        throw e;
+      }
     }
     return new Engine(root, dbPath, config, store);
   }
@@ -264,7 +283,7 @@ export class Engine {
       let skeletonNodes = 0;
       const keepSkeletons = this.config.semantic.enabled;
       await pool.run(
-        changed.map((f) => ({ absPath: f.absPath, path: f.path, deadlineMs: cfg.parse_timeout_ms })),
+        changed.map((f) => ({ absPath: f.absPath, path: f.path, deadlineMs: cfg.parse_timeout_ms, maxBytes: cfg.max_file_bytes })),
         (result: ProcessedFile) => {
           const f = byPath.get(result.path)!;
           parsed++;
@@ -320,7 +339,7 @@ export class Engine {
             maxOldSpaceMb: this.config.semantic.max_old_space_mb,
             deadlineMs: this.config.semantic.request_timeout_ms,
             syntactic: skeletons,
-            service: (this.tsService ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb })),
+            service: (this.tsService ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb, onEvent: tsLoadNoteRecorder(this.repoRoot, () => this.store) })),
             onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
           });
         }
@@ -330,6 +349,7 @@ export class Engine {
             projects: [...new Set(stale.map((r) => r.project))],
             files: stale.map((r) => r.path),
             host: (this.csHost ??= new RoslynHost()),
+            maxFileBytes: cfg.max_file_bytes,
             onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
           });
         }
@@ -651,12 +671,9 @@ export class Engine {
        WHERE f.path = ?`,
     ).get(WORKING_LABEL, path) as { content_hash: string } | undefined;
     if (!indexed) return null;
-    try {
-      const bytes = readFileSync(join(this.repoRoot, path));
-      return indexed.content_hash === gitBlobId(bytes) ? bytes : null;
-    } catch {
-      return null;
-    }
+    // The safe reader: the file may have become a FIFO or a link since it was indexed.
+    const read = safeReadFile(join(this.repoRoot, path), { root: this.repoRoot, maxBytes: this.config.indexing.max_file_bytes });
+    return read.ok && indexed.content_hash === gitBlobId(read.bytes) ? read.bytes : null;
   }
 
   /** `indexedBytes` as text, kept until the index changes (navigation reads the same gap files on every answer). */
@@ -695,6 +712,7 @@ export class Engine {
       semantic: semanticSummary(this.store),
       vectorChannel: vectorSummary(this.store),
       lastIndexedAt: reader.metadata('last_indexed_at'),
+      notLoaded: loadNotes(this.store),
     };
   }
 

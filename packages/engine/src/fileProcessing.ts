@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { extractorOf, ftsTextOf, gitBlobId, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
+import { extractorOf, ftsTextOf, gitBlobId, safeReadFile, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
 
 /** What processing one file yields: everything the writer needs except project/mtime. */
 export interface ProcessedFile {
@@ -50,35 +49,46 @@ function isBinary(bytes: Uint8Array): boolean {
   return false;
 }
 
+/** Where a source file must lie and how large it may be (`indexing.max_file_bytes`). */
+export interface ReadLimits {
+  /** The repository root: the opened file must resolve inside it. */
+  readonly root: string;
+  readonly maxBytes: number;
+}
+
 /**
  * Reads, classifies and parses one file. Never throws: unreadable, binary, minified or
- * unparsable files come back with a status and a reason.
+ * unparsable files come back with a status and a reason. The file is read through the safe
+ * reader: a link, a FIFO, a device, a file outside the repository or over the cap is skipped
+ * with the reason, never waited on.
  */
 export async function processFile(
   absPath: string,
   path: string,
   adapter: LanguageAdapter,
   deadlineMs: number,
+  limits: ReadLimits,
 ): Promise<ProcessedFile> {
   const extractor = extractorOf(adapter, path);
   const language = adapter.languageOf(path);
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(absPath);
-  } catch (e) {
+  const read = safeReadFile(absPath, limits);
+  if (!read.ok) {
+    const refusedForm = read.refusal !== 'unreadable' && read.refusal !== 'missing';
     return {
       path,
-      contentHash: `unreadable:${Date.now()}`,
+      // Stable for a refusal (a re-run touches the row instead of rewriting it); an I/O error is retried.
+      contentHash: refusedForm ? `refused:${read.refusal}` : `unreadable:${Date.now()}`,
       language,
       size: 0,
       lineCount: 0,
-      parseStatus: 'error',
-      statusReason: `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      parseStatus: refusedForm ? 'skipped' : 'error',
+      statusReason: refusedForm ? `not read: ${read.reason}` : read.reason,
       generated: false,
       extractor,
       index: null,
     };
   }
+  const bytes = read.bytes;
   const contentHash = gitBlobId(bytes);
   const base = { path, contentHash, language, size: bytes.length, extractor, generated: false };
   if (isBinary(bytes)) {

@@ -17,6 +17,7 @@ export type { ContextChange } from './semanticContext.js';
 export { discoverFiles, BUILTIN_EXCLUDED_DIRS } from './discovery.js';
 export type { DiscoveredFile, SkippedFile, DiscoveryResult } from './discovery.js';
 export { looksMinified } from './fileProcessing.js';
+export { isSecretPath, secretFilter, SECRET_FILE_PATTERNS } from './secrets.js';
 export { gitBlobId } from '@ca/schema';
 export type { SearchOptions, SearchResponse, SearchResult, Intent } from '@ca/retrieve';
-export type { NodeRecord } from '@ca/store';
+export type { NodeRecord, LoadNote } from '@ca/store';

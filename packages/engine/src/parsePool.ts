@@ -9,6 +9,8 @@ export interface ParseTask {
   readonly absPath: string;
   readonly path: string;
   readonly deadlineMs: number;
+  /** `indexing.max_file_bytes`: the safe reader's cap. */
+  readonly maxBytes: number;
 }
 
 export type WorkerReply = { id: number; result: ProcessedFile } | { id: number; error: string };
@@ -58,7 +60,7 @@ export class ParsePool {
       for (const t of tasks) {
         const adapter = this.local.forPath(t.path);
         if (!adapter) continue;
-        onResult(await processFile(t.absPath, t.path, adapter, t.deadlineMs), t);
+        onResult(await processFile(t.absPath, t.path, adapter, t.deadlineMs, { root: this.repoRoot, maxBytes: t.maxBytes }), t);
       }
       return;
     }

@@ -11,7 +11,8 @@ const port = parentPort;
 if (!port) throw new Error('parseWorker must run in a worker thread');
 
 let adapters: AdapterSet | null = null;
-const ready = createAdapters((workerData as { repoRoot: string }).repoRoot).then((a) => {
+const repoRoot = (workerData as { repoRoot: string }).repoRoot;
+const ready = createAdapters(repoRoot).then((a) => {
   adapters = a;
 });
 
@@ -24,7 +25,7 @@ port.on('message', (task: ParseTask | 'close') => {
     .then(async () => {
       const adapter = adapters!.forPath(task.path);
       if (!adapter) throw new Error(`no adapter for ${task.path}`);
-      const result = await processFile(task.absPath, task.path, adapter, task.deadlineMs);
+      const result = await processFile(task.absPath, task.path, adapter, task.deadlineMs, { root: repoRoot, maxBytes: task.maxBytes });
       port.postMessage({ id: task.id, result } satisfies WorkerReply);
     })
     .catch((e: unknown) => {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, lstatSync, readSync } from 'node:fs';
 import { posix, relative, resolve, sep } from 'node:path';
 import { readCsproj } from '@ca/parse-cs';
+import { safeOpenFile, safeReadText } from '@ca/schema';
 import type { Store } from '@ca/store';
 import type { DiscoveredFile } from './discovery.js';
 
@@ -39,6 +40,8 @@ const METADATA_KEY = 'semantic_context';
 const RACY_MS = 2_000;
 /** Configs larger than this are hashed but not read as JSON/XML (their facts count as unknown). */
 export const CONTEXT_READ_MAX_BYTES = 1 << 20;
+/** Context files larger than this (a lockfile of a giant monorepo is ~100 MB) are not hashed: they count as changed. */
+const CONTEXT_HASH_MAX_BYTES = 512 * (1 << 20);
 const UNKNOWN = '*';
 
 const TS_CONFIG = /^(tsconfig(\..*)?|jsconfig)\.json$/i;
@@ -82,7 +85,7 @@ export function applyContextChanges(store: Store, label: string, repoRoot: strin
   const record = (f: Tracked): Recorded => {
     const old = previous?.[f.path];
     const same = old !== undefined && old.mtimeMs >= 0 && old.size === f.size && old.mtimeMs === f.mtimeMs;
-    const hash = same ? old.hash : hashOf(f.absPath);
+    const hash = same ? old.hash : hashOf(root, f.absPath);
     const reuse = old !== undefined && old.hash === hash ? old : undefined;
     const isTsConfig = f.via === 'extends' || TS_CONFIG.test(posix.basename(f.path));
     const isMsBuild = f.via === 'import' || MSBUILD.test(f.path);
@@ -94,7 +97,7 @@ export function applyContextChanges(store: Store, label: string, repoRoot: strin
       mtimeMs: now - f.mtimeMs < RACY_MS ? -1 : f.mtimeMs,
       hash,
       ...(config ?? {}),
-      ...(isPackage ? { pkg: reuse?.pkg !== undefined ? reuse.pkg : readPackageName(f.absPath) } : {}),
+      ...(isPackage ? { pkg: reuse?.pkg !== undefined ? reuse.pkg : readPackageName(root, f.absPath) } : {}),
       ...(isMsBuild ? { imports: reuse?.imports ?? readImports(f.absPath, f.path, root) } : {}),
     };
     next[f.path] = r;
@@ -164,34 +167,36 @@ interface ScopeFile {
   readonly project: string;
 }
 
-/** Hashes a file in fixed-size chunks (a 50 MB lockfile never sits in memory whole). */
-function hashOf(absPath: string): string {
-  let fd: number | null = null;
+/**
+ * Hashes a file in fixed-size chunks (a 50 MB lockfile never sits in memory whole), opened
+ * through the safe reader: a FIFO, a link or a file over `CONTEXT_HASH_MAX_BYTES` hashes as the
+ * reason it was refused, so it counts as changed and never blocks.
+ */
+function hashOf(root: string, absPath: string): string {
+  const opened = safeOpenFile(absPath, { root, maxBytes: CONTEXT_HASH_MAX_BYTES });
+  if (!opened.ok) return `unreadable: ${opened.reason}`;
   try {
-    fd = openSync(absPath, 'r');
     const hash = createHash('sha1');
     const buf = Buffer.allocUnsafe(1 << 16);
-    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) hash.update(buf.subarray(0, n));
+    let total = 0;
+    for (let n; (n = readSync(opened.fd, buf, 0, buf.length, null)) > 0; ) {
+      total += n;
+      // A file that grows while hashed (appended to without end) stops here.
+      if (total > CONTEXT_HASH_MAX_BYTES) return `unreadable: grew past the ${CONTEXT_HASH_MAX_BYTES}-byte cap`;
+      hash.update(buf.subarray(0, n));
+    }
     return hash.digest('hex');
   } catch (e) {
     return `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
   } finally {
-    if (fd !== null) closeSync(fd);
+    closeSync(opened.fd);
   }
 }
 
-/** The text of a config, or null when it cannot be read or is larger than `CONTEXT_READ_MAX_BYTES`. */
-function readSmallText(absPath: string): string | null {
-  let fd: number | null = null;
-  try {
-    fd = openSync(absPath, 'r');
-    // The size of the open file decides: no buffer of the cap's size per config.
-    return fstatSync(fd).size > CONTEXT_READ_MAX_BYTES ? null : readFileSync(fd, 'utf8');
-  } catch {
-    return null;
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
+/** The text of a config, or null when the safe reader refuses it or it is larger than `CONTEXT_READ_MAX_BYTES`. */
+function readSmallText(root: string, absPath: string): string | null {
+  const read = safeReadText(absPath, { root, maxBytes: CONTEXT_READ_MAX_BYTES });
+  return read.ok ? read.text : null;
 }
 
 /**
@@ -200,7 +205,7 @@ function readSmallText(absPath: string): string | null {
  * folder.
  */
 function readTsConfig(absPath: string, path: string, root: string): Required<Pick<Recorded, 'extends' | 'reach'>> {
-  const text = readSmallText(absPath);
+  const text = readSmallText(root, absPath);
   let parsed: unknown = null;
   try {
     parsed = text === null ? null : parseJsonc(text);
@@ -235,7 +240,7 @@ function inRepo(root: string, abs: string): string | null {
 
 /** The repo files an MSBuild file imports; `[*]` when it cannot be read as a `<Project>`. */
 function readImports(absPath: string, path: string, root: string): readonly string[] {
-  const text = readSmallText(absPath);
+  const text = readSmallText(root, absPath);
   if (text === null) return [UNKNOWN];
   try {
     return readCsproj(text, path).imports.filter((p) => inRepo(root, resolve(root, p)) !== null);
@@ -245,8 +250,8 @@ function readImports(absPath: string, path: string, root: string): readonly stri
 }
 
 /** A package.json's `name`: null without one, `*` when it cannot be read as JSON. */
-function readPackageName(absPath: string): string | null {
-  const text = readSmallText(absPath);
+function readPackageName(root: string, absPath: string): string | null {
+  const text = readSmallText(root, absPath);
   if (text === null) return UNKNOWN;
   try {
     const name = (JSON.parse(text) as { name?: unknown } | null)?.name;
@@ -434,7 +439,7 @@ class ScopeFinder {
     const map = new Map<string, string[]>();
     for (const f of this.tracked.values()) {
       if (!f.path.toLowerCase().endsWith('.csproj')) continue;
-      const text = readSmallText(f.absPath);
+      const text = readSmallText(this.root, f.absPath);
       if (text === null) continue;
       let refs: readonly string[];
       try {

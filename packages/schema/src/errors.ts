@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'schema_too_new',
   'db_corrupt',
   'db_locked',
+  'sqlite_too_old',
   'io_error',
   'parse_failed',
   'parse_timeout',
@@ -20,6 +21,7 @@ export const ERROR_CODES = [
   'backpressure',
   'model_unavailable',
   'invalid_query',
+  'not_indexed',
   'internal',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -31,6 +33,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'ambiguous_symbol',
   'config_invalid',
   'invalid_query',
+  'not_indexed',
 ]);
 
 export interface CaErrorContext {

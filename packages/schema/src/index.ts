@@ -40,6 +40,9 @@ export {
   envOverrides,
   CONFIG_DIR,
   CONFIG_FILE,
+  CONFIG_READ_MAX_BYTES,
 } from './config.js';
 export type { Config, ConfigSection } from './config.js';
 export { gitBlobId } from './hash.js';
+export { safeOpenFile, safeReadFile, safeReadText } from './safeRead.js';
+export type { SafeReadOptions, SafeReadRefusal, SafeOpened, SafeRefused, SafeOpenResult, SafeReadResult, SafeTextResult } from './safeRead.js';

@@ -5,6 +5,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { Kysely, SqliteDialect } from 'kysely';
 import { CaError } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations.js';
+import { assertSqliteVersion } from './sqliteVersion.js';
 import type { Database } from './tables.js';
 
 /** The subset of better-sqlite3 the store uses (keeps the driver swappable in one place). */
@@ -51,6 +52,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
     throw new CaError('io_error', `cannot open index ${path}: ${(e as Error).message}`, { cause: e, context: { path } });
   }
   try {
+    assertSqliteVersion(String(db.prepare('SELECT sqlite_version()').pluck().get()));
     sqliteVec.load(db);
     db.function('regexp', { deterministic: true }, (pattern: unknown, value: unknown) =>
       regexpFunction(String(pattern), value === null ? null : String(value)),

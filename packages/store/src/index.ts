@@ -25,3 +25,6 @@ export type {
   CoarseMode,
   KnnHit,
 } from './vectors.js';
+export { recordLoadNote, loadNotes, LOAD_NOTE_KINDS } from './loadNotes.js';
+export type { LoadNote, LoadNoteKind } from './loadNotes.js';
+export { MIN_SQLITE_VERSION, assertSqliteVersion, compareVersions } from './sqliteVersion.js';

@@ -48,6 +48,7 @@ export interface TsSemanticServiceOptions {
 export interface SemanticServiceEvent {
   readonly type: 'spawned' | 'project_start' | 'project_done' | 'restart' | 'worker_event' | 'idle_shutdown';
   readonly pid?: number;
+  /** The project (tsconfig path) a worker event is about, when it names one. */
   readonly project?: string;
   readonly code?: string;
   readonly message?: string;
@@ -316,7 +317,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
 
   function onChildMessage(w: Worker, m: ChildMessage): void {
     if (m.type === 'event') {
-      emit({ type: 'worker_event', code: m.code, message: m.message, pid: w.proc.pid ?? 0 });
+      emit({ type: 'worker_event', code: m.code, message: m.message, pid: w.proc.pid ?? 0, ...(m.path !== undefined ? { project: m.path } : {}) });
       return;
     }
     if (m.type === 'hello') return;
