@@ -207,8 +207,8 @@ async function cmdWatch(values: Values, args: string[]): Promise<number> {
 }
 
 async function cmdSearch(values: Values, args: string[]): Promise<number> {
-  if (args.length === 0) throw usage('search needs a QUERY');
   const query = args.join(' ');
+  if (query.trim() === '') throw usage('search needs a QUERY (an empty one matches nothing)');
   const limit = parseLimit(values.limit);
   const languages = parseLanguages(values.lang);
   const kinds = parseKinds(values.kind);

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import {
   CaError,
   CONFIG_DIR,
@@ -828,10 +828,16 @@ function skippedWrite(s: SkippedFile, hash: string): FileWrite {
   };
 }
 
-/** Turns a user-given path (absolute, ./relative, or repo-relative) into a repo-relative POSIX path. */
+/**
+ * Turns a user-given path (absolute, ./relative, or repo-relative) into a repo-relative POSIX
+ * path; a path that leaves the repository (`../../etc/passwd`, `/etc/passwd`) is `invalid_path`.
+ */
 export function normalizeRepoPath(repoRoot: string, path: string): string {
   const abs = isAbsolute(path) ? path : resolve(repoRoot, path);
-  const rel = abs.startsWith(repoRoot) ? abs.slice(repoRoot.length).replace(/^[\\/]+/, '') : path;
+  const rel = relative(repoRoot, abs);
+  if (rel.startsWith('..') || isAbsolute(rel)) {
+    throw new CaError('invalid_path', `${path} is outside the repository ${repoRoot}`, { context: { path } });
+  }
   return rel.split('\\').join('/');
 }
 

@@ -70,6 +70,9 @@ public sealed partial class ProjectFile
             }
         }
         project.ReadDocument(fullPath, isProject: true);
+        // MSBuild imports Directory.Build.targets after the project: it can only add targets and tasks, which safe mode never runs.
+        if (FindUpward(project.DirectoryPath, "Directory.Build.targets", repoRoot) is { } targets)
+            project.Warnings.Add(new LoadWarning(ErrorCodes.PluginBlocked, "Directory.Build.targets is not evaluated in safe mode", targets));
         return project;
     }
 
@@ -143,6 +146,8 @@ public sealed partial class ProjectFile
                     if (include is not null || remove is not null) Items.Add(new ProjectItem(item.Name.LocalName, include, remove, metadata));
                     if (item.Name.LocalName is "Analyzer")
                         Warnings.Add(new LoadWarning(ErrorCodes.PluginBlocked, $"analyzer '{include}' is not run in safe mode", file));
+                    else if (include is not null && metadata.TryGetValue("OutputItemType", out var outputType) && string.Equals(outputType, "Analyzer", StringComparison.OrdinalIgnoreCase))
+                        Warnings.Add(new LoadWarning(ErrorCodes.PluginBlocked, $"analyzer or source generator '{include}' ({item.Name.LocalName}) is not run in safe mode", file));
                 }
                 break;
             case "Target":
