@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -93,4 +93,22 @@ describe('a hostile .codeagent/config.json is a clear error, never a hang', () =
       expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'config_invalid', message: `cannot read ${config}: ${reason}` } });
     });
   }
+});
+
+describe('a .codeagent directory that is a link', () => {
+  it('is never written through: invalid_path (exit 2), the link target stays empty', () => {
+    const base = mkdtempSync(join(tmpdir(), 'ca-hostile-'));
+    const repo = join(base, 'repo');
+    const target = join(base, 'elsewhere');
+    mkdirSync(repo);
+    mkdirSync(target);
+    writeFileSync(join(repo, 'a.ts'), 'export const a = 1;\n');
+    symlinkSync(target, join(repo, '.codeagent'));
+    const r = ca(['index', repo, '--json'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toEqual({
+      error: { code: 'invalid_path', message: `${join(repo, '.codeagent')} is a symbolic link: the index is never written through one (remove it, or pass --db FILE)` },
+    });
+    expect(readdirSync(target)).toEqual([]);
+  });
 });

@@ -339,6 +339,7 @@ export class Engine {
             maxOldSpaceMb: this.config.semantic.max_old_space_mb,
             deadlineMs: this.config.semantic.request_timeout_ms,
             syntactic: skeletons,
+            maxFileBytes: cfg.max_file_bytes,
             service: (this.tsService ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb, onEvent: tsLoadNoteRecorder(this.repoRoot, () => this.store) })),
             onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
           });

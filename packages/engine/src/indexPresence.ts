@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { CaError } from '@ca/schema';
 import type { Store } from '@ca/store';
 
@@ -36,6 +37,20 @@ export function indexFileState(dbPath: string): IndexFileState {
  * `requireIndex`: a read command — a missing index is `not_indexed` (nothing is created).
  */
 export function checkIndexPath(dbPath: string, repo: string, options: { explicit: boolean; requireIndex: boolean }): void {
+  if (!options.explicit) {
+    // A repository may ship `.codeagent` as a link to anywhere (~/.ssh): the index, its WAL files and
+    // the .gitignore beside them are never written through it.
+    const dir = dirname(dbPath);
+    let link = false;
+    try {
+      link = lstatSync(dir).isSymbolicLink();
+    } catch {
+      link = false; // Absent: created as a real directory.
+    }
+    if (link) {
+      throw new CaError('invalid_path', `${dir} is a symbolic link: the index is never written through one (remove it, or pass --db FILE)`, { context: { path: dir } });
+    }
+  }
   const state = indexFileState(dbPath);
   if (state === 'directory') {
     throw new CaError('invalid_path', `index path ${dbPath} is a directory, not an index file`, { context: { path: dbPath } });

@@ -14,6 +14,23 @@ import { INFERRED_PROJECT_ID } from './types.js';
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'build', 'out', 'coverage', '.codeagent', '.next', '.turbo', 'bower_components']);
 const SOURCE_EXT = /\.(tsx?|mts|cts|jsx?|mjs|cjs)$/i;
 const MAX_WALK_FILES = 500_000;
+/** Default of `AnalyzeRequestOptions.maxFileBytes` (the default `indexing.max_file_bytes`). */
+export const ROOT_FILE_MAX_BYTES = 1024 * 1024;
+const MINIFIED_NAME = /\.min\.[cm]?js$/i;
+
+/**
+ * True when `abs` may be a root file of a program: at most `maxBytes` and not a `*.min.js`
+ * bundle (both are skipped by the syntactic index; parsing a multi-megabyte bundle is where the
+ * pass's memory went). A file that cannot be statted is left to the compiler to report.
+ */
+function rootSized(abs: string, maxBytes: number): boolean {
+  if (MINIFIED_NAME.test(abs)) return false;
+  try {
+    return statSync(abs).size <= maxBytes;
+  } catch {
+    return true;
+  }
+}
 
 /** A workspace package (any package.json with a name inside the repo). */
 export interface WorkspacePackage {
@@ -67,8 +84,8 @@ interface WalkResult {
   sources: string[];
 }
 
-/** Iterative walk; symbolic links are never followed (nothing outside the repo root is read). */
-function walk(root: string): WalkResult {
+/** Iterative walk; symbolic links are never followed (nothing outside the repo root is read). Sources over `maxBytes` are left out. */
+function walk(root: string, maxBytes: number): WalkResult {
   const out: WalkResult = { configs: [], packageJsons: [], sources: [] };
   const stack = [root];
   let count = 0;
@@ -90,7 +107,7 @@ function walk(root: string): WalkResult {
       } else if (e.isFile()) {
         if (e.name === 'tsconfig.json' || e.name === 'jsconfig.json') out.configs.push(abs);
         else if (e.name === 'package.json') out.packageJsons.push(abs);
-        else if (SOURCE_EXT.test(e.name)) out.sources.push(abs);
+        else if (SOURCE_EXT.test(e.name) && rootSized(abs, maxBytes)) out.sources.push(abs);
       }
     }
   }
@@ -280,12 +297,16 @@ function isUnder(dir: string, abs: string): boolean {
   return rel !== '' && !rel.startsWith('..') && resolve(dir, rel) === resolve(abs);
 }
 
-/** Discovers packages and projects of a repository and assigns file ownership. */
-export function discoverRepo(repoRoot: string): RepoLayout {
+/**
+ * Discovers packages and projects of a repository and assigns file ownership. Source files over
+ * `maxFileBytes` (default `ROOT_FILE_MAX_BYTES`) and `*.min.js` bundles are no program's root files.
+ */
+export function discoverRepo(repoRoot: string, options: { maxFileBytes?: number } = {}): RepoLayout {
   const root = resolve(repoRoot);
   const st = lstatSync(root);
   if (!st.isDirectory()) throw new Error(`not a directory: ${root}`);
-  const w = walk(root);
+  const maxBytes = options.maxFileBytes ?? ROOT_FILE_MAX_BYTES;
+  const w = walk(root, maxBytes);
   const packages = w.packageJsons.map((p) => loadPackage(p, root)).filter((p): p is WorkspacePackage => p !== null);
 
   // Load configs; follow references to configs that are not named tsconfig.json (tsconfig.lib.json …).
@@ -317,7 +338,7 @@ export function discoverRepo(repoRoot: string): RepoLayout {
       status: cfg.error === null ? 'ok' : 'failed',
       ...(cfg.error === null ? {} : { reason: `project_load_failed: ${cfg.error}` }),
       options: cfg.options,
-      rootNames: cfg.fileNames,
+      rootNames: cfg.fileNames.filter((f) => rootSized(f, maxBytes)),
       owned: [],
       strippedPlugins: cfg.plugins,
     });

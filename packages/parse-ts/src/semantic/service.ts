@@ -135,6 +135,7 @@ interface Request {
   readonly repoRoot: string;
   readonly files: readonly string[] | null;
   readonly syntactic: readonly SyntacticSkeleton[] | null;
+  readonly maxFileBytes: number | null;
   readonly deadlineAt: number;
   plan: string[] | null;
   /** Project ids per worker slot, known once planned; a slot absent here has nothing to do. */
@@ -312,6 +313,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
       deadlineAt: r.deadlineAt,
       ...(only === null && workerCount > 1 ? { workers: workerCount } : {}),
       ...(r.syntactic !== null ? { syntactic: r.syntactic } : {}),
+      ...(r.maxFileBytes !== null ? { maxFileBytes: r.maxFileBytes } : {}),
     });
   };
 
@@ -423,6 +425,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
           repoRoot,
           files: options.files ? [...options.files] : null,
           syntactic: options.syntactic && options.syntactic.length > 0 ? options.syntactic : null,
+          maxFileBytes: options.maxFileBytes ?? null,
           deadlineAt: Date.now() + deadlineMs,
           plan: null,
           assigned: new Map(),

@@ -78,7 +78,7 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
   if (cancelled.has(id)) return;
   let layout;
   try {
-    layout = discoverRepo(msg.repoRoot);
+    layout = discoverRepo(msg.repoRoot, msg.maxFileBytes !== undefined ? { maxFileBytes: msg.maxFileBytes } : {});
   } catch (e) {
     send({ type: 'error', id, code: 'semantic_unavailable', message: `cannot read repository: ${e instanceof Error ? e.message : String(e)}` });
     return;
