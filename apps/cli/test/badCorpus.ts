@@ -217,8 +217,10 @@ export const FILE_KINDS: readonly FileKind[] = [
       write(repo, 'names/a..b.ts', 'export const dots = 1;\n');
       write(repo, 'names/__proto__.ts', 'export const proto = 1;\n');
       write(repo, 'names/constructor.ts', 'export const ctor = 1;\n');
+      // At the root, `..lead.ts` is a file of the repository, not a way out of it.
+      write(repo, '..lead.ts', 'export const lead = 1;\n');
       // `.ts` alone has no extension (a dot file): not a source file.
-      return { 'names/.ts': { outcome: 'absent' }, 'names/a..b.ts': ok, 'names/__proto__.ts': ok, 'names/constructor.ts': ok };
+      return { 'names/.ts': { outcome: 'absent' }, 'names/a..b.ts': ok, 'names/__proto__.ts': ok, 'names/constructor.ts': ok, '..lead.ts': ok };
     },
   },
   {
@@ -481,6 +483,7 @@ export const ARG_KINDS: readonly ArgKind[] = [
   { kind: 'source ../../etc/passwd (a symbol name that names nothing)', args: ['source', '../../etc/passwd'], expect: { exit: 1, code: 'not_found' } },
   { kind: 'outline a leading-dash file after --', args: ['outline', '--', 'names/-dash.ts'], expect: { exit: 0 } },
   { kind: 'outline a file with a newline in its name', args: ['outline', 'names/new\nline.ts'], expect: { exit: 0 } },
+  { kind: 'outline a root file whose name starts with ".."', args: ['outline', '..lead.ts'], expect: { exit: 0 } },
   { kind: 'a 10,000-character symbol name', args: ['callers', 'x'.repeat(10_000)], expect: { exit: 1, code: 'not_found' } },
   { kind: 'an empty symbol name', args: ['symbol', ''], expect: usage() },
   { kind: 'unknown option', args: ['search', 'v1', '--frobnicate'], expect: usage() },

@@ -315,6 +315,6 @@ function symlinkReason(abs: string, rootReal: string): string {
     return code === 'ELOOP' ? 'symbolic link loop' : `broken symbolic link (${code ?? 'unknown'})`;
   }
   const relTarget = relative(rootReal, target);
-  if (relTarget.startsWith('..') || isAbsolute(relTarget)) return 'symbolic link to a path outside the repository';
+  if (relTarget === '..' || relTarget.startsWith(`..${sep}`) || isAbsolute(relTarget)) return 'symbolic link to a path outside the repository';
   return `symbolic link (not followed; target ${toPosix(relTarget)} is indexed at its own path)`;
 }

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   CaError,
   CONFIG_DIR,
@@ -836,7 +836,7 @@ function skippedWrite(s: SkippedFile, hash: string): FileWrite {
 export function normalizeRepoPath(repoRoot: string, path: string): string {
   const abs = isAbsolute(path) ? path : resolve(repoRoot, path);
   const rel = relative(repoRoot, abs);
-  if (rel.startsWith('..') || isAbsolute(rel)) {
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
     throw new CaError('invalid_path', `${path} is outside the repository ${repoRoot}`, { context: { path } });
   }
   return rel.split('\\').join('/');

@@ -12,7 +12,7 @@ function repoPath(repoRoot: string, path: string | null | undefined): string | n
   if (path === null || path === undefined || path === '') return null;
   if (!isAbsolute(path)) return path.split(sep).join('/');
   const rel = relative(repoRoot, path);
-  return rel.startsWith('..') || isAbsolute(rel) ? path : rel.split(sep).join('/');
+  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? path : rel.split(sep).join('/');
 }
 
 /**

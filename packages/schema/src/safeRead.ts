@@ -12,7 +12,7 @@
  * @ca/parse-ts.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** Why a file was not read: stable strings, recorded with the file's skip reason. */
 export type SafeReadRefusal = 'missing' | 'symlink' | 'not_regular' | 'too_large' | 'outside_root' | 'unreadable';
@@ -124,7 +124,8 @@ function realPathOf(fd: number, path: string, st: Stats): string | null {
 
 function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  // `..x.ts` is a file of the root; only `..` itself and `../…` leave it.
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
 /**

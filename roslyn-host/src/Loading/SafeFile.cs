@@ -50,7 +50,8 @@ public static class SafeFile
     public static bool IsInside(string root, string path)
     {
         var rel = Path.GetRelativePath(root, path);
-        return rel == "." || (!rel.StartsWith("..", StringComparison.Ordinal) && !Path.IsPathRooted(rel));
+        // "..x.cs" is a file of the root; only ".." itself and "../…" leave it.
+        return rel != ".." && !rel.StartsWith(".." + Path.DirectorySeparatorChar, StringComparison.Ordinal) && !Path.IsPathRooted(rel);
     }
 
     private static SafeFileResult Refused(SafeFileRefusal refusal, string reason) => new(null, refusal, reason);

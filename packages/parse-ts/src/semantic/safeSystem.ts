@@ -62,7 +62,7 @@ function placeOf(root: string, abs: string): 'repository' | 'repository-package'
 
 function isWithin(dir: string, abs: string): boolean {
   const rel = relative(dir, abs);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
 /** As `ts.sys.readFile` decodes: UTF-16 (either byte order) and UTF-8 byte order marks are honoured and dropped. */
