@@ -13,7 +13,7 @@ export const ALLOWED = {
   '@ca/parse-cs': ['@ca/schema'],
   '@ca/embed': ['@ca/schema'],
   '@ca/retrieve': ['@ca/schema', '@ca/store', '@ca/embed'],
-  '@ca/invalidation': ['@ca/schema', '@ca/store'],
+  '@ca/invalidation': ['@ca/schema', '@ca/store', '@ca/parse-cs'],
   '@ca/engine': ['@ca/schema', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/embed', '@ca/retrieve', '@ca/invalidation'],
   // The CLI dispatches `ca eval` to the eval app (apps compose apps; no package imports an app).
   '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp'],

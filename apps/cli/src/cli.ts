@@ -1,13 +1,16 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Engine, NAVIGATIONS, renderGraph, searchJson, toSymbolView, type Navigation, type NavigationResult, type NodeRecord, type IndexReport } from '@ca/engine';
+import { resolve } from 'node:path';
+import { Engine, NAVIGATIONS, renderGraph, searchJson, toSymbolView, validateLabelName, type Freshness, type Navigation, type NavigationResult, type NodeRecord, type IndexReport } from '@ca/engine';
 import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS, type Confidence, type Language, type NodeKind } from '@ca/schema';
 import { printJson, ProgressBar, reportError } from './output.js';
 import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
+import { readContext, writeContext } from './context.js';
 
 const USAGE = `usage: ca <command> [options]
 
 Commands:
-  index [PATH]            index the repository (PATH defaults to --repo)
+  index [PATH]            index the repository (PATH defaults to --repo); with --label NAME
+                          --commit REV: index a commit from git objects as label NAME
   watch [PATH]            index, then re-index on every change until Ctrl-C (one warm engine:
                           an edit is re-indexed in a fraction of a one-shot index; --debounce MS)
   search QUERY            find symbols by name or words
@@ -21,11 +24,17 @@ Commands:
   deps FILE|SYMBOL        what it imports/uses
   dependents FILE|SYMBOL  what imports/uses it
   impact SYMBOL           transitive dependents grouped by file (blast radius)
-  status                  index size, parse problems, channel state
+  status                  index size, parse problems, channel state, freshness, labels
   health                  check the index and the grammars
+  labels                  the labels of the index (working tree, commits) with commit, files, completeness
+  label rm NAME           remove a label (its content goes with the next ca gc)
+  gc                      reclaim what no label references (versions, nodes, edges, vectors) and sweep journals
+  use [--label NAME] [--repo DIR] | --clear
+                          remember a default repository and label for the commands (ca use alone: show it)
 
 Global options:
-  --repo DIR              repository root (default: current directory)
+  --repo DIR              repository root (default: ca use's, then the current directory)
+  --label NAME            answer from this label (default: ca use's, then the working tree)
   --db FILE               index file (default: <repo>/.codeagent/index.db)
   --json                  machine-readable output
   -h, --help              this help
@@ -65,6 +74,9 @@ const OPTIONS = {
   budget: { type: 'string' },
   'min-score': { type: 'string' },
   debounce: { type: 'string' },
+  label: { type: 'string' },
+  commit: { type: 'string' },
+  clear: { type: 'boolean', default: false },
 } satisfies ParseArgsConfig['options'];
 
 type Values = {
@@ -87,6 +99,9 @@ type Values = {
   budget?: string;
   'min-score'?: string;
   debounce?: string;
+  label?: string;
+  commit?: string;
+  clear: boolean;
 };
 
 function usage(message: string): CaError {
@@ -135,7 +150,31 @@ function parseKinds(raw: string[] | undefined): NodeKind[] | undefined {
  */
 function openEngine(values: Values, repoOverride?: string, options: { rebuildIfCorrupt?: boolean; create?: boolean } = {}): Engine {
   const { create, ...rest } = options;
-  return Engine.open(repoOverride ?? values.repo ?? process.cwd(), { ...(values.db ? { dbPath: values.db } : {}), ...rest, requireIndex: create !== true });
+  return Engine.open(repoOverride ?? values.repo ?? readContext().repo ?? process.cwd(), { ...(values.db ? { dbPath: values.db } : {}), ...rest, requireIndex: create !== true });
+}
+
+/**
+ * The label a read command answers from: `--label`, else the one `ca use` remembered for this
+ * repository (or for any, when it named none), else the working tree's.
+ */
+function labelOf(values: Values, engine: Engine): string | undefined {
+  if (values.label !== undefined) return values.label;
+  const context = readContext();
+  if (context.label === undefined) return undefined;
+  if (context.repo !== undefined && resolve(context.repo) !== engine.repoRoot) return undefined;
+  return context.label;
+}
+
+/** `{ label }` for engine calls, or nothing for the working tree. */
+function labelOption(values: Values, engine: Engine): { label?: string } {
+  const label = labelOf(values, engine);
+  return label === undefined ? {} : { label };
+}
+
+/** One line saying how fresh an answer is, when it is not the working tree as it is now. */
+function freshnessNote(f: Freshness): string | null {
+  if (f.headMoved) return `note: HEAD moved since ${f.label} was indexed (${f.commit?.slice(0, 12) ?? '?'} → ${f.head?.slice(0, 12) ?? '?'}); run ca index to refresh`;
+  return null;
 }
 
 function location(n: { path: string; startLine: number; endLine: number }): string {
@@ -146,10 +185,22 @@ const PHASE_LABEL: Record<string, string> = { discover: 'scanning', parse: 'pars
 
 async function cmdIndex(values: Values, args: string[]): Promise<number> {
   if (args.length > 1) throw usage('index takes at most one PATH');
+  if ((values.commit === undefined) !== (values.label === undefined)) throw usage('--label and --commit go together: ca index --label NAME --commit REV');
+  if (values.label !== undefined) validateLabelName(values.label);
   const engine = openEngine(values, args[0], { rebuildIfCorrupt: true, create: true });
   try {
     const bar = new ProgressBar(!values.json && process.stderr.isTTY === true);
-    const report = await engine.index({ onProgress: (p) => bar.update(PHASE_LABEL[p.phase] ?? p.phase, p.done, p.total) });
+    const kill = faultKillPoint(process.env['CA_FAULT_KILL_AT']);
+    const onProgress = (p: { phase: string; done: number; total: number }) => {
+      bar.update(PHASE_LABEL[p.phase] ?? p.phase, p.done, p.total);
+      // Fault injection for the crash tests (docs/reliability.md): a real SIGKILL at a known point.
+      if (kill && p.phase === kill.phase && p.done >= kill.at) process.kill(process.pid, 'SIGKILL');
+    };
+    const onWait = (h: { pid: number; label: string }) => process.stderr.write(`waiting for another indexer (pid ${h.pid}, ${h.label}) to finish…\n`);
+    const report =
+      values.commit !== undefined
+        ? await engine.indexCommit(values.label!, values.commit, { onProgress, onWait })
+        : await engine.index({ onProgress, onWait });
     bar.done();
     if (values.json) {
       printJson(report);
@@ -159,6 +210,7 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
         `Indexed ${report.files} files (${report.lines} lines): ${report.symbols} symbols, ${report.edges} edges in ${report.ms} ms\n` +
           `  ${report.changed} parsed this run, ${report.removed} removed; status ok ${s.ok}, partial ${s.partial}, error ${s.error}, skipped ${s.skipped}, no grammar ${s.no_grammar}\n` +
           contextLines(report) +
+          `  label ${report.label}${report.commit ? ` @ ${report.commit.slice(0, 12)}` : ''}: ${report.blobs.parsed} versions parsed, ${report.blobs.reused} reused, ${report.blobs.moved} moved, ${report.blobs.embedded} symbols embedded\n` +
           `  index: ${engine.dbPath}\n`,
       );
     }
@@ -166,6 +218,17 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
   } finally {
     engine.close();
   }
+}
+
+/**
+ * `CA_FAULT_KILL_AT=<phase>:<n>` (crash tests only): the process kills itself with SIGKILL once
+ * the index run's `phase` (discover, parse, write, resolve, semantic, embed) reports `n` done.
+ */
+function faultKillPoint(raw: string | undefined): { phase: string; at: number } | null {
+  if (!raw) return null;
+  const m = /^(discover|parse|write|resolve|semantic|embed):(\d+)$/.exec(raw);
+  if (!m) throw usage(`CA_FAULT_KILL_AT must be <phase>:<count> (got "${raw}")`);
+  return { phase: m[1]!, at: Number(m[2]) };
 }
 
 /** `  tsconfig.json changed: 12 files re-analysed` per semantic-context change, or nothing. */
@@ -224,11 +287,15 @@ async function cmdSearch(values: Values, args: string[]): Promise<number> {
       includeTests: values['include-tests'],
       ...(budget !== undefined ? { budget } : {}),
       ...(minScore !== undefined ? { minScore } : {}),
+      ...labelOption(values, engine),
     });
+    const freshness = engine.freshness(labelOf(values, engine));
     if (values.json) {
-      printJson(searchJson(response, values.explain));
+      printJson({ ...searchJson(response, values.explain), freshness });
       return 0;
     }
+    const note = freshnessNote(freshness);
+    if (note) process.stderr.write(`${note}\n`);
     if (response.results.length === 0) process.stdout.write(`No results for "${query}".\n`);
     response.results.forEach((r, i) => {
       const why = values.explain ? r.matchedBy.map((c) => `${c}#${r.ranks[c]}`).join(' ') : r.matchedBy.join(', ');
@@ -256,9 +323,10 @@ async function cmdSymbol(values: Values, args: string[]): Promise<number> {
   if (args.length !== 1) throw usage('symbol needs exactly one NAME');
   const engine = openEngine(values);
   try {
-    const found = engine.findSymbols(args[0]!);
+    const label = labelOf(values, engine);
+    const found = engine.findSymbols(args[0]!, label);
     if (found.length === 0) throw new CaError('not_found', `no symbol matches "${args[0]}"`);
-    if (values.json) printJson({ symbols: found.map(toSymbolView) });
+    if (values.json) printJson({ symbols: found.map(toSymbolView), freshness: engine.freshness(label) });
     else process.stdout.write(`${found.map(describe).join('\n\n')}\n`);
     return 0;
   } finally {
@@ -270,9 +338,13 @@ async function cmdOutline(values: Values, args: string[]): Promise<number> {
   if (args.length !== 1) throw usage('outline needs exactly one FILE');
   const engine = openEngine(values);
   try {
-    const nodes = engine.outline(args[0]!);
+    const nodes = engine.outline(args[0]!, labelOption(values, engine));
     if (values.json) {
-      printJson({ path: nodes[0]?.path ?? args[0], symbols: nodes.map((n) => ({ ...toSymbolView(n), parentId: n.parentId === null ? null : String(n.parentId) })) });
+      printJson({
+        path: nodes[0]?.path ?? args[0],
+        symbols: nodes.map((n) => ({ ...toSymbolView(n), parentId: n.parentId === null ? null : String(n.parentId) })),
+        freshness: engine.freshness(labelOf(values, engine)),
+      });
       return 0;
     }
     const depth = new Map<number, number>();
@@ -295,8 +367,8 @@ async function cmdSource(values: Values, args: string[]): Promise<number> {
   if (args.length !== 1) throw usage('source needs exactly one NAME');
   const engine = openEngine(values);
   try {
-    const { node, code, stale } = engine.source(args[0]!);
-    if (values.json) printJson({ symbol: toSymbolView(node), code, stale });
+    const { node, code, stale } = engine.source(args[0]!, labelOption(values, engine));
+    if (values.json) printJson({ symbol: toSymbolView(node), code, stale, freshness: engine.freshness(labelOf(values, engine)) });
     else {
       process.stdout.write(`// ${node.qualifiedName} — ${location(node)}${stale ? ' (file changed since indexing: showing the indexed text)' : ''}\n${code}\n`);
     }
@@ -309,11 +381,12 @@ async function cmdSource(values: Values, args: string[]): Promise<number> {
 async function cmdStatus(values: Values): Promise<number> {
   const engine = openEngine(values);
   try {
-    const s = engine.status();
+    const s = engine.status(labelOption(values, engine));
     if (values.json) {
       printJson(s);
       return 0;
     }
+    const f = s.freshness;
     const p = s.parseStatus;
     const out = [
       `repository: ${s.repo}`,
@@ -322,7 +395,9 @@ async function cmdStatus(values: Values): Promise<number> {
       `parse:      ok ${p.ok}, partial ${p.partial}, error ${p.error}, skipped ${p.skipped}, no grammar ${p.no_grammar}`,
       `semantic:   ${s.semantic}`,
       `vectors:    ${s.vectorChannel}`,
+      `label:      ${s.label}${f.commit ? ` @ ${f.commit.slice(0, 12)}` : ''}${f.branch ? ` (${f.branch})` : ''}${f.uncommittedChanges ? ', with uncommitted changes' : ''}${f.headMoved ? `; HEAD moved since (now ${f.head?.slice(0, 12)}): run ca index` : ''}`,
     ];
+    if (s.labels.length > 1) out.push(`labels:     ${s.labels.map((l) => l.name).join(', ')}`);
     if (s.problems.length > 0) {
       out.push('files not fully indexed:');
       for (const f of s.problems) out.push(`  ${f.status.padEnd(10)} ${f.path}${f.reason ? ` — ${f.reason}` : ''}`);
@@ -416,10 +491,16 @@ async function cmdNavigate(navigation: Navigation, values: Values, args: string[
       ...(min ? { minConfidence: min as Confidence } : {}),
       all: values.all,
       throughInterfaces: values['through-interfaces'],
+      ...labelOption(values, engine),
     });
+    const freshness = engine.freshness(labelOf(values, engine));
     if (format) process.stdout.write(`${renderGraph(result, format)}\n`);
-    else if (values.json) printJson(result);
-    else printNavigation(result);
+    else if (values.json) printJson({ ...result, freshness });
+    else {
+      printNavigation(result);
+      const note = freshnessNote(freshness);
+      if (note) process.stderr.write(`${note}\n`);
+    }
     return 0;
   } finally {
     engine.close();
@@ -431,8 +512,8 @@ async function cmdSimilar(values: Values, args: string[]): Promise<number> {
   const limit = parseLimit(values.limit);
   const engine = openEngine(values);
   try {
-    const r = await engine.similar(args[0]!, limit !== undefined ? { limit } : {});
-    if (values.json) printJson({ query: r.query, results: r.results.map(({ ranks: _r, ...x }) => x), tookMs: r.tookMs, notices: r.notices });
+    const r = await engine.similar(args[0]!, { ...(limit !== undefined ? { limit } : {}), ...labelOption(values, engine) });
+    if (values.json) printJson({ query: r.query, results: r.results.map(({ ranks: _r, ...x }) => x), tookMs: r.tookMs, notices: r.notices, freshness: engine.freshness(labelOf(values, engine)) });
     else {
       r.results.forEach((x, i) => process.stdout.write(`${i + 1}. ${x.qualifiedName}  (${x.kind})  ${location(x)}  similarity ${x.score.toFixed(3)}\n`));
       for (const n of r.notices) process.stderr.write(`note: ${n}\n`);
@@ -440,6 +521,93 @@ async function cmdSimilar(values: Values, args: string[]): Promise<number> {
     return 0;
   } finally {
     await engine.dispose();
+  }
+}
+
+async function cmdLabels(values: Values, args: string[]): Promise<number> {
+  if (args.length > 0) throw usage('labels takes no arguments');
+  const engine = openEngine(values);
+  try {
+    const labels = engine.labels();
+    if (values.json) {
+      printJson({ labels });
+      return 0;
+    }
+    if (labels.length === 0) process.stdout.write('No labels yet (run ca index).\n');
+    for (const l of labels) {
+      const done = l.semantic.analysable === 0 ? 'no source files' : `${l.semantic.exact}/${l.semantic.analysable} files with exact edges`;
+      process.stdout.write(
+        `${l.name.padEnd(20)} ${l.kind.padEnd(8)} ${l.commit ? l.commit.slice(0, 12) : '(no commit)'.padEnd(12)}  ${String(l.files).padStart(6)} files  ${done}  indexed ${l.indexedAt ?? 'never'}${l.dirty ? '  (uncommitted changes)' : ''}\n`,
+      );
+    }
+    return 0;
+  } finally {
+    engine.close();
+  }
+}
+
+async function cmdLabel(values: Values, args: string[]): Promise<number> {
+  const [sub, name, ...rest] = args;
+  if (sub !== 'rm' || name === undefined || rest.length > 0) throw usage('usage: ca label rm NAME');
+  const engine = openEngine(values);
+  try {
+    const paths = engine.removeLabel(name);
+    if (values.json) printJson({ removed: name, paths });
+    else process.stdout.write(`removed label ${name} (${paths} paths); run ca gc to reclaim what only it held\n`);
+    return 0;
+  } finally {
+    engine.close();
+  }
+}
+
+async function cmdGc(values: Values, args: string[]): Promise<number> {
+  if (args.length > 0) throw usage('gc takes no arguments');
+  const engine = openEngine(values);
+  try {
+    const r = engine.gc();
+    if (values.json) printJson(r);
+    else {
+      process.stdout.write(
+        `reclaimed ${r.versions} file versions, ${r.nodes} symbols, ${r.edges} edges, ${r.ftsRows} FTS rows, ${r.embeddings} vectors, ${r.contents} stored files; ` +
+          `swept ${r.journal} journal rows and ${r.events} events; ${formatBytes(r.bytesFreed)} freed in ${engine.dbPath} (${formatBytes(r.fileBytes)})\n`,
+      );
+    }
+    return 0;
+  } finally {
+    engine.close();
+  }
+}
+
+function formatBytes(n: number): string {
+  return n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`;
+}
+
+async function cmdUse(values: Values, args: string[]): Promise<number> {
+  if (args.length > 0) throw usage('use takes no positional arguments: ca use --label NAME [--repo DIR] | --clear');
+  if (values.clear) {
+    if (values.label !== undefined || values.repo !== undefined) throw usage('--clear goes alone');
+    const file = writeContext({});
+    if (values.json) printJson({ context: {}, file });
+    else process.stdout.write('default repository and label cleared\n');
+    return 0;
+  }
+  if (values.label === undefined && values.repo === undefined) {
+    const context = readContext();
+    if (values.json) printJson({ context });
+    else process.stdout.write(context.repo || context.label ? `repository: ${context.repo ?? '(current directory)'}\nlabel:      ${context.label ?? '(working tree)'}\n` : 'no default set (ca use --label NAME [--repo DIR])\n');
+    return 0;
+  }
+  // The label must exist in the repository it is used with (checked now, not on every command).
+  const engine = openEngine(values);
+  try {
+    if (values.label !== undefined) engine.labelOf(values.label);
+    const context = { ...(values.repo !== undefined ? { repo: engine.repoRoot } : {}), ...(values.label !== undefined ? { label: values.label } : {}) };
+    const file = writeContext(context);
+    if (values.json) printJson({ context, file });
+    else process.stdout.write(`now using ${context.repo ?? '(current directory)'}${context.label ? ` @ ${context.label}` : ''}\n`);
+    return 0;
+  } finally {
+    engine.close();
   }
 }
 
@@ -502,6 +670,14 @@ export async function run(argv: string[]): Promise<number> {
         return await cmdSimilar(values, args);
       case 'model':
         return await cmdModel(values, args);
+      case 'labels':
+        return await cmdLabels(values, args);
+      case 'label':
+        return await cmdLabel(values, args);
+      case 'gc':
+        return await cmdGc(values, args);
+      case 'use':
+        return await cmdUse(values, args);
       case 'callers':
       case 'callees':
       case 'refs':

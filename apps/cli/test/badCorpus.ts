@@ -285,9 +285,9 @@ export const FILE_KINDS: readonly FileKind[] = [
     make: (repo, env) => {
       write(repo, 'perm/locked/inside.ts', 'export const inside = 1;\n');
       chmodSync(join(repo, 'perm/locked'), 0o000);
-      return env.root
-        ? { 'perm/locked/inside.ts': ok }
-        : { 'perm/locked': { outcome: 'skipped', reason: /^cannot read directory: EACCES/ }, 'perm/locked/inside.ts': { outcome: 'absent' } };
+      const asRoot: Record<string, FileOutcome> = { 'perm/locked/inside.ts': ok };
+      const asUser: Record<string, FileOutcome> = { 'perm/locked': { outcome: 'skipped', reason: /^cannot read directory: EACCES/ }, 'perm/locked/inside.ts': { outcome: 'absent' } };
+      return env.root ? asRoot : asUser;
     },
   },
   {

@@ -1,9 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '@ca/engine';
 import { ca, cleanEnv, ROOT } from './helpers.js';
 
 /**
@@ -62,6 +61,28 @@ function canMount(): string | null {
   if (r.status !== 0) return `cannot mount here (${(r.stderr || r.error?.message || 'mount failed').trim()})`;
   spawnSync('umount', [dir]);
   return null;
+}
+
+/**
+ * A child process holding a read transaction open on `db` (better-sqlite3 from @ca/store's
+ * dependencies; the CLI app has no SQLite of its own): resolves once the snapshot is taken;
+ * `release()` commits and waits for the child to exit.
+ */
+async function holdReadSnapshot(db: string): Promise<{ release: () => Promise<void> }> {
+  const driver = join(ROOT, 'packages', 'store', 'node_modules', 'better-sqlite3');
+  const script = `const D = require(${JSON.stringify(driver)}); const db = new D(${JSON.stringify(db)}); db.exec('BEGIN'); db.prepare('SELECT count(*) FROM nodes').get(); process.stdout.write('ready\\n'); process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise<void>((res, rej) => {
+    child.stdout.once('data', () => res());
+    child.once('exit', (code) => rej(new Error(`snapshot holder exited early (${code})`)));
+  });
+  return {
+    release: () =>
+      new Promise<void>((res) => {
+        child.once('exit', () => res());
+        child.stdin.write('go\n');
+      }),
+  };
 }
 
 const mountOff = canMount();
@@ -134,16 +155,14 @@ describe('corruption and resource faults', () => {
     const repo = freshRepo();
     indexed(repo);
     const db = join(repo, '.codeagent', 'index.db');
-    // A reader holding a snapshot: the writer's commits stay in the WAL (no checkpoint can pass the reader).
-    const reader = Engine.open(repo, { env: {}, requireIndex: true });
-    const rows = reader.store.db.prepare('SELECT id FROM nodes').iterate();
-    rows.next();
+    // A reader holding a snapshot (another process with an open read transaction): the writer's
+    // commits stay in the WAL, no checkpoint can pass the reader.
+    const reader = await holdReadSnapshot(db);
     writeFileSync(join(repo, 'src', 'walProbe.ts'), 'export function walProbe(): number {\n  return 42;\n}\n');
     indexed(repo);
     expect(existsSync(`${db}-wal`)).toBe(true);
     rmSync(`${db}-wal`);
-    rows.return?.();
-    reader.close();
+    await reader.release();
     // Whatever survived, the file is a consistent database and answers are either the old or the new index's, never damaged.
     const health = ca(['health', '--repo', repo, '--json'], { env: ENV });
     expect(health.code).toBe(0);

@@ -1,4 +1,4 @@
-import { embedSliceOf, Engine, type EngineOptions, type IndexProgress, type IndexReport } from '@ca/engine';
+import { embedSliceOf, Engine, Refresher, type EngineOptions, type IndexProgress, type IndexReport } from '@ca/engine';
 import { CaError, toCaError } from '@ca/schema';
 
 export interface SessionOptions {
@@ -45,34 +45,43 @@ export interface RefreshState {
 }
 
 /**
+ * How long a refresh before an answer waits for another process's index run (another MCP
+ * server, `ca index`, `ca watch` on the same index) before answering from the index as it is,
+ * with a warning: that run brings the same changes in, and the next answer sees them.
+ */
+export const REFRESH_LOCK_WAIT_MS = 2_000;
+
+type Outcome = IndexReport & { embeddingsPending: number };
+
+/**
  * One long-lived engine for the server's lifetime (warm semantic workers and embedder, like
  * `ca watch`), opened on first use: an index that cannot be opened is an error answer, retried
- * on the next call. Index runs never overlap: a refresh asked for while one runs waits for one
- * more run after it (the running one may have listed the files before the latest edit), and
- * every caller waiting meanwhile shares that run.
+ * on the next call. Runs go through the shared `Refresher` (@ca/invalidation): they never
+ * overlap, a refresh asked for while one runs waits for one more run after it, every caller
+ * waiting meanwhile shares that run, and vectors are filled in behind the answers.
  */
 export class Session {
   private engineInstance: Engine | null = null;
-  /** The index run or embedding slice under way (they never overlap). */
-  private running: Promise<unknown> | null = null;
-  private queued: Promise<IndexReport> | null = null;
-  private runs = 0;
   private last: RefreshState['last'] = null;
-  private lastError: string | null = null;
   private closed = false;
   private readonly progressListeners = new Set<(p: IndexProgress) => void>();
   /** The next run retries semantic passes that failed (asked for by the `index` tool). */
   private retryFailedNext = false;
-  private embeddingsPending = 0;
-  private fillTimer: NodeJS.Timeout | null = null;
-  /** Answers being produced: embedding slices wait for none (they would slow the answer down). */
-  private answering = 0;
+  /** Wait at most this long for another process's run before answering (set per refresh). */
+  private lockTimeoutMs: number | undefined = undefined;
+  private readonly refresher: Refresher<Outcome>;
 
   /** Symbols per embedding slice: at least 1, so that every slice makes progress. */
   private readonly slice: number;
 
   constructor(readonly options: SessionOptions) {
     this.slice = embedSliceOf(options.embedSlice);
+    this.refresher = new Refresher<Outcome>({
+      run: () => this.run(),
+      ...(options.refresh ? { fill: (max: number) => this.engine().fillEmbeddings({ maxNodes: max }) } : {}),
+      debounceMs: 0,
+      slice: this.slice,
+    });
   }
 
   /** Passes the progress of index runs to `listener` until the returned function is called. */
@@ -97,33 +106,29 @@ export class Session {
   /**
    * Brings the index up to date (incremental); concurrent callers share runs. `retryFailed`
    * also re-runs semantic passes that failed (a refresh before an answer retries them only when
-   * their files or configs change).
+   * their files or configs change). Waits for another process's run to end first.
    */
   refresh(options: { retryFailed?: boolean } = {}): Promise<IndexReport> {
     if (options.retryFailed === true) this.retryFailedNext = true;
-    if (this.queued) return this.queued;
-    if (this.running) {
-      const settle = () => undefined;
-      this.queued = this.running.then(settle, settle).then(() => {
-        this.queued = null;
-        return this.start();
-      });
-      return this.queued;
-    }
-    return this.start();
+    this.lockTimeoutMs = undefined;
+    return this.refresher.refresh({ reason: 'requested' });
   }
 
   /**
    * Before an answer: refreshes when the session does so. Resolves to a warning when the
-   * refresh failed (the answer then comes from the index as it is), or null.
+   * refresh failed or another process is still updating the index (the answer then comes from
+   * the index as it is), or null.
    */
   async beforeAnswer(): Promise<string | null> {
     if (!this.options.refresh) return null;
     try {
-      await this.refresh();
+      this.lockTimeoutMs = REFRESH_LOCK_WAIT_MS;
+      await this.refresher.refresh({ reason: 'before an answer' });
       return null;
     } catch (e) {
-      return `the index could not be brought up to date (${toCaError(e).message}); this answer may miss recent edits`;
+      const err = toCaError(e);
+      if (err.code === 'db_locked') return `${err.message}; this answer comes from the index as it is and may miss the changes that run brings in`;
+      return `the index could not be brought up to date (${err.message}); this answer may miss recent edits`;
     }
   }
 
@@ -132,95 +137,52 @@ export class Session {
    * running finishes first: the answer's refresh queues behind it); the last answer to finish
    * schedules the next slice, so vectors fill in between calls.
    */
-  async answer<T>(work: () => Promise<T>): Promise<T> {
-    this.answering++;
-    try {
-      return await work();
-    } finally {
-      this.answering--;
-      if (this.answering === 0) this.scheduleFill();
-    }
+  answer<T>(work: () => Promise<T>): Promise<T> {
+    return this.refresher.answer(work);
   }
 
   state(): RefreshState {
+    const r = this.refresher.state();
     return {
       mode: this.options.refresh ? 'before-each-answer' : 'on-request',
-      runs: this.runs,
+      runs: r.runs,
       last: this.last,
-      lastError: this.lastError,
-      embeddingsPending: this.embeddingsPending,
+      lastError: r.lastError,
+      embeddingsPending: r.embeddingsPending,
     };
   }
 
   /** Waits for a running index, then releases the engine and its workers. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.fillTimer) clearTimeout(this.fillTimer);
-    const pending = this.queued ?? this.running;
-    if (pending) await pending.catch(() => undefined);
+    await this.refresher.close();
     const engine = this.engineInstance;
     this.engineInstance = null;
     await engine?.dispose();
   }
 
-  private start(): Promise<IndexReport> {
-    const run = (async () => {
-      const retryFailedSemantic = this.retryFailedNext;
-      this.retryFailedNext = false;
+  private async run(): Promise<Outcome> {
+    const retryFailedSemantic = this.retryFailedNext;
+    this.retryFailedNext = false;
+    try {
       const report = await this.engine().index({
         onProgress: (p) => this.progressListeners.forEach((l) => l(p)),
         retryFailedSemantic,
+        ...(this.lockTimeoutMs !== undefined ? { lockTimeoutMs: this.lockTimeoutMs } : {}),
+        onWait: (h) => this.options.log(`waiting for another process's index run (pid ${h.pid}, ${h.label})`),
         ...(this.options.refresh ? { embedLimit: this.slice } : {}),
       });
-      this.embeddingsPending = report.embeddings?.pending ?? 0;
-      this.runs++;
+      const runs = this.refresher.state().runs;
       this.last = { at: new Date().toISOString(), ms: report.ms, changed: report.changed, removed: report.removed };
-      this.lastError = null;
-      if (this.runs === 1 || report.changed > 0 || report.removed > 0) {
+      if (runs === 0 || report.changed > 0 || report.removed > 0) {
         this.options.log(`indexed: ${report.changed} changed, ${report.removed} removed in ${report.ms} ms (${report.files} files, ${report.symbols} symbols)`);
       }
-      return report;
-    })().catch((e: unknown) => {
+      return { ...report, embeddingsPending: report.embeddings?.pending ?? 0 };
+    } catch (e) {
       const err: CaError = toCaError(e);
-      this.lastError = err.message;
-      this.options.log(`index failed: ${err.message}`);
+      if (err.code === 'db_locked') this.retryFailedNext ||= retryFailedSemantic;
+      else this.options.log(`index failed: ${err.message}`);
       throw err;
-    });
-    const tracked = run.finally(() => {
-      if (this.running === tracked) this.running = null;
-      this.scheduleFill();
-    });
-    this.running = tracked;
-    return tracked;
-  }
-
-  /**
-   * Embeds the next slice of pending symbols once nothing else runs, waits or answers; a slice
-   * schedules the next one until none is pending. A failed slice stops the filling until the next run.
-   */
-  private scheduleFill(): void {
-    if (this.closed || this.fillTimer !== null || this.embeddingsPending === 0 || !this.options.refresh) return;
-    this.fillTimer = setTimeout(() => {
-      this.fillTimer = null;
-      // A run, a queued run or an answer under way schedules again when it ends.
-      if (this.closed || this.running !== null || this.queued !== null || this.answering > 0) return;
-      const slice = this.engine()
-        .fillEmbeddings({ maxNodes: this.slice })
-        .then(
-          (r) => {
-            this.embeddingsPending = r.pending;
-          },
-          (e: unknown) => {
-            this.embeddingsPending = 0;
-            this.options.log(`embedding failed: ${toCaError(e).message}`);
-          },
-        );
-      const tracked = slice.finally(() => {
-        if (this.running === tracked) this.running = null;
-        this.scheduleFill();
-      });
-      this.running = tracked;
-    }, 0);
-    this.fillTimer.unref();
+    }
   }
 }

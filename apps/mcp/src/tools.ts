@@ -195,7 +195,7 @@ export function registerTools(server: McpServer, session: Session): void {
           ...(args.budget !== undefined ? { budget: args.budget } : {}),
           ...(args.min_score !== undefined ? { minScore: args.min_score } : {}),
         });
-        return searchJson(response, args.explain === true);
+        return { ...searchJson(response, args.explain === true), freshness: engine.freshness() };
       }, extra),
   );
 
@@ -241,13 +241,14 @@ export function registerTools(server: McpServer, session: Session): void {
         answer((engine) => {
           // A file argument is looked up inside the repository only.
           const target = tool.fileOrSymbol && /[\\/]/.test(args.symbol) ? insideRepo(engine.repoRoot, args.symbol, 'file') : args.symbol;
-          return engine.navigate(tool.navigation, target, {
+          const result = engine.navigate(tool.navigation, target, {
             ...(args.depth !== undefined ? { depth: args.depth } : {}),
             ...(args.min_confidence !== undefined ? { minConfidence: args.min_confidence } : {}),
             maxNodes: args.max_nodes ?? DEFAULT_MAX_NODES,
             all: args.all === true,
             throughInterfaces: args.through_interfaces === true,
           });
+          return { ...result, freshness: engine.freshness() };
         }, extra),
     );
   }

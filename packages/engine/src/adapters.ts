@@ -1,15 +1,15 @@
 import type { Language, LanguageAdapter } from '@ca/schema';
 import { createCsAdapter } from '@ca/parse-cs';
 import { createTsAdapter } from '@ca/parse-ts';
-import { createCsSymbolLookup } from './csProjects.js';
+import { createCsSymbolLookup, type ProjectReader } from './csProjects.js';
 
 /** The language adapters this build ships, keyed by file extension. */
 export interface AdapterSet {
   readonly adapters: readonly LanguageAdapter[];
   readonly extensions: ReadonlySet<string>;
   forPath(path: string): LanguageAdapter | null;
-  /** Forgets the `.csproj` facts read so far (a long-lived set calls it before each index run). */
-  refreshProjects(): void;
+  /** Reads `.csproj` files through `readProject` from now on (a long-lived set calls it before each index run). */
+  refreshProjects(readProject: ProjectReader): void;
   dispose(): Promise<void>;
 }
 
@@ -21,11 +21,11 @@ function ext(path: string): string {
 }
 
 /**
- * Creates the TS/JS and C# adapters. `repoRoot` lets the C# adapter read each project's
- * preprocessor symbols from its `.csproj` (as text).
+ * Creates the TS/JS and C# adapters. `readProject` gives the C# adapter each project's
+ * `.csproj` text (its preprocessor symbols), from the tree being indexed.
  */
-export async function createAdapters(repoRoot: string): Promise<AdapterSet> {
-  let symbols = createCsSymbolLookup(repoRoot);
+export async function createAdapters(readProject: ProjectReader): Promise<AdapterSet> {
+  let symbols = createCsSymbolLookup(readProject);
   const adapters: LanguageAdapter[] = [
     await createTsAdapter(),
     await createCsAdapter({ preprocessorSymbols: (path) => symbols(path) }),
@@ -36,8 +36,8 @@ export async function createAdapters(repoRoot: string): Promise<AdapterSet> {
     adapters,
     extensions: new Set(byExt.keys()),
     forPath: (path) => byExt.get(ext(path)) ?? null,
-    refreshProjects: () => {
-      symbols = createCsSymbolLookup(repoRoot);
+    refreshProjects: (read) => {
+      symbols = createCsSymbolLookup(read);
     },
     dispose: async () => {
       for (const a of adapters) await a.dispose?.();

@@ -2,7 +2,6 @@ import { CaError, type EdgeType } from '@ca/schema';
 import { isRoslynAvailable, RoslynHost, type DocumentResult } from '@ca/parse-cs';
 import type { SemanticEdgeWrite, Store } from '@ca/store';
 import { recordCsLoadWarnings } from './loadNotes.js';
-import { NodeLocator } from './semanticMapping.js';
 
 export interface CsSemanticReport {
   readonly available: boolean;
@@ -46,12 +45,7 @@ export async function runCsSemanticPass(
   },
 ): Promise<CsSemanticReport> {
   const started = performance.now();
-  const csFiles = store.db
-    .prepare(
-      `SELECT f.id, f.path, f.project, f.line_count AS lines FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-       WHERE f.language = 'cs' AND f.parse_status IN ('ok','partial')`,
-    )
-    .all(label) as { id: number; path: string; project: string; lines: number }[];
+  const csFiles = store.semantic.analysableFiles(label, ['cs']);
   const empty = (available: boolean, reason: string | null): CsSemanticReport => ({
     available,
     reason,
@@ -145,7 +139,7 @@ export async function runCsSemanticPass(
 }
 
 function applyDocuments(store: Store, label: string, docs: readonly DocumentResult[], scope: ReadonlySet<number>): { edges: number; unmatched: number } {
-  const locator = new NodeLocator(store.db, label);
+  const locator = store.semantic.locator(label);
   const byKey = new Map<string, number>();
   let unmatched = 0;
   for (const doc of docs) {

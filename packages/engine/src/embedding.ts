@@ -12,7 +12,7 @@ import {
   type WorkerEmbedderOptions,
 } from '@ca/embed';
 import type { Config } from '@ca/schema';
-import { SNAPSHOT_MIN_NEW_ROWS, VectorStore, type NodeNeedingEmbedding, type Store } from '@ca/store';
+import { SNAPSHOT_MIN_NEW_ROWS, type NodeNeedingEmbedding, type Store } from '@ca/store';
 
 export interface EmbedReport {
   /** Null when vectors are on; otherwise why the vector channel is off. */
@@ -70,7 +70,7 @@ export async function embedPending(
   const resolution = await resolveModel(config);
   if (!resolution.ok) return off(resolution.reason);
   const info = await modelInfo(resolution);
-  const vectors = new VectorStore(store.db);
+  const vectors = store.vectors;
   const { reset } = vectors.ensureModel({ modelId: info.modelId, revision: info.revision, dims: info.dims });
   const total = vectors.countNodesNeedingEmbedding(label);
   store.writer.setMetadata(META_VECTOR_OFF, '');
@@ -87,10 +87,7 @@ export async function embedPending(
   let embedded = 0;
   let tokens = 0;
   try {
-    const importsOf = store.db.prepare(
-      `SELECT DISTINCT COALESCE(specifier, target_name) AS s FROM edges WHERE source_id = ? AND type = 'imports' LIMIT 40`,
-    );
-    const exportsOf = store.db.prepare(`SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`);
+    const reader = store.reader(label);
     const textsOf = (n: NodeNeedingEmbedding): string[] =>
       n.kind === 'file' || n.kind === 'module'
         ? [
@@ -98,8 +95,8 @@ export async function embedPending(
               {
                 path: n.path,
                 language: n.language,
-                exports: (exportsOf.all(n.nodeId) as { name: string }[]).map((r) => r.name),
-                imports: (importsOf.all(n.nodeId) as { s: string }[]).map((r) => r.s),
+                exports: reader.publicChildren(n.nodeId),
+                imports: reader.fileImports(n.nodeId),
                 headerDoc: n.doc,
               },
               64,

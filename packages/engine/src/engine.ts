@@ -1,40 +1,37 @@
 import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import {
-  CaError,
-  CONFIG_DIR,
-  extractorOf,
-  gitBlobId,
-  loadConfig,
-  safeReadFile,
-  type Config,
-  type Language,
-  type NodeKind,
-  type ParseStatus,
-} from '@ca/schema';
-import { cachedStatement, changeStamp, LATEST_SCHEMA_VERSION, loadNotes, Store, VectorStore, type FileWrite, type IndexReader, type KnnHit, type LoadNote, type NodeRecord } from '@ca/store';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { CaError, CONFIG_DIR, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
+import { LATEST_SCHEMA_VERSION, Store, type GcReport, type IndexReader, type KnnHit, type LabelInfo, type LoadNote, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
-import { createTsSemanticService, skeletonOf, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
+import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
 import { RoslynHost } from '@ca/parse-cs';
+import {
+  CONTEXT_METADATA_KEY,
+  CommitSource,
+  GitRepository,
+  validateLabelName,
+  WorktreeSource,
+  worktreeLabel,
+  WORKING_LABEL,
+  type FileSource,
+} from '@ca/invalidation';
 import { createAdapters, type AdapterSet } from './adapters.js';
-import { discoverFiles, type DiscoveredFile, type SkippedFile } from './discovery.js';
-import type { ProcessedFile } from './fileProcessing.js';
+import { diskProjectReader } from './csProjects.js';
 import { toSymbolView } from './symbolView.js';
 export { searchJson, toSymbolView } from './symbolView.js';
 export type { SymbolView } from './symbolView.js';
 import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
-import { ParsePool } from './parsePool.js';
 import { embedPending, IndexEmbedder, META_VECTORS_PENDING, QueryEmbedder, type EmbedReport } from './embedding.js';
-import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
-import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, type TsSemanticReport } from './tsSemantic.js';
-import { applyContextChanges, type ContextChange } from './semanticContext.js';
+import { IndexLock, type LockHolder } from './indexLock.js';
+import { runIndex, type IndexProgress, type IndexReport, type RunOptions } from './indexer.js';
 import { tsLoadNoteRecorder } from './loadNotes.js';
 import { checkIndexPath, requireIndexed } from './indexPresence.js';
+export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './indexer.js';
 
-export const WORKING_LABEL = 'working';
+export { WORKING_LABEL };
 
 export interface EngineOptions {
-  /** Index file; default `<repo>/.codeagent/index.db`. */
+  /** Index file; default `<repo>/.codeagent/index.db` (for a linked git worktree: the main worktree's). */
   readonly dbPath?: string;
   /** Section → key → value, applied over the config file and environment. */
   readonly configOverrides?: Record<string, Record<string, unknown>>;
@@ -49,8 +46,6 @@ export interface EngineOptions {
   readonly requireIndex?: boolean;
 }
 
-export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
-
 /**
  * Symbols embedded per slice when vectors are filled in behind a long-lived engine's runs
  * (`index({ embedLimit })`, then `fillEmbeddings({ maxNodes })`): ~1.5 s of the int8 model on
@@ -64,46 +59,36 @@ export function embedSliceOf(n: number | undefined): number {
   return Number.isNaN(v) ? EMBED_SLICE : Math.max(1, Math.floor(Math.min(v, Number.MAX_SAFE_INTEGER)));
 }
 
-export interface IndexOptions {
-  readonly onProgress?: (p: IndexProgress) => void;
-  /** Re-run semantic passes that failed now, instead of waiting for a change of their files or configs. */
-  readonly retryFailedSemantic?: boolean;
+export interface IndexOptions extends RunOptions {
   /**
-   * Embed at most about this many nodes in this run (0: none); the rest stay pending, reported as
-   * `embeddings.pending`, for `fillEmbeddings()` or the next run. Default: all.
+   * Only these repo-relative paths changed (a watcher's events; directories are walked whole):
+   * the run looks at them, plus what a HEAD move changed, instead of walking the whole tree.
    */
-  readonly embedLimit?: number;
-}
-export interface IndexProgress {
-  readonly phase: IndexPhase;
-  readonly done: number;
-  readonly total: number;
+  readonly paths?: readonly string[];
+  /** When another process is indexing this index: wait for it (default), or fail with `db_locked` after this many ms. */
+  readonly lockTimeoutMs?: number;
+  /** Told once when the run waits for another process's run. */
+  readonly onWait?: (holder: LockHolder) => void;
 }
 
-/** The `ca index --json` shape (field names are a public contract). */
-export interface IndexReport {
-  files: number;
-  symbols: number;
-  edges: number;
-  skipped: number;
-  parseStatus: Record<ParseStatus, number>;
-  ms: number;
-  /** Files (re)parsed in this run. */
-  changed: number;
-  /** Paths that left the index in this run. */
-  removed: number;
-  lines: number;
-  /** Semantic passes run in this run (absent when nothing needed one). */
-  semantic?: { ts?: TsSemanticReport; cs?: CsSemanticReport };
-  /** Semantic-context files (tsconfig, package.json, csproj …) changed since the last index, with the files re-analysed for each. */
-  contextChanges?: readonly ContextChange[];
-  /** The embedding step (vectors are filled behind the structural index). */
-  embeddings?: EmbedReport;
+/** How fresh an answer is: what the label was indexed at, and whether the working tree moved since. */
+export interface Freshness {
+  readonly label: string;
+  /** The commit the label was indexed at (the working tree: HEAD then); null without git. */
+  readonly commit: string | null;
+  readonly indexedAt: string | null;
+  /** Working labels: whether indexed files differed from `commit` (uncommitted changes) when indexed. */
+  readonly uncommittedChanges: boolean | null;
+  /** Working labels: HEAD now, and whether it moved since the index (a checkout, pull, rebase). */
+  readonly head: string | null;
+  readonly headMoved: boolean;
+  readonly branch: string | null;
 }
 
 export interface StatusReport {
   readonly repo: string;
   readonly db: string;
+  readonly label: string;
   readonly schemaVersion: number;
   readonly files: number;
   readonly symbols: number;
@@ -117,6 +102,8 @@ export interface StatusReport {
   readonly lastIndexedAt: string | null;
   /** What indexing did not load or run: stripped tsconfig plugins, MSBuild targets and analyzers, files refused by a semantic pass. */
   readonly notLoaded: readonly LoadNote[];
+  readonly freshness: Freshness;
+  readonly labels: readonly LabelInfo[];
 }
 
 export interface HealthCheck {
@@ -125,16 +112,28 @@ export interface HealthCheck {
   readonly detail: string;
 }
 
-const GITIGNORE_TEXT = '# Code Agent index (rebuildable). config.json is meant to be committed.\n*.db\n*.db-*\n';
+const GITIGNORE_TEXT = '# Code Agent index (rebuildable). config.json is meant to be committed.\n*.db\n*.db-*\n*.lock\n';
 
-/** Syntactic nodes handed to the TS semantic worker per run, at most (see `skeletonOf`). */
-const SKELETON_NODE_CAP = 1_000_000;
 /** File texts navigation keeps for its gap checks until the index changes (characters; past it the cache starts over). */
 const TEXT_CACHE_MAX_CHARS = 32 * 1024 * 1024;
 
 /**
+ * Where the index of a working tree lives: `<repo>/.codeagent/index.db`, or, for a linked git
+ * worktree (`git worktree add`), the main worktree's, so every worktree of a repository shares
+ * one content store (each is its own label, `working@<name>`).
+ */
+function defaultIndexPath(root: string, git: GitRepository | null): string {
+  if (git?.location.worktreeName && basename(git.location.commonDir) === '.git') {
+    const main = dirname(git.location.commonDir);
+    if (existsSync(main)) return join(main, CONFIG_DIR, 'index.db');
+  }
+  return join(root, CONFIG_DIR, 'index.db');
+}
+
+/**
  * The composition root: one repository, its configuration and its index. Open with
- * `Engine.open(repo)`, then `index()`, `search()`, `symbol()`, `outline()`, `source()`.
+ * `Engine.open(repo)`, then `index()`, `search()`, `symbol()`, `outline()`, `source()`; labels
+ * (commits indexed from git objects) with `indexCommit()`, `labels()`, `removeLabel()`, `gc()`.
  */
 export class Engine {
   private constructor(
@@ -142,19 +141,20 @@ export class Engine {
     readonly dbPath: string,
     readonly config: Config,
     private currentStore: Store,
-  ) {}
+    /** The git repository the working tree belongs to (null: not a git working tree). */
+    readonly git: GitRepository | null,
+    /** This working tree's label: `working`, or `working@<name>` in a linked git worktree. */
+    readonly workingLabel: string,
+  ) {
+    this.lock = new IndexLock(`${dbPath}.lock`);
+  }
 
-  /**
-   * The TS semantic service, kept across `index()` calls: its worker stays warm (parsed and
-   * bound files) until its idle shutdown, so an edit re-analyses in a fraction of a cold pass.
-   */
-  private tsService: TsSemanticService | null = null;
+  /** The TS semantic service, kept across `index()` calls (warm parsed and bound files until its idle shutdown). */
+  private tsServiceInstance: TsSemanticService | null = null;
   /** The C# roslyn-host, kept across `index()` calls (warm JIT; it stops itself when idle). */
-  private csHost: RoslynHost | null = null;
+  private csHostInstance: RoslynHost | null = null;
   /** Set once the first `index()` verified the file (PRAGMA quick_check). */
   private intactChecked = false;
-  /** Set once an `index()` of this engine resolved the pending import edges. */
-  private importsResolved = false;
   /**
    * Files whose semantic pass failed and that this engine already retried once: they wait for a
    * change of their own, of their context (config) or of the extractor, which marks them anew,
@@ -165,8 +165,9 @@ export class Engine {
   private readonly indexEmbedder = new IndexEmbedder();
   /** The language adapters (tree-sitter grammars), kept across `index()` calls. */
   private adapterSet: Promise<AdapterSet> | null = null;
-  private countsCache: { stamp: string; counts: ReturnType<IndexReader['counts']> } | null = null;
+  private countsCache: { key: string; counts: ReturnType<IndexReader['counts']> } | null = null;
   private textCache: { stamp: string; texts: Map<string, string | null>; chars: number } | null = null;
+  private readonly lock: IndexLock;
 
   /** The index database (replaced when a corrupt index is rebuilt). */
   get store(): Store {
@@ -189,10 +190,11 @@ export class Engine {
       throw new CaError('invalid_path', `repository path is not a directory: ${repo}`, { context: { path: repo } });
     }
     const config = loadConfig(root, { env: options.env ?? process.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) });
-    const dbPath = options.dbPath ? (isAbsolute(options.dbPath) ? options.dbPath : resolve(options.dbPath)) : join(root, CONFIG_DIR, 'index.db');
+    const git = GitRepository.locate(root);
+    const dbPath = options.dbPath ? (isAbsolute(options.dbPath) ? options.dbPath : resolve(options.dbPath)) : defaultIndexPath(root, git);
     checkIndexPath(dbPath, repo, { explicit: options.dbPath !== undefined, requireIndex: options.requireIndex === true });
     if (!options.dbPath) {
-      const dir = join(root, CONFIG_DIR);
+      const dir = dirname(dbPath);
       mkdirSync(dir, { recursive: true });
       const gi = join(dir, '.gitignore');
       if (!existsSync(gi)) writeFileSync(gi, GITIGNORE_TEXT);
@@ -216,170 +218,210 @@ export class Engine {
         throw e;
       }
     }
-    return new Engine(root, dbPath, config, store);
-  }
-
-  reader(label = WORKING_LABEL): IndexReader {
-    return this.store.reader(label);
+    // A git worktree's label is named after the worktree only when the index is shared with the main one.
+    const workingLabel = git?.location.worktreeName && !options.dbPath ? worktreeLabel(git.location.worktreeName) : WORKING_LABEL;
+    return new Engine(root, dbPath, config, store, git, workingLabel);
   }
 
   /**
-   * Brings the index up to date with the working tree: discovers files, re-parses only those
-   * whose size/mtime (then content hash) changed, writes in bounded transactions, removes
-   * deleted paths, and resolves cross-file edges.
+   * The label a request names: the working tree's by default (`working` also names a linked
+   * worktree's own label), else an existing label; `unknown_label` otherwise.
+   */
+  labelOf(label: string | undefined): string {
+    if (label === undefined || label === WORKING_LABEL || label === this.workingLabel) return this.workingLabel;
+    this.store.labels.require(label);
+    return label;
+  }
+
+  reader(label?: string): IndexReader {
+    return this.store.reader(this.labelOf(label));
+  }
+
+  /**
+   * Brings the working tree's label up to date: discovers files (all, or the `paths` a watcher
+   * reported plus what a HEAD move changed), re-parses only files whose size/mtime and then
+   * content changed, writes in bounded transactions, removes deleted paths, resolves cross-file
+   * edges, re-runs the semantic scopes that need it, and embeds. One run at a time per index,
+   * across processes: a run waits for another process's run to end first.
    */
   async index(options: IndexOptions = {}): Promise<IndexReport> {
     const started = performance.now();
-    const stampBefore = changeStamp(this.store.db);
-    const progress = options.onProgress ?? (() => {});
-    // An explicit request (the MCP `index` tool) retries failed semantic passes at once.
-    if (options.retryFailedSemantic === true) this.semanticRetried.clear();
-    this.ensureIntact();
-    // Project facts (.csproj symbols) are read again every run; the grammars are kept.
-    const adapters = await this.adapters();
-    adapters.refreshProjects();
-    const cfg = this.config.indexing;
-    let pool: ParsePool | null = null;
+    await this.lock.acquire(this.workingLabel, {
+      ...(options.lockTimeoutMs !== undefined ? { timeoutMs: options.lockTimeoutMs } : {}),
+      ...(options.onWait ? { onWait: options.onWait } : {}),
+    });
+    const source = new WorktreeSource(this.repoRoot);
     try {
-      progress({ phase: 'discover', done: 0, total: 0 });
-      const found = discoverFiles(this.repoRoot, cfg, adapters.extensions);
-      const reader = this.reader();
-      const known = reader.labelEntries();
-      const currentExtractor = (path: string) => {
-        const a = adapters.forPath(path);
-        return a ? extractorOf(a, path) : 'none';
-      };
-      const changed: DiscoveredFile[] = [];
-      for (const f of found.files) {
-        const e = known.get(f.path);
-        if (e && e.mtimeMs === f.mtimeMs && e.size === f.size && e.extractor === currentExtractor(f.path)) continue;
-        changed.push(f);
-      }
-      const skippedWrites: FileWrite[] = [];
-      for (const s of found.skipped) {
-        const hash = `skipped:${s.size}:${Math.floor(s.mtimeMs)}:${s.reason}`;
-        if (known.get(s.path)?.contentHash === hash) continue;
-        skippedWrites.push(skippedWrite(s, hash));
-      }
-      const present = new Set([...found.files.map((f) => f.path), ...found.skipped.map((s) => s.path)]);
-      const removed = [...known.keys()].filter((p) => !present.has(p));
-
-      const byPath = new Map(changed.map((f) => [f.path, f]));
-      let batch: FileWrite[] = [...skippedWrites];
-      let written = 0;
-      const flush = () => {
-        if (batch.length === 0) return;
-        this.store.writer.writeBatch(WORKING_LABEL, batch);
-        written += batch.length;
-        progress({ phase: 'write', done: written, total: changed.length + skippedWrites.length });
-        batch = [];
-      };
-      pool = ParsePool.create(changed.length >= 8 ? cfg.workers : 0, adapters, this.repoRoot);
-      let parsed = 0;
-      // The TS semantic pass names symbols by these nodes: handing them over spares its worker
-      // a second tree-sitter parse of every file (it checks the content hash before using one).
-      // (Capped: past a million nodes the IPC message would cost more than it saves.)
-      const skeletons: SyntacticSkeleton[] = [];
-      let skeletonNodes = 0;
-      const keepSkeletons = this.config.semantic.enabled;
-      await pool.run(
-        changed.map((f) => ({ absPath: f.absPath, path: f.path, deadlineMs: cfg.parse_timeout_ms, maxBytes: cfg.max_file_bytes })),
-        (result: ProcessedFile) => {
-          const f = byPath.get(result.path)!;
-          parsed++;
-          if (keepSkeletons && result.index !== null && (result.language === 'ts' || result.language === 'js') && skeletonNodes < SKELETON_NODE_CAP) {
-            skeletons.push(skeletonOf(result.path, result.contentHash, result.index));
-            skeletonNodes += result.index.nodes.length;
-          }
-          progress({ phase: 'parse', done: parsed, total: changed.length });
-          const old = known.get(f.path);
-          if (old && old.contentHash === result.contentHash && old.extractor === result.extractor) {
-            // Touched but not changed: remember the new mtime only.
-            this.store.writer.touch(WORKING_LABEL, f.path, f.mtimeMs);
-            return;
-          }
-          batch.push({ ...result, project: f.project, mtimeMs: f.mtimeMs });
-          if (batch.length >= cfg.batch_files) flush();
-        },
-      );
-      flush();
-      // New symbols have no vectors until the embedding step below: an interruption before it must not go unsaid.
-      if (written > 0) this.store.writer.setMetadata(META_VECTORS_PENDING, '?');
-      // Creates and modifications land before deletes, so moved files keep node identity.
-      if (removed.length > 0) this.store.writer.removePaths(WORKING_LABEL, removed);
-      progress({ phase: 'resolve', done: 0, total: 1 });
-      // Nothing written: the pending edges left are the unresolvable ones (package imports).
-      if (written > 0 || removed.length > 0 || !this.importsResolved) {
-        this.store.resolveImports(WORKING_LABEL);
-        this.importsResolved = true;
-      }
-      progress({ phase: 'resolve', done: 1, total: 1 });
-      const semantic: NonNullable<IndexReport['semantic']> = {};
-      let contextChanges: ContextChange[] = [];
-      if (this.config.semantic.enabled) {
-        // A newer semantic extractor (an upgraded ca) re-analyses every file of its language:
-        // edges of the old one stay served, marked pending, until the new pass replaces them.
-        this.invalidateSemanticExtractor(['ts', 'js'], TS_SEMANTIC_EXTRACTOR);
-        this.invalidateSemanticExtractor(['cs'], CS_SEMANTIC_EXTRACTOR);
-        // A changed tsconfig, package.json, csproj … re-analyses the files it shapes.
-        contextChanges = applyContextChanges(this.store, WORKING_LABEL, this.repoRoot, found.contextFiles);
-        // Files lacking exact edges (new, changed, never analysed, or failed and not yet retried
-        // by this engine), with their C# projects.
-        const staleOf = (languages: string) =>
-          this.workingFiles(`f.language IN (${languages}) AND f.semantic_state <> 'ok' AND f.parse_status IN ('ok','partial')`).filter(
-            (r) => r.semantic_state !== 'failed' || !this.semanticRetried.has(r.id),
-          );
-        const stale = staleOf(`'cs'`);
-        const staleTs = staleOf(`'ts','js'`);
-        if (staleTs.length > 0) {
-          progress({ phase: 'semantic', done: 0, total: 1 });
-          semantic.ts = await runTsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
-            // Everything stale: a first index, or a scope whose context changed.
-            ...(staleTs.length < tsFileCount(this.store) ? { files: staleTs.map((r) => r.path) } : {}),
-            maxOldSpaceMb: this.config.semantic.max_old_space_mb,
-            deadlineMs: this.config.semantic.request_timeout_ms,
-            syntactic: skeletons,
-            maxFileBytes: cfg.max_file_bytes,
-            service: (this.tsService ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb, onEvent: tsLoadNoteRecorder(this.repoRoot, () => this.store) })),
-            onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
-          });
+      this.ensureIntact();
+      const label = this.workingLabel;
+      this.store.labels.ensure(label, 'working', this.repoRoot);
+      const before = this.store.labels.state(label);
+      const head = this.git?.head() ?? null;
+      let paths: readonly string[] | null = options.paths ?? null;
+      // A checkout, pull or rebase moved HEAD: git names what differs, no full walk needed.
+      if (paths !== null && this.git && head?.commit && before?.commit && head.commit !== before.commit) {
+        try {
+          paths = [...new Set([...paths, ...(await this.git.changedPaths(before.commit, head.commit))])];
+        } catch {
+          paths = null;
         }
-        if (stale.length > 0) {
-          semantic.cs = await runCsSemanticPass(this.store, this.repoRoot, WORKING_LABEL, {
-            safeMode: cfg.safe_mode,
-            projects: [...new Set(stale.map((r) => r.project))],
-            files: stale.map((r) => r.path),
-            host: (this.csHost ??= new RoslynHost()),
-            maxFileBytes: cfg.max_file_bytes,
-            onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
-          });
-        }
-        for (const { id } of this.workingFiles(`f.semantic_state = 'failed'`)) this.semanticRetried.add(id);
       }
-      const embeddings = await this.embed((done, total) => progress({ phase: 'embed', done, total }), options.embedLimit);
+      const result = await runIndex(this.indexerContext(), { label, source, paths, contextKey: this.contextKey(label) }, options);
+      const reader = this.store.reader(label);
       // Only a run that changed the index moves it: a no-change refresh writes nothing, so the
       // caches keyed by the change stamp (answers, BM25 term statistics, label filters) survive it.
-      if (changeStamp(this.store.db) !== stampBefore || reader.metadata('last_indexed_at') === null) {
-        this.store.writer.setMetadata('last_indexed_at', new Date().toISOString());
+      if (result.wrote || reader.metadata('last_indexed_at') === null) this.store.writer.setMetadata('last_indexed_at', new Date().toISOString());
+      if (result.wrote || before?.commit !== (head?.commit ?? null) || before?.indexedAt === null) {
+        this.store.labels.setIndexed(label, { commit: head?.commit ?? null, headRef: head?.ref ?? null, dirty: this.git && head?.commit ? await this.dirtyAgainst(head.commit, label) : null });
       }
-      const counts = this.counts();
-      return {
-        files: counts.files,
-        symbols: counts.symbols,
-        edges: counts.edges,
-        skipped: counts.byStatus.skipped,
-        parseStatus: counts.byStatus,
-        ms: Math.round(performance.now() - started),
-        changed: changed.length,
-        removed: removed.length,
-        lines: counts.lines,
-        ...(Object.keys(semantic).length > 0 ? { semantic } : {}),
-        ...(contextChanges.length > 0 ? { contextChanges } : {}),
-        embeddings,
-      };
+      return this.report(label, head?.commit ?? null, started, result);
     } finally {
-      await pool?.close();
+      source.close();
+      this.lock.release();
     }
+  }
+
+  /**
+   * Indexes a commit as `label`, from git objects (never the working tree, never a checkout):
+   * versions the index holds already are reused, only new blobs are parsed and embedded. The
+   * label moves to the new commit only when the crawl completes; an interrupted crawl leaves the
+   * label as it was and the next call resumes it.
+   */
+  async indexCommit(label: string, revision: string, options: RunOptions & { lockTimeoutMs?: number; onWait?: (holder: LockHolder) => void } = {}): Promise<IndexReport> {
+    const started = performance.now();
+    validateLabelName(label);
+    const git = this.git ?? GitRepository.require(this.repoRoot, `indexing a commit (--commit ${revision})`);
+    const commit = await git.resolveCommit(revision);
+    await this.lock.acquire(label, {
+      ...(options.lockTimeoutMs !== undefined ? { timeoutMs: options.lockTimeoutMs } : {}),
+      ...(options.onWait ? { onWait: options.onWait } : {}),
+    });
+    let source: FileSource | null = null;
+    try {
+      this.ensureIntact();
+      const existing = this.store.labels.state(label);
+      if (existing && existing.kind === 'working') throw new CaError('usage', `"${label}" is a working-tree label`);
+      source = await CommitSource.open(git, commit);
+      const crawl = this.store.labels.beginCrawl(label, commit);
+      const result = await runIndex(this.indexerContext(), { label: crawl.staging, source, paths: null, contextKey: this.contextKey(label) }, options);
+      this.store.labels.promote(crawl);
+      this.store.writer.setMetadata('last_indexed_at', new Date().toISOString());
+      return this.report(label, commit, started, result);
+    } finally {
+      source?.close();
+      this.lock.release();
+    }
+  }
+
+  /** Labels of the index (the working trees and commits), by name. */
+  labels(): LabelInfo[] {
+    return this.store.labels.list();
+  }
+
+  /** Removes a label (its versions go with the next `gc`); returns how many paths it held. */
+  removeLabel(name: string): number {
+    if (name === WORKING_LABEL || name === this.workingLabel) throw new CaError('usage', `"${name}" is the working tree's label; it is not removed (delete the index instead)`);
+    return this.store.labels.remove(name);
+  }
+
+  /** Reclaims what no label references (versions, nodes, edges, FTS rows, vectors, stored files) and sweeps the journals. */
+  gc(): GcReport {
+    this.lock.tryAcquire('gc') || this.throwLocked();
+    try {
+      return this.store.maintenance.gc();
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  private throwLocked(): never {
+    const h = this.lock.holder();
+    throw new CaError('db_locked', `another process (pid ${h?.pid ?? '?'}) is indexing ${h?.label ?? 'this index'}; try again when it is done`);
+  }
+
+  /** How fresh answers from `label` are (the working tree's: also whether HEAD moved since it was indexed). */
+  freshness(label?: string): Freshness {
+    const name = this.labelOf(label);
+    const info = this.store.labels.state(name);
+    const working = info?.kind !== 'commit';
+    const head = working ? (this.git?.head() ?? null) : null;
+    return {
+      label: name,
+      commit: info?.commit ?? null,
+      indexedAt: info?.indexedAt ?? null,
+      uncommittedChanges: working ? (info?.dirty ?? null) : false,
+      head: head?.commit ?? null,
+      headMoved: working && head?.commit != null && info?.commit != null && head.commit !== info.commit,
+      branch: working ? (head?.ref?.replace(/^refs\/heads\//, '') ?? null) : null,
+    };
+  }
+
+  private contextKey(label: string): string {
+    return label === WORKING_LABEL ? CONTEXT_METADATA_KEY : `${CONTEXT_METADATA_KEY}:${label}`;
+  }
+
+  private indexerContext() {
+    return {
+      store: this.store,
+      config: this.config,
+      adapters: () => this.adapters(),
+      tsService: () =>
+        (this.tsServiceInstance ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb, onEvent: tsLoadNoteRecorder(this.repoRoot, () => this.store) })),
+      csHost: () => (this.csHostInstance ??= new RoslynHost()),
+      embedder: this.indexEmbedder,
+      semanticRetried: this.semanticRetried,
+    };
+  }
+
+  private report(label: string, commit: string | null, started: number, result: Awaited<ReturnType<typeof runIndex>>): IndexReport {
+    const counts = this.counts(label);
+    return {
+      files: counts.files,
+      symbols: counts.symbols,
+      edges: counts.edges,
+      skipped: counts.byStatus.skipped,
+      parseStatus: counts.byStatus,
+      ms: Math.round(performance.now() - started),
+      changed: result.plan.parse.length,
+      removed: result.plan.remove.length,
+      lines: counts.lines,
+      label,
+      commit,
+      blobs: result.blobs,
+      ...(result.semantic ? { semantic: result.semantic } : {}),
+      ...(result.contextChanges ? { contextChanges: result.contextChanges } : {}),
+      embeddings: result.embeddings,
+    };
+  }
+
+  /**
+   * Whether the label's files differ from `commit`'s (uncommitted changes): compared by blob id,
+   * path by path, over the files the label indexes and the commit's files discovery would index.
+   */
+  private async dirtyAgainst(commit: string, label: string): Promise<boolean | null> {
+    if (!this.git) return null;
+    let entries;
+    try {
+      entries = await this.git.listTree(commit);
+    } catch {
+      return null;
+    }
+    const inCommit = new Map(entries.map((e) => [e.path, e.oid]));
+    const files = this.store.planState(label).files();
+    for (const [path, f] of files) {
+      if (f.parseStatus === 'skipped' || f.parseStatus === 'no_grammar') continue;
+      if (inCommit.get(path) !== f.contentHash) return true;
+    }
+    const adapters = await this.adapters();
+    for (const e of entries) {
+      if (e.type !== 'blob' || files.has(e.path)) continue;
+      const dot = e.path.lastIndexOf('.');
+      if (dot > e.path.lastIndexOf('/') && adapters.extensions.has(e.path.slice(dot).toLowerCase()) && !/(^|\/)(node_modules|dist|build|out|bin|obj)\//.test(e.path)) {
+        // A source file of the commit the working tree no longer has (deleted, or ignored since).
+        if (!existsSync(join(this.repoRoot, ...e.path.split('/')))) return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -387,27 +429,17 @@ export class Engine {
    * load: a refresh that finds nothing to parse stays cheap); a failed load is tried again next time.
    */
   private adapters(): Promise<AdapterSet> {
-    this.adapterSet ??= createAdapters(this.repoRoot).catch((e: unknown) => {
+    this.adapterSet ??= createAdapters(diskProjectReader(this.repoRoot)).catch((e: unknown) => {
       this.adapterSet = null;
       throw e;
     });
     return this.adapterSet;
   }
 
-  /** Files of the working label matching `where` (over `files f`). */
-  private workingFiles(where: string): { id: number; path: string; project: string; semantic_state: string }[] {
-    return this.store.db
-      .prepare(
-        `SELECT f.id, f.path, f.project, f.semantic_state FROM files f JOIN label_files lf ON lf.file_id = f.id
-         JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE ${where}`,
-      )
-      .all(WORKING_LABEL) as { id: number; path: string; project: string; semantic_state: string }[];
-  }
-
   /** The label's file/symbol/edge counts, read again only when the index changed (~6 ms on excalidraw). */
-  private counts(): ReturnType<IndexReader['counts']> {
-    const stamp = changeStamp(this.store.db);
-    if (this.countsCache?.stamp !== stamp) this.countsCache = { stamp, counts: this.reader().counts() };
+  private counts(label: string): ReturnType<IndexReader['counts']> {
+    const key = `${label}\u0000${this.store.changeStamp()}`;
+    if (this.countsCache?.key !== key) this.countsCache = { key, counts: this.store.reader(label).counts() };
     return this.countsCache.counts;
   }
 
@@ -417,12 +449,8 @@ export class Engine {
    * this between answers). Never run it while an `index()` of this engine runs.
    */
   async fillEmbeddings(options: { maxNodes?: number; onProgress?: (done: number, total: number) => void } = {}): Promise<EmbedReport> {
-    return this.embed(options.onProgress, options.maxNodes);
-  }
-
-  private async embed(onProgress: ((done: number, total: number) => void) | undefined, maxNodes: number | undefined): Promise<EmbedReport> {
     try {
-      return await embedPending(this.store, this.config.embedding, WORKING_LABEL, onProgress, this.indexEmbedder.acquire, maxNodes);
+      return await embedPending(this.store, this.config.embedding, this.workingLabel, options.onProgress, this.indexEmbedder.acquire, options.maxNodes);
     } catch (e) {
       this.indexEmbedder.reset();
       throw e;
@@ -437,70 +465,49 @@ export class Engine {
   private ensureIntact(): void {
     if (this.intactChecked) return;
     this.intactChecked = true;
-    const result = this.currentStore.db.pragma('quick_check', { simple: true }) as string;
+    const result = this.currentStore.maintenance.quickCheck();
     if (result === 'ok') return;
     this.currentStore.close();
     moveAside(this.dbPath);
     this.currentStore = Store.open(this.dbPath, { skipQuickCheck: true });
-    this.vectorStore = null;
     this.countsCache = null;
     this.currentStore.writer.recordEvent('index_rebuilt', null, `PRAGMA quick_check failed (${result}); rebuilding from source`);
   }
 
-  /** Marks the semantic state of `languages`' files pending when their edges come from another extractor version. */
-  private invalidateSemanticExtractor(languages: readonly string[], extractor: string): void {
-    const key = `semantic_extractor:${languages.join(',')}`;
-    let recorded = this.store.reader().metadata(key);
-    if (recorded === extractor) return;
-    // Indexes written before this key existed: their semantic edges name the extractor.
-    recorded ??=
-      (this.store.db
-        .prepare(
-          `SELECT e.extractor FROM edges e JOIN files f ON f.id = e.file_id
-           WHERE f.language IN (${languages.map(() => '?').join(',')}) AND e.extractor LIKE 'semantic:%' AND e.extractor <> ? LIMIT 1`,
-        )
-        .pluck()
-        .get(...languages, extractor) as string | undefined) ?? null;
-    this.store.db.transaction(() => {
-      if (recorded !== null) {
-        const n = this.store.db
-          .prepare(`UPDATE files SET semantic_state = 'pending', semantic_reason = ? WHERE language IN (${languages.map(() => '?').join(',')}) AND semantic_state = 'ok'`)
-          .run(`extractor upgraded from ${recorded} to ${extractor}`, ...languages).changes;
-        if (n > 0) this.store.writer.recordEvent('semantic_extractor_changed', null, `${recorded} → ${extractor}: ${n} files to re-analyse`);
-      }
-      this.store.writer.setMetadata(key, extractor);
-    })();
-  }
-
   /**
-   * Hybrid search over the working tree's index: name, BM25 and (when a model and vectors are
-   * available) vector channels. Answers are cached per parameters until the index changes.
+   * Hybrid search over a label's index (default: the working tree's): name, BM25 and (when a
+   * model and vectors are available) vector channels. Answers are cached per parameters until
+   * the index changes.
    */
-  async search(query: string, options: SearchOptions = {}): Promise<SearchResponse> {
+  async search(query: string, options: SearchOptions & { label?: string } = {}): Promise<SearchResponse> {
     const started = performance.now();
-    const key = JSON.stringify([query, options, this.indexVersion()]);
+    const label = this.labelOf(options.label);
+    const { label: _label, ...searchOptions } = options;
+    const key = JSON.stringify([query, searchOptions, label, this.store.changeStamp()]);
     const cached = this.queryCache.get(key);
     if (cached) {
       this.queryCache.delete(key);
       this.queryCache.set(key, cached);
       return { ...cached, tookMs: Math.round((performance.now() - started) * 100) / 100 };
     }
-    const reader = this.reader();
-    const vectorChannel = (options.channels ?? ['vector']).includes('vector');
+    const reader = this.store.reader(label);
+    const vectorChannel = (searchOptions.channels ?? ['vector']).includes('vector');
     const vectorOff = vectorChannel ? await this.vectorOffReason() : null;
     const wantsVector = vectorChannel && query.trim() !== '';
     let vector: VectorChannel | null = null;
     if (vectorOff === null && wantsVector) {
       const q = await this.queryEmbedder.embed(query.trim().slice(0, 2000));
-      const store = this.vectors();
-      vector = { search: (k, allow) => store.knn(q, k, allow ? { allow } : {}) };
+      const store = this.store.vectors;
+      // Only the label's nodes, when the index holds other versions too.
+      const scoped = reader.exclusive() ? {} : { label };
+      vector = { search: (k, allow) => store.knn(q, k, { ...scoped, ...(allow ? { allow } : {}) }) };
     }
     const response = runSearch({ reader, vector, ...(vectorOff ? { vectorOffReason: vectorOff } : {}) }, query, {
       rrfK: this.config.search.rrf_k,
       channelK: this.config.search.channel_k,
       budget: this.config.search.budget,
-      ...options,
-      limit: options.limit ?? this.config.search.limit,
+      ...searchOptions,
+      limit: searchOptions.limit ?? this.config.search.limit,
     });
     // Vectors still being filled in (or an index run that stopped before they were): said, never silent.
     const partial = vector !== null ? notEmbedded(reader.metadata(META_VECTORS_PENDING)) : null;
@@ -512,13 +519,14 @@ export class Engine {
   }
 
   /** Symbols whose code is most like SYMBOL's (vector channel), excluding itself. */
-  async similar(name: string, options: { limit?: number } = {}): Promise<SearchResponse> {
+  async similar(name: string, options: { limit?: number; label?: string } = {}): Promise<SearchResponse> {
     const started = performance.now();
-    const node = this.resolveSymbol(name);
+    const label = this.labelOf(options.label);
+    const node = this.resolveSymbol(name, label);
     const limit = options.limit ?? this.config.search.limit;
     // The symbol, what contains it (its class, its file) and what it contains resemble it
     // trivially: "code like this" means other code.
-    const reader = this.reader();
+    const reader = this.store.reader(label);
     const nested = new Set(
       reader
         .outline(node.path)
@@ -529,20 +537,18 @@ export class Engine {
     const off = await this.vectorOffReason();
     if (off !== null) {
       // Without vectors: words of the symbol's own code through BM25, said plainly.
-      const r = await this.search(`${node.name} ${node.signature}`, { limit: margin, channels: ['bm25'] });
+      const r = await this.search(`${node.name} ${node.signature}`, { limit: margin, channels: ['bm25'], label });
       const notice = `vector channel off: ${off}; results share words with the symbol's name and signature (BM25)`;
       return { ...r, results: r.results.filter((x) => !nested.has(Number(x.id))).slice(0, limit), notices: [notice, ...r.notices] };
     }
-    const store = this.vectors();
-    const own = this.store.db
-      .prepare(`SELECT e.vector FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id WHERE ne.node_id = ? AND ne.window = 0`)
-      .get(node.id) as { vector: Buffer } | undefined;
-    if (!own) throw new CaError('not_found', `${node.qualifiedName} has no embedding yet (run ca index)`);
-    const q = new Float32Array(own.vector.buffer.slice(own.vector.byteOffset, own.vector.byteOffset + own.vector.byteLength));
+    const store = this.store.vectors;
+    const q = store.nodeVector(node.id);
+    if (!q) throw new CaError('not_found', `${node.qualifiedName} has no embedding yet (run ca index)`);
+    const scoped = reader.exclusive() ? {} : { label };
     // A class with many members fills the first neighbours with them: widen until enough remain.
     let hits: KnnHit[] = [];
     for (let k = margin; ; k = Math.min(SIMILAR_MAX_K, k * 4)) {
-      const raw = store.knn(q, k);
+      const raw = store.knn(q, k, scoped);
       hits = raw.filter((h) => !nested.has(h.nodeId));
       if (hits.length >= limit || raw.length < k || k >= SIMILAR_MAX_K) break;
     }
@@ -559,17 +565,11 @@ export class Engine {
   async vectorOffReason(): Promise<string | null> {
     const reason = await this.queryEmbedder.unavailableReason();
     if (reason) return reason;
-    const model = this.vectors().model();
+    const model = this.store.vectors.model();
     if (!model) return 'the index has no embeddings yet (run ca index)';
     const current = await this.queryEmbedder.modelId();
     if (current !== model.modelId) return `the index holds vectors of ${model.modelId}, the configured model is ${current} (run ca index to re-embed)`;
     return null;
-  }
-
-  private vectorStore: VectorStore | null = null;
-  private vectors(): VectorStore {
-    this.vectorStore ??= new VectorStore(this.store.db);
-    return this.vectorStore;
   }
 
   private readonly queryCache = new Map<string, SearchResponse>();
@@ -579,17 +579,12 @@ export class Engine {
     return this.queryEmbedderInstance;
   }
 
-  /** Changes whenever any connection commits to the index (invalidates the query cache). */
-  private indexVersion(): string {
-    return changeStamp(this.store.db);
-  }
-
   /**
    * Resolves a SYMBOL argument: a node id, an exact qualified name, or a (suffix of a)
    * qualified name / bare name. Returns every candidate; callers decide about ambiguity.
    */
-  findSymbols(name: string): NodeRecord[] {
-    const reader = this.reader();
+  findSymbols(name: string, label?: string): NodeRecord[] {
+    const reader = this.reader(label);
     const trimmed = name.trim();
     if (trimmed === '') throw new CaError('usage', 'a symbol name is required');
     if (/^\d+$/.test(trimmed)) {
@@ -602,8 +597,8 @@ export class Engine {
   }
 
   /** Exactly one symbol, or `not_found` / `ambiguous_symbol` listing the candidates. */
-  resolveSymbol(name: string): NodeRecord {
-    const found = this.findSymbols(name);
+  resolveSymbol(name: string, label?: string): NodeRecord {
+    const found = this.findSymbols(name, label);
     if (found.length === 0) throw new CaError('not_found', `no symbol matches "${name}"`, { context: { symbol: name } });
     if (found.length > 1) {
       // Overloads, accessor pairs and generic arities share a qualified name: their signatures tell them apart.
@@ -627,26 +622,33 @@ export class Engine {
    * qualified name, a bare name, an id — or, for deps/dependents, a file path). A name that
    * matches several symbols is `ambiguous_symbol` unless `all` is set (then all are seeds).
    */
-  navigate(navigation: Navigation, target: string, options: NavigationOptions & { all?: boolean } = {}): NavigationResult & { symbol: { code: string } } {
-    const reader = this.reader();
+  navigate(
+    navigation: Navigation,
+    target: string,
+    options: NavigationOptions & { all?: boolean; label?: string } = {},
+  ): NavigationResult & { symbol: { code: string } } {
+    const label = this.labelOf(options.label);
+    const reader = this.store.reader(label);
     let seeds: NodeRecord[] = [];
     if (navigation === 'deps' || navigation === 'dependents') {
       const rel = normalizeRepoPath(this.repoRoot, target);
       const fileNodes = reader.outline(rel);
       if (fileNodes.length > 0) seeds = [fileNodes[0]!, ...fileNodes.slice(1)];
     }
-    if (seeds.length === 0) seeds = options.all ? this.findSymbols(target) : [this.resolveSymbol(target)];
+    if (seeds.length === 0) seeds = options.all ? this.findSymbols(target, label) : [this.resolveSymbol(target, label)];
     if (seeds.length === 0) throw new CaError('not_found', `no symbol matches "${target}"`, { context: { symbol: target } });
-    const result = navigate(this.store.db, reader, WORKING_LABEL, navigation, seeds, { indexedText: this.indexedTexts(), ...options }, this.config.graph);
+    const indexedText = label === this.workingLabel ? this.indexedTexts() : (path: string) => reader.fileContent(path)?.toString('utf8') ?? null;
+    const result = navigate(this.store.graph, reader, label, navigation, seeds, { indexedText, ...options }, this.config.graph);
     return { ...result, symbol: { ...result.symbol, code: seeds[0]!.chunkText } };
   }
 
   /** The symbols of a file, in source order (path relative to the repository). */
-  outline(path: string): NodeRecord[] {
+  outline(path: string, options: { label?: string } = {}): NodeRecord[] {
     const rel = normalizeRepoPath(this.repoRoot, path);
-    const nodes = this.reader().outline(rel);
+    const reader = this.reader(options.label);
+    const nodes = reader.outline(rel);
     if (nodes.length === 0) {
-      const status = this.reader().fileStatuses().find((f) => f.path === rel);
+      const status = reader.fileStatuses().find((f) => f.path === rel);
       if (status) return [];
       throw new CaError('not_found', `${rel} is not in the index`, { context: { path: rel } });
     }
@@ -654,32 +656,45 @@ export class Engine {
   }
 
   /**
-   * The full source of a symbol read from disk. When the file changed since it was indexed,
-   * `stale` is true and `code` is the indexed (collapsed) chunk text instead.
+   * The full source of a symbol. The working tree's: read from disk when the file is still the
+   * version indexed, else from the index's stored copy (`stale` is true when neither holds it
+   * and `code` is the indexed, collapsed chunk text). Another label's: from the stored copy.
    */
-  source(name: string): { node: NodeRecord; code: string; stale: boolean } {
-    const node = this.resolveSymbol(name);
-    const bytes = this.indexedBytes(node.path);
+  source(name: string, options: { label?: string } = {}): { node: NodeRecord; code: string; stale: boolean } {
+    const label = this.labelOf(options.label);
+    const node = this.resolveSymbol(name, label);
+    const bytes = this.fileBytes(node.path, label);
     if (bytes) return { node, code: bytes.subarray(node.startByte, node.endByte).toString('utf8'), stale: false };
     return { node, code: node.chunkText, stale: true };
   }
 
-  /** A repository file's bytes when they are still the version the working label indexed, else null (changed, gone, unreadable). */
+  /**
+   * A file's bytes as the label indexed them: for the working tree, the file on disk when it is
+   * still that version (else the stored copy); for other labels, the stored copy. Null when the
+   * label has no such file or no copy is kept.
+   */
+  fileBytes(path: string, label?: string): Buffer | null {
+    const name = this.labelOf(label);
+    const reader = this.store.reader(name);
+    if (name === this.workingLabel) {
+      const disk = this.indexedBytes(path);
+      if (disk) return disk;
+    }
+    return reader.fileContent(path);
+  }
+
+  /** A working-tree file's bytes when they are still the version the working label indexed, else null (changed, gone, unreadable). */
   private indexedBytes(path: string): Buffer | null {
-    const indexed = cachedStatement(
-      this.store.db,
-      `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-       WHERE f.path = ?`,
-    ).get(WORKING_LABEL, path) as { content_hash: string } | undefined;
-    if (!indexed) return null;
+    const hash = this.store.reader(this.workingLabel).contentHashOf(path);
+    if (!hash) return null;
     // The safe reader: the file may have become a FIFO or a link since it was indexed.
     const read = safeReadFile(join(this.repoRoot, path), { root: this.repoRoot, maxBytes: this.config.indexing.max_file_bytes });
-    return read.ok && indexed.content_hash === gitBlobId(read.bytes) ? read.bytes : null;
+    return read.ok && hash === gitBlobId(read.bytes) ? read.bytes : null;
   }
 
   /** `indexedBytes` as text, kept until the index changes (navigation reads the same gap files on every answer). */
   private indexedTexts(): (path: string) => string | null {
-    const stamp = changeStamp(this.store.db);
+    const stamp = this.store.changeStamp();
     if (this.textCache?.stamp !== stamp || this.textCache.chars > TEXT_CACHE_MAX_CHARS) this.textCache = { stamp, texts: new Map(), chars: 0 };
     const cache = this.textCache;
     return (path) => {
@@ -693,9 +708,10 @@ export class Engine {
     };
   }
 
-  status(): StatusReport {
-    const reader = this.reader();
-    const counts = this.counts();
+  status(options: { label?: string } = {}): StatusReport {
+    const label = this.labelOf(options.label);
+    const reader = this.store.reader(label);
+    const counts = this.counts(label);
     const problems = reader
       .fileStatuses()
       .filter((f) => f.parseStatus !== 'ok')
@@ -703,6 +719,7 @@ export class Engine {
     return {
       repo: this.repoRoot,
       db: this.dbPath,
+      label,
       schemaVersion: Number(reader.metadata('schema_version') ?? 0),
       files: counts.files,
       symbols: counts.symbols,
@@ -710,26 +727,39 @@ export class Engine {
       lines: counts.lines,
       parseStatus: counts.byStatus,
       problems,
-      semantic: semanticSummary(this.store),
-      vectorChannel: vectorSummary(this.store),
+      semantic: semanticSummary(this.store, label),
+      vectorChannel: this.vectorSummary(),
       lastIndexedAt: reader.metadata('last_indexed_at'),
-      notLoaded: loadNotes(this.store),
+      notLoaded: this.store.loadNotes.list(),
+      freshness: this.freshness(label),
+      labels: this.store.labels.list(),
     };
+  }
+
+  private vectorSummary(): string {
+    const reader = this.store.reader(this.workingLabel);
+    const off = reader.metadata('vector_channel_off');
+    if (off) return `off: ${off}`;
+    const vectors = this.store.vectors;
+    const model = vectors.model();
+    if (!model) return 'off: the index has no embeddings yet (run ca index)';
+    const partial = notEmbedded(reader.metadata(META_VECTORS_PENDING));
+    return `on: ${model.modelId} (${model.dims} dims), ${vectors.count()} vectors${partial ? `; ${partial}` : ''}`;
   }
 
   /** Checks that the index and the grammars are usable. */
   async health(): Promise<HealthCheck[]> {
     const checks: HealthCheck[] = [];
-    const qc = this.store.db.pragma('quick_check', { simple: true }) as string;
+    const qc = this.store.maintenance.quickCheck();
     checks.push({ name: 'index integrity', ok: qc === 'ok', detail: `PRAGMA quick_check: ${qc}` });
-    const version = Number(this.reader().metadata('schema_version') ?? 0);
+    const version = Number(this.store.reader(this.workingLabel).metadata('schema_version') ?? 0);
     checks.push({
       name: 'schema version',
       ok: version === LATEST_SCHEMA_VERSION,
       detail: `index ${version}, supported ${LATEST_SCHEMA_VERSION}`,
     });
-    const vec = this.store.db.prepare(`SELECT vec_version() AS v, sqlite_version() AS s`).get() as { v: string; s: string };
-    checks.push({ name: 'sqlite', ok: true, detail: `SQLite ${vec.s}, sqlite-vec ${vec.v}` });
+    const v = this.store.maintenance.versions();
+    checks.push({ name: 'sqlite', ok: true, detail: `SQLite ${v.sqlite}, sqlite-vec ${v.sqliteVec}` });
     try {
       for (const a of (await this.adapters()).adapters) {
         checks.push({ name: `grammar ${a.id}`, ok: true, detail: `${a.extensions.join(' ')} (extractor ${a.extractorVersion})` });
@@ -756,35 +786,20 @@ export class Engine {
   /** Stops the warm semantic workers, the indexing embedder and the language adapters (the next `index()` starts new ones). */
   private releaseWorkers(): Promise<unknown> {
     const adapters = this.adapterSet?.then((a) => a.dispose(), () => undefined);
-    const pending = [this.tsService?.dispose(), this.csHost?.dispose(), this.indexEmbedder.dispose(), adapters];
-    this.tsService = null;
-    this.csHost = null;
+    const pending = [this.tsServiceInstance?.dispose(), this.csHostInstance?.dispose(), this.indexEmbedder.dispose(), adapters];
+    this.tsServiceInstance = null;
+    this.csHostInstance = null;
     this.adapterSet = null;
     return Promise.all(pending);
   }
 }
 
-function semanticSummary(store: Store): string {
-  const rows = store.db
-    .prepare(
-      `SELECT f.language, f.semantic_state AS state, COUNT(*) AS n, MIN(f.semantic_reason) AS reason FROM files f
-       JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-       WHERE f.language IS NOT NULL AND f.parse_status IN ('ok','partial') GROUP BY f.language, f.semantic_state ORDER BY f.language`,
-    )
-    .all(WORKING_LABEL) as { language: string; state: string; n: number; reason: string | null }[];
+function semanticSummary(store: Store, label: string): string {
+  const rows = store.semantic.summary(label);
   if (rows.length === 0) return 'no source files';
   return rows
-    .map((r) => `${r.language}: ${r.n} file${r.n === 1 ? '' : 's'} ${r.state === 'ok' ? 'with exact edges' : r.state === 'failed' ? `failed (${r.reason ?? 'unknown'})` : `syntactic only${r.reason ? ` (${r.reason})` : ''}`}`)
+    .map((r) => `${r.language}: ${r.files} file${r.files === 1 ? '' : 's'} ${r.state === 'ok' ? 'with exact edges' : r.state === 'failed' ? `failed (${r.reason ?? 'unknown'})` : `syntactic only${r.reason ? ` (${r.reason})` : ''}`}`)
     .join('; ');
-}
-
-function vectorSummary(store: Store): string {
-  const off = (store.db.prepare(`SELECT value FROM _metadata WHERE key = 'vector_channel_off'`).get() as { value: string } | undefined)?.value;
-  if (off) return `off: ${off}`;
-  const model = new VectorStore(store.db).model();
-  if (!model) return 'off: the index has no embeddings yet (run ca index)';
-  const partial = notEmbedded(store.reader().metadata(META_VECTORS_PENDING));
-  return `on: ${model.modelId} (${model.dims} dims), ${new VectorStore(store.db).count()} vectors${partial ? `; ${partial}` : ''}`;
 }
 
 /** `N symbols not embedded yet` from the recorded count, `?` when unknown; null when none. */
@@ -794,39 +809,12 @@ function notEmbedded(recorded: string | null): string | null {
   return n > 0 ? `${n} symbol${n === 1 ? '' : 's'} not embedded yet` : null;
 }
 
-/** Number of TS/JS files in the working label. */
-function tsFileCount(store: Store): number {
-  return (store.db
-    .prepare(
-      `SELECT COUNT(*) AS c FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-       WHERE f.language IN ('ts','js')`,
-    )
-    .get(WORKING_LABEL) as { c: number }).c;
-}
-
 /** Moves a damaged index (and its WAL files) aside so a fresh one can be built. */
 function moveAside(dbPath: string): void {
   const suffix = `.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   for (const ext of ['', '-wal', '-shm']) {
     if (existsSync(dbPath + ext)) renameSync(dbPath + ext, dbPath + suffix + ext);
   }
-}
-
-function skippedWrite(s: SkippedFile, hash: string): FileWrite {
-  return {
-    path: s.path,
-    contentHash: hash,
-    language: null,
-    size: s.size,
-    lineCount: 0,
-    parseStatus: s.status,
-    statusReason: s.reason,
-    generated: false,
-    project: s.project,
-    mtimeMs: Math.floor(s.mtimeMs),
-    extractor: 'none',
-    index: null,
-  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { extractorOf, ftsTextOf, gitBlobId, safeReadFile, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
+import { extractorOf, ftsTextOf, gitBlobId, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
 
 /** What processing one file yields: everything the writer needs except project/mtime. */
 export interface ProcessedFile {
@@ -49,46 +49,29 @@ function isBinary(bytes: Uint8Array): boolean {
   return false;
 }
 
-/** Where a source file must lie and how large it may be (`indexing.max_file_bytes`). */
-export interface ReadLimits {
-  /** The repository root: the opened file must resolve inside it. */
-  readonly root: string;
-  readonly maxBytes: number;
+/** A file whose bytes could not be read (vanished, not a regular file, over the size cap). */
+export function unreadableFile(path: string, language: Language | null, extractor: string, reason: string): ProcessedFile {
+  return {
+    path,
+    contentHash: `unreadable:${Date.now()}`,
+    language,
+    size: 0,
+    lineCount: 0,
+    parseStatus: 'error',
+    statusReason: `unreadable: ${reason}`,
+    generated: false,
+    extractor,
+    index: null,
+  };
 }
 
 /**
- * Reads, classifies and parses one file. Never throws: unreadable, binary, minified or
- * unparsable files come back with a status and a reason. The file is read through the safe
- * reader: a link, a FIFO, a device, a file outside the repository or over the cap is skipped
- * with the reason, never waited on.
+ * Classifies and parses one file's bytes (read by the file source). Never throws: binary,
+ * minified or unparsable files come back with a status and a reason.
  */
-export async function processFile(
-  absPath: string,
-  path: string,
-  adapter: LanguageAdapter,
-  deadlineMs: number,
-  limits: ReadLimits,
-): Promise<ProcessedFile> {
+export async function processFile(bytes: Uint8Array, path: string, adapter: LanguageAdapter, deadlineMs: number): Promise<ProcessedFile> {
   const extractor = extractorOf(adapter, path);
   const language = adapter.languageOf(path);
-  const read = safeReadFile(absPath, limits);
-  if (!read.ok) {
-    const refusedForm = read.refusal !== 'unreadable' && read.refusal !== 'missing';
-    return {
-      path,
-      // Stable for a refusal (a re-run touches the row instead of rewriting it); an I/O error is retried.
-      contentHash: refusedForm ? `refused:${read.refusal}` : `unreadable:${Date.now()}`,
-      language,
-      size: 0,
-      lineCount: 0,
-      parseStatus: refusedForm ? 'skipped' : 'error',
-      statusReason: refusedForm ? `not read: ${read.reason}` : read.reason,
-      generated: false,
-      extractor,
-      index: null,
-    };
-  }
-  const bytes = read.bytes;
   const contentHash = gitBlobId(bytes);
   const base = { path, contentHash, language, size: bytes.length, extractor, generated: false };
   // UTF-16 text is full of NUL bytes: say what it is rather than calling it binary. Spans are

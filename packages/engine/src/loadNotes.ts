@@ -1,7 +1,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import type { LoadWarning } from '@ca/parse-cs';
 import type { SemanticServiceEvent } from '@ca/parse-ts';
-import { LOAD_NOTE_KINDS, recordLoadNote, type LoadNoteKind, type Store } from '@ca/store';
+import { LOAD_NOTE_KINDS, type LoadNoteKind, type Store } from '@ca/store';
 
 function isLoadNoteKind(code: string | undefined): code is LoadNoteKind {
   return (LOAD_NOTE_KINDS as readonly string[]).includes(code ?? '');
@@ -22,13 +22,13 @@ function repoPath(repoRoot: string, path: string | null | undefined): string | n
 export function tsLoadNoteRecorder(repoRoot: string, store: () => Store): (event: SemanticServiceEvent) => void {
   return (event) => {
     if (event.type !== 'worker_event' || !isLoadNoteKind(event.code) || event.message === undefined) return;
-    recordLoadNote(store(), { kind: event.code, path: repoPath(repoRoot, event.project), message: event.message });
+    store().loadNotes.record({ kind: event.code, path: repoPath(repoRoot, event.project), message: event.message });
   };
 }
 
 /** Records roslyn-host's load warnings that say what was not run or read (targets, analyzers, refused files). */
 export function recordCsLoadWarnings(store: Store, repoRoot: string, warnings: readonly LoadWarning[]): void {
   for (const w of warnings) {
-    if (isLoadNoteKind(w.code)) recordLoadNote(store, { kind: w.code, path: repoPath(repoRoot, w.path), message: w.message });
+    if (isLoadNoteKind(w.code)) store.loadNotes.record({ kind: w.code, path: repoPath(repoRoot, w.path), message: w.message });
   }
 }

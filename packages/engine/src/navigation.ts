@@ -1,5 +1,5 @@
 import { CaError, defaultConfig, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
-import { GraphReader, type GraphEdge, type IndexReader, type NodeRecord, type SemanticGapFile, type SemanticGapRow, type SqliteDatabase } from '@ca/store';
+import type { GraphEdge, GraphReader, IndexReader, NodeRecord, SemanticGapFile, SemanticGapRow } from '@ca/store';
 import { isTestPath } from '@ca/retrieve';
 import { toSymbolView, type SymbolView } from './symbolView.js';
 
@@ -247,7 +247,7 @@ function groupGapFiles(files: readonly SemanticGapFile[]): SemanticGapRow[] {
  * number is read as `max_depth`, with the default impact cap).
  */
 export function navigate(
-  db: SqliteDatabase,
+  graph: GraphReader,
   reader: IndexReader,
   label: string,
   navigation: Navigation,
@@ -261,16 +261,16 @@ export function navigate(
   if (depth > maxDepth) throw new CaError('usage', `--depth ${depth} is over the configured cap graph.max_depth (${maxDepth})`);
   const maxNodes = options.maxNodes ?? (navigation === 'impact' ? impactMaxNodes : WALK_GUARD);
   if (!Number.isInteger(maxNodes) || maxNodes < 1) throw new CaError('usage', `--max-nodes must be a positive integer (got ${String(options.maxNodes)})`);
-  const graph = new GraphReader(db);
   const plan = PLANS[navigation];
   let seedIds = seeds.map((s) => s.id);
   if (plan.includeDescendants) seedIds = graph.descendants(seedIds);
   if (options.throughInterfaces && navigation === 'callers') {
     // Calls through an interface or base member reach this implementation at run time.
-    const up = graph.walk(seedIds, { direction: 'out', types: ['implements', 'overrides'], minConfidence: options.minConfidence ?? 'approximate', depth: 5 });
+    const up = graph.walk(seedIds, { direction: 'out', types: ['implements', 'overrides'], minConfidence: options.minConfidence ?? 'approximate', depth: 5, label });
     seedIds = [...new Set([...seedIds, ...up.depth.keys()])];
   }
   const walk = graph.walk(seedIds, {
+    label,
     direction: plan.direction,
     types: plan.types,
     minConfidence: options.minConfidence ?? 'approximate',
@@ -328,7 +328,7 @@ export function navigate(
     // Files importing or re-exporting them: where a symbol may get another name.
     const importers =
       plan.direction === 'in'
-        ? [...new Set(graph.walk([...seedIds, ...inner.map((n) => Number(n.id))], { direction: 'in', types: ['imports'], minConfidence: 'approximate', depth: 1 }).edges.map((e) => e.path))]
+        ? [...new Set(graph.walk([...seedIds, ...inner.map((n) => Number(n.id))], { direction: 'in', types: ['imports'], minConfidence: 'approximate', depth: 1, label }).edges.map((e) => e.path))]
         : [];
     gapRows = groupGapFiles(gapFilesThatMatter(graph.semanticGapFiles(label, languages), plan.direction, expanded, options.indexedText, importers));
   }
@@ -376,7 +376,7 @@ function approximateMemberImpls(
   const parent = reader.nodeById(member.parentId);
   if (!parent || !TYPE_KINDS.has(parent.kind)) return [];
   if (minConfidence !== 'approximate') return [];
-  const subtypes = graph.walk([parent.id], { direction: 'in', types: ['implements', 'inherits'], minConfidence: 'approximate', depth });
+  const subtypes = graph.walk([parent.id], { direction: 'in', types: ['implements', 'inherits'], minConfidence: 'approximate', depth, label: reader.label });
   const out: { edge: GraphEdge; depth: number }[] = [];
   for (const [typeId, d] of subtypes.depth) {
     if (typeId === parent.id) continue;

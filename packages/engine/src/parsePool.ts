@@ -2,15 +2,19 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AdapterSet } from './adapters.js';
+import type { ProjectFile } from './csProjects.js';
 import { processFile, type ProcessedFile } from './fileProcessing.js';
 
 export interface ParseTask {
   readonly id: number;
-  readonly absPath: string;
   readonly path: string;
+  readonly bytes: Uint8Array;
   readonly deadlineMs: number;
-  /** `indexing.max_file_bytes`: the safe reader's cap. */
-  readonly maxBytes: number;
+}
+
+/** What workers need besides the files: the C# projects' text (preprocessor symbols) of the tree being indexed. */
+export interface ParseWorkerData {
+  readonly projects: Readonly<Record<string, ProjectFile>>;
 }
 
 export type WorkerReply = { id: number; result: ProcessedFile } | { id: number; error: string };
@@ -34,16 +38,17 @@ export class ParsePool {
   private constructor(
     private readonly workers: Worker[],
     private readonly local: AdapterSet | null,
-    private readonly repoRoot: string,
+    private readonly data: ParseWorkerData,
   ) {}
 
-  static create(workers: number, local: AdapterSet | null, repoRoot: string): ParsePool {
+  /** `local` parses on this thread when `workers` is 0 (its project facts must be those of `data`). */
+  static create(workers: number, local: AdapterSet | null, data: ParseWorkerData): ParsePool {
     const script = workers > 0 ? workerScript() : null;
-    if (!script) return new ParsePool([], local, repoRoot);
+    if (!script) return new ParsePool([], local, data);
     return new ParsePool(
-      Array.from({ length: workers }, () => new Worker(script, { workerData: { repoRoot } })),
+      Array.from({ length: workers }, () => new Worker(script, { workerData: data })),
       local,
-      repoRoot,
+      data,
     );
   }
 
@@ -60,7 +65,7 @@ export class ParsePool {
       for (const t of tasks) {
         const adapter = this.local.forPath(t.path);
         if (!adapter) continue;
-        onResult(await processFile(t.absPath, t.path, adapter, t.deadlineMs, { root: this.repoRoot, maxBytes: t.maxBytes }), t);
+        onResult(await processFile(t.bytes, t.path, adapter, t.deadlineMs), t);
       }
       return;
     }
@@ -113,7 +118,7 @@ export class ParsePool {
           if (done === tasks.length) return;
           const lost = [...pending.values()];
           pending.clear();
-          const replacement = new Worker(workerScript()!, { workerData: { repoRoot: this.repoRoot } });
+          const replacement = new Worker(workerScript()!, { workerData: this.data });
           this.workers[index] = replacement;
           attach(replacement, index);
           for (const t of lost) complete(t, failed(t, `parser worker crashed (exit code ${code}) while parsing this file`));

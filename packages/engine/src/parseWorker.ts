@@ -5,14 +5,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { processFile } from './fileProcessing.js';
-import type { ParseTask, WorkerReply } from './parsePool.js';
+import type { ParseTask, ParseWorkerData, WorkerReply } from './parsePool.js';
 
 const port = parentPort;
 if (!port) throw new Error('parseWorker must run in a worker thread');
 
 let adapters: AdapterSet | null = null;
-const repoRoot = (workerData as { repoRoot: string }).repoRoot;
-const ready = createAdapters(repoRoot).then((a) => {
+const projects = (workerData as ParseWorkerData).projects;
+const ready = createAdapters((path) => projects[path] ?? null).then((a) => {
   adapters = a;
 });
 
@@ -25,7 +25,7 @@ port.on('message', (task: ParseTask | 'close') => {
     .then(async () => {
       const adapter = adapters!.forPath(task.path);
       if (!adapter) throw new Error(`no adapter for ${task.path}`);
-      const result = await processFile(task.absPath, task.path, adapter, task.deadlineMs, { root: repoRoot, maxBytes: task.maxBytes });
+      const result = await processFile(task.bytes, task.path, adapter, task.deadlineMs);
       port.postMessage({ id: task.id, result } satisfies WorkerReply);
     })
     .catch((e: unknown) => {

@@ -84,12 +84,7 @@ export async function runTsSemanticPass(
     // reason: exact edges of an earlier pass (before their tsconfig broke) go in the same
     // transaction, so they are never served as current.
     const reason = failedProjects.map((p) => `${p.project}: ${p.reason}`).join('; ');
-    const stale = store.db
-      .prepare(
-        `SELECT f.id FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-         WHERE f.language IN ('ts','js') AND f.semantic_state <> 'ok'`,
-      )
-      .all(label) as { id: number }[];
+    const stale = store.semantic.staleFiles(label, ['ts', 'js']);
     store.writer.degradeSemantic(stale.map((r) => r.id), TS_SEMANTIC_TYPES, 'failed', reason.slice(0, 2000));
   }
   return { projects, failedProjects, fileErrors, files, edges, keyRefinements: refinements, ms: Math.round(performance.now() - started) };
@@ -114,37 +109,9 @@ function applyPlanned(store: Store, _project: ProjectResult, pass: PlannedPass):
 }
 
 function planProject(store: Store, label: string, project: ProjectResult): PlannedPass {
-  const fileIdStmt = store.db.prepare(
-    `SELECT lf.file_id AS id FROM label_files lf JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`,
-  );
-  const nodeStmt = store.db.prepare(`SELECT id FROM nodes WHERE file_id = ? AND symbol_key = ? ORDER BY disambiguator LIMIT 1`);
-  const fileIds = new Map<string, number | null>();
-  const fileId = (path: string): number | null => {
-    if (!fileIds.has(path)) fileIds.set(path, (fileIdStmt.get(label, path) as { id: number } | undefined)?.id ?? null);
-    return fileIds.get(path)!;
-  };
-  // The worker names symbols by their syntactic (file-scoped) keys; a node an earlier pass
-  // already refined to a package key (`ts:pkg:@mono/core#formatMoney(Money)`) is found by the
-  // rest of its key, so edges into unchanged files survive a partial or repeated pass.
-  const refinedStmt = store.db.prepare(
-    `SELECT id FROM nodes WHERE file_id = ? AND symbol_key LIKE ? AND substr(symbol_key, -length(?)) = ? ORDER BY disambiguator LIMIT 1`,
-  );
-  const nodeCache = new Map<string, number | null>();
-  const nodeId = (path: string, key: string): number | null => {
-    const k = `${path}\u0000${key}`;
-    if (!nodeCache.has(k)) {
-      const f = fileId(path);
-      let id = f === null ? null : ((nodeStmt.get(f, key) as { id: number } | undefined)?.id ?? null);
-      const lang = key.slice(0, key.indexOf(':'));
-      const filePrefix = `${lang}:file:${path}#`;
-      if (id === null && f !== null && key.startsWith(filePrefix)) {
-        const rest = key.slice(filePrefix.length - 1); // keeps the '#'
-        id = (refinedStmt.get(f, `${lang}:pkg:%`, rest, rest) as { id: number } | undefined)?.id ?? null;
-      }
-      nodeCache.set(k, id);
-    }
-    return nodeCache.get(k)!;
-  };
+  const keys = store.semantic.keyResolver(label);
+  const fileId = (path: string) => keys.fileId(path);
+  const nodeId = (path: string, key: string) => keys.nodeId(path, key);
   const failedFiles = new Set(project.fileErrors.map((f) => f.path));
   const scope = project.files.filter((p) => !failedFiles.has(p));
   const edges: SemanticEdgeWrite[] = [];

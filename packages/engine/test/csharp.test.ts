@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type IndexReport } from '../src/index.js';
-import { copyFixture, dotnetMissing, REPO_ROOT } from './helpers.js';
+import { copyFixture, dbOf, dotnetMissing, REPO_ROOT } from './helpers.js';
 
 const CS = join(REPO_ROOT, 'fixtures', 'cs-solution');
 /** .cs files under src/Acme.Core of the fixture (counted by hand: 12). */
@@ -20,7 +20,7 @@ describe('C# syntactic index (fixtures/cs-solution)', () => {
   it('merges the partial class over its files and keeps generated fragments', () => {
     const customer = engine.findSymbols('Acme.Core.Domain.Customer');
     expect(customer.map((n) => [n.kind, n.path, n.startLine])).toEqual([['class', 'src/Acme.Core/Domain/Customer.Billing.cs', 6]]);
-    const spans = engine.store.db
+    const spans = dbOf(engine)
       .prepare(`SELECT f.path FROM node_spans s JOIN files f ON f.id = s.file_id WHERE s.node_id = ? ORDER BY f.path`)
       .all(customer[0]!.id);
     expect(spans).toEqual([{ path: 'src/Acme.Core/Domain/Customer.cs' }]);
@@ -71,7 +71,7 @@ describe.skipIf(!hasDotnet)('C# semantic pass through roslyn-host', () => {
   /** Every exact edge of the index as comparable text, by source file. */
   const exactEdges = (e: Engine) =>
     (
-      e.store.db
+      dbOf(e)
         .prepare(
           `SELECT f.path, s.qualified_name AS source, e.type, e.target_key AS target, e.line FROM edges e
            JOIN nodes s ON s.id = e.source_id JOIN files f ON f.id = e.file_id WHERE e.confidence = 'exact' ORDER BY 1, 2, 3, 4, 5`,

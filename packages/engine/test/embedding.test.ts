@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { embedPending } from '../src/embedding.js';
 import { Engine } from '../src/index.js';
-import { copyFixture, testModels, TS_APP } from './helpers.js';
+import { copyFixture, testModels, TS_APP, dbOf } from './helpers.js';
 
 const { dir: MODELS, missing: MODEL_MISSING } = testModels();
 
 /** `path qualifiedName kind window contentHash` of every stored vector assignment, sorted. */
 function assignments(engine: Engine): string[] {
-  const rows = engine.store.db
+  const rows = dbOf(engine)
     .prepare(
       `SELECT lf.path || ' ' || n.qualified_name || ' ' || n.kind || ' ' || ne.window || ' ' || e.content_hash AS row
        FROM node_embeddings ne JOIN nodes n ON n.id = ne.node_id JOIN label_files lf ON lf.file_id = n.file_id

@@ -1,4 +1,5 @@
 import { cpSync, existsSync, mkdtempSync } from 'node:fs';
+import BetterSqlite3 from 'better-sqlite3';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isRoslynAvailable } from '@ca/parse-cs';
@@ -46,4 +47,20 @@ export function dotnetMissing(): string | null {
   if (process.env['CA_REQUIRE_DOTNET'] === '1') throw new Error(`CA_REQUIRE_DOTNET=1 but the C# semantic tests cannot run: ${availability.reason}`);
   console.warn(`SKIPPED: the C# semantic tests need the .NET SDK and a built roslyn-host: ${availability.reason}`);
   return availability.reason;
+}
+
+const connections = new Map<string, BetterSqlite3.Database>();
+
+/**
+ * A second connection to an engine's index file, for assertions on tables no API exposes (the
+ * store does not hand out its own). Commits of either are visible to the other (WAL).
+ */
+export function dbOf(engine: { readonly dbPath: string }): BetterSqlite3.Database {
+  let db = connections.get(engine.dbPath);
+  if (!db || !db.open) {
+    db = new BetterSqlite3(engine.dbPath);
+    db.pragma('busy_timeout = 5000');
+    connections.set(engine.dbPath, db);
+  }
+  return db;
 }

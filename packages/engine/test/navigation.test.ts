@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '@ca/schema';
 import { Engine, renderGraph, WORKING_LABEL } from '../src/index.js';
 import { gapFilesThatMatter, navigate } from '../src/navigation.js';
-import { copyFixture, TS_APP, tempDir } from './helpers.js';
+import { copyFixture, TS_APP, tempDir, dbOf } from './helpers.js';
 
 // Of the 10 syntactic-only files, only src/auth/authService.ts spells `issueToken`.
 const GAP_TS = {
@@ -205,7 +205,7 @@ describe('impact node cap', () => {
 
   it('the cap comes from graph.impact_max_nodes; other navigations keep the 50,000 guard unless asked', () => {
     const seed = engine.reader().bySuffix('base');
-    const r = navigate(engine.store.db, engine.reader(), WORKING_LABEL, 'impact', seed, { depth: 5 }, { max_depth: 20, impact_max_nodes: 2 });
+    const r = navigate(engine.store.graph, engine.reader(), WORKING_LABEL, 'impact', seed, { depth: 5 }, { max_depth: 20, impact_max_nodes: 2 });
     expect([depths(r), r.truncated, r.totalReached, r.maxNodes]).toEqual([
       [
         ['one', 1],

@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens } from '@ca/retrieve';
-import { changeStamp } from '@ca/store';
 import { Engine } from '../src/index.js';
 import { copyFixture, tempDir, testModels, TS_APP } from './helpers.js';
 
@@ -172,9 +171,9 @@ describe.skipIf(MODEL_MISSING !== null)('vectors filled in behind the index (emb
       const again = await engine.index();
       expect([again.embeddings?.nodes, again.embeddings?.pending]).toEqual([0, 0]);
       // With the model on too, a no-change run writes nothing.
-      const stamp = changeStamp(engine.store.db);
+      const stamp = engine.store.changeStamp();
       await engine.index();
-      expect(changeStamp(engine.store.db)).toBe(stamp);
+      expect(engine.store.changeStamp()).toBe(stamp);
       // A run that writes files marks the vectors unknown until its embedding step has run, so a
       // run killed in between leaves an index whose searches say so.
       const seen: (string | null)[] = [];

@@ -2,10 +2,10 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverFiles, Engine } from '../src/index.js';
-import { applyContextChanges, CONTEXT_READ_MAX_BYTES, parseJsonc } from '../src/semanticContext.js';
+import { CONTEXT_READ_MAX_BYTES, parseJsonc, WorktreeSource } from '@ca/invalidation';
+import { applyContextChanges } from '../src/indexer.js';
 import { defaultConfig } from '@ca/schema';
-import { changeStamp } from '@ca/store';
-import { copyFixture, dotnetMissing, REPO_ROOT, tempDir } from './helpers.js';
+import { copyFixture, dbOf, dotnetMissing, REPO_ROOT, tempDir } from './helpers.js';
 
 const MONO = join(REPO_ROOT, 'fixtures', 'ts-monorepo');
 const CS = join(REPO_ROOT, 'fixtures', 'cs-solution');
@@ -67,7 +67,7 @@ describe('a changed TS semantic context re-runs the semantic pass of the files i
     expect(r.contextChanges).toEqual([{ path: 'packages/web/tsconfig.json', change: 'changed', files: 7 }]);
     expect(r.semantic?.ts?.files).toBe(7);
     expect(labelCalls(engine)).toEqual([['parseMoney', 'calls', 'exact', 3]]);
-    const events = engine.store.db.prepare(`SELECT path, message FROM events WHERE kind = 'semantic_context_changed'`).all();
+    const events = dbOf(engine).prepare(`SELECT path, message FROM events WHERE kind = 'semantic_context_changed'`).all();
     expect(events).toEqual([
       { path: 'packages/web/tsconfig.json', message: 'semantic context changed: packages/web/tsconfig.json; 7 files to re-analyse' },
     ]);
@@ -78,12 +78,12 @@ describe('a changed TS semantic context re-runs the semantic pass of the files i
     // trusted yet) and settles in the first run after that: let the earlier tests' edits settle.
     await new Promise((r) => setTimeout(r, 2_100));
     await engine.index();
-    const before = changeStamp(engine.store.db);
+    const before = engine.store.changeStamp();
     const lastIndexedAt = engine.reader().metadata('last_indexed_at');
     const r = await engine.index();
     expect([r.contextChanges, r.semantic?.ts]).toEqual([undefined, undefined]);
     // Caches keyed by the change stamp (search answers, BM25 term statistics) survive a no-change refresh.
-    expect([changeStamp(engine.store.db), engine.reader().metadata('last_indexed_at')]).toEqual([before, lastIndexedAt]);
+    expect([engine.store.changeStamp(), engine.reader().metadata('last_indexed_at')]).toEqual([before, lastIndexedAt]);
   }, 120_000);
 
   it('a base config changed: the projects extending it (core, 8 files) are re-analysed', async () => {
@@ -184,7 +184,7 @@ describe('a changed TS semantic context: extended configs, package manifests, ba
     writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('"types": "dist/index.d.ts"', '"types": "src/index.ts"'));
     const r = await engine.index();
     expect(r.contextChanges).toEqual([{ path: 'packages/core/package.json', change: 'changed', files: 10 }]);
-    const reasons = engine.store.db
+    const reasons = dbOf(engine)
       .prepare(`SELECT path FROM events WHERE kind = 'semantic_context_changed' ORDER BY id`)
       .all()
       .map((e) => (e as { path: string }).path);
@@ -201,15 +201,22 @@ describe('a changed TS semantic context: extended configs, package manifests, ba
 
   // Also the unreadable-file path (a mode-000 file cannot be tested here: the tests run as root, which reads any file).
   it('a context file that vanishes between discovery and hashing counts as changed; its base, no longer known, as removed', async () => {
-    const ghost = { path: 'packages/web/tsconfig.json', absPath: join(repo, 'no-such-dir/tsconfig.json'), size: 1, mtimeMs: 1, project: '@mono/web' };
-    const found = discoverFiles(repo, defaultConfig().indexing, new Set(['.ts', '.tsx'])).contextFiles;
-    const changes = applyContextChanges(engine.store, 'working', repo, [...found.filter((f) => f.path !== ghost.path), ghost]);
+    const ghost = { path: 'packages/web/tsconfig.json', size: 1, mtimeMs: 1, project: '@mono/web' };
+    const listing = discoverFiles(repo, defaultConfig().indexing, new Set(['.ts', '.tsx']));
+    // The tree as a run sees it when the file vanishes after discovery listed it.
+    const source = new WorktreeSource(repo);
+    const disk = source.tree;
+    const tree = Object.assign(Object.create(Object.getPrototypeOf(disk) as object) as typeof disk, disk, {
+      hash: (p: string) => (p === ghost.path ? 'unreadable: ENOENT' : disk.hash(p)),
+      readSmall: (p: string, max: number) => (p === ghost.path ? null : disk.readSmall(p, max)),
+    });
+    const changes = applyContextChanges(engine.store, 'working', 'semantic_context', { ...source, tree, read: source.read.bind(source), close: () => {} }, { ...listing, contextFiles: [...listing.contextFiles.filter((f) => f.path !== ghost.path), ghost] }, null);
     // Both shape web's 6 files: the base through the previous run's `extends`.
     expect(changes).toEqual([
       { path: 'packages/config/base.json', change: 'removed', files: 6 },
       { path: 'packages/web/tsconfig.json', change: 'changed', files: 6 },
     ]);
-    const state = engine.store.db.prepare(`SELECT semantic_state, semantic_reason FROM files WHERE path = 'packages/web/src/App.tsx'`).get();
+    const state = dbOf(engine).prepare(`SELECT semantic_state, semantic_reason FROM files WHERE path = 'packages/web/src/App.tsx'`).get();
     expect(state).toEqual({ semantic_state: 'pending', semantic_reason: 'semantic context changed: packages/web/tsconfig.json' });
     // The next real run reads the file again: changed back, base tracked again, web analysed.
     const r = await engine.index();

@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type IndexReport } from '../src/index.js';
-import { copyFixture, REPO_ROOT } from './helpers.js';
+import { copyFixture, REPO_ROOT, dbOf } from './helpers.js';
 
 const MONO = join(REPO_ROOT, 'fixtures', 'ts-monorepo');
 
@@ -92,8 +92,8 @@ describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
     expect(again.semantic?.ts).toBeUndefined();
     // As if the index had been written by an older ca, before the metadata key existed: its
     // semantic edges name the old extractor.
-    engine.store.db.prepare(`DELETE FROM _metadata WHERE key = 'semantic_extractor:ts,js'`).run();
-    engine.store.db.prepare(`UPDATE edges SET extractor = 'semantic:ts-semantic-0' WHERE extractor LIKE 'semantic:ts-%'`).run();
+    dbOf(engine).prepare(`DELETE FROM _metadata WHERE key = 'semantic_extractor:ts,js'`).run();
+    dbOf(engine).prepare(`UPDATE edges SET extractor = 'semantic:ts-semantic-0' WHERE extractor LIKE 'semantic:ts-%'`).run();
     const upgraded = await engine.index();
     expect(upgraded.semantic?.ts?.projects).toBe(2);
     expect(upgraded.semantic?.ts?.files).toBe(report.semantic?.ts?.files);

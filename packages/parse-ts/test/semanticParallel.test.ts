@@ -80,8 +80,7 @@ describe('program groups', () => {
     expect(programKey({ ...base, checkJs: true })).not.toBe(programKey(base));
   });
 
-  // Three in-process programs: 4–6.5 s at load 6–11 on 2 shared cores, past vitest's 5 s default (not a timing assertion).
-  it('two projects with equal options form one group; analysed in one program they give the same results as separately', { timeout: 60_000 }, async () => {
+  it('two projects with equal options form one group; analysed in one program they give the same results as separately', async () => {
     const root = twoPackages();
     const ctx = context(root);
     const projects = ctx.layout.projects;
@@ -106,7 +105,7 @@ describe('program groups', () => {
       'ts:file:packages/a/src/index.ts#Store.get(string) => ts:pkg:@two/a#Store.get(string)',
       'ts:file:packages/a/src/index.ts#makeStore() => ts:pkg:@two/a#makeStore()',
     ]);
-  });
+  }, 60_000);
 
   it('shardProjects: largest group first onto the least loaded worker, request order kept, failed projects on worker 0', () => {
     const p = (id: string): LoadedProject =>

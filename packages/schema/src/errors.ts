@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'model_unavailable',
   'invalid_query',
   'not_indexed',
+  'unknown_label',
   'internal',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -34,6 +35,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'config_invalid',
   'invalid_query',
   'not_indexed',
+  'unknown_label',
 ]);
 
 export interface CaErrorContext {

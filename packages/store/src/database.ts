@@ -2,15 +2,17 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { Kysely, SqliteDialect } from 'kysely';
 import { CaError } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations.js';
 import { assertSqliteVersion } from './sqliteVersion.js';
 import { assertNotTruncated } from './fileIntegrity.js';
-import type { Database } from './tables.js';
 
-/** The subset of better-sqlite3 the store uses (keeps the driver swappable in one place). */
-export type SqliteDatabase = BetterSqlite3.Database;
+/**
+ * The subset of better-sqlite3 the store uses (keeps the driver swappable in one place, in the
+ * manner of Kysely's `SqliteDatabase`). Only @ca/store holds one: the engine and the apps reach
+ * the index through the store's intent-level methods.
+ */
+export type SqliteDatabase = Pick<BetterSqlite3.Database, 'prepare' | 'exec' | 'transaction' | 'pragma' | 'function' | 'close' | 'open' | 'readonly' | 'name' | 'loadExtension'>;
 
 export interface OpenOptions {
   /** Open without running migrations or writing; fails if the file does not exist. */
@@ -136,10 +138,6 @@ export function migrate(db: SqliteDatabase, path = ':memory:'): number {
   return version;
 }
 
-/** A Kysely instance over the same connection, for typed read queries. */
-export function createKysely(db: SqliteDatabase): Kysely<Database> {
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) });
-}
 
 /**
  * Why an index cannot be opened for writing, when that is the reason: the file or its directory

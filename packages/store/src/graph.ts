@@ -15,6 +15,13 @@ export interface TraversalOptions {
    * graphs). Applied during the walk in BFS order, so the nodes kept are the nearest ones.
    */
   readonly maxRows?: number;
+  /**
+   * Walk within this label only, when the index holds other labels' versions too: edges from
+   * files of the label, and each end taken as the label's version of that symbol (same symbol
+   * key) — a file version two labels share points at whichever target version it was resolved
+   * to, and each label sees its own.
+   */
+  readonly label?: string;
 }
 
 export interface GraphEdge {
@@ -71,6 +78,82 @@ export interface SemanticGapFile {
 const pathCache = new WeakMap<SqliteDatabase, { stamp: string; paths: Map<number, string> }>();
 const gapCache = new WeakMap<SqliteDatabase, Map<string, { stamp: string; rows: SemanticGapRow[] }>>();
 const gapFileCache = new WeakMap<SqliteDatabase, Map<string, { stamp: string; rows: SemanticGapFile[] }>>();
+const scopeCache = new WeakMap<SqliteDatabase, { stamp: string; scopes: Map<string, LabelScope | null> }>();
+
+/**
+ * One label's view of a graph shared by several labels: its files, and each node of another
+ * version of a file mapped to the label's node for the same symbol — same path, qualified name
+ * and kind, preferring the same symbol key, then the same signature (keys of one symbol may
+ * differ between versions once a semantic pass refined one of them). Cached for the life of the
+ * scope (until the index changes).
+ */
+class LabelScope {
+  private readonly mapped = new Map<number, number>();
+  private readonly aliases = new Map<number, number[]>();
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    readonly files: ReadonlySet<number>,
+  ) {}
+
+  /** The label's version of node `id` (itself when it is the label's, or when the label has none). */
+  inLabel(id: number): number {
+    const hit = this.mapped.get(id);
+    if (hit !== undefined) return hit;
+    const self = this.node(id);
+    let out = id;
+    if (self && !this.files.has(self.file_id)) {
+      const mine = this.others(self).filter((c) => this.files.has(c.file_id));
+      out = (mine.find((c) => c.symbol_key === self.symbol_key) ?? mine.find((c) => c.signature === self.signature) ?? mine[0])?.id ?? id;
+    }
+    this.mapped.set(id, out);
+    return out;
+  }
+
+  /** Each node with the nodes of the same symbol in other versions (not the label's), mapped back to it. */
+  withAliases(ids: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const id of ids) {
+      out.set(id, id);
+      let list = this.aliases.get(id);
+      if (!list) {
+        const self = this.node(id);
+        list = self ? this.others(self).filter((o) => !this.files.has(o.file_id)).map((o) => o.id) : [];
+        this.aliases.set(id, list);
+      }
+      for (const a of list) if (!out.has(a)) out.set(a, id);
+    }
+    return out;
+  }
+
+  private node(id: number): ScopeNode | undefined {
+    return cachedStatement(
+      this.db,
+      `SELECT n.id, n.file_id, n.symbol_key, n.signature, n.qualified_name, n.kind, f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?`,
+    ).get(id) as ScopeNode | undefined;
+  }
+
+  /** Nodes of the same symbol in other versions of its file. */
+  private others(self: ScopeNode): ScopeNode[] {
+    return cachedStatement(
+      this.db,
+      `SELECT n.id, n.file_id, n.symbol_key, n.signature, n.qualified_name, n.kind, f.path FROM nodes n JOIN files f ON f.id = n.file_id
+       WHERE n.qualified_name = ? COLLATE NOCASE AND n.kind = ? AND f.path = ? AND n.id <> ?`,
+    )
+      .all(self.qualified_name, self.kind, self.path, self.id)
+      .filter((o) => (o as ScopeNode).qualified_name === self.qualified_name) as ScopeNode[];
+  }
+}
+
+interface ScopeNode {
+  id: number;
+  file_id: number;
+  symbol_key: string;
+  signature: string;
+  qualified_name: string;
+  kind: string;
+  path: string;
+}
 
 /** Use-site order: path, line, edge id. */
 function byLocation(a: { path: string; line: number; id: number }, b: { path: string; line: number; id: number }): number {
@@ -133,6 +216,7 @@ export class GraphReader {
          AND e.confidence IN (${confs.map(() => '?').join(',')})`,
     );
     const paths = this.filePaths();
+    const scope = options.label !== undefined ? this.labelScope(options.label) : null;
     const depth = new Map<number, number>();
     for (const s of seeds) depth.set(s, 0);
     const seedCount = depth.size;
@@ -143,7 +227,19 @@ export class GraphReader {
     type Row = { id: number; source_id: number; target_id: number | null; type: string; confidence: string; line: number; target_name: string; file_id: number; path: string };
     for (let d = 0; d < options.depth && frontier.length > 0 && !truncated; d++) {
       const next: number[] = [];
-      const rows = stmt.all(JSON.stringify(frontier), ...options.types, ...confs) as Row[];
+      let rows: Row[];
+      if (scope === null) {
+        rows = stmt.all(JSON.stringify(frontier), ...options.types, ...confs) as Row[];
+      } else {
+        // Other versions of the frontier's symbols are asked too (edges resolved to them), then
+        // every row is kept only from the label's files, with its ends mapped into the label.
+        const asked = incoming ? scope.withAliases(frontier) : new Map(frontier.map((id) => [id, id]));
+        rows = (stmt.all(JSON.stringify([...asked.keys()]), ...options.types, ...confs) as Row[]).filter((r) => scope.files.has(r.file_id));
+        for (const r of rows) {
+          if (incoming) r.target_id = asked.get(r.target_id!) ?? r.target_id;
+          else if (r.target_id !== null) r.target_id = scope.inLabel(r.target_id);
+        }
+      }
       for (const r of rows) r.path = paths.get(r.file_id) ?? '';
       rows.sort(byLocation);
       for (const e of rows) {
@@ -174,6 +270,24 @@ export class GraphReader {
     }
     edges.sort(byLocation);
     return { depth, edges, truncated, reached: depth.size - seedCount + dropped.size };
+  }
+
+  /** The label's files, and the mapping of nodes of other versions onto the label's (by symbol key). */
+  private labelScope(label: string): LabelScope | null {
+    const stamp = this.stamp();
+    let cache = scopeCache.get(this.db);
+    if (!cache || cache.stamp !== stamp) scopeCache.set(this.db, (cache = { stamp, scopes: new Map() }));
+    const hit = cache.scopes.get(label);
+    if (hit !== undefined) return hit;
+    const labelId = this.statement(`SELECT id FROM labels WHERE name = ?`).pluck().get(label) as number | undefined;
+    const files = new Set(
+      labelId === undefined ? [] : (this.statement(`SELECT file_id FROM label_files WHERE label_id = ?`).pluck().all(labelId) as number[]),
+    );
+    const total = this.statement(`SELECT COUNT(*) FROM files`).pluck().get() as number;
+    // Every version is the label's: nothing to filter or map.
+    const scope: LabelScope | null = files.size === total ? null : new LabelScope(this.db, files);
+    cache.scopes.set(label, scope);
+    return scope;
   }
 
   /** Child nodes (via `contains`) of the given nodes, recursively. */

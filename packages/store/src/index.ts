@@ -1,17 +1,26 @@
 export { Store } from './store.js';
-export { openDatabase, migrate, createKysely } from './database.js';
+export { openDatabase, migrate } from './database.js';
 export type { OpenOptions, SqliteDatabase } from './database.js';
-export { cachedStatement, changeStamp } from './statements.js';
 export { MIGRATIONS, LATEST_SCHEMA_VERSION, FTS_TOKENIZE } from './migrations.js';
 export type { Migration } from './migrations.js';
-export { IndexWriter } from './writer.js';
-export type { FileWrite, WriteStats, SemanticEdgeWrite, SemanticPassWrite } from './writer.js';
+export { IndexWriter, chunkHashOf, CONTENT_MAX_BYTES } from './writer.js';
+export type {
+  FileWrite,
+  WriteStats,
+  SemanticEdgeWrite,
+  SemanticPassWrite,
+  NodePlan,
+  NodeAction,
+  NodePlanner,
+  NodePlannerInput,
+  PreviousNode,
+  PartialTarget,
+} from './writer.js';
 export { IndexReader } from './reader.js';
 export type { NodeRecord, NodeFilter, RankedHit, FileStatusRecord, LabelEntry, EdgeRecord } from './reader.js';
 export { ImportResolver } from './resolver.js';
 export { buildFtsQuery } from './ftsQuery.js';
 export type { FtsQuery } from './ftsQuery.js';
-export type { Database, FilesTable, NodesTable, EdgesTable, LabelsTable, LabelFilesTable } from './tables.js';
 export { GraphReader } from './graph.js';
 export type { Direction, TraversalOptions, GraphEdge, Traversal, SemanticGapFile, SemanticGapRow } from './graph.js';
 export { VectorStore, VEC0_MAX_K, SNAPSHOT_MIN_NEW_ROWS, vectorToBlob, blobToVector } from './vectors.js';
@@ -25,6 +34,16 @@ export type {
   CoarseMode,
   KnnHit,
 } from './vectors.js';
-export { recordLoadNote, loadNotes, LOAD_NOTE_KINDS } from './loadNotes.js';
+export { LoadNotes, LOAD_NOTE_KINDS } from './loadNotes.js';
 export type { LoadNote, LoadNoteKind } from './loadNotes.js';
 export { MIN_SQLITE_VERSION, assertSqliteVersion, compareVersions } from './sqliteVersion.js';
+export { SemanticStore, SemanticKeyResolver } from './semanticStore.js';
+export type { AnalysableFile, SemanticSummaryRow } from './semanticStore.js';
+export { NodeLocator } from './nodeLocator.js';
+export type { SpanNode } from './nodeLocator.js';
+export { LabelStore, stagingName } from './labels.js';
+export type { LabelInfo, LabelKind, Crawl } from './labels.js';
+export { Maintenance, JOURNAL_DAYS, JOURNAL_MAX_ROWS, EVENTS_MAX_ROWS } from './maintenance.js';
+export type { GcReport, GcOptions } from './maintenance.js';
+export { LabelPlanState } from './planState.js';
+export type { StoredFileRecord } from './planState.js';

@@ -1,4 +1,4 @@
-import type { Store } from './store.js';
+import type { SqliteDatabase } from './database.js';
 
 /** Event kinds that say what indexing did not load or run (plugins, MSBuild targets, refused files). */
 export const LOAD_NOTE_KINDS = ['plugin_blocked', 'file_refused'] as const;
@@ -12,25 +12,30 @@ export interface LoadNote {
   readonly message: string;
 }
 
-/**
- * Records a load note in the events table once: the same note from every later run (each
- * re-analysis of the project says it again) adds no row.
- */
-export function recordLoadNote(store: Store, note: LoadNote): void {
-  store.db
-    .prepare(
-      `INSERT INTO events(at, kind, path, message) SELECT ?, ?, ?, ?
-       WHERE NOT EXISTS (SELECT 1 FROM events WHERE kind = ? AND path IS ? AND message = ?)`,
-    )
-    .run(new Date().toISOString(), note.kind, note.path, note.message, note.kind, note.path, note.message);
-}
+/** What indexing did not load or run, kept in the events table (`Store.loadNotes`). */
+export class LoadNotes {
+  constructor(private readonly db: SqliteDatabase) {}
 
-/** The recorded load notes, newest first, at most `limit`. */
-export function loadNotes(store: Store, limit = 200): LoadNote[] {
-  return store.db
-    .prepare(
-      `SELECT kind, path, message FROM events WHERE kind IN (${LOAD_NOTE_KINDS.map(() => '?').join(',')})
-       GROUP BY kind, path, message ORDER BY MAX(id) DESC LIMIT ?`,
-    )
-    .all(...LOAD_NOTE_KINDS, limit) as LoadNote[];
+  /**
+   * Records a note once: the same note from every later run (each re-analysis of the project
+   * says it again) adds no row.
+   */
+  record(note: LoadNote): void {
+    this.db
+      .prepare(
+        `INSERT INTO events(at, kind, path, message) SELECT ?, ?, ?, ?
+         WHERE NOT EXISTS (SELECT 1 FROM events WHERE kind = ? AND path IS ? AND message = ?)`,
+      )
+      .run(new Date().toISOString(), note.kind, note.path, note.message, note.kind, note.path, note.message);
+  }
+
+  /** The recorded notes, newest first, at most `limit`. */
+  list(limit = 200): LoadNote[] {
+    return this.db
+      .prepare(
+        `SELECT kind, path, message FROM events WHERE kind IN (${LOAD_NOTE_KINDS.map(() => '?').join(',')})
+         GROUP BY kind, path, message ORDER BY MAX(id) DESC LIMIT ?`,
+      )
+      .all(...LOAD_NOTE_KINDS, limit) as LoadNote[];
+  }
 }

@@ -332,6 +332,40 @@ CREATE INDEX IF NOT EXISTS superseded_edges_source ON superseded_edges(source_id
 CREATE INDEX IF NOT EXISTS superseded_edges_target ON superseded_edges(target_id);
 `,
   },
+  {
+    version: 9,
+    name: 'labels of commits and worktrees, file contents, sweepable journal',
+    // A label is the working tree ('working', or 'working@<worktree>' for a linked git worktree)
+    // or a commit ('commit'); a crawl of a commit fills a staging label ('staging', named
+    // '~<label>') that replaces its label in one transaction when complete, so an interrupted
+    // crawl leaves the label as it was and resumes from what it staged. commit_sha is the
+    // commit a label was indexed at (for the working tree: HEAD then), head_ref the branch HEAD
+    // was on, dirty whether indexed files differed from that commit. file_contents keeps each
+    // version's bytes (deflated), content-addressed like files.content_hash, so a file of a
+    // label whose commit is not checked out can be shown.
+    sql: `
+CREATE TABLE IF NOT EXISTS file_contents (
+  content_hash TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  data BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS files_content_hash ON files(content_hash);
+CREATE INDEX IF NOT EXISTS deletion_log_at ON deletion_log(deleted_at);
+`,
+    run: (db) => {
+      // Columns are added only where missing (an index rewound to an older schema keeps them).
+      const have = new Set((db.prepare(`PRAGMA table_info(labels)`).all() as { name: string }[]).map((c) => c.name));
+      const columns: [string, string][] = [
+        ['kind', `TEXT NOT NULL DEFAULT 'working' CHECK (kind IN ('working','commit','staging'))`],
+        ['target_sha', 'TEXT'],
+        ['head_ref', 'TEXT'],
+        ['dirty', 'INTEGER'],
+        ['worktree', 'TEXT'],
+        ['indexed_at', 'TEXT'],
+      ];
+      for (const [name, type] of columns) if (!have.has(name)) db.exec(`ALTER TABLE labels ADD COLUMN ${name} ${type}`);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import type { Confidence, EdgeType, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
@@ -214,6 +215,7 @@ export interface TermPlan {
   readonly heads: Set<string>;
 }
 const termStatsByDb = new WeakMap<SqliteDatabase, TermStats>();
+const exclusiveCache = new WeakMap<SqliteDatabase, { stamp: string; labels: Map<string, boolean> }>();
 
 /** Column weights for bm25(): name, qualified_name, split, signature, doc, path, body. */
 const BM25_WEIGHTS = '10.0, 8.0, 5.0, 3.0, 2.0, 1.5, 1.0';
@@ -563,5 +565,83 @@ export class IndexReader {
     return this.db
       .prepare(`SELECT at, kind, path, message FROM events ORDER BY id DESC LIMIT ?`)
       .all(limit) as { at: string; kind: string; path: string | null; message: string }[];
+  }
+
+  /** The content hash of the version the label holds at `path`, or null. */
+  contentHashOf(path: string): string | null {
+    return (
+      (cachedStatement(
+        this.db,
+        `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`,
+      )
+        .pluck()
+        .get(this.label, path) as string | undefined) ?? null
+    );
+  }
+
+  /**
+   * The bytes of the version the label holds at `path` as the index stored them, or null when
+   * the label has no such path or the index kept no copy (over the size cap, or indexed by a
+   * version of ca that kept none).
+   */
+  fileContent(path: string): Buffer | null {
+    const row = cachedStatement(
+      this.db,
+      `SELECT c.data FROM label_files lf JOIN labels l ON l.id = lf.label_id AND l.name = ? JOIN files f ON f.id = lf.file_id
+       JOIN file_contents c ON c.content_hash = f.content_hash WHERE lf.path = ?`,
+    ).get(this.label, path) as { data: Buffer } | undefined;
+    return row ? inflateRawSync(row.data) : null;
+  }
+
+  /** Import specifiers (or names) of a file node, at most 40 (file embedding texts). */
+  fileImports(fileNodeId: number): string[] {
+    return cachedStatement(this.db, `SELECT DISTINCT COALESCE(specifier, target_name) AS s FROM edges WHERE source_id = ? AND type = 'imports' LIMIT 40`)
+      .pluck()
+      .all(fileNodeId) as string[];
+  }
+
+  /** Names of a node's public children in source order, at most 40 (file embedding texts). */
+  publicChildren(nodeId: number): string[] {
+    return cachedStatement(this.db, `SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`)
+      .pluck()
+      .all(nodeId) as string[];
+  }
+
+  /** Number of the label's files in `languages`. */
+  countFiles(languages: readonly string[]): number {
+    if (languages.length === 0) return 0;
+    return this.db
+      .prepare(
+        `SELECT COUNT(*) FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+         WHERE f.language IN (${languages.map(() => '?').join(',')})`,
+      )
+      .pluck()
+      .get(this.label, ...languages) as number;
+  }
+
+  /**
+   * Whether every file version of the index belongs to this label (no other label, staging
+   * crawl or uncollected version): then label filters can be skipped. Cached until the index changes.
+   */
+  exclusive(): boolean {
+    const stamp = changeStamp(this.db);
+    let cache = exclusiveCache.get(this.db);
+    if (!cache || cache.stamp !== stamp) exclusiveCache.set(this.db, (cache = { stamp, labels: new Map() }));
+    let answer = cache.labels.get(this.label);
+    if (answer === undefined) {
+      const labelId = this.labelId();
+      answer =
+        labelId !== null &&
+        (cachedStatement(this.db, `SELECT NOT EXISTS (SELECT 1 FROM files f WHERE NOT EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = f.id AND lf.label_id = ?))`)
+          .pluck()
+          .get(labelId) as number) === 1;
+      cache.labels.set(this.label, answer);
+    }
+    return answer;
+  }
+
+  /** Whether the label exists. */
+  exists(): boolean {
+    return this.labelId() !== null;
   }
 }

@@ -1,23 +1,42 @@
-import type { Kysely } from 'kysely';
-import { createKysely, openDatabase, type OpenOptions, type SqliteDatabase } from './database.js';
+import { openDatabase, type OpenOptions, type SqliteDatabase } from './database.js';
+import { GraphReader } from './graph.js';
+import { LabelStore } from './labels.js';
+import { LoadNotes } from './loadNotes.js';
+import { Maintenance } from './maintenance.js';
+import { LabelPlanState } from './planState.js';
 import { IndexReader } from './reader.js';
 import { ImportResolver } from './resolver.js';
-import type { Database } from './tables.js';
+import { SemanticStore } from './semanticStore.js';
+import { changeStamp } from './statements.js';
+import { VectorStore } from './vectors.js';
 import { IndexWriter } from './writer.js';
 
 /**
  * One repository's index: a SQLite file with the graph, FTS5 and vectors. Writes go through
- * `writer` (the single write path); reads through `reader(label)` or the typed `kysely`.
+ * `writer` (the single write path) and the intent-level services (`semantic`, `labels`,
+ * `vectors`, `maintenance`); reads through `reader(label)`, `graph` and `planState(label)`. The
+ * connection itself is not handed out: SQL lives in this package only.
  */
 export class Store {
   readonly writer: IndexWriter;
-  private kyselyInstance: Kysely<Database> | null = null;
+  readonly semantic: SemanticStore;
+  readonly labels: LabelStore;
+  readonly maintenance: Maintenance;
+  readonly graph: GraphReader;
+  /** What indexing did not load or run (stripped plugins, MSBuild targets, refused files). */
+  readonly loadNotes: LoadNotes;
+  private vectorStore: VectorStore | null = null;
 
   private constructor(
-    readonly db: SqliteDatabase,
+    private readonly db: SqliteDatabase,
     readonly path: string,
   ) {
     this.writer = new IndexWriter(db);
+    this.semantic = new SemanticStore(db, this.writer);
+    this.labels = new LabelStore(db, this.writer);
+    this.maintenance = new Maintenance(db, this.writer, () => this.vectors);
+    this.graph = new GraphReader(db);
+    this.loadNotes = new LoadNotes(db);
   }
 
   /** Opens or creates the index at `path` (migrating it); see `openDatabase`. */
@@ -30,15 +49,32 @@ export class Store {
     return new IndexReader(this.db, label);
   }
 
+  /** What the change planner reads of a label. */
+  planState(label: string): LabelPlanState {
+    return new LabelPlanState(this.db, label);
+  }
+
+  /** Vectors: the embedding cache, node assignments and nearest-neighbour search (one per connection). */
+  get vectors(): VectorStore {
+    this.vectorStore ??= new VectorStore(this.db);
+    return this.vectorStore;
+  }
+
   /** Resolves name-based edges across modules of the label; returns how many were resolved. */
   resolveImports(label = 'working'): number {
     return new ImportResolver(this.db, label).resolvePending();
   }
 
-  /** A typed query builder over the same connection. */
-  get kysely(): Kysely<Database> {
-    this.kyselyInstance ??= createKysely(this.db);
-    return this.kyselyInstance;
+  /**
+   * Changes whenever the database does (this connection's writes or another's commits): caches
+   * keyed by it are valid until it moves.
+   */
+  changeStamp(): string {
+    return changeStamp(this.db);
+  }
+
+  get isOpen(): boolean {
+    return this.db.open;
   }
 
   /** Checkpoints the WAL and closes the connection. */

@@ -334,6 +334,15 @@ export class VectorStore {
       .immediate();
   }
 
+  /** Embeddings no node references (or of another model): what `gc` would delete. */
+  orphanCount(): number {
+    const model = this.model();
+    return this.db
+      .prepare(`SELECT COUNT(*) FROM embeddings WHERE model_id IS NOT ? OR NOT EXISTS (SELECT 1 FROM node_embeddings ne WHERE ne.embedding_id = embeddings.id)`)
+      .pluck()
+      .get(model ? modelKeyOf(model) : null) as number;
+  }
+
   /** Deletes embeddings no node references (and any other model's); returns how many. */
   gc(): number {
     return this.db
@@ -369,6 +378,16 @@ export class VectorStore {
       for (const r of rows) out.set(r.content_hash, blobToVector(r.vector));
     }
     return out;
+  }
+
+  /** The vector of a node's first window (its main text), or null when it has none of the current model. */
+  nodeVector(nodeId: number): Float32Array | null {
+    const model = this.model();
+    if (!model) return null;
+    const row = this.db
+      .prepare(`SELECT e.vector FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id WHERE ne.node_id = ? AND ne.window = 0 AND e.model_id = ?`)
+      .get(nodeId, modelKeyOf(model)) as { vector: Buffer } | undefined;
+    return row ? blobToVector(row.vector) : null;
   }
 
   /** Number of stored embeddings of the current model. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
 import type { Statement } from 'better-sqlite3';
 import {
   ftsTextOf,
@@ -33,6 +34,8 @@ export interface FileWrite {
    * (the engine does it on parser threads); computed here otherwise.
    */
   readonly fts?: readonly FtsText[];
+  /** The file's bytes, kept (deflated, content-addressed) so the version can be shown as indexed. */
+  readonly content?: Uint8Array;
 }
 
 /** One edge found by a semantic pass (compiler-resolved), already mapped to node ids. */
@@ -71,12 +74,56 @@ export interface WriteStats {
   edges: number;
 }
 
-/** Kinds whose `partial` fragments in several files are merged into one node (C#). */
-const MERGEABLE_KINDS = new Set(['class', 'struct', 'record', 'interface', 'method']);
-
-function sha1(text: string): string {
+/** The digest the index keeps of a chunk text (`nodes.chunk_hash`): a changed digest means a new vector. */
+export function chunkHashOf(text: string): string {
   return createHash('sha1').update(text).digest('hex');
 }
+
+/** A node of the label's previous version of a path, as the node planner sees it. */
+export interface PreviousNode {
+  readonly id: number;
+  readonly symbolKey: string;
+  readonly disambiguator: number;
+  readonly kind: string;
+  readonly chunkHash: string;
+  /** Spans of this node in other files (a merged partial class): it survives losing this one. */
+  readonly otherSpans: number;
+}
+
+/** The label's node of the same key in another file, which a `partial` fragment joins. */
+export interface PartialTarget {
+  readonly id: number;
+  readonly path: string;
+}
+
+export type NodeAction =
+  | { readonly kind: 'insert' }
+  | { readonly kind: 'update'; readonly id: number; readonly reembed: boolean }
+  | { readonly kind: 'merge'; readonly id: number; readonly primary: boolean };
+
+/** What to do with each node of a re-parsed file (decided by @ca/invalidation's `planNodes`). */
+export interface NodePlan {
+  /** One action per extracted node, in order. */
+  readonly actions: readonly NodeAction[];
+  /** Previous nodes not carried over: journaled and deleted, or (survives) kept with their primary span moved to another file. */
+  readonly drop: readonly { readonly id: number; readonly survives: boolean }[];
+  readonly reembed: number;
+}
+
+export interface NodePlannerInput {
+  readonly path: string;
+  /** The label's previous version's nodes (empty when there was none, or another label still holds it). */
+  readonly previous: readonly PreviousNode[];
+  readonly nodes: readonly ExtractedNode[];
+  /** The label's node with this node's key, language, project and kind in another file, if any. */
+  partialTarget(node: ExtractedNode): PartialTarget | null;
+}
+
+/** Decides node identity for one file (the writer executes what it returns). */
+export type NodePlanner = (input: NodePlannerInput) => NodePlan;
+
+/** Files larger than this keep no copy of their bytes in the index (`file_contents`). */
+export const CONTENT_MAX_BYTES = 4 * 1024 * 1024;
 
 function now(): string {
   return new Date().toISOString();
@@ -93,6 +140,7 @@ interface ExistingNode {
   end_line: number;
   signature: string;
   chunk_hash: string;
+  other_spans: number;
 }
 
 /**
@@ -126,7 +174,8 @@ export class IndexWriter {
       deleteFile: s(`DELETE FROM files WHERE id = ?`),
       filePath: s(`SELECT path FROM files WHERE id = ?`),
       nodesOfFile: s(`SELECT id, symbol_key, disambiguator, kind, name, qualified_name, start_line, end_line, signature,
-          chunk_hash FROM nodes WHERE file_id = ?`),
+          chunk_hash, (SELECT COUNT(*) FROM node_spans ns WHERE ns.node_id = nodes.id AND ns.file_id <> nodes.file_id) AS other_spans
+          FROM nodes WHERE file_id = ?`),
       insertNode: s(`INSERT INTO nodes(file_id, parent_id, kind, language, name, qualified_name, symbol_key, disambiguator,
           project, start_line, end_line, start_byte, end_byte, signature, parameter_count, return_type, modifiers,
           attributes, is_public_api, doc, generated, chunk_text, chunk_hash)
@@ -167,6 +216,14 @@ export class IndexWriter {
       touchMtime: s(`UPDATE label_files SET mtime_ms = ? WHERE label_id = ? AND path = ?`),
       insertReexport: s(`INSERT INTO module_reexports(file_id, target_module, name) VALUES (?, ?, ?)`),
       setSemantic: s(`UPDATE files SET semantic_state = ?, semantic_reason = ? WHERE id = ?`),
+      insertContent: s(`INSERT OR IGNORE INTO file_contents(content_hash, size, data) VALUES (?, ?, ?)`),
+      renameFile: s(`UPDATE files SET path = ?, project = ?, semantic_state = 'pending', semantic_reason = 'file moved' WHERE id = ?`),
+      rekeyNode: s(`UPDATE OR IGNORE nodes SET symbol_key = ?, project = ? WHERE id = ?`),
+      renameFileNode: s(`UPDATE nodes SET name = CASE WHEN name = @fromName THEN @toName ELSE name END,
+          qualified_name = CASE WHEN qualified_name = @from THEN @to ELSE qualified_name END,
+          signature = CASE WHEN signature = @from THEN @to ELSE signature END
+        WHERE id = @id AND kind IN ('file', 'module')`),
+      nodeText: s(`SELECT name, qualified_name AS qualifiedName, kind, chunk_text AS chunkText, doc, signature FROM nodes WHERE id = ?`),
     };
   }
 
@@ -177,15 +234,76 @@ export class IndexWriter {
     return Number(this.stmts.insertLabel.run(name, now()).lastInsertRowid);
   }
 
-  /** Records a batch of file versions in a label, in one transaction. */
-  writeBatch(label: string, files: readonly FileWrite[]): WriteStats {
+  /**
+   * Records a batch of file versions in a label, in one transaction; `planner` decides which
+   * nodes of a path's previous version each new node continues (the writer only executes).
+   */
+  writeBatch(label: string, files: readonly FileWrite[], planner: NodePlanner): WriteStats {
     const stats: WriteStats = { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0 };
     this.db.transaction(() => {
       const labelId = this.ensureLabel(label);
-      for (const f of files) this.writeOne(labelId, f, stats);
+      for (const f of files) this.writeOne(labelId, f, stats, planner);
       this.stmts.touchLabel.run(now(), labelId);
     })();
     return stats;
+  }
+
+  /**
+   * Puts versions the index already holds (for another label, or a worktree) at their paths in
+   * `label`, in one transaction: nothing is parsed or embedded again. The versions the label
+   * held there before go when no label holds them any more.
+   */
+  reuseVersions(label: string, entries: readonly { path: string; fileId: number; mtimeMs: number | null }[]): WriteStats {
+    const stats: WriteStats = { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0 };
+    this.db.transaction(() => {
+      const labelId = this.ensureLabel(label);
+      for (const e of entries) {
+        const entry = this.stmts.labelEntry.get(labelId, e.path) as { file_id: number } | undefined;
+        this.stmts.upsertLabelEntry.run(labelId, e.path, e.fileId, e.mtimeMs);
+        if (entry && entry.file_id !== e.fileId) this.releaseVersion(entry.file_id, 'file changed', stats);
+        stats.files++;
+      }
+      this.stmts.touchLabel.run(now(), labelId);
+    })();
+    return stats;
+  }
+
+  /**
+   * Moves a version from one path to another in place, in one transaction (a `git mv`: same
+   * content, no other label holds it): the file row, the label entry and the nodes keep their
+   * ids — edges into them, FTS rows and vectors survive — file-scoped keys follow the path
+   * (`rekey`), and the file's semantic pass is due again (its keys changed).
+   */
+  moveVersion(label: string, move: { from: string; to: string; fileId: number; mtimeMs: number | null; project: string }, rekey: (key: string) => string): void {
+    this.db.transaction(() => {
+      const labelId = this.ensureLabel(label);
+      const entry = this.stmts.labelEntry.get(labelId, move.from) as { file_id: number } | undefined;
+      if (!entry || entry.file_id !== move.fileId) throw new Error(`moveVersion: ${move.from} is not version ${move.fileId} in ${label}`);
+      const target = this.stmts.labelEntry.get(labelId, move.to) as { file_id: number } | undefined;
+      this.stmts.deleteLabelEntry.run(labelId, move.from);
+      this.stmts.upsertLabelEntry.run(labelId, move.to, move.fileId, move.mtimeMs);
+      this.stmts.renameFile.run(move.to, move.project, move.fileId);
+      const pathText = pathTokens(move.to);
+      const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+      for (const n of this.stmts.nodesOfFile.all(move.fileId) as ExistingNode[]) {
+        this.stmts.rekeyNode.run(rekey(n.symbol_key), move.project, n.id);
+        // The file's own node is named after its path.
+        this.stmts.renameFileNode.run({ id: n.id, from: move.from, to: move.to, fromName: base(move.from), toName: base(move.to) });
+        // The FTS row holds the path's words: written again (a contentless table cannot be read back).
+        const t = this.stmts.nodeText.get(n.id) as { name: string; qualifiedName: string; kind: string; chunkText: string; doc: string | null; signature: string };
+        const fts = ftsTextOf(t);
+        this.stmts.deleteFts.run(n.id);
+        this.stmts.insertFts.run(n.id, t.name, t.qualifiedName, fts.split, t.signature, t.doc ?? '', pathText, fts.body);
+      }
+      if (target && target.file_id !== move.fileId) this.releaseVersion(target.file_id, 'file changed', { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0 });
+      this.stmts.touchLabel.run(now(), labelId);
+    })();
+  }
+
+  /** Keeps a version's bytes (deflated, content-addressed) so the file can be shown as indexed. */
+  storeContent(contentHash: string, bytes: Uint8Array): void {
+    if (bytes.length > CONTENT_MAX_BYTES) return;
+    this.stmts.insertContent.run(contentHash, bytes.length, deflateRawSync(bytes));
   }
 
   /** Updates only the recorded modification time of an unchanged file. */
@@ -308,8 +426,9 @@ export class IndexWriter {
       .run(key, value);
   }
 
-  private writeOne(labelId: number, f: FileWrite, stats: WriteStats): void {
+  private writeOne(labelId: number, f: FileWrite, stats: WriteStats, planner: NodePlanner): void {
     stats.files++;
+    if (f.content) this.storeContent(f.contentHash, f.content);
     const entry = this.stmts.labelEntry.get(labelId, f.path) as { file_id: number } | undefined;
     const existing = this.stmts.fileByVersion.get(f.path, f.contentHash) as { id: number; extractor: string } | undefined;
     if (existing && existing.extractor === f.extractor) {
@@ -345,22 +464,36 @@ export class IndexWriter {
       }).lastInsertRowid,
     );
     this.stmts.upsertLabelEntry.run(labelId, f.path, fileId, f.mtimeMs);
-    // Reusable nodes of the previous version (only when no other label still needs it).
-    const reusable = new Map<string, ExistingNode>();
+    // The previous version's nodes may continue (only when no other label still needs it).
+    let previousNodes: ExistingNode[] = [];
     if (previous !== null) {
       const holders = (this.stmts.fileHolders.get(previous) as { n: number }).n;
       if (holders === 0) {
+        previousNodes = this.stmts.nodesOfFile.all(previous) as ExistingNode[];
         this.stmts.deleteEdgesOfFile.run(previous);
         this.stmts.deleteSpansOfFile.run(previous);
-        for (const n of this.stmts.nodesOfFile.all(previous) as ExistingNode[]) {
-          reusable.set(`${n.symbol_key}\u0000${n.disambiguator}`, n);
-        }
       }
     }
-    if (f.index) this.insertIndex(labelId, fileId, f, reusable, stats);
+    const nodes = f.index?.nodes ?? [];
+    const plan = planner({
+      path: f.path,
+      previous: previousNodes.map((n) => ({
+        id: n.id,
+        symbolKey: n.symbol_key,
+        disambiguator: n.disambiguator,
+        kind: n.kind,
+        chunkHash: n.chunk_hash,
+        otherSpans: n.other_spans,
+      })),
+      nodes,
+      partialTarget: (n) => this.partialTarget(labelId, fileId, f, n),
+    });
+    const previousById = new Map(previousNodes.map((n) => [n.id, n]));
+    checkPlan(plan, nodes.length, previousById);
+    if (f.index) this.insertIndex(fileId, f, plan, stats);
     if (previous !== null) {
       // Nodes of the previous version that were not carried over are journaled and deleted.
-      for (const n of reusable.values()) this.deleteNode(n, f.path, 'symbol removed', stats);
+      for (const d of plan.drop) this.deleteNode(previousById.get(d.id)!, f.path, 'symbol removed', stats);
       this.releaseVersion(previous, 'file changed', stats);
       if (existing) {
         // Give the re-extracted version the real content hash now the stale one is gone.
@@ -369,24 +502,19 @@ export class IndexWriter {
     }
   }
 
-  private insertIndex(
-    labelId: number,
-    fileId: number,
-    f: FileWrite,
-    reusable: Map<string, ExistingNode>,
-    stats: WriteStats,
-  ): void {
+  private insertIndex(fileId: number, f: FileWrite, plan: NodePlan, stats: WriteStats): void {
     const index = f.index!;
     const ids = new Map<string, number>();
     const pathText = pathTokens(f.path);
     index.nodes.forEach((n, i) => {
       const parentId = n.parentLocalId === null ? null : (ids.get(n.parentLocalId) ?? null);
-      const merged = this.mergeIntoExisting(labelId, fileId, f, n);
-      if (merged !== null) {
-        ids.set(n.localId, merged);
+      const action = plan.actions[i]!;
+      if (action.kind === 'merge') {
+        this.mergeInto(action.id, action.primary, fileId, n);
+        ids.set(n.localId, action.id);
         return;
       }
-      const chunkHash = sha1(n.chunkText);
+      const chunkHash = chunkHashOf(n.chunkText);
       const row = {
         fileId,
         parentId,
@@ -412,12 +540,9 @@ export class IndexWriter {
         chunkText: n.chunkText,
         chunkHash,
       };
-      const key = `${n.symbolKey}\u0000${n.disambiguator}`;
-      const old = reusable.get(key);
       let id: number;
-      if (old) {
-        reusable.delete(key);
-        id = old.id;
+      if (action.kind === 'update') {
+        id = action.id;
         this.stmts.updateNode.run({ ...row, id });
         this.stmts.deleteFts.run(id);
         stats.nodesUpdated++;
@@ -458,12 +583,8 @@ export class IndexWriter {
     }
   }
 
-  /**
-   * A `partial` fragment whose key already exists in another file of the label joins that
-   * node as an extra span; the primary span is the fragment whose path sorts first.
-   */
-  private mergeIntoExisting(labelId: number, fileId: number, f: FileWrite, n: ExtractedNode): number | null {
-    if (!n.modifiers.includes('partial') || !MERGEABLE_KINDS.has(n.kind)) return null;
+  /** The label's node a `partial` fragment would join: same key, language, project and kind, in another file. */
+  private partialTarget(labelId: number, fileId: number, f: FileWrite, n: ExtractedNode): PartialTarget | null {
     const target = this.stmts.mergeTarget.get({
       labelId,
       symbolKey: n.symbolKey,
@@ -472,19 +593,21 @@ export class IndexWriter {
       fileId,
       kind: n.kind,
     }) as { id: number; file_id: number; path: string } | undefined;
-    if (!target) return null;
+    return target ? { id: target.id, path: target.path } : null;
+  }
+
+  /** A fragment joins node `id` as an extra span, or (primary) takes its primary span, the old one moving to `node_spans`. */
+  private mergeInto(id: number, primary: boolean, fileId: number, n: ExtractedNode): void {
     const s = n.span;
-    if (f.path < target.path) {
-      // The new fragment becomes primary; the old primary span moves to node_spans.
+    if (primary) {
       const old = this.db
-        .prepare(`SELECT start_line, end_line, start_byte, end_byte FROM nodes WHERE id = ?`)
-        .get(target.id) as { start_line: number; end_line: number; start_byte: number; end_byte: number };
-      this.stmts.insertSpan.run(target.id, target.file_id, old.start_line, old.end_line, old.start_byte, old.end_byte);
-      this.stmts.movePrimary.run(fileId, s.startLine, s.endLine, s.startByte, s.endByte, target.id);
+        .prepare(`SELECT file_id, start_line, end_line, start_byte, end_byte FROM nodes WHERE id = ?`)
+        .get(id) as { file_id: number; start_line: number; end_line: number; start_byte: number; end_byte: number };
+      this.stmts.insertSpan.run(id, old.file_id, old.start_line, old.end_line, old.start_byte, old.end_byte);
+      this.stmts.movePrimary.run(fileId, s.startLine, s.endLine, s.startByte, s.endByte, id);
     } else {
-      this.stmts.insertSpan.run(target.id, fileId, s.startLine, s.endLine, s.startByte, s.endByte);
+      this.stmts.insertSpan.run(id, fileId, s.startLine, s.endLine, s.startByte, s.endByte);
     }
-    return target.id;
   }
 
   private deleteNode(n: ExistingNode, path: string, reason: string, stats: WriteStats): void {
@@ -521,17 +644,47 @@ export class IndexWriter {
     stats.nodesDeleted++;
   }
 
-  /** Drops a file version when no label holds it any more (journaling its nodes). */
-  private releaseVersion(fileId: number, reason: string, stats: WriteStats): void {
+  /** Drops each version no label holds any more (journaling its nodes), in one transaction. */
+  releaseVersions(fileIds: readonly number[], reason: string): WriteStats {
+    const stats: WriteStats = { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0 };
+    this.db.transaction(() => {
+      for (const id of fileIds) {
+        if (this.releaseVersion(id, reason, stats)) stats.files++;
+      }
+    })();
+    return stats;
+  }
+
+  /** Drops a file version when no label holds it any more (journaling its nodes); true when it went. */
+  private releaseVersion(fileId: number, reason: string, stats: WriteStats): boolean {
     const holders = (this.stmts.fileHolders.get(fileId) as { n: number }).n;
-    if (holders > 0) return;
+    if (holders > 0) return false;
     const pathRow = this.stmts.filePath.get(fileId) as { path: string } | undefined;
-    if (!pathRow) return;
+    if (!pathRow) return false;
     this.stmts.deleteEdgesOfFile.run(fileId);
     this.stmts.deleteSpansOfFile.run(fileId);
     for (const n of this.stmts.nodesOfFile.all(fileId) as ExistingNode[]) {
       this.deleteNode(n, pathRow.path, reason, stats);
     }
     this.stmts.deleteFile.run(fileId);
+    return true;
   }
+}
+
+/** A plan the writer can execute: one action per node, updates and drops only of the previous version's nodes, each once. */
+function checkPlan(plan: NodePlan, nodes: number, previous: ReadonlyMap<number, unknown>): void {
+  const bad = (why: string) => new Error(`node plan rejected: ${why}`);
+  if (plan.actions.length !== nodes) throw bad(`${plan.actions.length} actions for ${nodes} nodes`);
+  const used = new Set<number>();
+  for (const a of plan.actions) {
+    if (a.kind !== 'update') continue;
+    if (!previous.has(a.id)) throw bad(`node ${a.id} is not of the previous version`);
+    if (used.has(a.id)) throw bad(`node ${a.id} continued twice`);
+    used.add(a.id);
+  }
+  for (const d of plan.drop) {
+    if (!previous.has(d.id) || used.has(d.id)) throw bad(`node ${d.id} cannot be dropped`);
+    used.add(d.id);
+  }
+  if (used.size !== previous.size) throw bad(`${previous.size - used.size} previous nodes neither continued nor dropped`);
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LATEST_SCHEMA_VERSION, Store, buildFtsQuery } from '../src/index.js';
-import { fileWrite, node } from './helpers.js';
+import { fileWrite, node, dbOf, keyPlanner } from './helpers.js';
 
 /** Indexes one symbol per identifier; returns a function giving the tokens FTS5 stored per column. */
 function indexIdentifiers(identifiers: string[]) {
@@ -23,11 +23,11 @@ function indexIdentifiers(identifiers: string[]) {
       }),
     ),
   );
-  store.writer.writeBatch('working', [fileWrite('src/symbols.ts', 'h', nodes)]);
-  store.db.exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'fts_nodes', 'instance')`);
+  store.writer.writeBatch('working', [fileWrite('src/symbols.ts', 'h', nodes)], keyPlanner);
+  dbOf(store).exec(`CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'fts_nodes', 'instance')`);
   const idOf = (qn: string) => store.reader().byQualifiedName(qn)[0]!.id;
   const tokens = (qn: string, column: string) =>
-    (store.db.prepare(`SELECT term FROM temp.vocab WHERE doc = ? AND col = ? ORDER BY offset`).all(idOf(qn), column) as { term: string }[]).map(
+    (dbOf(store).prepare(`SELECT term FROM temp.vocab WHERE doc = ? AND col = ? ORDER BY offset`).all(idOf(qn), column) as { term: string }[]).map(
       (r) => r.term,
     );
   const search = (q: string) => store.reader().bm25(q).map((h) => store.reader().nodeById(h.nodeId)!.qualifiedName);
@@ -163,7 +163,7 @@ describe('posting budget of a BM25 query', () => {
         node({ localId: 'f', name: 'more.ts', kind: 'file', symbolKey: 'ts:file:src/more.ts#' }),
         node({ localId: 'b', name: 'betaFive', qualifiedName: 'betaFive', kind: 'variable', parentLocalId: 'f', symbolKey: 'ts:file:src/more.ts#betaFive', chunkText: 'const betaFive = 5;' }),
       ]),
-    ]);
+    ], keyPlanner);
     // beta is now in 4 rows: gamma (1) + beta (4) > 4.
     expect(drops(['gamma', 'beta'], 4)).toEqual(new Set(['beta']));
   });
@@ -181,9 +181,9 @@ describe('posting budget of a BM25 query', () => {
         fn('redrawAll', 'paint(); paint(); zap();'),
         fn('clearCanvas', 'paint(); zap();'),
       ]),
-    ]);
+    ], keyPlanner);
     const matches = (q: string) =>
-      (s.db.prepare(`SELECT rowid FROM fts_nodes WHERE fts_nodes MATCH ? ORDER BY rowid`).pluck().all(q) as number[]).map(
+      (dbOf(s).prepare(`SELECT rowid FROM fts_nodes WHERE fts_nodes MATCH ? ORDER BY rowid`).pluck().all(q) as number[]).map(
         (id) => s.reader().nodeById(id)!.name,
       );
 
@@ -215,9 +215,9 @@ describe('migration 5 (Porter-stemmed FTS)', () => {
         node({ localId: 'f', name: 'format.ts', kind: 'file', symbolKey: 'ts:file:src/format.ts#' }),
         node({ localId: 'a', name: 'formatCharges', kind: 'function', parentLocalId: 'f', symbolKey: 'ts:file:src/format.ts#formatCharges', chunkText: 'function formatCharges() { return charging(); }' }),
       ]),
-    ]);
+    ], keyPlanner);
     // Back to schema 4: the old tokenizer, rows included, and no record of the later migrations.
-    first.db.exec(`DROP TABLE fts_nodes;
+    dbOf(first).exec(`DROP TABLE fts_nodes;
       CREATE VIRTUAL TABLE fts_nodes USING fts5(name, qualified_name, split, signature, doc, path, body, content='', contentless_delete=1,
         tokenize="unicode61 remove_diacritics 2 tokenchars '_.$:@'", prefix='2 3 4');
       DELETE FROM _migration_log WHERE version >= 5;

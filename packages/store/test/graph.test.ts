@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExtractedEdge } from '@ca/schema';
 import { GraphReader, Store } from '../src/index.js';
-import { fileWithSymbols, fileWrite, node } from './helpers.js';
+import { fileWithSymbols, fileWrite, node, dbOf, keyPlanner } from './helpers.js';
 
 function tempDb(): string {
   return join(mkdtempSync(join(tmpdir(), 'ca-graph-')), 'index.db');
@@ -61,15 +61,15 @@ describe('GraphReader.walk with a node cap', () => {
   let name: Map<number, string>;
   beforeEach(() => {
     store = Store.open(tempDb());
-    store.writer.writeBatch('working', [graphFile()]);
-    const rows = store.db.prepare(`SELECT id, name FROM nodes WHERE kind = 'function'`).all() as { id: number; name: string }[];
+    store.writer.writeBatch('working', [graphFile()], keyPlanner);
+    const rows = dbOf(store).prepare(`SELECT id, name FROM nodes WHERE kind = 'function'`).all() as { id: number; name: string }[];
     id = new Map(rows.map((r) => [r.name, r.id]));
     name = new Map(rows.map((r) => [r.id, r.name]));
   });
   afterEach(() => store.close());
 
   const walk = (maxRows?: number) =>
-    new GraphReader(store.db).walk([id.get('t')!], { direction: 'in', types: ['calls'], minConfidence: 'approximate', depth: 5, ...(maxRows !== undefined ? { maxRows } : {}) });
+    new GraphReader(dbOf(store)).walk([id.get('t')!], { direction: 'in', types: ['calls'], minConfidence: 'approximate', depth: 5, ...(maxRows !== undefined ? { maxRows } : {}) });
   const depths = (w: ReturnType<typeof walk>) => Object.fromEntries([...w.depth].map(([n, d]) => [name.get(n)!, d]));
   const lines = (w: ReturnType<typeof walk>) => w.edges.map((e) => `${name.get(e.from)}→${e.to === null ? '?' : name.get(e.to)}:${e.line}`);
 
@@ -116,14 +116,14 @@ describe('GraphReader.walk with a node cap', () => {
   });
 
   it('does not count the seeds against the cap', () => {
-    const w = new GraphReader(store.db).walk([id.get('c1')!, id.get('c2')!, id.get('c3')!], { direction: 'in', types: ['calls'], minConfidence: 'approximate', depth: 1, maxRows: 3 });
+    const w = new GraphReader(dbOf(store)).walk([id.get('c1')!, id.get('c2')!, id.get('c3')!], { direction: 'in', types: ['calls'], minConfidence: 'approximate', depth: 1, maxRows: 3 });
     expect(depths(w)).toEqual({ c1: 0, c2: 0, c3: 0, d1: 1, d2: 1, d3: 1 });
     expect(w.truncated).toBe(false);
     expect(w.reached).toBe(3);
   });
 
   it('nodes() returns the printed fields in the order asked, skipping unknown ids', () => {
-    const g = new GraphReader(store.db);
+    const g = new GraphReader(dbOf(store));
     const out = g.nodes([id.get('c2')!, 999_999, id.get('t')!]);
     expect(out).toEqual([
       {
@@ -167,27 +167,27 @@ describe('GraphReader caches follow the database', () => {
     const path = tempDb();
     const store = Store.open(path);
     try {
-      store.writer.writeBatch('working', [graphFile()]);
-      const g = new GraphReader(store.db);
+      store.writer.writeBatch('working', [graphFile()], keyPlanner);
+      const g = new GraphReader(dbOf(store));
       const gap = (files: number) => [{ project: '', language: 'ts', state: 'none', reason: null, files }];
       expect(g.semanticGaps('working', ['ts'])).toEqual(gap(1));
       expect(g.semanticGaps('working', ['ts'])).toEqual(gap(1));
       expect(g.semanticGaps('working', ['cs'])).toEqual([]);
       expect(g.semanticGaps('working', [])).toEqual([]);
       // A write on the same connection.
-      store.writer.writeBatch('working', [fileWithSymbols('src/h.ts', 'h1', [{ name: 'h' }])]);
-      expect(new GraphReader(store.db).semanticGaps('working', ['ts'])).toEqual(gap(2));
+      store.writer.writeBatch('working', [fileWithSymbols('src/h.ts', 'h1', [{ name: 'h' }])], keyPlanner);
+      expect(new GraphReader(dbOf(store)).semanticGaps('working', ['ts'])).toEqual(gap(2));
       // A write by another connection (another process in real use).
       const other = Store.open(path);
       try {
-        other.writer.writeBatch('working', [fileWithSymbols('src/i.ts', 'i1', [{ name: 'i' }])]);
+        other.writer.writeBatch('working', [fileWithSymbols('src/i.ts', 'i1', [{ name: 'i' }])], keyPlanner);
       } finally {
         other.close();
       }
       expect(g.semanticGaps('working', ['ts'])).toEqual(gap(3));
       // Edge paths come from a cached file map: a renamed file shows its new path.
-      store.db.prepare(`UPDATE files SET path = 'src/renamed.ts' WHERE path = 'src/g.ts'`).run();
-      const t = (store.db.prepare(`SELECT id FROM nodes WHERE name = 't'`).get() as { id: number }).id;
+      dbOf(store).prepare(`UPDATE files SET path = 'src/renamed.ts' WHERE path = 'src/g.ts'`).run();
+      const t = (dbOf(store).prepare(`SELECT id FROM nodes WHERE name = 't'`).get() as { id: number }).id;
       const w = g.walk([t], { direction: 'in', types: ['calls'], minConfidence: 'approximate', depth: 1 });
       expect(w.edges.map((e) => [e.path, e.line])).toEqual([
         ['src/renamed.ts', 10],
@@ -220,18 +220,18 @@ describe('IndexReader.callerFileCounts', () => {
     store.writer.writeBatch('working', [
       fileWrite('src/t.ts', 't1', [file('src/t.ts'), fn('src/t.ts', 't', 0), fn('src/t.ts', 'x1', 1), fn('src/t.ts', 'x2', 2)], [call('x1', 2, true), call('x2', 3, true)]),
       fileWrite('src/u.ts', 'u1', [file('src/u.ts'), fn('src/u.ts', 'y1', 0)], [call('y1', 1, false)]),
-    ]);
-    const rows = store.db.prepare(`SELECT id, name FROM nodes WHERE kind = 'function'`).all() as { id: number; name: string }[];
+    ], keyPlanner);
+    const rows = dbOf(store).prepare(`SELECT id, name FROM nodes WHERE kind = 'function'`).all() as { id: number; name: string }[];
     ids = new Map(rows.map((r) => [r.name, r.id]));
     // The cross-file edge resolved as the semantic pass would.
-    store.db.prepare(`UPDATE edges SET target_id = ? WHERE source_id = ?`).run(ids.get('t'), ids.get('y1'));
+    dbOf(store).prepare(`UPDATE edges SET target_id = ? WHERE source_id = ?`).run(ids.get('t'), ids.get('y1'));
   });
   afterEach(() => store.close());
 
   it('counts distinct calling files, capped, over a bounded number of edges', () => {
     const t = ids.get('t')!;
     const reader = store.reader();
-    expect(store.db.prepare(`SELECT COUNT(*) AS c FROM edges WHERE target_id = ?`).get(t)).toEqual({ c: 3 });
+    expect(dbOf(store).prepare(`SELECT COUNT(*) AS c FROM edges WHERE target_id = ?`).get(t)).toEqual({ c: 3 });
     expect(reader.callerFileCounts([t, ids.get('x1')!])).toEqual(new Map([[t, 2]]));
     expect(reader.callerFileCounts([t], 1)).toEqual(new Map([[t, 1]]));
     // The first edge read is x1's (same file): one file seen.

@@ -1,5 +1,5 @@
 import type { ExtractedEdge, ExtractedNode, FileIndex } from '@ca/schema';
-import type { FileWrite } from '../src/index.js';
+import type { FileWrite, NodeAction, NodePlanner, SqliteDatabase, Store } from '../src/index.js';
 
 /** Builds an ExtractedNode with defaults; tests set only what they check. */
 export function node(p: Partial<ExtractedNode> & Pick<ExtractedNode, 'localId' | 'name' | 'kind'>): ExtractedNode {
@@ -71,4 +71,27 @@ export function fileWithSymbols(path: string, hash: string, names: { name: strin
     ),
   );
   return fileWrite(path, hash, nodes);
+}
+
+/**
+ * A node planner for the writer's tests (the real one, @ca/invalidation's `planNodes`, sits
+ * above this package): a node continues the previous node of its (key, disambiguator), a
+ * `partial` fragment joins the label's node of its key, the rest of the previous nodes go.
+ */
+export const keyPlanner: NodePlanner = ({ path, previous, nodes, partialTarget }) => {
+  const left = new Map(previous.map((n) => [`${n.symbolKey}\u0000${n.disambiguator}`, n]));
+  const actions = nodes.map((n): NodeAction => {
+    const target = n.modifiers.includes('partial') ? partialTarget(n) : null;
+    if (target) return { kind: 'merge', id: target.id, primary: path < target.path };
+    const old = left.get(`${n.symbolKey}\u0000${n.disambiguator}`);
+    if (!old) return { kind: 'insert' };
+    left.delete(`${n.symbolKey}\u0000${n.disambiguator}`);
+    return { kind: 'update', id: old.id, reembed: false };
+  });
+  return { actions, drop: [...left.values()].map((n) => ({ id: n.id, survives: n.otherSpans > 0 })), reembed: 0 };
+};
+
+/** The store's connection, for assertions on tables no API exposes. */
+export function dbOf(store: Store): SqliteDatabase {
+  return store['db'];
 }

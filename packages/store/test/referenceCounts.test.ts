@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Store, type SemanticEdgeWrite } from '../src/index.js';
-import { fileWrite, node } from './helpers.js';
+import { fileWrite, node, dbOf, keyPlanner } from './helpers.js';
 
 const EXTRACTOR = 'semantic:test-1';
 
@@ -15,9 +15,9 @@ function setup(path = ':memory:') {
       node({ localId: 'f', name: p, kind: 'file', symbolKey: `ts:file:${p}#` }),
       node({ localId: 'n', name: fn, kind: 'function', parentLocalId: 'f', symbolKey: `ts:file:${p}#${fn}` }),
     ]);
-  store.writer.writeBatch('working', [file('src/money.ts', 'format'), file('src/a.ts', 'runA'), file('src/b.ts', 'runB')]);
-  const id = (name: string) => (store.db.prepare(`SELECT id FROM nodes WHERE name = ?`).get(name) as { id: number }).id;
-  const fileId = (p: string) => (store.db.prepare(`SELECT file_id AS id FROM label_files WHERE path = ?`).get(p) as { id: number }).id;
+  store.writer.writeBatch('working', [file('src/money.ts', 'format'), file('src/a.ts', 'runA'), file('src/b.ts', 'runB')], keyPlanner);
+  const id = (name: string) => (dbOf(store).prepare(`SELECT id FROM nodes WHERE name = ?`).get(name) as { id: number }).id;
+  const fileId = (p: string) => (dbOf(store).prepare(`SELECT file_id AS id FROM label_files WHERE path = ?`).get(p) as { id: number }).id;
   const count = () => store.reader().nodeById(id('format'))!.referenceCount;
   /** One semantic pass over `path` whose function uses `format` at each of `lines`. */
   const pass = (path: string, fn: string, lines: number[], type: 'calls' | 'references' | 'inherits' = 'calls') => {
@@ -58,14 +58,14 @@ describe('reference counts (store migration 7)', () => {
     first.pass('src/a.ts', 'runA', [3, 4]);
     first.pass('src/b.ts', 'runB', [7]);
     // Back to schema 6: no triggers, counts as an older ca left them (the last pass's only).
-    first.store.db.exec(`DROP TRIGGER edges_count_insert; DROP TRIGGER edges_count_delete; DROP TRIGGER edges_count_update;
+    dbOf(first.store).exec(`DROP TRIGGER edges_count_insert; DROP TRIGGER edges_count_delete; DROP TRIGGER edges_count_update;
       UPDATE nodes SET reference_count = 1 WHERE name = 'format';
       DELETE FROM _migration_log WHERE version >= 7;
       UPDATE _metadata SET value = '6' WHERE key = 'schema_version';`);
     expect(first.count()).toBe(1);
     first.store.close();
     const reopened = Store.open(path);
-    const format = reopened.db.prepare(`SELECT reference_count AS c FROM nodes WHERE name = 'format'`).get();
+    const format = dbOf(reopened).prepare(`SELECT reference_count AS c FROM nodes WHERE name = 'format'`).get();
     expect(format).toEqual({ c: 3 });
     reopened.close();
   });

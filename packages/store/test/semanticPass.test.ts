@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Store } from '../src/index.js';
-import { fileWrite, node } from './helpers.js';
+import { fileWrite, node, dbOf, keyPlanner } from './helpers.js';
 
 const TYPES = ['calls', 'references'] as const;
 
@@ -24,14 +24,14 @@ function setup() {
       ],
       [3, 5].map((line) => ({ sourceLocalId: 'n', type: 'calls' as const, confidence: 'approximate' as const, target: { key: '?format', name: 'format' }, line })),
     ),
-  ]);
-  const id = (name: string) => (store.db.prepare(`SELECT id FROM nodes WHERE name = ?`).get(name) as { id: number }).id;
-  const aFile = (store.db.prepare(`SELECT file_id AS id FROM label_files WHERE path = 'src/a.ts'`).get() as { id: number }).id;
+  ], keyPlanner);
+  const id = (name: string) => (dbOf(store).prepare(`SELECT id FROM nodes WHERE name = ?`).get(name) as { id: number }).id;
+  const aFile = (dbOf(store).prepare(`SELECT file_id AS id FROM label_files WHERE path = 'src/a.ts'`).get() as { id: number }).id;
   const rows = (table: 'edges' | 'superseded_edges') =>
-    store.db
+    dbOf(store)
       .prepare(`SELECT type, confidence, target_name AS target, line, extractor FROM ${table} WHERE file_id = ? ORDER BY line, extractor`)
       .all(aFile);
-  const state = () => store.db.prepare(`SELECT semantic_state AS state, semantic_reason AS reason FROM files WHERE id = ?`).get(aFile);
+  const state = () => dbOf(store).prepare(`SELECT semantic_state AS state, semantic_reason AS reason FROM files WHERE id = ?`).get(aFile);
   return { store, id, aFile, rows, state };
 }
 

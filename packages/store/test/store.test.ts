@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { CaError } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, Store } from '../src/index.js';
-import { fileWithSymbols, fileWrite, node } from './helpers.js';
+import { fileWithSymbols, fileWrite, node, dbOf, keyPlanner } from './helpers.js';
 
 function tempDb(): string {
   return join(mkdtempSync(join(tmpdir(), 'ca-store-')), 'index.db');
@@ -15,7 +15,7 @@ describe('opening and migrations', () => {
   it('creates every table, records the migration and sets the pragmas', () => {
     const path = tempDb();
     const store = Store.open(path);
-    const tables = (store.db.prepare(`SELECT name FROM sqlite_master WHERE type IN ('table') ORDER BY name`).all() as { name: string }[])
+    const tables = (dbOf(store).prepare(`SELECT name FROM sqlite_master WHERE type IN ('table') ORDER BY name`).all() as { name: string }[])
       .map((r) => r.name)
       .filter((n) => !n.startsWith('sqlite_') && !n.startsWith('fts_nodes_') && !n.startsWith('vec_embeddings_'));
     expect(tables).toEqual([
@@ -25,6 +25,7 @@ describe('opening and migrations', () => {
       'edges',
       'embeddings',
       'events',
+      'file_contents',
       'files',
       'fts_nodes',
       'label_files',
@@ -38,7 +39,7 @@ describe('opening and migrations', () => {
       'vector_snapshot_parts',
     ]);
     expect(store.reader().metadata('schema_version')).toBe(String(LATEST_SCHEMA_VERSION));
-    expect(store.db.prepare(`SELECT version, name FROM _migration_log ORDER BY version`).all()).toEqual([
+    expect(dbOf(store).prepare(`SELECT version, name FROM _migration_log ORDER BY version`).all()).toEqual([
       { version: 1, name: 'initial schema' },
       { version: 2, name: 'vector freshness counters and stale-embedding triggers' },
       { version: 3, name: 'index on semantic state for completeness reports' },
@@ -47,15 +48,16 @@ describe('opening and migrations', () => {
       { version: 6, name: 'covering index of edge targets with their file' },
       { version: 7, name: 'reference counts kept by triggers from the semantic edges' },
       { version: 8, name: 'syntactic edges set aside by a semantic pass' },
+      { version: 9, name: 'labels of commits and worktrees, file contents, sweepable journal' },
     ]);
-    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(store.db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
-    expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(dbOf(store).pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(dbOf(store).pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(dbOf(store).pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    expect(dbOf(store).pragma('busy_timeout', { simple: true })).toBe(5000);
     store.close();
     // Re-opening applies nothing new.
     const again = Store.open(path);
-    expect(again.db.prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 8 });
+    expect(dbOf(again).prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 9 });
     again.close();
   });
 
@@ -90,7 +92,7 @@ describe('opening and migrations', () => {
 describe('writer', () => {
   it('writes a file, reads it back and keeps node ids when the file changes', () => {
     const store = Store.open(tempDb());
-    const first = store.writer.writeBatch('working', [fileWithSymbols('src/a.ts', 'h1', [{ name: 'alpha' }, { name: 'beta' }])]);
+    const first = store.writer.writeBatch('working', [fileWithSymbols('src/a.ts', 'h1', [{ name: 'alpha' }, { name: 'beta' }])], keyPlanner);
     expect(first).toEqual({ files: 1, nodesInserted: 3, nodesUpdated: 0, nodesDeleted: 0, edges: 0 });
     const reader = store.reader();
     const alpha = reader.bySuffix('alpha')[0]!;
@@ -98,16 +100,16 @@ describe('writer', () => {
     expect([alpha.path, alpha.kind, alpha.qualifiedName, alpha.startLine]).toEqual(['src/a.ts', 'function', 'alpha', 1]);
 
     // New content: alpha survives (same key), beta is removed, gamma is new.
-    const second = store.writer.writeBatch('working', [fileWithSymbols('src/a.ts', 'h2', [{ name: 'gamma' }, { name: 'alpha' }])]);
+    const second = store.writer.writeBatch('working', [fileWithSymbols('src/a.ts', 'h2', [{ name: 'gamma' }, { name: 'alpha' }])], keyPlanner);
     expect(second).toEqual({ files: 1, nodesInserted: 1, nodesUpdated: 2, nodesDeleted: 1, edges: 0 });
     const alpha2 = reader.bySuffix('alpha')[0]!;
     expect(alpha2.id).toBe(alpha.id);
     expect(alpha2.startLine).toBe(2);
     expect(reader.bySuffix('beta')).toEqual([]);
-    const journal = store.db.prepare(`SELECT node_id, qualified_name, path, reason FROM deletion_log`).all();
+    const journal = dbOf(store).prepare(`SELECT node_id, qualified_name, path, reason FROM deletion_log`).all();
     expect(journal).toEqual([{ node_id: beta.id, qualified_name: 'beta', path: 'src/a.ts', reason: 'symbol removed' }]);
     // The old file version is gone: one version per path in this single-label index.
-    expect(store.db.prepare(`SELECT path, content_hash FROM files`).all()).toEqual([{ path: 'src/a.ts', content_hash: 'h2' }]);
+    expect(dbOf(store).prepare(`SELECT path, content_hash FROM files`).all()).toEqual([{ path: 'src/a.ts', content_hash: 'h2' }]);
     // FTS follows: beta no longer matches, gamma does.
     expect(reader.bm25('beta')).toEqual([]);
     expect(reader.bm25('gamma').map((h) => h.nodeId)).toEqual([reader.bySuffix('gamma')[0]!.id]);
@@ -117,15 +119,15 @@ describe('writer', () => {
   it('shares an unchanged file version between labels and removes paths per label', () => {
     const store = Store.open(tempDb());
     const f = fileWithSymbols('src/a.ts', 'h1', [{ name: 'alpha' }]);
-    store.writer.writeBatch('working', [f]);
-    store.writer.writeBatch('main', [f]);
-    expect(store.db.prepare(`SELECT COUNT(*) AS c FROM files`).get()).toEqual({ c: 1 });
+    store.writer.writeBatch('working', [f], keyPlanner);
+    store.writer.writeBatch('main', [f], keyPlanner);
+    expect(dbOf(store).prepare(`SELECT COUNT(*) AS c FROM files`).get()).toEqual({ c: 1 });
     store.writer.removePaths('working', ['src/a.ts']);
     expect(store.reader('working').bySuffix('alpha')).toEqual([]);
     expect(store.reader('main').bySuffix('alpha').map((n) => n.path)).toEqual(['src/a.ts']);
     store.writer.removePaths('main', ['src/a.ts']);
-    expect(store.db.prepare(`SELECT COUNT(*) AS c FROM files`).get()).toEqual({ c: 0 });
-    expect(store.db.prepare(`SELECT COUNT(*) AS c FROM nodes`).get()).toEqual({ c: 0 });
+    expect(dbOf(store).prepare(`SELECT COUNT(*) AS c FROM files`).get()).toEqual({ c: 0 });
+    expect(dbOf(store).prepare(`SELECT COUNT(*) AS c FROM nodes`).get()).toEqual({ c: 0 });
     store.close();
   });
 
@@ -159,15 +161,15 @@ describe('writer', () => {
         [],
         { language: 'cs' },
       );
-    store.writer.writeBatch('working', [frag('src/Customer.cs', 'a', 3)]);
-    store.writer.writeBatch('working', [frag('src/Customer.Billing.cs', 'b', 7)]);
+    store.writer.writeBatch('working', [frag('src/Customer.cs', 'a', 3)], keyPlanner);
+    store.writer.writeBatch('working', [frag('src/Customer.Billing.cs', 'b', 7)], keyPlanner);
     const reader = store.reader();
     const customers = reader.byQualifiedName('Acme.Customer');
     expect(customers.length).toBe(1);
     const c = customers[0]!;
     // Primary span = first fragment by path order ('src/Customer.Billing.cs' < 'src/Customer.cs').
     expect([c.path, c.startLine]).toEqual(['src/Customer.Billing.cs', 7]);
-    expect(store.db.prepare(`SELECT f.path, s.start_line FROM node_spans s JOIN files f ON f.id = s.file_id WHERE node_id = ?`).all(c.id))
+    expect(dbOf(store).prepare(`SELECT f.path, s.start_line FROM node_spans s JOIN files f ON f.id = s.file_id WHERE node_id = ?`).all(c.id))
       .toEqual([{ path: 'src/Customer.cs', start_line: 3 }]);
     expect(reader.children(c.id).map((n) => n.name).sort()).toEqual(['M3', 'M7']);
     // Deleting the primary fragment's file keeps the node with the remaining span.
@@ -197,7 +199,7 @@ describe('writer', () => {
         { sourceLocalId: 'main', type: 'calls', confidence: 'approximate', line: 4, target: { key: '?missing', name: 'missing', modulePath: 'src/nowhere', importedName: 'missing' } },
       ],
     );
-    store.writer.writeBatch('working', [util, barrel, app]);
+    store.writer.writeBatch('working', [util, barrel, app], keyPlanner);
     expect(store.resolveImports()).toBe(2);
     const reader = store.reader();
     const fd = reader.bySuffix('formatDate')[0]!;
@@ -207,11 +209,11 @@ describe('writer', () => {
       ['calls', 'approximate', 3, 'src/app.ts'],
     ]);
     // The target file changes: the node keeps its id, so edges stay resolved without touching the caller.
-    store.writer.writeBatch('working', [fileWithSymbols('src/util/format.ts', 'u2', [{ name: 'parseDate' }, { name: 'formatDate' }])]);
+    store.writer.writeBatch('working', [fileWithSymbols('src/util/format.ts', 'u2', [{ name: 'parseDate' }, { name: 'formatDate' }])], keyPlanner);
     expect(reader.edgesTo(fd.id).length).toBe(2);
     // The target is deleted: edges stop resolving but keep name + module for a later run.
     store.writer.removePaths('working', ['src/util/format.ts']);
-    const dangling = store.db.prepare(`SELECT target_name, target_id, target_module FROM edges WHERE type = 'calls' ORDER BY line`).all();
+    const dangling = dbOf(store).prepare(`SELECT target_name, target_id, target_module FROM edges WHERE type = 'calls' ORDER BY line`).all();
     expect(dangling).toEqual([
       { target_name: 'formatDate', target_id: null, target_module: 'src/util' },
       { target_name: 'missing', target_id: null, target_module: 'src/nowhere' },

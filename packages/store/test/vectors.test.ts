@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CaError } from '@ca/schema';
 import { Store, VectorStore, type CoarseMode, type KnnHit, type VectorStoreOptions } from '../src/index.js';
-import { fileWithSymbols } from './helpers.js';
+import { fileWithSymbols, dbOf, keyPlanner } from './helpers.js';
 
 const MODEL = { modelId: 'test-model', revision: 'r1', dims: 4 };
 
@@ -34,8 +34,8 @@ function unit(...xs: number[]): Float32Array {
 
 /** Writes one file of functions through the writer and returns their node ids by name. */
 function seed(store: Store, path: string, names: string[], label = 'working'): Map<string, number> {
-  store.writer.writeBatch(label, [fileWithSymbols(path, `h-${path}`, names.map((name) => ({ name })))]);
-  const rows = store.db
+  store.writer.writeBatch(label, [fileWithSymbols(path, `h-${path}`, names.map((name) => ({ name })))], keyPlanner);
+  const rows = dbOf(store)
     .prepare(`SELECT n.id, n.name FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = ? AND n.kind = 'function'`)
     .all(path) as { id: number; name: string }[];
   return new Map(rows.map((r) => [r.name, r.id]));
@@ -43,7 +43,7 @@ function seed(store: Store, path: string, names: string[], label = 'working'): M
 
 /** Bulk nodes straight into SQL (thousands, fast): one file in `label`, nodes n0…n{count-1}. Returns ids in order. */
 function seedMany(store: Store, label: string, path: string, count: number): number[] {
-  const db = store.db;
+  const db = dbOf(store);
   return db.transaction(() => {
     const fileId = Number(
       db
@@ -83,7 +83,7 @@ const MODES: { name: string; options: VectorStoreOptions }[] = [
 describe('put / get', () => {
   it('round-trips float32 vectors bit for bit, stored as little-endian BLOBs', () => {
     const store = open();
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     vs.ensureModel(MODEL);
     const a = v(0.1, -1 / 3, 1e-8, Math.PI);
     const b = v(-0, 3.4028234663852886e38, -1.1754943508222875e-38, 0.5);
@@ -99,18 +99,18 @@ describe('put / get', () => {
     expect(Object.is(got.get('b')![0], -0)).toBe(true);
 
     vs.put([{ hash: 'one', vector: v(1, -2, 0, 0) }]);
-    const blob = store.db.prepare(`SELECT vector FROM embeddings WHERE content_hash = 'one'`).pluck().get() as Buffer;
+    const blob = dbOf(store).prepare(`SELECT vector FROM embeddings WHERE content_hash = 'one'`).pluck().get() as Buffer;
     expect(blob.toString('hex')).toBe('0000803f000000c00000000000000000');
-    const row = store.db.prepare(`SELECT model_id FROM embeddings WHERE content_hash = 'one'`).pluck().get();
+    const row = dbOf(store).prepare(`SELECT model_id FROM embeddings WHERE content_hash = 'one'`).pluck().get();
     expect(row).toBe('test-model@r1');
     // vec0 mirrors embeddings row for row (rowid = embeddings.id).
-    const vecRow = store.db.prepare(`SELECT embedding FROM vec_embeddings WHERE rowid = ?`).pluck().get(BigInt(ids.get('a')!)) as Buffer;
+    const vecRow = dbOf(store).prepare(`SELECT embedding FROM vec_embeddings WHERE rowid = ?`).pluck().get(BigInt(ids.get('a')!)) as Buffer;
     expect(vecRow.equals(Buffer.from(a.buffer))).toBe(true);
   });
 
   it('dedupes by (model, content hash) and rewrites a changed vector as delete + insert in vec0', () => {
     const store = open();
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     vs.ensureModel(MODEL);
     const first = vs.put([
       { hash: 'x', vector: v(1, 0, 0, 0) },
@@ -119,19 +119,19 @@ describe('put / get', () => {
     const again = vs.put([{ hash: 'x', vector: v(1, 0, 0, 0) }]);
     expect(again.get('x')).toBe(first.get('x'));
     expect(vs.count()).toBe(1);
-    expect(store.db.prepare(`SELECT COUNT(*) FROM vec_embeddings`).pluck().get()).toBe(1);
+    expect(dbOf(store).prepare(`SELECT COUNT(*) FROM vec_embeddings`).pluck().get()).toBe(1);
 
     const rewritten = vs.put([{ hash: 'x', vector: v(0, 1, 0, 0) }]);
     expect(rewritten.get('x')).toBe(first.get('x'));
     expect([...vs.getByHashes(['x']).get('x')!]).toEqual([0, 1, 0, 0]);
-    const vecRow = store.db.prepare(`SELECT embedding FROM vec_embeddings WHERE rowid = ?`).pluck().get(BigInt(first.get('x')!)) as Buffer;
+    const vecRow = dbOf(store).prepare(`SELECT embedding FROM vec_embeddings WHERE rowid = ?`).pluck().get(BigInt(first.get('x')!)) as Buffer;
     expect([...new Float32Array(new Uint8Array(vecRow).buffer)]).toEqual([0, 1, 0, 0]);
     expect(vs.count()).toBe(1);
   });
 
   it('refuses vectors of the wrong dimension and writes before ensureModel', () => {
     const store = open();
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     expect(() => vs.put([{ hash: 'a', vector: v(1, 0, 0, 0) }])).toThrowError(
       expect.objectContaining({ code: 'model_unavailable' }) as unknown as Error,
     );
@@ -151,7 +151,7 @@ describe('put / get', () => {
 
   it('serves as the EmbeddingCache of @ca/embed (get / put shape)', () => {
     const store = open();
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     vs.ensureModel(MODEL);
     const cache = vs.cache();
     cache.put([{ hash: 'h1', vector: v(0, 0, 1, 0) }]);
@@ -165,7 +165,7 @@ describe('assign', () => {
   it('replaces all windows of a node and rejects unknown hashes', () => {
     const store = open();
     const ids = seed(store, 'src/a.ts', ['alpha', 'beta']);
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     vs.ensureModel(MODEL);
     const e = vs.put([
       { hash: 'w0', vector: v(1, 0, 0, 0) },
@@ -174,7 +174,7 @@ describe('assign', () => {
     ]);
     const alpha = ids.get('alpha')!;
     const rows = () =>
-      store.db.prepare(`SELECT window, embedding_id AS e FROM node_embeddings WHERE node_id = ? ORDER BY window`).all(alpha) as {
+      dbOf(store).prepare(`SELECT window, embedding_id AS e FROM node_embeddings WHERE node_id = ? ORDER BY window`).all(alpha) as {
         window: number;
         e: number;
       }[];
@@ -210,7 +210,7 @@ describe.each(MODES)('knn ($name)', ({ options }) => {
   it('ranks a hand-made 4-D set exactly like brute force, one hit per node (its best window)', () => {
     const store = open();
     const ids = seed(store, 'src/a.ts', ['north', 'northEast', 'east', 'south', 'west', 'twoWindows']);
-    const vs = new VectorStore(store.db, options);
+    const vs = new VectorStore(dbOf(store), options);
     vs.ensureModel(MODEL);
     vs.put([
       { hash: 'n', vector: unit(1, 0, 0, 0) },
@@ -249,7 +249,7 @@ describe.each(MODES)('knn ($name)', ({ options }) => {
     const store = open();
     const count = 6000;
     const ids = seedMany(store, 'working', 'src/bulk.ts', count);
-    const vs = new VectorStore(store.db, options);
+    const vs = new VectorStore(dbOf(store), options);
     vs.ensureModel(MODEL);
     // Node i sits at angle θ_i = i·(π/2)/count in the first two dimensions.
     const vectors = ids.map((_, i) => {
@@ -275,7 +275,7 @@ describe.each(MODES)('knn ($name)', ({ options }) => {
     const store = open();
     const work = seedMany(store, 'working', 'src/bulk.ts', 5000);
     const feature = seedMany(store, 'feature/x', 'src/feature.ts', 3);
-    const vs = new VectorStore(store.db, options);
+    const vs = new VectorStore(dbOf(store), options);
     vs.ensureModel(MODEL);
     putAndAssign(
       vs,
@@ -303,7 +303,7 @@ describe('model changes', () => {
     const path = tempDb();
     const store = open(path);
     const ids = seed(store, 'src/a.ts', ['alpha', 'beta', 'gamma']);
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     expect(vs.ensureModel(MODEL)).toEqual({ reset: false });
     expect(vs.model()).toEqual(MODEL);
     expect(store.reader().metadata('embedding_model')).toBe('test-model');
@@ -315,14 +315,14 @@ describe('model changes', () => {
 
     // Another connection has the old vectors loaded in memory.
     const other = open(path);
-    const otherVs = new VectorStore(other.db);
+    const otherVs = new VectorStore(dbOf(other));
     expect(otherVs.knn(unit(1, 0, 0, 0), 5).map((h) => h.nodeId)).toEqual([ids.get('alpha'), ids.get('beta')]);
 
     expect(vs.ensureModel({ ...MODEL, revision: 'r2' })).toEqual({ reset: true });
     expect(vs.count()).toBe(0);
-    expect(store.db.prepare(`SELECT COUNT(*) FROM embeddings`).pluck().get()).toBe(0);
-    expect(store.db.prepare(`SELECT COUNT(*) FROM node_embeddings`).pluck().get()).toBe(0);
-    expect(store.db.prepare(`SELECT COUNT(*) FROM vec_embeddings`).pluck().get()).toBe(0);
+    expect(dbOf(store).prepare(`SELECT COUNT(*) FROM embeddings`).pluck().get()).toBe(0);
+    expect(dbOf(store).prepare(`SELECT COUNT(*) FROM node_embeddings`).pluck().get()).toBe(0);
+    expect(dbOf(store).prepare(`SELECT COUNT(*) FROM vec_embeddings`).pluck().get()).toBe(0);
     expect(vs.knn(unit(1, 0, 0, 0), 5)).toEqual([]);
     expect(otherVs.knn(unit(1, 0, 0, 0), 5)).toEqual([]);
     expect(vs.getByHashes(['h0'])).toEqual(new Map());
@@ -336,7 +336,7 @@ describe('model changes', () => {
 
     // A new dimension recreates the vec0 table.
     expect(vs.ensureModel({ modelId: 'other-model', revision: 'r1', dims: 3 })).toEqual({ reset: true });
-    const sql = store.db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'vec_embeddings'`).pluck().get() as string;
+    const sql = dbOf(store).prepare(`SELECT sql FROM sqlite_master WHERE name = 'vec_embeddings'`).pluck().get() as string;
     expect(sql).toContain('float[3]');
     vs.put([{ hash: 'b3', vector: unit(1, 2, 2) }]);
     vs.assign(ids.get('beta')!, [{ window: 0, hash: 'b3' }]);
@@ -350,13 +350,13 @@ describe('model changes', () => {
       err = e;
     }
     expect((err as CaError).code).toBe('invalid_query');
-    expect(store.db.prepare(`SELECT embedding FROM vec_embeddings`).pluck().all().length).toBe(1);
+    expect(dbOf(store).prepare(`SELECT embedding FROM vec_embeddings`).pluck().all().length).toBe(1);
   });
 
   it('refuses writes from a process still embedding with the previous model', () => {
     const path = tempDb();
-    const a = new VectorStore(open(path).db);
-    const b = new VectorStore(open(path).db);
+    const a = new VectorStore(dbOf(open(path)));
+    const b = new VectorStore(dbOf(open(path)));
     a.ensureModel(MODEL);
     expect(b.ensureModel({ ...MODEL, modelId: 'newer-model' })).toEqual({ reset: true });
     let err: unknown = null;
@@ -369,13 +369,13 @@ describe('model changes', () => {
     expect((err as CaError).message).toContain('now newer-model@r1, not test-model@r1');
     expect(b.count()).toBe(0);
     // A store that never declared a model cannot write either.
-    expect(() => new VectorStore(open(path).db).put([{ hash: 'y', vector: unit(1, 0, 0, 0) }])).toThrow('call ensureModel');
+    expect(() => new VectorStore(dbOf(open(path))).put([{ hash: 'y', vector: unit(1, 0, 0, 0) }])).toThrow('call ensureModel');
   });
 
   it('nodesNeedingEmbedding pages in node id order and returns what the embedding text needs', () => {
     const store = open();
     const ids = seed(store, 'src/util.ts', ['parseDate', 'formatDate', 'slugify']);
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     vs.ensureModel(MODEL);
     const page = vs.nodesNeedingEmbedding('working', 2, { kinds: ['function'] });
     expect(page.map((n) => ({ nodeId: n.nodeId, name: n.name, path: n.path, chunkText: n.chunkText, kind: n.kind }))).toEqual([
@@ -393,7 +393,7 @@ describe('gc and deletions', () => {
   it('gc deletes embeddings no node references, from embeddings and vec0', () => {
     const store = open();
     const ids = seed(store, 'src/a.ts', ['alpha']);
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     vs.ensureModel(MODEL);
     vs.put([
       { hash: 'used', vector: unit(1, 0, 0, 0) },
@@ -404,7 +404,7 @@ describe('gc and deletions', () => {
     expect(vs.gc()).toBe(2);
     expect(vs.count()).toBe(1);
     expect([...vs.getByHashes(['used', 'spare1', 'spare2']).keys()]).toEqual(['used']);
-    expect(store.db.prepare(`SELECT COUNT(*) FROM vec_embeddings`).pluck().get()).toBe(1);
+    expect(dbOf(store).prepare(`SELECT COUNT(*) FROM vec_embeddings`).pluck().get()).toBe(1);
     expect(vs.gc()).toBe(0);
     expect(vs.knn(unit(1, 0, 0, 0), 3).map((h) => h.nodeId)).toEqual([ids.get('alpha')]);
   });
@@ -413,12 +413,12 @@ describe('gc and deletions', () => {
     const store = open();
     const a = seed(store, 'src/a.ts', ['alpha', 'beta']);
     const b = seed(store, 'src/b.ts', ['gamma']);
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     vs.ensureModel(MODEL);
     putAndAssign(vs, [a.get('alpha')!, a.get('beta')!, b.get('gamma')!], [unit(1, 0, 0, 0), unit(1, 1, 0, 0), unit(0, 1, 0, 0)]);
     expect(vs.knn(unit(1, 0, 0, 0), 3).map((h) => h.nodeId)).toEqual([a.get('alpha'), a.get('beta'), b.get('gamma')]);
     store.writer.removePaths('working', ['src/a.ts']);
-    expect(store.db.prepare(`SELECT COUNT(*) FROM nodes WHERE id = ?`).pluck().get(a.get('alpha'))).toBe(0);
+    expect(dbOf(store).prepare(`SELECT COUNT(*) FROM nodes WHERE id = ?`).pluck().get(a.get('alpha'))).toBe(0);
     expect(vs.knn(unit(1, 0, 0, 0), 3).map((h) => h.nodeId)).toEqual([b.get('gamma')]);
     // The vectors are now unreferenced: gc collects them.
     expect(vs.gc()).toBe(2);
@@ -427,23 +427,23 @@ describe('gc and deletions', () => {
   it('deleting a node row directly cascades too', () => {
     const store = open();
     const a = seed(store, 'src/a.ts', ['alpha', 'beta']);
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     vs.ensureModel(MODEL);
     putAndAssign(vs, [a.get('alpha')!, a.get('beta')!], [unit(1, 0, 0, 0), unit(0, 1, 0, 0)]);
     expect(vs.knn(unit(1, 0, 0, 0), 2).map((h) => h.nodeId)).toEqual([a.get('alpha'), a.get('beta')]);
-    store.db.prepare(`DELETE FROM nodes WHERE id = ?`).run(a.get('alpha'));
+    dbOf(store).prepare(`DELETE FROM nodes WHERE id = ?`).run(a.get('alpha'));
     expect(vs.knn(unit(1, 0, 0, 0), 2).map((h) => h.nodeId)).toEqual([a.get('beta')]);
   });
 
   it('a node whose chunk changed loses its (stale) vector and needs embedding again', () => {
     const store = open();
     const a = seed(store, 'src/a.ts', ['alpha', 'beta']);
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     vs.ensureModel(MODEL);
     putAndAssign(vs, [a.get('alpha')!, a.get('beta')!], [unit(1, 0, 0, 0), unit(0, 1, 0, 0)]);
     expect(vs.nodesNeedingEmbedding('working', 10, { kinds: ['function'] })).toEqual([]);
-    store.writer.writeBatch('working', [fileWithSymbols('src/a.ts', 'h2', [{ name: 'alpha', body: 'function alpha() { return 1; }' }, { name: 'beta' }])]);
-    const alphaId = store.db.prepare(`SELECT id FROM nodes WHERE name = 'alpha' AND kind = 'function'`).pluck().get() as number;
+    store.writer.writeBatch('working', [fileWithSymbols('src/a.ts', 'h2', [{ name: 'alpha', body: 'function alpha() { return 1; }' }, { name: 'beta' }])], keyPlanner);
+    const alphaId = dbOf(store).prepare(`SELECT id FROM nodes WHERE name = 'alpha' AND kind = 'function'`).pluck().get() as number;
     expect(vs.nodesNeedingEmbedding('working', 10, { kinds: ['function'] }).map((n) => [n.nodeId, n.name, n.chunkText])).toEqual([
       [alphaId, 'alpha', 'function alpha() { return 1; }'],
     ]);
@@ -456,13 +456,13 @@ describe('freshness across connections', () => {
     const path = tempDb();
     const writer = open(path);
     const ids = seed(writer, 'src/a.ts', ['alpha', 'beta', 'gamma']);
-    const w = new VectorStore(writer.db);
+    const w = new VectorStore(dbOf(writer));
     w.ensureModel(MODEL);
     w.put([{ hash: 'a', vector: unit(1, 0, 0, 0) }]);
     w.assign(ids.get('alpha')!, [{ window: 0, hash: 'a' }]);
 
     const reader = open(path);
-    const r = new VectorStore(reader.db, { coarse });
+    const r = new VectorStore(dbOf(reader), { coarse });
     expect(r.knn(unit(0, 1, 0, 0), 3).map((h) => h.nodeId)).toEqual([ids.get('alpha')]);
 
     // New vectors (incremental append) and a new assignment.
@@ -480,7 +480,7 @@ describe('freshness across connections', () => {
     expect(hits.map((h) => Number(h.score.toFixed(6)))).toEqual([1, 1, 1]);
 
     // Deleting a node in the writer's connection.
-    writer.db.prepare(`DELETE FROM nodes WHERE id = ?`).run(ids.get('beta'));
+    dbOf(writer).prepare(`DELETE FROM nodes WHERE id = ?`).run(ids.get('beta'));
     expect(r.knn(unit(0, 1, 0, 0), 3).map((h) => h.nodeId)).toEqual([ids.get('alpha'), ids.get('gamma')]);
   });
 });
@@ -497,7 +497,7 @@ describe('persisted snapshot of the vector index', () => {
   for (const mode of ['binary-lut-int8', 'float'] as CoarseMode[]) {
     it(`a new instance copies the snapshot instead of reading every vector (${mode})`, () => {
       const store = open();
-      const writer = new VectorStore(store.db, { coarse: mode });
+      const writer = new VectorStore(dbOf(store), { coarse: mode });
       writer.ensureModel(MODEL);
       const { ids, vectors } = bulk(store);
       putAndAssign(writer, ids, vectors);
@@ -506,7 +506,7 @@ describe('persisted snapshot of the vector index', () => {
       // ensureModel on a new index moved the epoch once (0 → 1).
       expect(JSON.parse(store.reader().metadata('vectors_snapshot')!)).toEqual({ model: 'test-model@r1', epoch: '1', dims: 4, mode, count: 3000 });
 
-      const reader = new VectorStore(store.db, { coarse: mode });
+      const reader = new VectorStore(dbOf(store), { coarse: mode });
       expect(reader.knn(query, 10)).toEqual(first);
       expect(reader.indexStats()!.loaded).toEqual({ snapshot: 3000, rows: 0 });
     });
@@ -514,7 +514,7 @@ describe('persisted snapshot of the vector index', () => {
 
   it('appends vectors added after the snapshot, and ignores it once the epoch moved or it is damaged', () => {
     const store = open();
-    const vs = new VectorStore(store.db);
+    const vs = new VectorStore(dbOf(store));
     vs.ensureModel(MODEL);
     const { ids, vectors } = bulk(store);
     putAndAssign(vs, ids, vectors);
@@ -522,22 +522,22 @@ describe('persisted snapshot of the vector index', () => {
     // Ten more nodes, one of them exactly the query: found, and read from rows on top of the snapshot.
     const more = seedMany(store, 'working', 'src/more.ts', 10);
     putAndAssign(vs, more, more.map((_, i) => (i === 3 ? query : unit(-1, 0, 0, i + 1))), 'm');
-    const next = new VectorStore(store.db);
+    const next = new VectorStore(dbOf(store));
     expect(next.knn(query, 1)[0]!.nodeId).toBe(more[3]);
     expect(next.indexStats()!.loaded).toEqual({ snapshot: 3000, rows: 10 });
     // A mode other than the snapshot's is rebuilt from rows.
-    expect(new VectorStore(store.db, { coarse: 'int8' }).indexStats()!.loaded).toEqual({ snapshot: 0, rows: 3010 });
+    expect(new VectorStore(dbOf(store), { coarse: 'int8' }).indexStats()!.loaded).toEqual({ snapshot: 0, rows: 3010 });
 
     // A damaged header (count) is ignored.
     const header = JSON.parse(store.reader().metadata('vectors_snapshot')!);
-    store.db.prepare(`UPDATE _metadata SET value = ? WHERE key = 'vectors_snapshot'`).run(JSON.stringify({ ...header, count: 12 }));
-    expect(new VectorStore(store.db).indexStats()!.loaded).toEqual({ snapshot: 0, rows: 3010 });
-    store.db.prepare(`UPDATE _metadata SET value = ? WHERE key = 'vectors_snapshot'`).run(JSON.stringify(header));
+    dbOf(store).prepare(`UPDATE _metadata SET value = ? WHERE key = 'vectors_snapshot'`).run(JSON.stringify({ ...header, count: 12 }));
+    expect(new VectorStore(dbOf(store)).indexStats()!.loaded).toEqual({ snapshot: 0, rows: 3010 });
+    dbOf(store).prepare(`UPDATE _metadata SET value = ? WHERE key = 'vectors_snapshot'`).run(JSON.stringify(header));
 
     // Deleting embeddings (gc) moves the epoch: the snapshot no longer describes the vectors.
     vs.assignMany([{ nodeId: more[0]!, windows: [] }]);
     expect(vs.gc()).toBe(1);
-    const after = new VectorStore(store.db);
+    const after = new VectorStore(dbOf(store));
     expect(after.indexStats()!.loaded).toEqual({ snapshot: 0, rows: 3009 });
     expect(after.knn(query, 1)[0]!.nodeId).toBe(more[3]);
   });

@@ -732,7 +732,8 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
         if (declared === undefined) return;
         for (const [i, arg] of args.entries()) {
           if (!ts.isObjectLiteralExpression(skipParens(arg))) continue;
-          let type: ts.Type | undefined = checker.getParameterType(declared, i);
+          // `getParameterType` is on the checker at run time but not in TypeScript 6's public typings.
+          let type: ts.Type | undefined = (checker as ts.TypeChecker & { getParameterType(signature: ts.Signature, index: number): ts.Type }).getParameterType(declared, i);
           if (type.flags & ts.TypeFlags.TypeParameter) type = checker.getBaseConstraintOfType(type);
           if (type === undefined || type.flags & (ts.TypeFlags.Union | ts.TypeFlags.Intersection | ts.TypeFlags.TypeParameter)) continue;
           const sym = type.aliasSymbol ?? type.getSymbol();

@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '@ca/store';
+import type { SqliteDatabase } from './database.js';
 
 /** A declaration node as seen from one file (partial fragments contribute their own span). */
 export interface SpanNode {

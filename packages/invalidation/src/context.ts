@@ -1,10 +1,7 @@
-import { createHash } from 'node:crypto';
-import { closeSync, lstatSync, readSync } from 'node:fs';
-import { posix, relative, resolve, sep } from 'node:path';
+import { posix } from 'node:path';
 import { readCsproj } from '@ca/parse-cs';
-import { safeOpenFile, safeReadText } from '@ca/schema';
-import type { Store } from '@ca/store';
 import type { DiscoveredFile } from './discovery.js';
+import type { TreeAccess } from './tree.js';
 
 /** One semantic-context file that was added, changed or removed since the previous index. */
 export interface ContextChange {
@@ -15,7 +12,7 @@ export interface ContextChange {
 }
 
 /** What the index remembers of one context file between runs (`_metadata.semantic_context`). */
-interface Recorded {
+export interface Recorded {
   readonly size: number;
   /** -1 when the file was modified too recently to trust size + mtime next time (racy). */
   readonly mtimeMs: number;
@@ -33,24 +30,33 @@ interface Recorded {
   readonly pkg?: string | null;
   /** MSBuild files (.csproj, .props, .targets): the repo files they `<Import>`; `*` = unknown. */
   readonly imports?: readonly string[];
+  /** .csproj: the repo projects its `<ProjectReference>`s name (absent: unreadable). */
+  readonly refs?: readonly string[];
 }
 
-const METADATA_KEY = 'semantic_context';
+/** Every context file's facts, by repo path. */
+export type ContextFacts = Readonly<Record<string, Recorded>>;
+
+/** A tree the context scan reads: discovery's, plus a content hash of any of its files. */
+export interface ContextTree extends TreeAccess {
+  /** A digest of the file's bytes (sha1, or its blob id), or `unreadable: <why>`. */
+  hash(path: string): string;
+}
+
+/** `_metadata` key of the working label's facts (other labels: `semantic_context:<label>`). */
+export const CONTEXT_METADATA_KEY = 'semantic_context';
 /** A file modified this recently may change again within the file system's timestamp granularity. */
 const RACY_MS = 2_000;
 /** Configs larger than this are hashed but not read as JSON/XML (their facts count as unknown). */
 export const CONTEXT_READ_MAX_BYTES = 1 << 20;
-/** Context files larger than this (a lockfile of a giant monorepo is ~100 MB) are not hashed: they count as changed. */
-const CONTEXT_HASH_MAX_BYTES = 512 * (1 << 20);
 const UNKNOWN = '*';
 
 const TS_CONFIG = /^(tsconfig(\..*)?|jsconfig)\.json$/i;
 const MSBUILD = /\.(csproj|props|targets)$/i;
 const C_SHARP_WIDE = /(^|\/)(directory\.build\.(props|targets)|directory\.packages\.props|global\.json|nuget\.config|packages\.lock\.json)$/i;
 
-interface Tracked {
+export interface Tracked {
   readonly path: string;
-  readonly absPath: string;
   readonly size: number;
   readonly mtimeMs: number;
   /**
@@ -60,45 +66,43 @@ interface Tracked {
   readonly via: 'discovery' | 'extends' | 'import';
 }
 
+/** The context files of one run: their facts, where workspace packages live, and how each was found. */
+export interface ContextScan {
+  readonly facts: ContextFacts;
+  readonly packageDirs: ReadonlyMap<string, string>;
+  readonly tracked: ReadonlyMap<string, Tracked>;
+}
+
 /**
- * Compares the repository's semantic-context files (discovery's `contextFiles`, plus the
- * in-repo files their tsconfigs `extends`) with those recorded by the previous index and marks
- * the source files they shape `pending`, so the semantic passes of this `index()` analyse them
- * again (INVALIDATION.md, second class; decision 012). The first index only records them:
- * every file is pending then anyway. Contents are hashed only when size or mtime moved; an
- * unreadable file hashes as its error, so it counts as changed. Nothing is executed: configs
- * are read as text.
+ * Reads the facts of the repository's semantic-context files (discovery's `contextFiles`, plus
+ * the in-repo files their tsconfigs `extends` and their MSBuild files `<Import>`), reusing the
+ * previous run's facts of a file whose size and mtime (or hash) did not move. Contents are
+ * hashed only when size or mtime moved; an unreadable file hashes as its error, so it counts as
+ * changed. Nothing is executed: configs are read as text.
  */
-export function applyContextChanges(store: Store, label: string, repoRoot: string, discovered: readonly DiscoveredFile[]): ContextChange[] {
-  const raw = store.reader(label).metadata(METADATA_KEY);
-  let previous: Record<string, Recorded> | null = null;
-  try {
-    previous = raw === null ? null : (JSON.parse(raw) as Record<string, Recorded>);
-  } catch {
-    previous = null;
-  }
+export function scanContext(tree: ContextTree, discovered: readonly DiscoveredFile[], previous: ContextFacts | null, now = Date.now()): ContextScan {
   const next: Record<string, Recorded> = {};
-  const tracked = new Map<string, Tracked>(discovered.map((f) => [f.path, { ...f, via: 'discovery' }]));
+  const tracked = new Map<string, Tracked>(discovered.map((f) => [f.path, { path: f.path, size: f.size, mtimeMs: f.mtimeMs, via: 'discovery' as const }]));
   const packageDirs = new Map<string, string>();
-  const now = Date.now();
-  const root = resolve(repoRoot);
   const record = (f: Tracked): Recorded => {
     const old = previous?.[f.path];
     const same = old !== undefined && old.mtimeMs >= 0 && old.size === f.size && old.mtimeMs === f.mtimeMs;
-    const hash = same ? old.hash : hashOf(root, f.absPath);
+    const hash = same ? old.hash : tree.hash(f.path);
     const reuse = old !== undefined && old.hash === hash ? old : undefined;
     const isTsConfig = f.via === 'extends' || TS_CONFIG.test(posix.basename(f.path));
     const isMsBuild = f.via === 'import' || MSBUILD.test(f.path);
+    const isCsproj = f.path.toLowerCase().endsWith('.csproj');
     const isPackage = posix.basename(f.path).toLowerCase() === 'package.json';
-    // Facts recorded before `reach` existed are read again.
-    const config = !isTsConfig ? null : reuse?.extends !== undefined && reuse.reach !== undefined ? { extends: reuse.extends, reach: reuse.reach } : readTsConfig(f.absPath, f.path, root);
+    // Facts recorded before `reach` (or `refs`) existed are read again.
+    const config = !isTsConfig ? null : reuse?.extends !== undefined && reuse.reach !== undefined ? { extends: reuse.extends, reach: reuse.reach } : readTsConfig(tree, f.path);
+    const msbuild = !isMsBuild ? null : reuse?.imports !== undefined && (!isCsproj || reuse.refs !== undefined) ? { imports: reuse.imports, ...(reuse.refs ? { refs: reuse.refs } : {}) } : readMsBuild(tree, f.path);
     const r: Recorded = {
       size: f.size,
-      mtimeMs: now - f.mtimeMs < RACY_MS ? -1 : f.mtimeMs,
+      mtimeMs: f.mtimeMs <= 0 || now - f.mtimeMs < RACY_MS ? -1 : f.mtimeMs,
       hash,
       ...(config ?? {}),
-      ...(isPackage ? { pkg: reuse?.pkg !== undefined ? reuse.pkg : readPackageName(root, f.absPath) } : {}),
-      ...(isMsBuild ? { imports: reuse?.imports ?? readImports(f.absPath, f.path, root) } : {}),
+      ...(isPackage ? { pkg: reuse?.pkg !== undefined ? reuse.pkg : readPackageName(tree, f.path) } : {}),
+      ...(msbuild ?? {}),
     };
     next[f.path] = r;
     return r;
@@ -116,87 +120,63 @@ export function applyContextChanges(store: Store, label: string, repoRoot: strin
     const r = record(f);
     const follow = (target: string | null, via: Tracked['via']): void => {
       if (target === null || tracked.has(target)) return;
-      const extra = lstatTracked(root, target, via);
+      const extra = trackable(tree, target, via);
       if (extra === null) return;
       tracked.set(target, extra);
       queue.push(extra);
     };
-    for (const spec of r.extends ?? []) if (spec !== UNKNOWN) follow(resolveExtends(spec, f.path, packageDirs, root), 'extends');
+    for (const spec of r.extends ?? []) if (spec !== UNKNOWN) follow(resolveExtends(spec, f.path, packageDirs, (p) => trackable(tree, p) !== null), 'extends');
     for (const target of r.imports ?? []) if (target !== UNKNOWN) follow(target, 'import');
   }
-
-  const changed: { path: string; change: ContextChange['change'] }[] = [];
-  if (previous !== null) {
-    for (const [path, r] of Object.entries(next)) {
-      const old = previous[path];
-      if (!old || old.hash !== r.hash) changed.push({ path, change: old ? 'changed' : 'added' });
-    }
-    for (const path of Object.keys(previous)) if (!(path in next)) changed.push({ path, change: 'removed' });
-    changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  }
-
-  const out: ContextChange[] = [];
-  store.db.transaction(() => {
-    if (changed.length > 0) {
-      const files = store.db
-        .prepare(
-          `SELECT f.id, f.path, f.language, f.project FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-           WHERE f.language IN ('ts','js','cs') AND f.parse_status IN ('ok','partial')`,
-        )
-        .all(label) as ScopeFile[];
-      const graph = extendsGraph(next, previous ?? {}, packageDirs, root);
-      const scopes = new ScopeFinder(store, label, root, files, graph, next, previous ?? {}, tracked);
-      const mark = store.db.prepare(`UPDATE files SET semantic_state = 'pending', semantic_reason = ? WHERE id = ?`);
-      for (const c of changed) {
-        const scope = scopes.of(c.path);
-        const reason = `semantic context ${c.change}: ${c.path}`;
-        for (const f of scope) mark.run(reason, f.id);
-        store.writer.recordEvent('semantic_context_changed', c.path, `${reason}; ${scope.length} files to re-analyse`);
-        out.push({ path: c.path, change: c.change, files: scope.length });
-      }
-    }
-    if (raw !== JSON.stringify(next)) store.writer.setMetadata(METADATA_KEY, JSON.stringify(next));
-  })();
-  return out;
+  return { facts: next, packageDirs, tracked };
 }
 
-interface ScopeFile {
+/** Context files added, changed (by hash) or removed between two runs' facts, in path order. */
+export function diffContext(previous: ContextFacts, next: ContextFacts): { path: string; change: ContextChange['change'] }[] {
+  const changed: { path: string; change: ContextChange['change'] }[] = [];
+  for (const [path, r] of Object.entries(next)) {
+    const old = previous[path];
+    if (!old || old.hash !== r.hash) changed.push({ path, change: old ? 'changed' : 'added' });
+  }
+  for (const path of Object.keys(previous)) if (!(path in next)) changed.push({ path, change: 'removed' });
+  return changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** What the scope computation asks of the index: the label's analysable files, and who imports a package. */
+export interface ContextState {
+  readonly files: readonly ScopeFile[];
+  /** Files of the label with an import whose specifier is one of `names` or a subpath of one. */
+  importersOf(names: readonly string[]): ReadonlySet<number>;
+}
+
+/**
+ * The source files each changed context file shapes (INVALIDATION.md, second class; decision
+ * 012): the config's directory and the folders its `include`/`files` reach, projects whose
+ * tsconfig `extends` it, files importing a changed workspace package, projects referencing a
+ * changed `.csproj`, projects that `<Import>` a changed MSBuild file.
+ */
+export function contextScopes(
+  changed: readonly { path: string; change: ContextChange['change'] }[],
+  scan: ContextScan,
+  previous: ContextFacts,
+  state: ContextState,
+): { path: string; change: ContextChange['change']; files: ScopeFile[] }[] {
+  if (changed.length === 0) return [];
+  const graph = extendsGraph(scan.facts, previous, scan.packageDirs);
+  const scopes = new ScopeFinder(state, graph, scan.facts, previous);
+  return changed.map((c) => ({ ...c, files: scopes.of(c.path) }));
+}
+
+export interface ScopeFile {
   readonly id: number;
   readonly path: string;
   readonly language: string;
   readonly project: string;
 }
 
-/**
- * Hashes a file in fixed-size chunks (a 50 MB lockfile never sits in memory whole), opened
- * through the safe reader: a FIFO, a link or a file over `CONTEXT_HASH_MAX_BYTES` hashes as the
- * reason it was refused, so it counts as changed and never blocks.
- */
-function hashOf(root: string, absPath: string): string {
-  const opened = safeOpenFile(absPath, { root, maxBytes: CONTEXT_HASH_MAX_BYTES });
-  if (!opened.ok) return `unreadable: ${opened.reason}`;
-  try {
-    const hash = createHash('sha1');
-    const buf = Buffer.allocUnsafe(1 << 16);
-    let total = 0;
-    for (let n; (n = readSync(opened.fd, buf, 0, buf.length, null)) > 0; ) {
-      total += n;
-      // A file that grows while hashed (appended to without end) stops here.
-      if (total > CONTEXT_HASH_MAX_BYTES) return `unreadable: grew past the ${CONTEXT_HASH_MAX_BYTES}-byte cap`;
-      hash.update(buf.subarray(0, n));
-    }
-    return hash.digest('hex');
-  } catch (e) {
-    return `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
-  } finally {
-    closeSync(opened.fd);
-  }
-}
-
-/** The text of a config, or null when the safe reader refuses it or it is larger than `CONTEXT_READ_MAX_BYTES`. */
-function readSmallText(root: string, absPath: string): string | null {
-  const read = safeReadText(absPath, { root, maxBytes: CONTEXT_READ_MAX_BYTES });
-  return read.ok ? read.text : null;
+/** The text of a config, or null when it cannot be read as a regular file of at most `CONTEXT_READ_MAX_BYTES`. */
+function readSmallText(tree: TreeAccess, path: string): string | null {
+  return tree.readSmall(path, CONTEXT_READ_MAX_BYTES)?.toString('utf8') ?? null;
 }
 
 /**
@@ -204,8 +184,8 @@ function readSmallText(root: string, absPath: string): string | null {
  * cannot be read as JSON) and the repo directories its `include`/`files` name outside its own
  * folder.
  */
-function readTsConfig(absPath: string, path: string, root: string): Required<Pick<Recorded, 'extends' | 'reach'>> {
-  const text = readSmallText(root, absPath);
+function readTsConfig(tree: TreeAccess, path: string): Required<Pick<Recorded, 'extends' | 'reach'>> {
+  const text = readSmallText(tree, path);
   let parsed: unknown = null;
   try {
     parsed = text === null ? null : parseJsonc(text);
@@ -222,7 +202,7 @@ function readTsConfig(absPath: string, path: string, root: string): Required<Pic
     const segments = entry.split(/[\\/]/);
     const wildcard = segments.findIndex((x) => /[*?{[]/.test(x));
     const literal = isFile ? segments.slice(0, -1) : wildcard < 0 ? segments : segments.slice(0, wildcard);
-    const rel = inRepo(root, resolve(root, own, ...literal));
+    const rel = inRepo(posix.join(own, ...literal));
     if (rel === null) return;
     const inside = own === '' || rel === own || rel.startsWith(`${own}/`);
     if (!inside) dirs.add(rel);
@@ -232,26 +212,37 @@ function readTsConfig(absPath: string, path: string, root: string): Required<Pic
   return { extends: strings(json.extends).filter((p) => p !== UNKNOWN), reach: { dirs: [...dirs].sort() } };
 }
 
-/** `abs` relative to the repository root (POSIX), or null when it lies outside the repository. */
-function inRepo(root: string, abs: string): string | null {
-  const rel = relative(root, abs).split(sep).join('/');
-  return rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel) ? null : rel;
+/** A repo-relative path normalised (`a/../b` → `b`, '' for the root), or null when it leads outside the repository. */
+function inRepo(path: string): string | null {
+  if (posix.isAbsolute(path)) return null;
+  const rel = posix.normalize(path.split('\\').join('/'));
+  if (rel === '.' || rel === './') return '';
+  return rel === '..' || rel.startsWith('../') ? null : rel.replace(/\/$/, '');
 }
 
-/** The repo files an MSBuild file imports; `[*]` when it cannot be read as a `<Project>`. */
-function readImports(absPath: string, path: string, root: string): readonly string[] {
-  const text = readSmallText(root, absPath);
-  if (text === null) return [UNKNOWN];
+/**
+ * The repo files an MSBuild file imports (`[*]` when it cannot be read as a `<Project>`) and,
+ * for a .csproj, the projects it references.
+ */
+function readMsBuild(tree: TreeAccess, path: string): Pick<Recorded, 'imports' | 'refs'> {
+  const text = readSmallText(tree, path);
+  if (text === null) return { imports: [UNKNOWN] };
   try {
-    return readCsproj(text, path).imports.filter((p) => inRepo(root, resolve(root, p)) !== null);
+    const project = readCsproj(text, path);
+    const inside = (p: string) => inRepo(p) !== null;
+    return {
+      imports: project.imports.filter(inside),
+      ...(path.toLowerCase().endsWith('.csproj') ? { refs: project.projectReferences.filter(inside) } : {}),
+    };
   } catch {
-    return [UNKNOWN];
+    // A malformed project fails its own load (with the reason) in the C# pass.
+    return { imports: [UNKNOWN], ...(path.toLowerCase().endsWith('.csproj') ? { refs: [] } : {}) };
   }
 }
 
 /** A package.json's `name`: null without one, `*` when it cannot be read as JSON. */
-function readPackageName(root: string, absPath: string): string | null {
-  const text = readSmallText(root, absPath);
+function readPackageName(tree: TreeAccess, path: string): string | null {
+  const text = readSmallText(tree, path);
   if (text === null) return UNKNOWN;
   try {
     const name = (JSON.parse(text) as { name?: unknown } | null)?.name;
@@ -268,12 +259,11 @@ function readPackageName(root: string, absPath: string): string | null {
  * (`p`, then `p.json`); a package name resolves to a workspace package's directory
  * (`@acme/tsconfig/base.json`, or its `tsconfig.json` for the bare name).
  */
-function resolveExtends(spec: string, from: string, packageDirs: ReadonlyMap<string, string>, root: string): string | null {
-  const exists = (p: string) => lstatTracked(root, p) !== null;
+function resolveExtends(spec: string, from: string, packageDirs: ReadonlyMap<string, string>, exists: (path: string) => boolean): string | null {
   const withJson = (p: string) => (exists(p) || p.endsWith('.json') ? p : `${p}.json`);
   let target: string;
   if (/^\.\.?(\/|$)/.test(spec) || posix.isAbsolute(spec)) {
-    const rel = inRepo(root, posix.isAbsolute(spec) ? spec : resolve(root, dirOf(from), spec));
+    const rel = posix.isAbsolute(spec) ? null : inRepo(posix.join(dirOf(from), spec));
     if (rel === null || rel === '') return null;
     target = withJson(rel);
   } else {
@@ -288,16 +278,15 @@ function resolveExtends(spec: string, from: string, packageDirs: ReadonlyMap<str
 }
 
 /** A repo file that can be tracked: a regular file (never through a symbolic link), outside node_modules. */
-function lstatTracked(root: string, path: string, via: Tracked['via'] = 'extends'): Tracked | null {
+function trackable(tree: TreeAccess, path: string, via: Tracked['via'] = 'extends'): Tracked | null {
   if (/(^|\/)node_modules(\/|$)/.test(path)) return null;
   // Every directory on the way must be a real directory too: a link anywhere is not followed.
   const parts = path.split('/');
   try {
-    for (let i = 1; i < parts.length; i++) if (!lstatSync(resolve(root, ...parts.slice(0, i))).isDirectory()) return null;
-    const absPath = resolve(root, ...parts);
-    const st = lstatSync(absPath);
-    if (!st.isFile()) return null;
-    return { path, absPath, size: st.size, mtimeMs: Math.floor(st.mtimeMs), via };
+    for (let i = 1; i < parts.length; i++) if (tree.entry(parts.slice(0, i).join('/'))?.kind !== 'dir') return null;
+    const e = tree.entry(path);
+    if (e?.kind !== 'file') return null;
+    return { path, size: e.size, mtimeMs: e.mtimeMs ?? 0, via };
   } catch {
     return null;
   }
@@ -310,10 +299,9 @@ function lstatTracked(root: string, path: string, via: Tracked['via'] = 'extends
  * config, so a change never misses it.
  */
 function extendsGraph(
-  next: Readonly<Record<string, Recorded>>,
-  previous: Readonly<Record<string, Recorded>>,
+  next: ContextFacts,
+  previous: ContextFacts,
   packageDirs: ReadonlyMap<string, string>,
-  root: string,
 ): { children: Map<string, Set<string>>; unknown: Set<string> } {
   const children = new Map<string, Set<string>>();
   const unknown = new Set<string>();
@@ -324,7 +312,8 @@ function extendsGraph(
           if (facts === next) unknown.add(path);
           continue;
         }
-        const target = resolveExtends(spec, path, packageDirs, root);
+        // The configs the scans tracked are the ones that exist (or existed) as written.
+        const target = resolveExtends(spec, path, packageDirs, (p) => p in next || p in previous);
         if (target === null) continue;
         const set = children.get(target) ?? new Set<string>();
         set.add(path);
@@ -340,16 +329,16 @@ class ScopeFinder {
   private csprojReferrers: Map<string, string[]> | null = null;
   private importedBy: Map<string, string[]> | null = null;
 
+  private readonly files: readonly ScopeFile[];
+
   constructor(
-    private readonly store: Store,
-    private readonly label: string,
-    private readonly root: string,
-    private readonly files: readonly ScopeFile[],
+    private readonly state: ContextState,
     private readonly graph: ReturnType<typeof extendsGraph>,
-    private readonly next: Readonly<Record<string, Recorded>>,
-    private readonly previous: Readonly<Record<string, Recorded>>,
-    private readonly tracked: ReadonlyMap<string, Tracked>,
-  ) {}
+    private readonly next: ContextFacts,
+    private readonly previous: ContextFacts,
+  ) {
+    this.files = state.files;
+  }
 
   of(path: string): ScopeFile[] {
     const own = this.ownScope(path);
@@ -414,42 +403,20 @@ class ScopeFinder {
       // name (unreadable, invalid, too large) re-analyses every TS/JS file.
       const names = new Set([this.next[path]?.pkg, this.previous[path]?.pkg].filter((n): n is string => typeof n === 'string'));
       if (names.has(UNKNOWN)) return this.files.filter((f) => f.language !== 'cs');
-      const importers = this.importersOf([...names]);
+      const importers = this.state.importersOf([...names]);
       for (const f of this.files) if (f.language !== 'cs' && importers.has(f.id)) scope.add(f);
     }
     return [...scope];
   }
 
-  /** Files (of this label) with an import whose specifier is one of `names` or a subpath of one. */
-  private importersOf(names: readonly string[]): Set<number> {
-    const ids = new Set<number>();
-    for (const table of ['edges', 'superseded_edges']) {
-      const stmt = this.store.db.prepare(
-        `SELECT DISTINCT e.file_id AS id FROM ${table} e JOIN label_files lf ON lf.file_id = e.file_id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-         WHERE e.type = 'imports' AND (e.specifier = ? OR substr(e.specifier, 1, ?) = ?)`,
-      );
-      for (const n of names) for (const r of stmt.all(this.label, n, n.length + 1, `${n}/`) as { id: number }[]) ids.add(r.id);
-    }
-    return ids;
-  }
-
-  /** Referenced .csproj → the projects referencing it, read (as text) only when a .csproj changed. */
+  /** Referenced .csproj → the projects referencing it (this run's facts). */
   private referrers(): Map<string, string[]> {
     if (this.csprojReferrers !== null) return this.csprojReferrers;
     const map = new Map<string, string[]>();
-    for (const f of this.tracked.values()) {
-      if (!f.path.toLowerCase().endsWith('.csproj')) continue;
-      const text = readSmallText(this.root, f.absPath);
-      if (text === null) continue;
-      let refs: readonly string[];
-      try {
-        refs = readCsproj(text, f.path).projectReferences;
-      } catch {
-        continue; // A malformed project fails its own load (with the reason) in the C# pass.
-      }
-      for (const r of refs) {
+    for (const [path, facts] of Object.entries(this.next)) {
+      for (const r of facts.refs ?? []) {
         const list = map.get(r) ?? [];
-        list.push(f.path);
+        list.push(path);
         map.set(r, list);
       }
     }

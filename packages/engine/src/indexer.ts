@@ -1,0 +1,456 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { CaError, extractorOf, gitBlobId, toCaError, type Config, type ParseStatus } from '@ca/schema';
+import { chunkHashOf, type FileWrite, type NodePlanner, type Store } from '@ca/store';
+import {
+  CONTEXT_METADATA_KEY,
+  contextScopes,
+  detectChanges,
+  diffContext,
+  discoverPaths,
+  discoverTree,
+  movedKey,
+  plan as planChanges,
+  planNodes,
+  scanContext,
+  skippedHash,
+  type ContextChange,
+  type ContextFacts,
+  type DiscoveryResult,
+  type FileSource,
+  type Plan,
+  type SkippedFile,
+  type SourceVersion,
+} from '@ca/invalidation';
+import { skeletonOf, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
+import type { RoslynHost } from '@ca/parse-cs';
+import type { AdapterSet } from './adapters.js';
+import { projectFiles } from './csProjects.js';
+import { embedPending, META_VECTORS_PENDING, type EmbedReport, type IndexEmbedder } from './embedding.js';
+import { unreadableFile, type ProcessedFile } from './fileProcessing.js';
+import { ParsePool } from './parsePool.js';
+import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
+import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, type TsSemanticReport } from './tsSemantic.js';
+
+export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
+
+export interface IndexProgress {
+  readonly phase: IndexPhase;
+  readonly done: number;
+  readonly total: number;
+}
+
+/** What a run did with file versions (`ca index --json` → `blobs`). */
+export interface BlobReport {
+  /** Versions the index already held (another label, a worktree, unchanged content): nothing parsed. */
+  readonly reused: number;
+  /** Versions read and parsed in this run. */
+  readonly parsed: number;
+  /** Moves that kept their nodes' identity. */
+  readonly moved: number;
+  /** Symbols whose vectors were computed in this run (the rest came from the cache or wait for later). */
+  readonly embedded: number;
+}
+
+/** The `ca index --json` shape (field names are a public contract). */
+export interface IndexReport {
+  files: number;
+  symbols: number;
+  edges: number;
+  skipped: number;
+  parseStatus: Record<ParseStatus, number>;
+  ms: number;
+  /** Files (re)parsed in this run. */
+  changed: number;
+  /** Paths that left the index in this run. */
+  removed: number;
+  lines: number;
+  /** The label this run indexed. */
+  label: string;
+  /** The commit it indexed (a commit label), or HEAD when the working tree was indexed (null without git). */
+  commit: string | null;
+  blobs: BlobReport;
+  /** Semantic passes run in this run (absent when nothing needed one). */
+  semantic?: { ts?: TsSemanticReport; cs?: CsSemanticReport };
+  /** Semantic-context files (tsconfig, package.json, csproj …) changed since the last index, with the files re-analysed for each. */
+  contextChanges?: readonly ContextChange[];
+  /** The embedding step (vectors are filled behind the structural index). */
+  embeddings?: EmbedReport;
+}
+
+/** Syntactic nodes handed to the TS semantic worker per run, at most (see `skeletonOf`). */
+const SKELETON_NODE_CAP = 1_000_000;
+
+/** The engine's long-lived parts an index run uses. */
+export interface IndexerContext {
+  readonly store: Store;
+  readonly config: Config;
+  adapters(): Promise<AdapterSet>;
+  tsService(): TsSemanticService;
+  csHost(): RoslynHost;
+  readonly embedder: IndexEmbedder;
+  /** Files whose failed semantic pass this engine already retried (they wait for a change of their own). */
+  readonly semanticRetried: Set<number>;
+}
+
+export interface RunOptions {
+  readonly onProgress?: (p: IndexProgress) => void;
+  /** Re-run semantic passes that failed now, instead of waiting for a change of their files or configs. */
+  readonly retryFailedSemantic?: boolean;
+  /** Embed at most about this many nodes in this run (0: none); the rest stay pending. Default: all. */
+  readonly embedLimit?: number;
+}
+
+/** One run: a source (the working tree, a commit) into a label. */
+export interface RunRequest {
+  /** The label written: the label itself, or the staging label of a crawl. */
+  readonly label: string;
+  readonly source: FileSource;
+  /** Only these repo paths were looked at (watcher events, a HEAD move); null: the whole source. */
+  readonly paths: readonly string[] | null;
+  /** `_metadata` key of the label's semantic-context facts. */
+  readonly contextKey: string;
+}
+
+/** What a run did, before the engine adds counts and timing. */
+export interface RunResult {
+  readonly plan: Plan;
+  /** Whether the index changed (files written, moved, removed, or semantic edges replaced). */
+  readonly wrote: boolean;
+  readonly blobs: BlobReport;
+  readonly semantic?: { ts?: TsSemanticReport; cs?: CsSemanticReport };
+  readonly contextChanges?: readonly ContextChange[];
+  readonly embeddings: EmbedReport;
+}
+
+/**
+ * Executes one index run: discover, detect changes, read what changed, plan, write (reuses and
+ * moves, then parses, then deletes: a moved file keeps its nodes), resolve imports, re-run the
+ * semantic scopes the plan and the context changes name, and embed. The decisions are
+ * @ca/invalidation's; this executes them through the store.
+ */
+export async function runIndex(ctx: IndexerContext, request: RunRequest, options: RunOptions = {}): Promise<RunResult> {
+  const { store, config } = ctx;
+  const progress = options.onProgress ?? (() => {});
+  const cfg = config.indexing;
+  const label = request.label;
+  const source = request.source;
+  const tree = source.tree;
+  const stampBefore = store.changeStamp();
+  const adapters = await ctx.adapters();
+
+  progress({ phase: 'discover', done: 0, total: 0 });
+  const listing: DiscoveryResult =
+    request.paths === null ? discoverTree(tree, cfg, adapters.extensions) : discoverPaths(tree, cfg, adapters.extensions, request.paths);
+  // C# preprocessor symbols come from the projects of the tree being indexed.
+  const csprojPaths = listing.contextFiles.filter((f) => f.path.toLowerCase().endsWith('.csproj')).map((f) => f.path);
+  const projects = projectFiles(csprojPaths, (p) => tree.readSmall(p, 1 << 20)?.toString('utf8') ?? null);
+  adapters.refreshProjects((dir) => projects[dir] ?? null);
+  const extractorFor = (path: string) => {
+    const a = adapters.forPath(path);
+    return a ? extractorOf(a, path) : 'none';
+  };
+  const state = store.planState(label);
+  const changes = detectChanges(state.files(), listing, {
+    label,
+    extractorOf: extractorFor,
+    scope: request.paths === null ? 'full' : 'paths',
+    ...(request.paths !== null ? { looked: request.paths } : {}),
+  });
+
+  // Content hashes decide between parse, reuse, touch and move. A commit's blob ids are known
+  // without reading; working files are read now (and the bytes kept for parsing).
+  const bytes = new Map<string, Buffer>();
+  const withHash = async (f: SourceVersion): Promise<SourceVersion> => {
+    if (f.blobId !== undefined) return { ...f, contentHash: f.blobId };
+    const b = await source.read(f.path, undefined, cfg.max_file_bytes);
+    if (b === null) return f;
+    bytes.set(f.path, b);
+    return { ...f, contentHash: gitBlobId(b) };
+  };
+  const created: SourceVersion[] = [];
+  for (const f of changes.created) created.push(await withHash(f));
+  const modified: SourceVersion[] = [];
+  for (const f of changes.modified) modified.push(await withHash(f));
+  const thePlan = planChanges({ ...changes, created, modified }, state, extractorFor);
+  const worktree = source.kind === 'worktree';
+
+  // Versions the index holds already, and moves: nothing to parse.
+  if (thePlan.reuse.length > 0) {
+    store.writer.reuseVersions(label, thePlan.reuse.map((r) => ({ path: r.file.path, fileId: r.fileId, mtimeMs: worktree ? r.file.mtimeMs : null })));
+  }
+  for (const m of thePlan.moves) {
+    store.writer.moveVersion(label, { from: m.from, to: m.to.path, fileId: m.fileId, mtimeMs: worktree ? m.to.mtimeMs : null, project: m.to.project }, (key) =>
+      movedKey(key, m.from, m.to.path),
+    );
+  }
+  for (const t of thePlan.touch) store.writer.touch(label, t.path, t.mtimeMs);
+
+  // Parse and write, in bounded transactions.
+  const planner: NodePlanner = (input) => planNodes(input.previous, input.nodes, { path: input.path, partialTarget: input.partialTarget, chunkHash: chunkHashOf });
+  let batch: FileWrite[] = thePlan.skipped.map((s) => skippedWrite(s, skippedHash(s), worktree));
+  let written = 0;
+  const total = thePlan.parse.length + thePlan.skipped.length;
+  const flush = () => {
+    if (batch.length === 0) return;
+    store.writer.writeBatch(label, batch, planner);
+    written += batch.length;
+    progress({ phase: 'write', done: written, total });
+    batch = [];
+  };
+  // The TS semantic pass names symbols by these nodes: handing them over spares its worker a
+  // second tree-sitter parse of every file (it checks the content hash before using one).
+  const skeletons: SyntacticSkeleton[] = [];
+  let skeletonNodes = 0;
+  const keepSkeletons = config.semantic.enabled;
+  const byPath = new Map(thePlan.parse.map((p) => [p.file.path, p.file]));
+  let parsed = 0;
+  const accept = (result: ProcessedFile, content: Uint8Array | null) => {
+    const f = byPath.get(result.path)!;
+    parsed++;
+    if (keepSkeletons && result.index !== null && (result.language === 'ts' || result.language === 'js') && skeletonNodes < SKELETON_NODE_CAP) {
+      skeletons.push(skeletonOf(result.path, result.contentHash, result.index));
+      skeletonNodes += result.index.nodes.length;
+    }
+    progress({ phase: 'parse', done: parsed, total: thePlan.parse.length });
+    batch.push({ ...result, project: f.project, mtimeMs: worktree ? f.mtimeMs : null, ...(content ? { content } : {}) });
+    if (batch.length >= cfg.batch_files) flush();
+  };
+  const tasks: { path: string; bytes: Uint8Array; deadlineMs: number }[] = [];
+  for (const p of thePlan.parse) {
+    const path = p.file.path;
+    let b: Uint8Array | null = bytes.get(path) ?? null;
+    if (b === null && !worktree) {
+      try {
+        b = await source.read(path, p.file.blobId, cfg.max_file_bytes);
+      } catch (e) {
+        const err = toCaError(e, 'io_error');
+        throw new CaError(err.code, `cannot read ${path} at ${source.commit?.slice(0, 12) ?? '?'}: ${err.message}`, { cause: e, context: { path } });
+      }
+    }
+    if (b === null) {
+      accept(unreadableFile(path, adapters.forPath(path)?.languageOf(path) ?? null, extractorFor(path), 'not a regular file of the repository, vanished, or over indexing.max_file_bytes'), null);
+      continue;
+    }
+    tasks.push({ path, bytes: b, deadlineMs: cfg.parse_timeout_ms });
+  }
+  bytes.clear();
+  const pool = ParsePool.create(tasks.length >= 8 ? cfg.workers : 0, adapters, { projects });
+  try {
+    const contents = new Map(tasks.map((t) => [t.path, t.bytes]));
+    await pool.run(tasks, (result) => {
+      const content = contents.get(result.path) ?? null;
+      contents.delete(result.path);
+      accept(result, content);
+    });
+    flush();
+  } finally {
+    await pool.close();
+  }
+  const wroteFiles = written + thePlan.reuse.length + thePlan.moves.length > 0;
+  // New symbols have no vectors until the embedding step below: an interruption before it must not go unsaid.
+  if (wroteFiles) store.writer.setMetadata(META_VECTORS_PENDING, '?');
+  if (thePlan.remove.length > 0) store.writer.removePaths(label, thePlan.remove.map((r) => r.path));
+
+  progress({ phase: 'resolve', done: 0, total: 1 });
+  if (wroteFiles || thePlan.remove.length > 0 || !store.reader(label).metadata(`imports_resolved:${label}`)) {
+    store.resolveImports(label);
+    store.writer.setMetadata(`imports_resolved:${label}`, '1');
+  }
+  progress({ phase: 'resolve', done: 1, total: 1 });
+
+  let semantic: RunResult['semantic'];
+  let contextChanges: ContextChange[] = [];
+  if (config.semantic.enabled) {
+    // A newer semantic extractor (an upgraded ca) re-analyses every file of its language:
+    // edges of the old one stay served, marked pending, until the new pass replaces them.
+    store.semantic.invalidateExtractor(['ts', 'js'], TS_SEMANTIC_EXTRACTOR);
+    store.semantic.invalidateExtractor(['cs'], CS_SEMANTIC_EXTRACTOR);
+    // A changed tsconfig, package.json, csproj … re-analyses the files it shapes. A run over
+    // watcher paths sees only the configs among them; the others keep their recorded facts.
+    contextChanges = applyContextChanges(store, label, request.contextKey, source, listing, request.paths);
+    // The plan's own scopes: parsed and moved files need their pass again, with the reason.
+    if (thePlan.semantic.length > 0) {
+      const now = store.planState(label).files();
+      for (const scope of thePlan.semantic) {
+        store.semantic.markPending(scope.paths.flatMap((p) => now.get(p)?.fileId ?? []), scope.reason);
+      }
+    }
+    semantic = await runSemantic(ctx, label, request.contextKey, source, skeletons, options, progress);
+  }
+  const embeddings = await embed(ctx, label, (done, t) => progress({ phase: 'embed', done, total: t }), options.embedLimit);
+  const wrote = store.changeStamp() !== stampBefore;
+  if (thePlan.remove.length > 0 || thePlan.parse.length > 0) store.maintenance.sweep();
+  return {
+    plan: thePlan,
+    wrote,
+    blobs: { reused: thePlan.reuse.length, parsed: thePlan.parse.length, moved: thePlan.moves.length, embedded: embeddings.nodes },
+    ...(semantic && Object.keys(semantic).length > 0 ? { semantic } : {}),
+    ...(contextChanges.length > 0 ? { contextChanges } : {}),
+    embeddings,
+  };
+}
+
+/**
+ * Compares the label's semantic-context files with the facts recorded by its previous run and
+ * marks the source files each changed one shapes pending (INVALIDATION.md, second class;
+ * decision 012). The first run only records them: every file is pending then anyway.
+ */
+export function applyContextChanges(
+  store: Store,
+  label: string,
+  key: string,
+  source: FileSource,
+  listing: DiscoveryResult,
+  paths: readonly string[] | null,
+): ContextChange[] {
+  const reader = store.reader(label);
+  const raw = reader.metadata(key);
+  let previous: ContextFacts | null = null;
+  try {
+    previous = raw === null ? null : (JSON.parse(raw) as ContextFacts);
+  } catch {
+    previous = null;
+  }
+  let discovered = listing.contextFiles;
+  if (paths !== null) {
+    // Only the configs among the looked-at paths were listed: the others are as recorded.
+    if (previous === null) return [];
+    const lookedAt = (p: string) => paths.some((l) => l === '' || p === l || p.startsWith(`${l}/`));
+    if (discovered.length === 0 && !Object.keys(previous).some(lookedAt)) return [];
+    const listed = new Set(discovered.map((f) => f.path));
+    const kept = Object.entries(previous)
+      .filter(([p]) => !listed.has(p) && !lookedAt(p))
+      .map(([p, r]) => ({ path: p, size: r.size, mtimeMs: r.mtimeMs < 0 ? 0 : r.mtimeMs, project: '' }));
+    discovered = [...discovered, ...kept];
+  }
+  const scan = scanContext(source.tree, discovered, previous);
+  const out: ContextChange[] = [];
+  if (previous !== null) {
+    const changed = diffContext(previous, scan.facts);
+    const files = store.semantic.analysableFiles(label, ['ts', 'js', 'cs']);
+    const scopes = contextScopes(changed, scan, previous, { files, importersOf: (names) => store.semantic.importersOf(label, names) });
+    for (const s of scopes) {
+      const reason = `semantic context ${s.change}: ${s.path}`;
+      store.semantic.markPending(s.files.map((f) => f.id), reason);
+      store.writer.recordEvent('semantic_context_changed', s.path, `${reason}; ${s.files.length} files to re-analyse`);
+      out.push({ path: s.path, change: s.change, files: s.files.length });
+    }
+  }
+  const next = JSON.stringify(scan.facts);
+  if (raw !== next) store.writer.setMetadata(key, next);
+  return out;
+}
+
+/** Runs the TS and C# passes over the label's files that lack exact edges. */
+async function runSemantic(
+  ctx: IndexerContext,
+  label: string,
+  contextKey: string,
+  source: FileSource,
+  skeletons: readonly SyntacticSkeleton[],
+  options: RunOptions,
+  progress: (p: IndexProgress) => void,
+): Promise<{ ts?: TsSemanticReport; cs?: CsSemanticReport }> {
+  const { store, config } = ctx;
+  if (options.retryFailedSemantic === true) ctx.semanticRetried.clear();
+  // Files lacking exact edges (new, changed, never analysed, or failed and not yet retried by
+  // this engine), with their C# projects.
+  const staleOf = (languages: string[]) => store.semantic.staleFiles(label, languages).filter((r) => r.semanticState !== 'failed' || !ctx.semanticRetried.has(r.id));
+  const staleTs = staleOf(['ts', 'js']);
+  const staleCs = staleOf(['cs']);
+  const out: { ts?: TsSemanticReport; cs?: CsSemanticReport } = {};
+  if (staleTs.length === 0 && staleCs.length === 0) return out;
+  // A commit is analysed from its own blobs, written to a private directory: the compilers read
+  // the label's content, never the working tree's.
+  const root = source.kind === 'worktree' ? { dir: source.root, dispose: () => {} } : await materialize(store, label, source, contextKey);
+  try {
+    if (staleTs.length > 0) {
+      progress({ phase: 'semantic', done: 0, total: 1 });
+      out.ts = await runTsSemanticPass(store, root.dir, label, {
+        // Everything stale: a first index, or a scope whose context changed.
+        ...(staleTs.length < store.reader(label).countFiles(['ts', 'js']) ? { files: staleTs.map((r) => r.path) } : {}),
+        maxOldSpaceMb: config.semantic.max_old_space_mb,
+        deadlineMs: config.semantic.request_timeout_ms,
+        syntactic: skeletons,
+        maxFileBytes: config.indexing.max_file_bytes,
+        service: ctx.tsService(),
+        onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
+      });
+    }
+    if (staleCs.length > 0) {
+      out.cs = await runCsSemanticPass(store, root.dir, label, {
+        safeMode: config.indexing.safe_mode,
+        projects: [...new Set(staleCs.map((r) => r.project))],
+        files: staleCs.map((r) => r.path),
+        host: ctx.csHost(),
+        maxFileBytes: config.indexing.max_file_bytes,
+        onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
+      });
+    }
+  } finally {
+    root.dispose();
+  }
+  for (const id of store.semantic.failedFileIds(label)) ctx.semanticRetried.add(id);
+  return out;
+}
+
+/**
+ * Writes a label's files (sources and the configs that shape them) from the index's stored
+ * contents into a private temporary directory for the compilers. Installed packages are not in
+ * git: the working tree's `node_modules` is linked in when there is one (read, never run).
+ */
+async function materialize(store: Store, label: string, source: FileSource, contextKey: string): Promise<{ dir: string; dispose: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ca-label-'));
+  const reader = store.reader(label);
+  const entries = store.planState(label).files();
+  for (const [path, f] of entries) {
+    if (f.parseStatus === 'skipped' || f.parseStatus === 'no_grammar') continue;
+    const bytes = reader.fileContent(path);
+    if (bytes === null) continue;
+    const abs = join(dir, ...path.split('/'));
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, bytes);
+  }
+  // The configs: tsconfig/package.json/csproj… are not label members; read them from the commit.
+  for (const path of Object.keys(JSON.parse(reader.metadata(contextKey) ?? '{}') as Record<string, unknown>)) {
+    const bytes = source.tree.readSmall(path, 1 << 20);
+    if (bytes === null) continue;
+    const abs = join(dir, ...path.split('/'));
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, bytes);
+  }
+  const modules = join(source.root, 'node_modules');
+  if (existsSync(modules) && !existsSync(join(dir, 'node_modules'))) symlinkSync(modules, join(dir, 'node_modules'), 'dir');
+  return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function embed(ctx: IndexerContext, label: string, onProgress: (done: number, total: number) => void, maxNodes: number | undefined): Promise<EmbedReport> {
+  try {
+    return await embedPending(ctx.store, ctx.config.embedding, label, onProgress, ctx.embedder.acquire, maxNodes);
+  } catch (e) {
+    ctx.embedder.reset();
+    throw e;
+  }
+}
+
+/** The write a skipped file leaves (its record changes when its size, mtime or reason does). */
+function skippedWrite(s: SkippedFile, hash: string, worktree: boolean): FileWrite {
+  return {
+    path: s.path,
+    contentHash: hash,
+    language: null,
+    size: s.size,
+    lineCount: 0,
+    parseStatus: s.status,
+    statusReason: s.reason,
+    generated: false,
+    project: s.project,
+    mtimeMs: worktree ? Math.floor(s.mtimeMs) : null,
+    extractor: 'none',
+    index: null,
+  };
+}
+
+export { CONTEXT_METADATA_KEY };

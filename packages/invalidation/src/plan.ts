@@ -1,0 +1,297 @@
+import type { ExtractedNode, Language, ParseStatus } from '@ca/schema';
+import type { NodeAction, NodePlan, PartialTarget, PreviousNode } from '@ca/store';
+import type { DiscoveredFile, SkippedFile } from './discovery.js';
+
+// ---------------------------------------------------------------- what the index holds
+
+/** One path of a label as the index holds it. */
+export interface StoredFile {
+  readonly path: string;
+  readonly fileId: number;
+  readonly contentHash: string;
+  readonly size: number;
+  /** Null for versions read from git (no mtime). */
+  readonly mtimeMs: number | null;
+  readonly extractor: string;
+  readonly language: Language | null;
+  readonly parseStatus: ParseStatus;
+  readonly semanticState: 'none' | 'pending' | 'ok' | 'failed';
+}
+
+/**
+ * What planning reads of the index: narrow, read-only, implemented by @ca/store (and by plain
+ * maps in the tests). No SQL here.
+ */
+export interface StoredState {
+  readonly label: string;
+  /** The label's paths. */
+  files(): ReadonlyMap<string, StoredFile>;
+  /** A version of `path` with this content already in the index (held by any label), or null. */
+  version(path: string, contentHash: string): { readonly fileId: number; readonly extractor: string } | null;
+  /** How many labels hold the file version (0 once the last one let go). */
+  holders(fileId: number): number;
+}
+
+// ---------------------------------------------------------------- what changed
+
+/** A file as the source has it now; `contentHash` once read (or known: git blob ids). */
+export interface SourceVersion extends DiscoveredFile {
+  readonly contentHash?: string;
+}
+
+/**
+ * What changed between a source (the working tree, a commit) and a label, by path. Built by
+ * `detectChanges` from a listing (a full scan, or the paths a watcher reported) and completed
+ * with content hashes by whoever reads the files.
+ */
+export interface ChangeSet {
+  readonly label: string;
+  /** New paths. */
+  readonly created: readonly SourceVersion[];
+  /** Paths the label holds whose size, mtime, content or extractor differs. */
+  readonly modified: readonly SourceVersion[];
+  /** Paths the label holds that the source no longer has. */
+  readonly deleted: readonly string[];
+  /** Files recorded as skipped whose record changed (new, or another size/reason). */
+  readonly skipped: readonly SkippedFile[];
+  /** Semantic-context files added, changed or removed (their scopes come with `context`). */
+  readonly contextTouched: readonly string[];
+  /** HEAD moved since the label was indexed (the working tree's label only). */
+  readonly headMoved: { readonly from: string | null; readonly to: string | null } | null;
+}
+
+/** The extractor a path would be parsed with now (`syntactic:ts@7`), or `none`. */
+export type ExtractorOf = (path: string) => string;
+
+/** The record a skipped file leaves in the index; changes when its size, mtime or reason does. */
+export function skippedHash(s: SkippedFile): string {
+  return `skipped:${s.size}:${Math.floor(s.mtimeMs)}:${s.reason}`;
+}
+
+/**
+ * Compares a listing with the label. `scope: 'full'` means the listing is the whole source (a
+ * stored path missing from it was deleted); `'paths'` means only the paths in `looked` were
+ * looked at (a watcher's events): a stored path is deleted only when it is (under) one of them.
+ */
+export function detectChanges(
+  stored: ReadonlyMap<string, StoredFile>,
+  listing: { readonly files: readonly SourceVersion[]; readonly skipped: readonly SkippedFile[]; readonly contextFiles: readonly DiscoveredFile[] },
+  options: { readonly label: string; readonly extractorOf: ExtractorOf; readonly scope: 'full' | 'paths'; readonly looked?: readonly string[]; readonly headMoved?: ChangeSet['headMoved'] },
+): ChangeSet {
+  const created: SourceVersion[] = [];
+  const modified: SourceVersion[] = [];
+  for (const f of listing.files) {
+    const s = stored.get(f.path);
+    if (!s) {
+      created.push(f);
+      continue;
+    }
+    // Stat only (the working tree): size and mtime decide, the content hash settles it later.
+    const mayDiffer = f.contentHash !== undefined ? f.contentHash !== s.contentHash : f.size !== s.size || f.mtimeMs !== s.mtimeMs;
+    if (mayDiffer || s.extractor !== options.extractorOf(f.path)) modified.push(f);
+  }
+  const skipped = listing.skipped.filter((s) => stored.get(s.path)?.contentHash !== skippedHash(s));
+  let deleted: string[];
+  const present = new Set([...listing.files.map((f) => f.path), ...listing.skipped.map((s) => s.path)]);
+  if (options.scope === 'full') {
+    deleted = [...stored.keys()].filter((p) => !present.has(p));
+  } else {
+    // A path looked at (or under a directory looked at) that the listing no longer has: gone,
+    // ignored now, or no longer a regular file.
+    const looked = options.looked ?? [];
+    deleted = [...stored.keys()].filter((p) => !present.has(p) && looked.some((g) => g === '' || p === g || p.startsWith(`${g}/`)));
+  }
+  deleted.sort();
+  return {
+    label: options.label,
+    created,
+    modified,
+    deleted,
+    skipped,
+    contextTouched: listing.contextFiles.map((f) => f.path),
+    headMoved: options.headMoved ?? null,
+  };
+}
+
+// ---------------------------------------------------------------- the plan
+
+export type ParseReason = 'created' | 'modified' | 'extractor changed' | 'moved (another label holds the old version)';
+
+export interface PlannedParse {
+  readonly file: SourceVersion;
+  readonly reason: ParseReason;
+  /** The label's previous version of the path, whose nodes keep their ids when their keys survive. */
+  readonly previousFileId: number | null;
+}
+
+export interface PlannedMove {
+  readonly from: string;
+  readonly to: SourceVersion;
+  /** The version that moves: renamed in place, so its nodes, edges and vectors keep their ids. */
+  readonly fileId: number;
+}
+
+/** One semantic scope to run again, and why. */
+export interface SemanticScope {
+  readonly reason: string;
+  /** Paths whose semantic pass must run again (pending). */
+  readonly paths: readonly string[];
+}
+
+/** What to do for one change set (no I/O: the engine executes it through the store). */
+export interface Plan {
+  readonly label: string;
+  /** Versions to read and parse (in path order). */
+  readonly parse: readonly PlannedParse[];
+  /** Paths whose new content is a version the index already holds (another label, a worktree): membership only, nothing parsed. */
+  readonly reuse: readonly { readonly file: SourceVersion; readonly fileId: number }[];
+  /** Paths whose content did not change (only their mtime): the new mtime is recorded. */
+  readonly touch: readonly { readonly path: string; readonly mtimeMs: number }[];
+  /** Moves that keep node identity. */
+  readonly moves: readonly PlannedMove[];
+  /** Paths leaving the label after the writes (creates before deletes), with why; versions no label holds are journaled and deleted. */
+  readonly remove: readonly { readonly path: string; readonly reason: string }[];
+  /** Skip records to write. */
+  readonly skipped: readonly SkippedFile[];
+  /** Semantic scopes that must run again, each with its reason (files parsed or moved; context changes come from `contextScopes`). */
+  readonly semantic: readonly SemanticScope[];
+}
+
+/**
+ * Plans a change set (a pure function of its inputs): which versions to parse, which paths only
+ * change membership (the content is indexed already, e.g. for another label), which deletes and
+ * creates are moves of one version (same content: node identity kept), what leaves the label,
+ * and which files need their semantic pass again. Every created or modified path must carry its
+ * `contentHash` (read by the caller); without one it is parsed.
+ */
+export function plan(changes: ChangeSet, state: StoredState, extractorOf: ExtractorOf): Plan {
+  const stored = state.files();
+  const parse: PlannedParse[] = [];
+  const reuse: { file: SourceVersion; fileId: number }[] = [];
+  const touch: { path: string; mtimeMs: number }[] = [];
+  const moves: PlannedMove[] = [];
+  const deleted = new Set(changes.deleted);
+  // Deleted paths by their content: a created file with the same content is their move.
+  const deletedByHash = new Map<string, string[]>();
+  for (const path of changes.deleted) {
+    const s = stored.get(path);
+    if (!s || s.extractor !== extractorOf(path) || s.parseStatus === 'skipped' || s.parseStatus === 'no_grammar') continue;
+    const list = deletedByHash.get(s.contentHash) ?? [];
+    list.push(path);
+    deletedByHash.set(s.contentHash, list);
+  }
+  const movedFrom = new Set<string>();
+  for (const f of changes.created) {
+    const existing = f.contentHash !== undefined ? state.version(f.path, f.contentHash) : null;
+    if (existing && existing.extractor === extractorOf(f.path)) {
+      reuse.push({ file: f, fileId: existing.fileId });
+      continue;
+    }
+    const candidates = f.contentHash !== undefined ? deletedByHash.get(f.contentHash) : undefined;
+    const from = candidates?.find((p) => !movedFrom.has(p));
+    if (from !== undefined) {
+      movedFrom.add(from);
+      const old = stored.get(from)!;
+      // Another label still holds the old version: it cannot be renamed in place.
+      if (state.holders(old.fileId) <= 1) {
+        moves.push({ from, to: f, fileId: old.fileId });
+        continue;
+      }
+      parse.push({ file: f, reason: 'moved (another label holds the old version)', previousFileId: null });
+      continue;
+    }
+    parse.push({ file: f, reason: 'created', previousFileId: null });
+  }
+  for (const f of changes.modified) {
+    const old = stored.get(f.path)!;
+    const extractor = extractorOf(f.path);
+    if (f.contentHash !== undefined && f.contentHash === old.contentHash && old.extractor === extractor) {
+      touch.push({ path: f.path, mtimeMs: f.mtimeMs });
+      continue;
+    }
+    const existing = f.contentHash !== undefined ? state.version(f.path, f.contentHash) : null;
+    if (existing && existing.extractor === extractor && existing.fileId !== old.fileId) {
+      reuse.push({ file: f, fileId: existing.fileId });
+      continue;
+    }
+    const reason: ParseReason = f.contentHash !== undefined && f.contentHash === old.contentHash ? 'extractor changed' : 'modified';
+    parse.push({ file: f, reason, previousFileId: old.fileId });
+  }
+  const remove = [...deleted].filter((p) => !movedFrom.has(p)).map((path) => ({ path, reason: 'file deleted' }));
+  const byPath = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+  parse.sort(byPath((p) => p.file.path));
+  reuse.sort(byPath((r) => r.file.path));
+  moves.sort(byPath((m) => m.to.path));
+
+  // Source-driven edges: a parsed or moved file's own edges are recomputed, and its semantic
+  // pass runs again; files that merely use it keep theirs (INVALIDATION.md).
+  const semantic: SemanticScope[] = [];
+  const reasons = new Map<string, string[]>();
+  const add = (reason: string, path: string) => {
+    const list = reasons.get(reason) ?? [];
+    list.push(path);
+    reasons.set(reason, list);
+  };
+  for (const p of parse) add(p.reason === 'created' ? 'new file' : p.reason === 'modified' ? 'file changed' : p.reason, p.file.path);
+  // A moved file's keys (file-scoped: its path) change; its exact edges are recomputed.
+  for (const m of moves) add('file moved', m.to.path);
+  for (const [reason, paths] of reasons) semantic.push({ reason, paths });
+
+  return { label: changes.label, parse, reuse, touch, moves, remove, skipped: changes.skipped, semantic };
+}
+
+// ---------------------------------------------------------------- nodes of one re-parsed file
+
+/** Kinds whose `partial` fragments in several files are merged into one node (C#). */
+export const MERGEABLE_KINDS: ReadonlySet<string> = new Set(['class', 'struct', 'record', 'interface', 'method']);
+
+/**
+ * Matches a re-parsed file's nodes with the previous version's (a pure function): a node keeps
+ * its id when its (symbol key, disambiguator) survives, and needs a new vector only when its
+ * chunk changed; a `partial` fragment joins the label's node of the same key in another file;
+ * the rest of the previous nodes go (journaled), except a merged node with spans elsewhere.
+ * `chunkHash` is the digest the store keeps of a chunk text.
+ */
+export function planNodes(
+  previous: readonly PreviousNode[],
+  next: readonly ExtractedNode[],
+  options: { readonly path: string; readonly partialTarget: (node: ExtractedNode) => PartialTarget | null; readonly chunkHash: (text: string) => string },
+): NodePlan {
+  const byKey = new Map<string, PreviousNode>();
+  for (const n of previous) byKey.set(`${n.symbolKey}\u0000${n.disambiguator}`, n);
+  const actions: NodeAction[] = [];
+  let reembed = 0;
+  for (const n of next) {
+    if (n.modifiers.includes('partial') && MERGEABLE_KINDS.has(n.kind)) {
+      const target = options.partialTarget(n);
+      if (target !== null) {
+        actions.push({ kind: 'merge', id: target.id, primary: options.path < target.path });
+        continue;
+      }
+    }
+    const key = `${n.symbolKey}\u0000${n.disambiguator}`;
+    const old = byKey.get(key);
+    if (old) {
+      byKey.delete(key);
+      const changed = old.chunkHash !== options.chunkHash(n.chunkText);
+      if (changed) reembed++;
+      actions.push({ kind: 'update', id: old.id, reembed: changed });
+    } else {
+      reembed++;
+      actions.push({ kind: 'insert' });
+    }
+  }
+  const drop = [...byKey.values()].map((n) => ({ id: n.id, survives: n.otherSpans > 0 }));
+  return { actions, drop, reembed };
+}
+
+/**
+ * A file-scoped symbol key moved with its file (`ts:file:src/a.ts#X` → `ts:file:src/b.ts#X`);
+ * package- and namespace-scoped keys do not name the file and stay.
+ */
+export function movedKey(key: string, from: string, to: string): string {
+  const m = /^([a-z]+):file:/.exec(key);
+  if (!m) return key;
+  const prefix = `${m[1]}:file:${from}#`;
+  return key.startsWith(prefix) ? `${m[1]}:file:${to}#${key.slice(prefix.length)}` : key;
+}

@@ -1,0 +1,53 @@
+import type { Language, ParseStatus } from '@ca/schema';
+import type { SqliteDatabase } from './database.js';
+import { cachedStatement } from './statements.js';
+
+/** One path of a label as the change planner sees it (structurally @ca/invalidation's `StoredFile`). */
+export interface StoredFileRecord {
+  readonly path: string;
+  readonly fileId: number;
+  readonly contentHash: string;
+  readonly size: number;
+  readonly mtimeMs: number | null;
+  readonly extractor: string;
+  readonly language: Language | null;
+  readonly parseStatus: ParseStatus;
+  readonly semanticState: 'none' | 'pending' | 'ok' | 'failed';
+}
+
+/**
+ * The label's state the change planner reads (@ca/invalidation's `StoredState`): its paths, the
+ * versions the index holds for any label, and who holds a version. Read-only.
+ */
+export class LabelPlanState {
+  private cache: Map<string, StoredFileRecord> | null = null;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    readonly label: string,
+  ) {}
+
+  files(): ReadonlyMap<string, StoredFileRecord> {
+    if (this.cache) return this.cache;
+    const rows = this.db
+      .prepare(
+        `SELECT lf.path, lf.file_id AS fileId, f.content_hash AS contentHash, f.size, lf.mtime_ms AS mtimeMs, f.extractor,
+                f.language, f.parse_status AS parseStatus, f.semantic_state AS semanticState
+         FROM label_files lf JOIN labels l ON l.id = lf.label_id AND l.name = ? JOIN files f ON f.id = lf.file_id`,
+      )
+      .all(this.label) as StoredFileRecord[];
+    this.cache = new Map(rows.map((r) => [r.path, r]));
+    return this.cache;
+  }
+
+  version(path: string, contentHash: string): { fileId: number; extractor: string } | null {
+    const row = cachedStatement(this.db, `SELECT id AS fileId, extractor FROM files WHERE path = ? AND content_hash = ?`).get(path, contentHash) as
+      | { fileId: number; extractor: string }
+      | undefined;
+    return row ?? null;
+  }
+
+  holders(fileId: number): number {
+    return cachedStatement(this.db, `SELECT COUNT(*) FROM label_files WHERE file_id = ?`).pluck().get(fileId) as number;
+  }
+}

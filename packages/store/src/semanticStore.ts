@@ -1,0 +1,183 @@
+import type { SqliteDatabase } from './database.js';
+import { NodeLocator } from './nodeLocator.js';
+import { cachedStatement } from './statements.js';
+import type { IndexWriter } from './writer.js';
+
+/** A file of a label a semantic pass can analyse (parsed, with a language). */
+export interface AnalysableFile {
+  readonly id: number;
+  readonly path: string;
+  readonly language: string;
+  readonly project: string;
+  readonly lines: number;
+  readonly semanticState: 'none' | 'pending' | 'ok' | 'failed';
+}
+
+/** One group of `semanticSummary`: files of a language in one semantic state. */
+export interface SemanticSummaryRow {
+  readonly language: string;
+  readonly state: string;
+  readonly files: number;
+  readonly reason: string | null;
+}
+
+const IN_LABEL = `JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?`;
+
+/**
+ * The semantic passes' view of the index: which files of a label need a pass, their states,
+ * and the lookups that map a pass's results (paths, keys, positions) onto node ids. Writes of
+ * edges go through `IndexWriter.applySemanticPass` / `degradeSemantic`.
+ */
+export class SemanticStore {
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly writer: IndexWriter,
+  ) {}
+
+  /** Parsed files (`ok`/`partial`) of the label in `languages`, in path order. */
+  analysableFiles(label: string, languages: readonly string[]): AnalysableFile[] {
+    if (languages.length === 0) return [];
+    return this.db
+      .prepare(
+        `SELECT f.id, f.path, f.language, f.project, f.line_count AS lines, f.semantic_state AS semanticState FROM files f ${IN_LABEL}
+         WHERE f.language IN (${languages.map(() => '?').join(',')}) AND f.parse_status IN ('ok','partial') ORDER BY f.path`,
+      )
+      .all(label, ...languages) as AnalysableFile[];
+  }
+
+  /** Analysable files without exact edges: new, changed, pending, or failed. */
+  staleFiles(label: string, languages: readonly string[]): AnalysableFile[] {
+    return this.analysableFiles(label, languages).filter((f) => f.semanticState !== 'ok');
+  }
+
+  /** Ids of the label's files whose semantic pass failed. */
+  failedFileIds(label: string): number[] {
+    return this.db.prepare(`SELECT f.id FROM files f ${IN_LABEL} WHERE f.semantic_state = 'failed'`).pluck().all(label) as number[];
+  }
+
+  /** Marks files pending (their pass runs again), in one transaction, with the reason. */
+  markPending(fileIds: readonly number[], reason: string): void {
+    if (fileIds.length === 0) return;
+    const mark = cachedStatement(this.db, `UPDATE files SET semantic_state = 'pending', semantic_reason = ? WHERE id = ?`);
+    this.db.transaction(() => {
+      for (const id of fileIds) mark.run(reason, id);
+    })();
+  }
+
+  /**
+   * Marks every file of `languages` whose exact edges came from another extractor version
+   * pending (an upgraded ca re-analyses them; their edges stay served until replaced). The
+   * version is remembered in `_metadata`; returns how many files were marked.
+   */
+  invalidateExtractor(languages: readonly string[], extractor: string): number {
+    const key = `semantic_extractor:${languages.join(',')}`;
+    let recorded = (cachedStatement(this.db, `SELECT value FROM _metadata WHERE key = ?`).pluck().get(key) as string | undefined) ?? null;
+    if (recorded === extractor) return 0;
+    const list = languages.map(() => '?').join(',');
+    // Indexes written before this key existed: their semantic edges name the extractor.
+    recorded ??=
+      (this.db
+        .prepare(
+          `SELECT e.extractor FROM edges e JOIN files f ON f.id = e.file_id
+           WHERE f.language IN (${list}) AND e.extractor LIKE 'semantic:%' AND e.extractor <> ? LIMIT 1`,
+        )
+        .pluck()
+        .get(...languages, extractor) as string | undefined) ?? null;
+    let marked = 0;
+    this.db.transaction(() => {
+      if (recorded !== null) {
+        marked = this.db
+          .prepare(`UPDATE files SET semantic_state = 'pending', semantic_reason = ? WHERE language IN (${list}) AND semantic_state = 'ok'`)
+          .run(`extractor upgraded from ${recorded} to ${extractor}`, ...languages).changes;
+        if (marked > 0) this.writer.recordEvent('semantic_extractor_changed', null, `${recorded} → ${extractor}: ${marked} files to re-analyse`);
+      }
+      this.writer.setMetadata(key, extractor);
+    })();
+    return marked;
+  }
+
+  /** Files per language and semantic state (for `ca status`). */
+  summary(label: string): SemanticSummaryRow[] {
+    return this.db
+      .prepare(
+        `SELECT f.language, f.semantic_state AS state, COUNT(*) AS files, MIN(f.semantic_reason) AS reason FROM files f ${IN_LABEL}
+         WHERE f.language IS NOT NULL AND f.parse_status IN ('ok','partial') GROUP BY f.language, f.semantic_state ORDER BY f.language, f.semantic_state`,
+      )
+      .all(label) as SemanticSummaryRow[];
+  }
+
+  /** Files of the label with an import whose specifier is one of `names` or a subpath of one (set-aside edges too). */
+  importersOf(label: string, names: readonly string[]): Set<number> {
+    const ids = new Set<number>();
+    for (const table of ['edges', 'superseded_edges']) {
+      const stmt = cachedStatement(
+        this.db,
+        `SELECT DISTINCT e.file_id AS id FROM ${table} e JOIN label_files lf ON lf.file_id = e.file_id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+         WHERE e.type = 'imports' AND (e.specifier = ? OR substr(e.specifier, 1, ?) = ?)`,
+      );
+      for (const n of names) for (const r of stmt.all(label, n, n.length + 1, `${n}/`) as { id: number }[]) ids.add(r.id);
+    }
+    return ids;
+  }
+
+  /** Maps a compiler's declaration/use positions onto the label's syntactic nodes. */
+  locator(label: string): NodeLocator {
+    return new NodeLocator(this.db, label);
+  }
+
+  /** Maps a TS pass's (path, symbol key) pairs onto the label's nodes. */
+  keyResolver(label: string): SemanticKeyResolver {
+    return new SemanticKeyResolver(this.db, label);
+  }
+}
+
+/**
+ * Node ids by (path, syntactic key), cached per pass. The worker names symbols by their
+ * syntactic (file-scoped) keys; a node an earlier pass already refined to a package key
+ * (`ts:pkg:@mono/core#formatMoney(Money)`) is found by the rest of its key, so edges into
+ * unchanged files survive a partial or repeated pass.
+ */
+export class SemanticKeyResolver {
+  private readonly fileIds = new Map<string, number | null>();
+  private readonly nodes = new Map<string, number | null>();
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly label: string,
+  ) {}
+
+  fileId(path: string): number | null {
+    if (!this.fileIds.has(path)) {
+      const row = cachedStatement(
+        this.db,
+        `SELECT lf.file_id AS id FROM label_files lf JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`,
+      ).get(this.label, path) as { id: number } | undefined;
+      this.fileIds.set(path, row?.id ?? null);
+    }
+    return this.fileIds.get(path)!;
+  }
+
+  nodeId(path: string, key: string): number | null {
+    const k = `${path}\u0000${key}`;
+    if (!this.nodes.has(k)) {
+      const f = this.fileId(path);
+      let id =
+        f === null
+          ? null
+          : ((cachedStatement(this.db, `SELECT id FROM nodes WHERE file_id = ? AND symbol_key = ? ORDER BY disambiguator LIMIT 1`).get(f, key) as { id: number } | undefined)?.id ??
+            null);
+      const lang = key.slice(0, key.indexOf(':'));
+      const filePrefix = `${lang}:file:${path}#`;
+      if (id === null && f !== null && key.startsWith(filePrefix)) {
+        const rest = key.slice(filePrefix.length - 1); // keeps the '#'
+        id =
+          (cachedStatement(
+            this.db,
+            `SELECT id FROM nodes WHERE file_id = ? AND symbol_key LIKE ? AND substr(symbol_key, -length(?)) = ? ORDER BY disambiguator LIMIT 1`,
+          ).get(f, `${lang}:pkg:%`, rest, rest) as { id: number } | undefined)?.id ?? null;
+      }
+      this.nodes.set(k, id);
+    }
+    return this.nodes.get(k)!;
+  }
+}
