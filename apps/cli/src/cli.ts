@@ -137,10 +137,17 @@ function parseLimit(raw: string | undefined): number | undefined {
   return n;
 }
 
-/** The one repository a command reads: PATH when given (index, watch), else `--repo` (a path or a workspace name). */
-function openEngine(values: Values, repoOverride?: string, options: { rebuildIfCorrupt?: boolean } = {}, command = 'this command'): Engine {
-  if (repoOverride !== undefined) return Engine.open(repoOverride, { ...(values.db ? { dbPath: values.db } : {}), ...options });
-  return openRepo(values, command, options);
+/**
+ * The one repository a command reads: PATH when given (index, watch), else `--repo` (a path or a
+ * workspace name). Read commands (the default) need an index that `ca index` completed: in a
+ * directory never indexed they fail with `not_indexed` (exit 2) and create nothing; only `index`
+ * and `watch` (`{ create: true }`) create one.
+ */
+function openEngine(values: Values, repoOverride?: string, options: { rebuildIfCorrupt?: boolean; create?: boolean } = {}, command = 'this command'): Engine {
+  const { create, ...rest } = options;
+  const engineOptions = { ...rest, requireIndex: create !== true };
+  if (repoOverride !== undefined) return Engine.open(repoOverride, { ...(values.db ? { dbPath: values.db } : {}), ...engineOptions });
+  return openRepo(values, command, engineOptions);
 }
 
 function location(n: { path: string; startLine: number; endLine: number }): string {
@@ -153,7 +160,7 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
   if (args.length > 1) throw usage('index takes at most one PATH');
   if ((values.commit === undefined) !== (values.label === undefined)) throw usage('--label and --commit go together: ca index --label NAME --commit REV');
   if (values.label !== undefined) validateLabelName(values.label);
-  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true });
+  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true, create: true });
   try {
     const bar = new ProgressBar(!values.json && process.stderr.isTTY === true);
     const kill = faultKillPoint(process.env['CA_FAULT_KILL_AT']);
@@ -206,7 +213,7 @@ async function cmdWatch(values: Values, args: string[]): Promise<number> {
   if (args.length > 1) throw usage('watch takes at most one PATH');
   const raw = values.debounce;
   if (raw !== undefined && !/^\d+$/.test(raw)) throw usage(`--debounce must be a number of milliseconds (got "${raw}")`);
-  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true });
+  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true, create: true });
   const stop = new Promise<void>((res) => {
     process.once('SIGINT', () => res());
     process.once('SIGTERM', () => res());
@@ -325,6 +332,10 @@ async function cmdStatus(values: Values): Promise<number> {
     if (s.problems.length > 0) {
       out.push('files not fully indexed:');
       for (const f of s.problems) out.push(`  ${f.status.padEnd(10)} ${f.path}${f.reason ? ` — ${f.reason}` : ''}`);
+    }
+    if (s.notLoaded.length > 0) {
+      out.push('not loaded or run (repository code never runs):');
+      for (const n of s.notLoaded) out.push(`  ${n.kind.padEnd(14)} ${n.path ?? ''}${n.path ? ' — ' : ''}${n.message}`);
     }
     process.stdout.write(`${out.join('\n')}\n`);
     return 0;

@@ -123,7 +123,8 @@ export function reposOf(values: QueryValues, command: string, many: boolean): Wo
 export function openRepo(values: QueryValues, command: string, options: EngineOptions = {}): Engine {
   const [repo] = reposOf(values, command, false);
   const dbPath = values.db ?? repo!.dbPath;
-  return Engine.open(repo!.root, { ...(dbPath ? { dbPath } : {}), ...options });
+  // A read command never creates an index: a directory never indexed is `not_indexed`.
+  return Engine.open(repo!.root, { requireIndex: true, ...(dbPath ? { dbPath } : {}), ...options });
 }
 
 /**
@@ -210,8 +211,8 @@ function printResult(r: SearchResult & { context?: ResultContext }, i: number, e
 
 /** `ca search QUERY`: one repository, or several merged into one ranking (`--repo A --repo B`, a workspace). */
 export async function cmdSearch(values: QueryValues, args: string[]): Promise<number> {
-  if (args.length === 0) throw usage('search needs a QUERY');
   const query = args.join(' ');
+  if (query.trim() === '') throw usage('search needs a QUERY (an empty one matches nothing)');
   const limit = parseInteger(values.limit, '--limit', 1, 1000);
   const languages = parseList<Language>(values.lang, '--lang', LANGUAGES);
   const kinds = parseList<NodeKind>(values.kind, '--kind', NODE_KINDS);

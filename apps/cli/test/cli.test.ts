@@ -150,7 +150,8 @@ describe('ca CLI', () => {
 
   it('a corrupt index is reported as a failure (exit 1)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ca-cli-'));
-    writeFileSync(join(dir, 'bad.db'), 'not a database'.repeat(100));
+    // An SQLite file whose pages are garbage (a file without the SQLite header is not taken for an index: see below).
+    writeFileSync(join(dir, 'bad.db'), Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.from('not a database'.repeat(100))]));
     const r = ca(['status', '--repo', repo, '--db', join(dir, 'bad.db')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^ca: .*bad\.db is not a valid index database/);
@@ -160,5 +161,18 @@ describe('ca CLI', () => {
     expect(JSON.parse(rebuilt.stdout).files).toBe(13);
     expect(readdirSync(dir).filter((f) => f.startsWith('bad.db.corrupt-')).length).toBe(1);
     expect(ca(['status', '--repo', repo, '--db', join(dir, 'bad.db')]).code).toBe(0);
+  });
+
+  it('--db at a file that is not an SQLite database is refused (exit 2) and left as it was', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ca-cli-'));
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'my notes, not an index\n');
+    for (const args of [['status', '--repo', repo], ['index', repo]]) {
+      const r = ca([...args, '--db', notes]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`ca: ${notes} is not a Code Agent index (not an SQLite database); refusing to use or replace it\n`);
+    }
+    expect(readFileSync(notes, 'utf8')).toBe('my notes, not an index\n');
+    expect(readdirSync(dir)).toEqual(['notes.txt']);
   });
 });

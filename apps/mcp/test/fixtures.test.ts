@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, copyFixture, edgeRows as rows, type Connected } from './helpers.js';
+import { connect, copyFixture, dotnetMissing, edgeRows as rows, type Connected } from './helpers.js';
 
 describe('MCP server over fixtures/ts-monorepo (two packages, path alias)', () => {
   let repo: string;
@@ -58,8 +57,7 @@ describe('MCP server over fixtures/ts-monorepo (two packages, path alias)', () =
   });
 });
 
-const hasDotnet = spawnSync('dotnet', ['--version'], { encoding: 'utf8' }).status === 0;
-if (!hasDotnet) console.warn('SKIPPED: the C# MCP tests need the .NET SDK for exact edges (dotnet not found)');
+const hasDotnet = dotnetMissing() === null;
 
 describe.skipIf(!hasDotnet)('MCP server over fixtures/cs-solution (roslyn-host)', () => {
   let repo: string;

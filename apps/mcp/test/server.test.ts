@@ -405,7 +405,7 @@ describe('MCP server without automatic refresh (--no-refresh)', () => {
 describe('an index that cannot be opened', () => {
   it('is an error result on every call, and the server keeps serving', async () => {
     const repo = copyFixture('ts-app');
-    // A directory where the index file should be: SQLite cannot open it, and it cannot be moved aside.
+    // A directory where the index file should be: never opened nor moved aside (`invalid_path`, decision 020).
     const dbPath = mkdtempSync(join(tmpdir(), 'ca-mcp-db-'));
     const mcp = await connect({ repo, dbPath });
     try {
@@ -416,8 +416,8 @@ describe('an index that cannot be opened', () => {
       ] as const) {
         const r = await mcp.call(name, args);
         expect(r.isError).toBe(true);
-        expect(r.json.error.code).toBe('io_error');
-        expect(r.json.error.message).toContain(dbPath);
+        expect(r.json.error.code).toBe('invalid_path');
+        expect(r.json.error.message).toBe(`index path ${dbPath} is a directory, not an index file`);
       }
     } finally {
       await mcp.close();

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { CaError, CONFIG_DIR, gitBlobId, loadConfig, type Config, type ParseStatus } from '@ca/schema';
-import { LATEST_SCHEMA_VERSION, Store, type GcReport, type IndexReader, type KnnHit, type LabelInfo, type NodeRecord } from '@ca/store';
+import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { CaError, CONFIG_DIR, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
+import { LATEST_SCHEMA_VERSION, Store, type GcReport, type IndexReader, type KnnHit, type LabelInfo, type LoadNote, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchContext, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
 import { RoslynHost } from '@ca/parse-cs';
@@ -23,6 +23,8 @@ import { navigate, type Navigation, type NavigationOptions, type NavigationResul
 import { embedPending, IndexEmbedder, META_VECTORS_PENDING, QueryEmbedder, type EmbedReport } from './embedding.js';
 import { IndexLock, type LockHolder } from './indexLock.js';
 import { runIndex, type IndexReport, type RunOptions } from './indexer.js';
+import { tsLoadNoteRecorder } from './loadNotes.js';
+import { checkIndexPath, requireIndexed } from './indexPresence.js';
 export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './indexer.js';
 import { findSymbols, type FindOptions, type FindResponse } from './find.js';
 import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
@@ -38,6 +40,11 @@ export interface EngineOptions {
   readonly env?: Record<string, string | undefined>;
   /** A corrupt index file is moved aside and rebuilt from source (what `ca index` does). */
   readonly rebuildIfCorrupt?: boolean;
+  /**
+   * Read commands: fail with `not_indexed` (CLI exit 2) when the repository has no index that
+   * an index run completed, instead of creating an empty one. Default false (open creates it).
+   */
+  readonly requireIndex?: boolean;
 }
 
 /**
@@ -94,6 +101,8 @@ export interface StatusReport {
   readonly semantic: string;
   readonly vectorChannel: string;
   readonly lastIndexedAt: string | null;
+  /** What indexing did not load or run: stripped tsconfig plugins, MSBuild targets and analyzers, files refused by a semantic pass. */
+  readonly notLoaded: readonly LoadNote[];
   readonly freshness: Freshness;
   readonly labels: readonly LabelInfo[];
 }
@@ -184,6 +193,7 @@ export class Engine {
     const config = loadConfig(root, { env: options.env ?? process.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) });
     const git = GitRepository.locate(root);
     const dbPath = options.dbPath ? (isAbsolute(options.dbPath) ? options.dbPath : resolve(options.dbPath)) : defaultIndexPath(root, git);
+    checkIndexPath(dbPath, repo, { explicit: options.dbPath !== undefined, requireIndex: options.requireIndex === true });
     if (!options.dbPath) {
       const dir = dirname(dbPath);
       mkdirSync(dir, { recursive: true });
@@ -200,6 +210,14 @@ export class Engine {
       moveAside(dbPath);
       store = Store.open(dbPath, { skipQuickCheck: true });
       store.writer.recordEvent('index_rebuilt', null, `the previous index was not a valid database (${e.message}); rebuilding from source`);
+    }
+    if (options.requireIndex === true) {
+      try {
+        requireIndexed(store, repo, dbPath);
+      } catch (e) {
+        store.close();
+        throw e;
+      }
     }
     // A git worktree's label is named after the worktree only when the index is shared with the main one.
     const workingLabel = git?.location.worktreeName && !options.dbPath ? worktreeLabel(git.location.worktreeName) : WORKING_LABEL;
@@ -348,7 +366,8 @@ export class Engine {
       store: this.store,
       config: this.config,
       adapters: () => this.adapters(),
-      tsService: () => (this.tsServiceInstance ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb })),
+      tsService: () =>
+        (this.tsServiceInstance ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb, onEvent: tsLoadNoteRecorder(this.repoRoot, () => this.store) })),
       csHost: () => (this.csHostInstance ??= new RoslynHost()),
       embedder: this.indexEmbedder,
       semanticRetried: this.semanticRetried,
@@ -740,12 +759,9 @@ export class Engine {
   private indexedBytes(path: string): Buffer | null {
     const hash = this.store.reader(this.workingLabel).contentHashOf(path);
     if (!hash) return null;
-    try {
-      const bytes = readFileSync(join(this.repoRoot, path));
-      return hash === gitBlobId(bytes) ? bytes : null;
-    } catch {
-      return null;
-    }
+    // The safe reader: the file may have become a FIFO or a link since it was indexed.
+    const read = safeReadFile(join(this.repoRoot, path), { root: this.repoRoot, maxBytes: this.config.indexing.max_file_bytes });
+    return read.ok && hash === gitBlobId(read.bytes) ? read.bytes : null;
   }
 
   /** `indexedBytes` as text, kept until the index changes (navigation reads the same gap files on every answer). */
@@ -786,6 +802,7 @@ export class Engine {
       semantic: semanticSummary(this.store, label),
       vectorChannel: this.vectorSummary(),
       lastIndexedAt: reader.metadata('last_indexed_at'),
+      notLoaded: this.store.loadNotes.list(),
       freshness: this.freshness(label),
       labels: this.store.labels.list(),
     };
@@ -872,10 +889,16 @@ function moveAside(dbPath: string): void {
   }
 }
 
-/** Turns a user-given path (absolute, ./relative, or repo-relative) into a repo-relative POSIX path. */
+/**
+ * Turns a user-given path (absolute, ./relative, or repo-relative) into a repo-relative POSIX
+ * path; a path that leaves the repository (`../../etc/passwd`, `/etc/passwd`) is `invalid_path`.
+ */
 export function normalizeRepoPath(repoRoot: string, path: string): string {
   const abs = isAbsolute(path) ? path : resolve(repoRoot, path);
-  const rel = abs.startsWith(repoRoot) ? abs.slice(repoRoot.length).replace(/^[\\/]+/, '') : path;
+  const rel = relative(repoRoot, abs);
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new CaError('invalid_path', `${path} is outside the repository ${repoRoot}`, { context: { path } });
+  }
   return rel.split('\\').join('/');
 }
 

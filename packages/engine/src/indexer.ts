@@ -374,6 +374,7 @@ async function runSemantic(
         maxOldSpaceMb: config.semantic.max_old_space_mb,
         deadlineMs: config.semantic.request_timeout_ms,
         syntactic: skeletons,
+        maxFileBytes: config.indexing.max_file_bytes,
         service: ctx.tsService(),
         onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
       });
@@ -384,6 +385,7 @@ async function runSemantic(
         projects: [...new Set(staleCs.map((r) => r.project))],
         files: staleCs.map((r) => r.path),
         host: ctx.csHost(),
+        maxFileBytes: config.indexing.max_file_bytes,
         onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
       });
     }

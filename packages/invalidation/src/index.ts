@@ -25,3 +25,4 @@ export type {
 export { Refresher, DEFAULT_BURST } from './refresher.js';
 export type { RefreshRequest, RefreshOutcome, RefresherOptions, RefresherState, RefresherTimers } from './refresher.js';
 export { validateLabelName, WORKING_LABEL, worktreeLabel, LABEL_NAME_RULES } from './labels.js';
+export { isSecretPath, secretFilter, SECRET_FILE_PATTERNS } from './secrets.js';

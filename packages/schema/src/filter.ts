@@ -2,7 +2,7 @@
  * The filter language shared by the CLI (`--filter`, `ca find`), the MCP tools and the library:
  * `field:value` terms combined with `and`, `or`, `not` and parentheses. This module parses and
  * validates (pure, no I/O); @ca/store compiles the tree to SQL and @ca/retrieve applies it
- * inside every search channel. Grammar, fields and semantics: docs/decisions/018-filter-language.md.
+ * inside every search channel. Grammar, fields and semantics: docs/decisions/019-filter-language.md.
  *
  * ```
  * expr    := or

@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { CaError } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations.js';
+import { assertSqliteVersion } from './sqliteVersion.js';
+import { assertNotTruncated } from './fileIntegrity.js';
 
 /**
  * The subset of better-sqlite3 the store uses (keeps the driver swappable in one place, in the
@@ -45,14 +47,16 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
       throw new CaError('not_found', `no index at ${path}: run \`ca index\` first`, { context: { path } });
     }
     mkdirSync(dirname(path), { recursive: true });
+    assertNotTruncated(path);
   }
   let db: SqliteDatabase;
   try {
     db = new BetterSqlite3(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   } catch (e) {
-    throw new CaError('io_error', `cannot open index ${path}: ${(e as Error).message}`, { cause: e, context: { path } });
+    throw new CaError('io_error', `cannot open index ${path}: ${(e as Error).message}${writeAccessHint(path)}`, { cause: e, context: { path } });
   }
   try {
+    assertSqliteVersion(String(db.prepare('SELECT sqlite_version()').pluck().get()));
     sqliteVec.load(db);
     db.function('regexp', { deterministic: true }, (pattern: unknown, value: unknown) =>
       regexpFunction(String(pattern), value === null ? null : String(value)),
@@ -81,6 +85,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
     db.close();
     if (e instanceof CaError) throw e;
     const code = (e as { code?: string }).code;
+    if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN') {
+      throw new CaError('io_error', `cannot open index ${path}: ${(e as Error).message}${writeAccessHint(path)}`, { cause: e, context: { path } });
+    }
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
       throw new CaError('db_corrupt', `${path} is not a valid index database: ${(e as Error).message}`, {
         cause: e,
@@ -147,4 +154,23 @@ export function migrate(db: SqliteDatabase, path = ':memory:'): number {
     version = m.version;
   }
   return version;
+}
+
+
+/**
+ * Why an index cannot be opened for writing, when that is the reason: the file or its directory
+ * is not writable (a read-only mount, permissions). WAL mode needs to create `-wal`/`-shm` files
+ * beside the index, so even read commands need write access to the directory.
+ */
+function writeAccessHint(path: string): string {
+  for (const [target, what] of [[path, 'the index file'], [dirname(path), 'its directory']] as const) {
+    try {
+      accessSync(target, constants.W_OK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EROFS') return ` (${what} is on a read-only file system; ca needs write access beside the index for its WAL files)`;
+      if (code === 'EACCES' || code === 'EPERM') return ` (${what} is not writable; ca needs write access beside the index for its WAL files)`;
+    }
+  }
+  return '';
 }

@@ -39,6 +39,9 @@ export type {
   CoarseMode,
   KnnHit,
 } from './vectors.js';
+export { LoadNotes, LOAD_NOTE_KINDS } from './loadNotes.js';
+export type { LoadNote, LoadNoteKind } from './loadNotes.js';
+export { MIN_SQLITE_VERSION, assertSqliteVersion, compareVersions } from './sqliteVersion.js';
 export { SemanticStore, SemanticKeyResolver } from './semanticStore.js';
 export type { AnalysableFile, SemanticSummaryRow } from './semanticStore.js';
 export { NodeLocator } from './nodeLocator.js';
