@@ -12,6 +12,7 @@ import {
   lookupSymbols,
   mapSymbols,
   readRepoFile,
+  textWindow,
   repoDirectoryTree,
   repoRelativePath,
   searchJson,
@@ -727,10 +728,7 @@ function readLabelFile(engine: Engine, path: string, label: string, args: { star
   const rel = repoRelativePath(path);
   const bytes = engine.fileBytes(rel, label);
   if (bytes === null) throw new CaError('not_found', `${rel} is not a file of label ${label} (or the index kept no copy of it)`, { context: { path: rel } });
-  const all = bytes.toString('utf8').split('\n');
-  const startLine = Math.max(1, args.start_line ?? 1);
-  const endLine = Math.min(all.length, args.end_line ?? all.length);
-  return { path: rel, size: bytes.length, totalLines: all.length, startLine, endLine, encoding: 'utf8', content: all.slice(startLine - 1, endLine).join('\n') };
+  return textWindow(rel, bytes, { startLine: args.start_line, endLine: args.end_line });
 }
 
 interface ListedTool {

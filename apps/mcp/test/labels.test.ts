@@ -54,10 +54,10 @@ describe('MCP tools answer per label; a checkout shows in the next answer', () =
     expect(none.json.results.map((x: { qualifiedName: string }) => x.qualifiedName)).not.toContain('refundLabel');
     const callers = await mcp.call('get_callers', { symbol: 'formatCurrency', label: 'feature' });
     expect(callers.json.nodes.filter((n: { depth: number }) => n.depth > 0).map((n: { qualifiedName: string }) => n.qualifiedName).sort()).toEqual(['BillingAccount.outstanding', 'refundLabel']);
-    // A file of a commit that is not checked out: the index's copy, byte for byte `git show`.
+    // A file of a commit that is not checked out: the index's copy, the lines `git show` prints.
     const file = await mcp.call('read_file', { path: 'src/billing/refund.ts', label: 'feature' });
-    expect(file.json.content).toBe(execFileSync('git', ['show', 'feature:src/billing/refund.ts'], { cwd: repo, encoding: 'utf8' }));
-    expect(file.json.content).toBe(REFUND);
+    expect(`${file.json.content}\n`).toBe(execFileSync('git', ['show', 'feature:src/billing/refund.ts'], { cwd: repo, encoding: 'utf8' }));
+    expect([file.json.totalLines, `${file.json.content}\n`]).toEqual([6, REFUND]);
     const unknown = await mcp.call('get_callers', { symbol: 'formatCurrency', label: 'nope' });
     expect([unknown.isError, unknown.json.error.code]).toEqual([true, 'unknown_label']);
   });

@@ -48,4 +48,15 @@ describe('the file tools stay inside the repository', () => {
     const src = await mcp.call('list_directory', { path: 'src' });
     expect(src.json.entries.filter((e: any) => e.type === 'symlink').map((e: any) => e.name)).toEqual(['leak.ts', 'leakdir']);
   });
+
+  it('refuses files named like secrets (.env, a private key), not their look-alikes (.env.example)', async () => {
+    writeFileSync(join(repo, '.env'), 'API_KEY=abc\n');
+    writeFileSync(join(repo, '.env.example'), 'API_KEY=\n');
+    mkdirSync(join(repo, 'keys'), { recursive: true });
+    writeFileSync(join(repo, 'keys/id_rsa'), '-----BEGIN OPENSSH PRIVATE KEY-----\n');
+    expect(await refused('read_file', '.env')).toEqual({ code: 'invalid_path', message: '.env is named like a secret file (credentials, keys); it is not served' });
+    expect(await refused('read_file', 'keys/id_rsa')).toEqual({ code: 'invalid_path', message: 'keys/id_rsa is named like a secret file (credentials, keys); it is not served' });
+    const example = await mcp.call('read_file', { path: '.env.example' });
+    expect([example.isError, example.json.content]).toEqual([false, 'API_KEY=']);
+  });
 });

@@ -1,8 +1,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, type Stats } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { BUILTIN_EXCLUDED_DIRS, isSecretPath } from '@ca/invalidation';
 import { CaError } from '@ca/schema';
-import { BUILTIN_EXCLUDED_DIRS } from '@ca/invalidation';
 
 /** Bytes `readRepoFile` reads without being asked for more. */
 export const READ_FILE_DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -34,6 +34,8 @@ export interface ReadRepoFileOptions extends SandboxHooks {
   readonly allowLarge?: boolean;
   /** Size above which a file is refused unless `allowLarge` (default READ_FILE_DEFAULT_MAX_BYTES). */
   readonly maxBytes?: number;
+  /** Read a file named like a secret (`.env`, `*.pem`, `id_rsa` …, `isSecretPath`); refused by default. */
+  readonly allowSecrets?: boolean;
 }
 
 export interface RepoFileText {
@@ -284,11 +286,28 @@ function refuseTarget(rootReal: string, rel: string, real: string, isDir: boolea
  * the flag that would allow it) when .gitignore'd, binary or over `maxBytes`. Never reads past
  * READ_FILE_HARD_MAX_BYTES. `startLine`/`endLine` pick a window of lines.
  */
+/**
+ * Lines `startLine`..`endLine` of a text file's bytes, as `read_file` answers them (line ends
+ * normalised to `\n`, no final empty line); a window outside the file is a usage error.
+ */
+export function textWindow(rel: string, bytes: Buffer, options: { readonly startLine?: number | undefined; readonly endLine?: number | undefined } = {}): RepoFileText {
+  const lines = bytes.toString('utf8').split(/\r?\n/);
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  const total = lines.length;
+  const start = Math.max(1, options.startLine ?? 1);
+  const end = Math.min(total, options.endLine ?? total);
+  if (start > total && total > 0) throw new CaError('usage', `start_line ${start} is past the end of ${rel} (${total} lines)`, { context: { path: rel } });
+  if (end < start && total > 0) throw new CaError('usage', `end_line ${options.endLine} is before start_line ${start}`, { context: { path: rel } });
+  return { path: rel, size: bytes.length, totalLines: total, startLine: total === 0 ? 0 : start, endLine: total === 0 ? 0 : end, content: lines.slice(start - 1, end).join('\n'), encoding: 'utf8' };
+}
+
 export function readRepoFile(root: string, path: string, options: ReadRepoFileOptions = {}): RepoFileText {
   const rootReal = rootRealOf(root);
   const rel = repoRelativePath(path);
   if (rel === '') throw new CaError('usage', 'read_file needs a file path, not the repository root', { context: { path } });
   if (neverServed(rel)) throw new CaError('invalid_path', `${rel} is inside .git or .codeagent, which are never served`, { context: { path: rel } });
+  // Credentials never reach an agent's context (they are not indexed either, decision 020).
+  if (!options.allowSecrets && isSecretPath(rel)) throw new CaError('invalid_path', `${rel} is named like a secret file (credentials, keys); it is not served`, { context: { path: rel } });
   if (!options.includeIgnored && new IgnoreRules(rootReal).ignored(rel, false)) {
     throw new CaError('invalid_path', `${rel} is ignored (.gitignore or a built-in exclude such as node_modules); ask with include_ignored to read it`, { context: { path: rel } });
   }
@@ -310,15 +329,7 @@ export function readRepoFile(root: string, path: string, options: ReadRepoFileOp
       if (!options.allowBinary) throw new CaError('usage', `${rel} is a binary file; ask with allow_binary to get it as base64`, { context: { path: rel } });
       return { path: rel, size: bytes.length, totalLines: 0, startLine: 0, endLine: 0, content: bytes.toString('base64'), encoding: 'base64' };
     }
-    const text = bytes.toString('utf8');
-    const lines = text.split(/\r?\n/);
-    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-    const total = lines.length;
-    const start = Math.max(1, options.startLine ?? 1);
-    const end = Math.min(total, options.endLine ?? total);
-    if (start > total && total > 0) throw new CaError('usage', `start_line ${start} is past the end of ${rel} (${total} lines)`, { context: { path: rel } });
-    if (end < start && total > 0) throw new CaError('usage', `end_line ${options.endLine} is before start_line ${start}`, { context: { path: rel } });
-    return { path: rel, size: bytes.length, totalLines: total, startLine: total === 0 ? 0 : start, endLine: total === 0 ? 0 : end, content: lines.slice(start - 1, end).join('\n'), encoding: 'utf8' };
+    return textWindow(rel, bytes, options);
   } finally {
     closeSync(fd);
   }
@@ -367,6 +378,8 @@ export function listRepoDirectory(root: string, path: string, options: ListOptio
   const rootReal = rootRealOf(root);
   const rel = repoRelativePath(path === '' ? '.' : path);
   if (neverServed(rel)) throw new CaError('invalid_path', `${rel} is inside .git or .codeagent, which are never served`, { context: { path: rel } });
+  // Credentials never reach an agent's context (they are not indexed either, decision 020).
+  if (!options.allowSecrets && isSecretPath(rel)) throw new CaError('invalid_path', `${rel} is named like a secret file (credentials, keys); it is not served`, { context: { path: rel } });
   const rules = new IgnoreRules(rootReal);
   if (rel !== '' && !options.includeIgnored && rules.ignored(rel, true)) {
     throw new CaError('invalid_path', `${rel} is ignored (.gitignore or a built-in exclude); ask with include_ignored to list it`, { context: { path: rel } });
@@ -386,6 +399,8 @@ export function repoDirectoryTree(root: string, path: string, options: TreeOptio
   const rootReal = rootRealOf(root);
   const rel = repoRelativePath(path === '' ? '.' : path);
   if (neverServed(rel)) throw new CaError('invalid_path', `${rel} is inside .git or .codeagent, which are never served`, { context: { path: rel } });
+  // Credentials never reach an agent's context (they are not indexed either, decision 020).
+  if (!options.allowSecrets && isSecretPath(rel)) throw new CaError('invalid_path', `${rel} is named like a secret file (credentials, keys); it is not served`, { context: { path: rel } });
   const rules = new IgnoreRules(rootReal);
   if (rel !== '' && !options.includeIgnored && rules.ignored(rel, true)) {
     throw new CaError('invalid_path', `${rel} is ignored (.gitignore or a built-in exclude); ask with include_ignored to list it`, { context: { path: rel } });

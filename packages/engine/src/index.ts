@@ -26,7 +26,7 @@ export { isSecretPath, secretFilter, SECRET_FILE_PATTERNS } from '@ca/invalidati
 export { gitBlobId } from '@ca/schema';
 export type { SearchOptions, SearchResponse, SearchResult, ResultLocation, Intent } from '@ca/retrieve';
 export type { NodeRecord, LoadNote } from '@ca/store';
-export { readRepoFile, listRepoDirectory, repoDirectoryTree, repoRelativePath, READ_FILE_DEFAULT_MAX_BYTES, READ_FILE_HARD_MAX_BYTES } from './files.js';
+export { readRepoFile, textWindow, listRepoDirectory, repoDirectoryTree, repoRelativePath, READ_FILE_DEFAULT_MAX_BYTES, READ_FILE_HARD_MAX_BYTES } from './files.js';
 export type { ReadRepoFileOptions, RepoFileText, DirectoryEntry, TreeNode, ListOptions, TreeOptions, SandboxHooks } from './files.js';
 export { symbolDetails, sourceSpans, fileOutline, lookupSymbols, discoverDirectories, mapSymbols, indexedFiles } from './explore.js';
 export type { SymbolDetails, SourceSpan, SourceSpansOptions, OutlineNode, RankedDirectory, DiscoverOptions, FileMap, MapOptions } from './explore.js';
