@@ -468,11 +468,13 @@ export const ARG_KINDS: readonly ArgKind[] = [
   { kind: 'limit not a number', args: ['search', 'v1', '--limit', '1e3'], expect: usage() },
   { kind: 'budget negative', args: ['search', 'v1', '--budget=-5'], expect: usage() },
   { kind: 'budget 0', args: ['search', 'v1', '--budget', '0'], expect: { exit: 0 } },
-  { kind: 'budget huge', args: ['search', 'v1', '--budget', '99999999999999999999'], expect: { exit: 0 } },
+  // Past the largest whole number JavaScript holds exactly: refused, never silently rounded.
+  { kind: 'budget huge', args: ['search', 'v1', '--budget', '99999999999999999999'], expect: usage() },
   { kind: 'min-score out of range', args: ['search', 'v1', '--min-score', '2'], expect: usage() },
   { kind: 'unknown language', args: ['search', 'v1', '--lang', 'cobol'], expect: usage() },
   { kind: 'unknown kind', args: ['search', 'v1', '--kind', 'monad'], expect: usage() },
-  { kind: 'odd path glob', args: ['search', 'v1', '--path', '[[[**/../'], expect: { exit: 0 } },
+  // An unclosed character class is a glob error with its column (issue 20), not a silent non-match.
+  { kind: 'odd path glob', args: ['search', 'v1', '--path', '[[[**/../'], expect: usage('invalid_query') },
   { kind: 'depth 0', args: ['callers', 'v1', '--depth', '0'], expect: usage() },
   { kind: 'depth over the cap', args: ['callers', 'v1', '--depth', '1000000'], expect: usage() },
   { kind: 'max-nodes 0', args: ['impact', 'v1', '--max-nodes', '0'], expect: usage() },

@@ -58,7 +58,7 @@ describe('read commands in a directory that was never indexed', () => {
     const repo = plainRepo();
     const typo = ca(['search', 'A', '--repo', `${repo}-typo`]);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toBe(`ca: repository path does not exist: ${repo}-typo\n`);
+    expect(typo.stderr).toBe(`ca: --repo ${repo}-typo: no such repository folder\n`);
     expect(existsSync(`${repo}-typo`)).toBe(false);
     expect(ca(['index', repo]).code).toBe(0);
     const found = ca(['search', 'A', '--repo', repo, '--json']);

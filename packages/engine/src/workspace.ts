@@ -135,7 +135,9 @@ function openIndex(repo: WorkspaceRepo, options: EngineOptions): Engine | string
   if (!existsSync(dbPath)) return `no index at ${dbPath} (run ca index ${repo.root})`;
   let engine: Engine | null = null;
   try {
-    engine = Engine.open(repo.root, { ...options, dbPath });
+    // The default location is the engine's to find (a linked worktree's is the main one's); a
+    // path given in the workspace file is the user's (never moved aside when it is not an index).
+    engine = Engine.open(repo.root, { ...options, ...(repo.dbPath ? { dbPath: repo.dbPath } : {}), requireIndex: true });
     // A first read: a file that is not a database, or a locked one, fails here rather than mid-answer.
     engine.reader().metadata('schema_version');
     return engine;
