@@ -377,14 +377,18 @@ function entriesOf(rootReal: string, rel: string, ignoredRules: IgnoreRules, opt
 export function listRepoDirectory(root: string, path: string, options: ListOptions = {}): DirectoryEntry[] {
   const rootReal = rootRealOf(root);
   const rel = repoRelativePath(path === '' ? '.' : path);
+  const rules = servedDirectory(rootReal, rel, options);
+  return entriesOf(rootReal, rel, rules, options);
+}
+
+/** The ignore rules of a directory the listing tools may show, or `invalid_path` when it is never served or ignored. */
+function servedDirectory(rootReal: string, rel: string, options: ListOptions): IgnoreRules {
   if (neverServed(rel)) throw new CaError('invalid_path', `${rel} is inside .git or .codeagent, which are never served`, { context: { path: rel } });
-  // Credentials never reach an agent's context (they are not indexed either, decision 020).
-  if (!options.allowSecrets && isSecretPath(rel)) throw new CaError('invalid_path', `${rel} is named like a secret file (credentials, keys); it is not served`, { context: { path: rel } });
   const rules = new IgnoreRules(rootReal);
   if (rel !== '' && !options.includeIgnored && rules.ignored(rel, true)) {
     throw new CaError('invalid_path', `${rel} is ignored (.gitignore or a built-in exclude); ask with include_ignored to list it`, { context: { path: rel } });
   }
-  return entriesOf(rootReal, rel, rules, options);
+  return rules;
 }
 
 export interface TreeOptions extends ListOptions {
@@ -398,13 +402,7 @@ export interface TreeOptions extends ListOptions {
 export function repoDirectoryTree(root: string, path: string, options: TreeOptions = {}): { root: TreeNode; entries: number; cut: boolean } {
   const rootReal = rootRealOf(root);
   const rel = repoRelativePath(path === '' ? '.' : path);
-  if (neverServed(rel)) throw new CaError('invalid_path', `${rel} is inside .git or .codeagent, which are never served`, { context: { path: rel } });
-  // Credentials never reach an agent's context (they are not indexed either, decision 020).
-  if (!options.allowSecrets && isSecretPath(rel)) throw new CaError('invalid_path', `${rel} is named like a secret file (credentials, keys); it is not served`, { context: { path: rel } });
-  const rules = new IgnoreRules(rootReal);
-  if (rel !== '' && !options.includeIgnored && rules.ignored(rel, true)) {
-    throw new CaError('invalid_path', `${rel} is ignored (.gitignore or a built-in exclude); ask with include_ignored to list it`, { context: { path: rel } });
-  }
+  const rules = servedDirectory(rootReal, rel, options);
   const depth = options.depth ?? 2;
   const maxEntries = options.maxEntries ?? 500;
   type Mutable = { -readonly [K in keyof TreeNode]: TreeNode[K] };

@@ -1,22 +1,11 @@
 import type { ExtractedNode, Language, ParseStatus } from '@ca/schema';
-import type { NodeAction, NodePlan, PartialTarget, PreviousNode } from '@ca/store';
+import type { NodeAction, NodePlan, PartialTarget, PreviousNode, StoredFileRecord } from '@ca/store';
 import type { DiscoveredFile, SkippedFile } from './discovery.js';
 
 // ---------------------------------------------------------------- what the index holds
 
-/** One path of a label as the index holds it. */
-export interface StoredFile {
-  readonly path: string;
-  readonly fileId: number;
-  readonly contentHash: string;
-  readonly size: number;
-  /** Null for versions read from git (no mtime). */
-  readonly mtimeMs: number | null;
-  readonly extractor: string;
-  readonly language: Language | null;
-  readonly parseStatus: ParseStatus;
-  readonly semanticState: 'none' | 'pending' | 'ok' | 'failed';
-}
+/** One path of a label as the index holds it (the store's record). */
+export type StoredFile = StoredFileRecord;
 
 /**
  * What planning reads of the index: narrow, read-only, implemented by @ca/store (and by plain

@@ -50,6 +50,19 @@ interface LabelRow {
   indexed_at: string | null;
 }
 
+/** What a label row records, as `LabelInfo` names it. */
+function recorded(r: LabelRow): Omit<LabelInfo, 'files' | 'semantic'> {
+  return {
+    name: r.name,
+    kind: r.kind,
+    commit: r.commit_sha,
+    headRef: r.head_ref,
+    dirty: r.dirty === null ? null : r.dirty === 1,
+    worktree: r.worktree,
+    indexedAt: r.indexed_at,
+  };
+}
+
 /** Labels: named, queryable sets of file versions (the working tree, commits). */
 export class LabelStore {
   constructor(
@@ -74,17 +87,7 @@ export class LabelStore {
          FROM labels l WHERE l.kind <> 'staging' ORDER BY l.name`,
       )
       .all() as (LabelRow & { files: number; analysable: number; exact: number })[];
-    return rows.map((r) => ({
-      name: r.name,
-      kind: r.kind,
-      commit: r.commit_sha,
-      headRef: r.head_ref,
-      dirty: r.dirty === null ? null : r.dirty === 1,
-      worktree: r.worktree,
-      files: r.files,
-      semantic: { exact: r.exact, analysable: r.analysable },
-      indexedAt: r.indexed_at,
-    }));
+    return rows.map((r) => ({ ...recorded(r), files: r.files, semantic: { exact: r.exact, analysable: r.analysable } }));
   }
 
   get(name: string): LabelInfo | null {
@@ -94,16 +97,7 @@ export class LabelStore {
   /** What a label records (no counts: cheap enough for every answer), or null. */
   state(name: string): Omit<LabelInfo, 'files' | 'semantic'> | null {
     const r = this.row(name);
-    if (!r || r.kind === 'staging') return null;
-    return {
-      name: r.name,
-      kind: r.kind,
-      commit: r.commit_sha,
-      headRef: r.head_ref,
-      dirty: r.dirty === null ? null : r.dirty === 1,
-      worktree: r.worktree,
-      indexedAt: r.indexed_at,
-    };
+    return !r || r.kind === 'staging' ? null : recorded(r);
   }
 
   /** The label, or `unknown_label` listing the labels there are. */
