@@ -366,6 +366,10 @@ class Rules {
     const isKept = this.keep.ignores(rel);
     if (dir.keptOnly && !isKept) return;
     if (!isKept && (isIgnoredBy(dir.scopes, rel, false) || this.exclude.ignores(rel))) return;
+    if (e.missing) {
+      out.skipped.push({ path: rel, reason: 'git object missing from the repository (a partial or shallow clone)', status: 'skipped', size: 0, mtimeMs, project });
+      return;
+    }
     if (e.kind !== 'file') {
       // A FIFO or a device named like a source or config: reading it would block or never end.
       const what = `not a regular file (${e.detail ?? 'special file'})`;

@@ -99,7 +99,7 @@ export class CommitSource implements FileSource {
     const blobs = repo.openBlobReader();
     try {
       const small = new Map<string, Buffer>();
-      const wanted = entries.filter((e) => e.type === 'blob' && e.mode !== '120000' && e.size <= PREFETCH_MAX_BYTES && (PREFETCH.test(e.path) || isSemanticContextFile(e.path.slice(e.path.lastIndexOf('/') + 1))));
+      const wanted = entries.filter((e) => e.type === 'blob' && !e.missing && e.mode !== '120000' && e.size <= PREFETCH_MAX_BYTES && (PREFETCH.test(e.path) || isSemanticContextFile(e.path.slice(e.path.lastIndexOf('/') + 1))));
       const read = await Promise.all(wanted.map((e) => blobs.read(e.oid)));
       wanted.forEach((e, i) => small.set(e.path, read[i]!));
       const byPath = new Map<string, GitTreeEntry>(entries.map((e) => [e.path, e]));

@@ -16,6 +16,8 @@ export interface TreeEntry {
   readonly blobId?: string;
   /** For `other`: what it is (`FIFO`, `character device`, `socket` …), when the source knows. */
   readonly detail?: string;
+  /** A git object the repository does not have (a partial or shallow clone): listed, never readable. */
+  readonly missing?: true;
 }
 
 /**
@@ -167,7 +169,14 @@ export class GitTree implements TreeAccess {
         add(parts.slice(0, i - 1).join('/'), entry);
       }
       const kind: EntryKind = e.mode === '120000' ? 'symlink' : e.type === 'blob' ? 'file' : 'other';
-      const entry: TreeEntry = { name: parts[parts.length - 1]!, kind, size: Math.max(0, e.size), mtimeMs: null, ...(e.type === 'blob' ? { blobId: e.oid } : {}) };
+      const entry: TreeEntry = {
+        name: parts[parts.length - 1]!,
+        kind,
+        size: Math.max(0, e.size),
+        mtimeMs: null,
+        ...(e.type === 'blob' ? { blobId: e.oid } : {}),
+        ...(e.missing ? { missing: true as const } : {}),
+      };
       this.entries.set(e.path, entry);
       add(parts.slice(0, -1).join('/'), entry);
     }
