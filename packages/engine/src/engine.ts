@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CaError, CONFIG_DIR, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, Store, type GcReport, type IndexReader, type KnnHit, type LabelInfo, type LoadNote, type NodeRecord } from '@ca/store';
@@ -466,6 +466,8 @@ export class Engine {
   private ensureIntact(): void {
     if (this.intactChecked) return;
     this.intactChecked = true;
+    // Checked by the last engine that closed it, and not written since: no need to read it all again.
+    if (readStamp(`${this.dbPath}${CHECKED_SUFFIX}`) === fileStamp(this.dbPath)) return;
     const result = this.currentStore.maintenance.quickCheck();
     if (result === 'ok') return;
     this.currentStore.close();
@@ -846,13 +848,29 @@ export class Engine {
   async dispose(): Promise<void> {
     await this.queryEmbedderInstance?.dispose();
     await this.releaseWorkers();
-    this.store.close();
+    this.closeStore();
   }
 
   /** Releases the index; the indexing workers are stopped without waiting for their exit. */
   close(): void {
     void this.releaseWorkers();
+    this.closeStore();
+  }
+
+  /**
+   * Closes the index; an engine that verified it (or found it verified) records the file's
+   * stamp after the close, so the next `index()` skips `PRAGMA quick_check` unless the file
+   * changed meanwhile (another writer, a crash before this close, damage from outside).
+   */
+  private closeStore(): void {
+    const open = this.store.isOpen;
     this.store.close();
+    if (!open || !this.intactChecked) return;
+    try {
+      writeFileSync(`${this.dbPath}${CHECKED_SUFFIX}`, fileStamp(this.dbPath));
+    } catch {
+      // A read-only directory: the next run checks the file again.
+    }
   }
 
   /** Stops the warm semantic workers, the indexing embedder and the language adapters (the next `index()` starts new ones). */
@@ -881,12 +899,32 @@ function notEmbedded(recorded: string | null): string | null {
   return n > 0 ? `${n} symbol${n === 1 ? '' : 's'} not embedded yet` : null;
 }
 
+/** Beside the index: the stamp of the file as the last engine that checked it left it. */
+const CHECKED_SUFFIX = '-checked';
+
+/** Size, mtime and inode of a file (`-` when it cannot be read): moves whenever the file is written. */
+function fileStamp(path: string): string {
+  try {
+    const st = statSync(path);
+    const wal = existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0;
+    return `${st.size}:${st.mtimeMs}:${st.ino}:${wal}`;
+  } catch {
+    return '-';
+  }
+}
+
+function readStamp(path: string): string | null {
+  const r = safeReadFile(path, { maxBytes: 256 });
+  return r.ok ? r.bytes.toString('utf8') : null;
+}
+
 /** Moves a damaged index (and its WAL files) aside so a fresh one can be built. */
 function moveAside(dbPath: string): void {
   const suffix = `.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   for (const ext of ['', '-wal', '-shm']) {
     if (existsSync(dbPath + ext)) renameSync(dbPath + ext, dbPath + suffix + ext);
   }
+  rmSync(dbPath + CHECKED_SUFFIX, { force: true });
 }
 
 /**

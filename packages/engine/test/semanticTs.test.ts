@@ -133,3 +133,36 @@ describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
     expect([referenceCount('formatMoney'), referenceCount('PaymentGateway')]).toEqual([1, 1]);
   }, 120_000);
 });
+
+describe('which failed semantic passes a new run retries', () => {
+  it('a deadline that cut the pass short is retried by the next run; a project that does not load is not, until asked', async () => {
+    const repo = copyFixture(MONO);
+    const OFF = { embedding: { enabled: false } };
+    // A 1 ms deadline: every project of the pass times out.
+    const hurried = Engine.open(repo, { env: {}, configOverrides: { ...OFF, semantic: { request_timeout_ms: 1 } } });
+    const first = await hurried.index();
+    hurried.close();
+    expect(first.semantic?.ts?.failedProjects.every((p) => p.reason.startsWith('timeout'))).toBe(true);
+    // ts-monorepo's 14 TS/JS files all failed for the run's own reason: the next run (a new engine, as a new `ca index`) analyses them.
+    const engine = Engine.open(repo, { env: {}, configOverrides: OFF });
+    try {
+      const next = await engine.index();
+      expect([next.changed, next.semantic?.ts?.files, next.semantic?.ts?.failedProjects]).toEqual([0, 14, []]);
+      // A project that cannot load (invalid JSON) fails for its own reason: a new engine does not start the compiler for it again…
+      writeFileSync(join(repo, 'packages/web/tsconfig.json'), '{ oops');
+      const broken = await engine.index();
+      expect(broken.semantic?.ts?.failedProjects.map((p) => p.reason.split(':')[0])).toEqual(['project_load_failed']);
+      engine.close();
+      const later = Engine.open(repo, { env: {}, configOverrides: OFF });
+      try {
+        expect((await later.index()).semantic).toBeUndefined();
+        // …unless asked to (the MCP index_files tool).
+        expect((await later.index({ retryFailedSemantic: true })).semantic?.ts?.failedProjects.map((p) => p.reason.split(':')[0])).toEqual(['project_load_failed']);
+      } finally {
+        later.close();
+      }
+    } finally {
+      engine.close();
+    }
+  }, 180_000);
+});

@@ -11,6 +11,8 @@ export interface AnalysableFile {
   readonly project: string;
   readonly lines: number;
   readonly semanticState: 'none' | 'pending' | 'ok' | 'failed';
+  /** Why the file has no exact edges (a failure's `code: message`), or null. */
+  readonly semanticReason: string | null;
 }
 
 /** One group of `semanticSummary`: files of a language in one semantic state. */
@@ -39,7 +41,7 @@ export class SemanticStore {
     if (languages.length === 0) return [];
     return this.db
       .prepare(
-        `SELECT f.id, f.path, f.language, f.project, f.line_count AS lines, f.semantic_state AS semanticState FROM files f ${IN_LABEL}
+        `SELECT f.id, f.path, f.language, f.project, f.line_count AS lines, f.semantic_state AS semanticState, f.semantic_reason AS semanticReason FROM files f ${IN_LABEL}
          WHERE f.language IN (${languages.map(() => '?').join(',')}) AND f.parse_status IN ('ok','partial') ORDER BY f.path`,
       )
       .all(label, ...languages) as AnalysableFile[];
