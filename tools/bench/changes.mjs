@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Change handling benchmarks (issue 19; docs/benchmarks.md, "Change handling and labels"):
 //
-//   node tools/bench/changes.mjs REPO [--back 200] [--switch-share 0.01] [--edits 50] [--model DIR] [--only label,switch,nochange,watch]
+//   node tools/bench/changes.mjs REPO [--back 200] [--switch-share 0.01] [--edits 50] [--model DIR] [--only label,switch,nochange,switchwarm,watch]
 //
 // REPO must be a git clone (it is copied to a temporary directory first; nothing is written to
 // it). Stages, each from a fresh copy:
@@ -9,6 +9,7 @@
 //             blobs reused / parsed / embedded, against the full index;
 //   switch    from an index of HEAD, a checkout of a commit whose tree differs in about
 //             `switch-share` of the indexed files, then `ca index`: time against the full index;
+//   switchwarm the same switch with `ca watch` running (warmed by one edit): checkout → run reported;
 //   nochange  `ca index` again with nothing changed (the CLI process, end to end), 5 runs;
 //   watch     `ca watch` running: `edits` saves of one file, each adding a function; save →
 //             searchable (the new function found by name, polled every 5 ms through a second
@@ -30,7 +31,7 @@ const { values, positionals } = parseArgs({
     'switch-share': { type: 'string', default: '0.01' },
     edits: { type: 'string', default: '50' },
     model: { type: 'string' },
-    only: { type: 'string', default: 'label,switch,nochange,watch' },
+    only: { type: 'string', default: 'label,switch,nochange,switchwarm,watch' },
     debounce: { type: 'string', default: '300' },
   },
 });
@@ -63,6 +64,52 @@ function ca(args) {
   return { ms, json: args.includes('--json') ? JSON.parse(r.stdout) : null };
 }
 
+/** `ca watch DIR --json` running: its report lines as they come, and a wait for the n-th. */
+function startWatch(dir, debounce) {
+  const child = spawn(process.execPath, [CLI, 'watch', dir, '--json', '--debounce', String(debounce)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines = [];
+  let wake = null;
+  let buffer = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d) => {
+    buffer += d;
+    for (let nl; (nl = buffer.indexOf('\n')) >= 0; ) {
+      lines.push({ at: performance.now(), line: JSON.parse(buffer.slice(0, nl)) });
+      buffer = buffer.slice(nl + 1);
+      wake?.();
+    }
+  });
+  const next = (n) =>
+    new Promise((res, rej) => {
+      const timer = setTimeout(() => rej(new Error(`no run ${n} within 300 s`)), 300_000);
+      timer.unref();
+      const check = () => {
+        if (lines.length >= n) {
+          clearTimeout(timer);
+          wake = null;
+          res(lines[n - 1]);
+        } else wake = check;
+      };
+      check();
+    });
+  return { child, lines, next };
+}
+
+/** The nearest ancestor of HEAD whose tree differs from HEAD's in at least `want` source files. */
+function ancestorDiffering(dir, want) {
+  for (let back = 1; back <= 400; back++) {
+    let rev;
+    try {
+      rev = git(dir, 'rev-parse', `HEAD~${back}`);
+    } catch {
+      break;
+    }
+    const differing = git(dir, 'diff', '--name-only', 'HEAD', rev).split('\n').filter((p) => /\.(tsx?|jsx?|mts|cts|mjs|cjs|cs)$/.test(p)).length;
+    if (differing >= want) return { target: rev, differing };
+  }
+  throw new Error(`no ancestor within 400 commits differs in ${want} source files`);
+}
+
 const out = { repo: source, head: git(source, 'rev-parse', 'HEAD'), cpus: cpus().length, load: loadavg().map((x) => Math.round(x * 100) / 100), startedAt: new Date().toISOString() };
 
 if (only.has('label')) {
@@ -88,23 +135,8 @@ if (only.has('label')) {
 if (only.has('switch')) {
   const dir = copy();
   const full = ca(['index', dir, '--json']);
-  // The nearest ancestor whose tree differs from HEAD's in about switch-share of the files.
   const want = Math.max(1, Math.round(full.json.files * Number(values['switch-share'])));
-  let target = null;
-  let differing = 0;
-  for (let back = 1; back <= 400; back++) {
-    let rev;
-    try {
-      rev = git(dir, 'rev-parse', `HEAD~${back}`);
-    } catch {
-      break;
-    }
-    differing = git(dir, 'diff', '--name-only', 'HEAD', rev).split('\n').filter((p) => /\.(tsx?|jsx?|mts|cts|mjs|cjs|cs)$/.test(p)).length;
-    if (differing >= want) {
-      target = rev;
-      break;
-    }
-  }
+  const { target, differing } = ancestorDiffering(dir, want);
   git(dir, 'checkout', '-q', target);
   const after = ca(['index', dir, '--json']);
   out.switch = {
@@ -128,37 +160,56 @@ if (only.has('switch')) {
   rmSync(resolve(dir, '..'), { recursive: true, force: true });
 }
 
+if (only.has('switchwarm')) {
+  // The same switch with `ca watch` running (the warm path a developer has): checkout → the
+  // watcher's run reported (re-parse, semantic pass with the warm compiler, vectors included).
+  const dir = copy();
+  const full = ca(['index', dir, '--json']);
+  const want = Math.max(1, Math.round(full.json.files * Number(values['switch-share'])));
+  const { target, differing } = ancestorDiffering(dir, want);
+  const debounce = Number(values.debounce);
+  const { child, lines, next } = startWatch(dir, debounce);
+  await next(1);
+  // Warm up: one edit and its run, so the compiler program and the embedder are loaded as in a session.
+  const file = git(dir, 'ls-files', '*.ts').split('\n').find((p) => !p.includes('.d.ts') && !/test|spec/.test(p)) ?? git(dir, 'ls-files', '*.cs').split('\n')[0];
+  const original = readFileSync(join(dir, file), 'utf8');
+  writeFileSync(join(dir, file), `${original}\nexport const benchWarm = 1;\n`);
+  await next(2);
+  writeFileSync(join(dir, file), original);
+  await next(3);
+  await new Promise((r) => setTimeout(r, 1000));
+  const t = performance.now();
+  git(dir, 'checkout', '-q', target);
+  let got = await next(4);
+  // A switch the watcher took in more than one run: the last run that follows within 3 s.
+  for (;;) {
+    const more = await Promise.race([next(lines.length + 1).catch(() => null), new Promise((r) => setTimeout(() => r(null), 3000))]);
+    if (more === null) break;
+    got = more;
+  }
+  const runs = lines.length - 3;
+  child.kill('SIGINT');
+  const ms = got.at - t;
+  out.switchwarm = {
+    target,
+    sourceFilesDiffering: differing,
+    fullMs: Math.round(full.ms),
+    switchMs: Math.round(ms),
+    ratio: Math.round((ms / full.ms) * 1000) / 1000,
+    runs,
+    lastRun: { changed: got.line.changed, removed: got.line.removed, ms: got.line.ms },
+  };
+  log(`switchwarm: ${JSON.stringify(out.switchwarm)}`);
+  rmSync(resolve(dir, '..'), { recursive: true, force: true });
+}
+
 if (only.has('watch')) {
   const dir = copy();
   ca(['index', dir]);
   const file = git(dir, 'ls-files', '*.ts').split('\n').find((p) => !p.includes('.d.ts') && !/test|spec/.test(p)) ?? git(dir, 'ls-files', '*.cs').split('\n')[0];
   const original = readFileSync(join(dir, file), 'utf8');
   const debounce = Number(values.debounce);
-  const child = spawn(process.execPath, [CLI, 'watch', dir, '--json', '--debounce', String(debounce)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines = [];
-  let wake = null;
-  let buffer = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (d) => {
-    buffer += d;
-    for (let nl; (nl = buffer.indexOf('\n')) >= 0; ) {
-      lines.push({ at: performance.now(), line: JSON.parse(buffer.slice(0, nl)) });
-      buffer = buffer.slice(nl + 1);
-      wake?.();
-    }
-  });
-  const next = (n) =>
-    new Promise((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`no run ${n} within 120 s`)), 120_000);
-      const check = () => {
-        if (lines.length >= n) {
-          clearTimeout(timer);
-          wake = null;
-          res(lines[n - 1]);
-        } else wake = check;
-      };
-      check();
-    });
+  const { child, lines, next } = startWatch(dir, debounce);
   await next(1);
   const { Engine } = await import(join(ROOT, 'packages/engine/dist/index.js'));
   const reader = Engine.open(dir, { env });
