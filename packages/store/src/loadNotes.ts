@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from './database.js';
+import { cachedStatement } from './statements.js';
 
 /** Event kinds that say what indexing did not load or run (plugins, MSBuild targets, refused files). */
 export const LOAD_NOTE_KINDS = ['plugin_blocked', 'file_refused'] as const;
@@ -21,21 +22,15 @@ export class LoadNotes {
    * says it again) adds no row.
    */
   record(note: LoadNote): void {
-    this.db
-      .prepare(
-        `INSERT INTO events(at, kind, path, message) SELECT ?, ?, ?, ?
-         WHERE NOT EXISTS (SELECT 1 FROM events WHERE kind = ? AND path IS ? AND message = ?)`,
-      )
+    cachedStatement(this.db, `INSERT INTO events(at, kind, path, message) SELECT ?, ?, ?, ?
+         WHERE NOT EXISTS (SELECT 1 FROM events WHERE kind = ? AND path IS ? AND message = ?)`,)
       .run(new Date().toISOString(), note.kind, note.path, note.message, note.kind, note.path, note.message);
   }
 
   /** The recorded notes, newest first, at most `limit`. */
   list(limit = 200): LoadNote[] {
-    return this.db
-      .prepare(
-        `SELECT kind, path, message FROM events WHERE kind IN (${LOAD_NOTE_KINDS.map(() => '?').join(',')})
-         GROUP BY kind, path, message ORDER BY MAX(id) DESC LIMIT ?`,
-      )
+    return cachedStatement(this.db, `SELECT kind, path, message FROM events WHERE kind IN (${LOAD_NOTE_KINDS.map(() => '?').join(',')})
+         GROUP BY kind, path, message ORDER BY MAX(id) DESC LIMIT ?`,)
       .all(...LOAD_NOTE_KINDS, limit) as LoadNote[];
   }
 }

@@ -4,7 +4,7 @@ import type { SqliteDatabase } from './database.js';
 import { allowedNodeIds, compileFilter, passingFraction, type NodeIdSet } from './filterSql.js';
 import { findNodes, idsPassing, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
-import { cachedStatement, changeStamp, type Statement } from './statements.js';
+import { cachedPluck, cachedStatement, changeStamp, type Statement } from './statements.js';
 
 /** A node as read back from the index, joined with its file. */
 export interface NodeRecord {
@@ -267,7 +267,7 @@ export class IndexReader {
   ) {}
 
   private labelId(): number | null {
-    const row = this.db.prepare(`SELECT id FROM labels WHERE name = ?`).get(this.label) as { id: number } | undefined;
+    const row = cachedStatement(this.db, `SELECT id FROM labels WHERE name = ?`).get(this.label) as { id: number } | undefined;
     return row ? row.id : null;
   }
 
@@ -301,8 +301,7 @@ export class IndexReader {
     const params: unknown[] = [qualifiedName];
     const where = filterSql(this.db, filter, params);
     params.push(qualifiedName, limit);
-    const rows = this.db
-      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
+    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
         WHERE n.qualified_name = ? COLLATE NOCASE ${where}
         ORDER BY (n.qualified_name = ?) DESC, n.kind IN ('file','module'), f.path, n.start_line LIMIT ?`)
       .all(...params) as NodeRow[];
@@ -320,8 +319,7 @@ export class IndexReader {
     const params: unknown[] = [simple];
     const where = filterSql(this.db, filter, params);
     params.push(normalized, `%.${normalized}`, normalized, limit);
-    const rows = this.db
-      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
+    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
         WHERE n.name = ? COLLATE NOCASE ${where}
           AND (n.qualified_name = ? COLLATE NOCASE OR n.qualified_name LIKE ?)
         ORDER BY (n.name = ?) DESC, n.kind IN ('file','module'), length(n.qualified_name), f.path, n.start_line LIMIT ?`)
@@ -506,19 +504,15 @@ export class IndexReader {
     if (nodeIds.length === 0) return [];
     const ids = nodeIds.map(() => '?').join(',');
     const ts = types.map(() => '?').join(',');
-    return this.db
-      .prepare(
-        `SELECT target_id AS neighbour, source_id AS seed FROM edges WHERE source_id IN (${ids}) AND target_id IS NOT NULL AND type IN (${ts})
+    return cachedStatement(this.db, `SELECT target_id AS neighbour, source_id AS seed FROM edges WHERE source_id IN (${ids}) AND target_id IS NOT NULL AND type IN (${ts})
          UNION
-         SELECT source_id AS neighbour, target_id AS seed FROM edges WHERE target_id IN (${ids}) AND type IN (${ts})`,
-      )
+         SELECT source_id AS neighbour, target_id AS seed FROM edges WHERE target_id IN (${ids}) AND type IN (${ts})`,)
       .all(...nodeIds, ...types, ...nodeIds, ...types) as { neighbour: number; seed: number }[];
   }
 
   /** Nodes of one file (all versions held by this label), in source order. */
   outline(path: string): NodeRecord[] {
-    const rows = this.db
-      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
+    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
         WHERE f.path = ? ORDER BY n.start_byte, n.end_byte DESC`)
       .all(path) as NodeRow[];
     return rows.map(toNode);
@@ -526,8 +520,7 @@ export class IndexReader {
 
   /** Children of a node, in source order. */
   children(nodeId: number): NodeRecord[] {
-    const rows = this.db
-      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.parent_id = ?
+    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.parent_id = ?
         ORDER BY n.start_byte`)
       .all(nodeId) as NodeRow[];
     return rows.map(toNode);
@@ -538,8 +531,7 @@ export class IndexReader {
     const labelId = this.labelId();
     const out = new Map<string, LabelEntry>();
     if (labelId === null) return out;
-    const rows = this.db
-      .prepare(`SELECT lf.path, lf.file_id, lf.mtime_ms, f.content_hash, f.size, f.extractor FROM label_files lf
+    const rows = cachedStatement(this.db, `SELECT lf.path, lf.file_id, lf.mtime_ms, f.content_hash, f.size, f.extractor FROM label_files lf
         JOIN files f ON f.id = lf.file_id WHERE lf.label_id = ?`)
       .all(labelId) as { path: string; file_id: number; mtime_ms: number | null; content_hash: string; size: number; extractor: string }[];
     for (const r of rows) {
@@ -550,8 +542,7 @@ export class IndexReader {
 
   /** Files of the label whose parse status is not `ok`, with the recorded reason. */
   fileStatuses(): FileStatusRecord[] {
-    const rows = this.db
-      .prepare(`SELECT f.path, f.language, f.parse_status, f.status_reason, f.line_count, f.generated FROM files f
+    const rows = cachedStatement(this.db, `SELECT f.path, f.language, f.parse_status, f.status_reason, f.line_count, f.generated FROM files f
         JOIN label_files lf ON lf.file_id = f.id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
         ORDER BY f.path`)
       .all(this.label) as { path: string; language: string | null; parse_status: string; status_reason: string | null; line_count: number; generated: number }[];
@@ -576,12 +567,10 @@ export class IndexReader {
       lines += s.lineCount;
     }
     const labelId = this.labelId() ?? -1;
-    const symbols = (this.db
-      .prepare(`SELECT COUNT(*) AS c FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = ?
+    const symbols = (cachedStatement(this.db, `SELECT COUNT(*) AS c FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = ?
         WHERE n.kind NOT IN ('file','module')`)
       .get(labelId) as { c: number }).c;
-    const edges = (this.db
-      .prepare(`SELECT COUNT(*) AS c FROM edges e JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = ?`)
+    const edges = (cachedStatement(this.db, `SELECT COUNT(*) AS c FROM edges e JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = ?`)
       .get(labelId) as { c: number }).c;
     return { files, symbols, edges, lines, byStatus };
   }
@@ -603,8 +592,7 @@ export class IndexReader {
       typeSql = ` AND e.type IN (${types.map(() => '?').join(',')})`;
       params.push(...types);
     }
-    const rows = this.db
-      .prepare(`SELECT e.id, e.source_id, e.target_id, e.type, e.confidence, e.target_key, e.target_name, e.line, f.path
+    const rows = cachedStatement(this.db, `SELECT e.id, e.source_id, e.target_id, e.type, e.confidence, e.target_key, e.target_name, e.line, f.path
         FROM edges e JOIN files f ON f.id = e.file_id WHERE ${where}${typeSql} ORDER BY f.path, e.line`)
       .all(...params) as { id: number; source_id: number; target_id: number | null; type: string; confidence: string; target_key: string; target_name: string; line: number; path: string }[];
     return rows.map((r) => ({
@@ -644,27 +632,23 @@ export class IndexReader {
   dependentsOf(nodeIds: readonly number[], types: readonly EdgeType[], limit = 50): { nodeId: number; edges: number }[] {
     if (nodeIds.length === 0 || types.length === 0) return [];
     return (
-      this.db
-        .prepare(
-          `SELECT e.source_id AS nodeId, COUNT(*) AS edges FROM edges e
+      cachedStatement(this.db, `SELECT e.source_id AS nodeId, COUNT(*) AS edges FROM edges e
            JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
            WHERE e.target_id IN (${nodeIds.map(() => '?').join(',')}) AND e.type IN (${types.map(() => '?').join(',')})
              AND e.source_id NOT IN (${nodeIds.map(() => '?').join(',')})
-           GROUP BY e.source_id ORDER BY edges DESC, e.source_id LIMIT ?`,
-        )
+           GROUP BY e.source_id ORDER BY edges DESC, e.source_id LIMIT ?`,)
         .all(this.label, ...nodeIds, ...types, ...nodeIds, limit) as { nodeId: number; edges: number }[]
     );
   }
 
   metadata(key: string): string | null {
-    const row = this.db.prepare(`SELECT value FROM _metadata WHERE key = ?`).get(key) as { value: string } | undefined;
+    const row = cachedStatement(this.db, `SELECT value FROM _metadata WHERE key = ?`).get(key) as { value: string } | undefined;
     return row ? row.value : null;
   }
 
   /** The most recent events, newest first. */
   recentEvents(limit = 20): { at: string; kind: string; path: string | null; message: string }[] {
-    return this.db
-      .prepare(`SELECT at, kind, path, message FROM events ORDER BY id DESC LIMIT ?`)
+    return cachedStatement(this.db, `SELECT at, kind, path, message FROM events ORDER BY id DESC LIMIT ?`)
       .all(limit) as { at: string; kind: string; path: string | null; message: string }[];
   }
 
@@ -711,12 +695,9 @@ export class IndexReader {
   /** Number of the label's files in `languages`. */
   countFiles(languages: readonly string[]): number {
     if (languages.length === 0) return 0;
-    return this.db
-      .prepare(
-        `SELECT COUNT(*) FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-         WHERE f.language IN (${languages.map(() => '?').join(',')})`,
-      )
-      .pluck()
+    return cachedPluck(this.db, `SELECT COUNT(*) FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+         WHERE f.language IN (${languages.map(() => '?').join(',')})`,)
+      
       .get(this.label, ...languages) as number;
   }
 

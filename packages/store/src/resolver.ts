@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from './database.js';
+import { cachedStatement } from './statements.js';
 
 /** Extensions tried, in order, when a module path names a file without its extension. */
 const MODULE_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
@@ -106,8 +107,7 @@ export class ImportResolver {
 
   /** Resolves every pending edge of the label; returns how many were resolved. */
   resolvePending(): number {
-    const pending = this.db
-      .prepare(`SELECT e.id, e.type, e.target_name, e.target_module, e.imported_name FROM edges e
+    const pending = cachedStatement(this.db, `SELECT e.id, e.type, e.target_name, e.target_module, e.imported_name FROM edges e
         JOIN label_files lf ON lf.file_id = e.file_id
         JOIN labels l ON l.id = lf.label_id AND l.name = ?
         WHERE e.target_id IS NULL AND e.target_module IS NOT NULL`)
