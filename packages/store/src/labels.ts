@@ -82,7 +82,7 @@ export class LabelStore {
                   WHERE lf.label_id = l.id AND f.language IS NOT NULL AND f.parse_status IN ('ok','partial')) AS analysable,
                 (SELECT COUNT(*) FROM label_files lf JOIN files f ON f.id = lf.file_id
                   WHERE lf.label_id = l.id AND f.language IS NOT NULL AND f.parse_status IN ('ok','partial') AND f.semantic_state = 'ok') AS exact
-         FROM labels l WHERE l.kind <> 'staging' ORDER BY l.name`,)
+         FROM labels l WHERE l.kind <> 'staging' ORDER BY l.name`)
       .all() as (LabelRow & { files: number; analysable: number; exact: number })[];
     return rows.map((r) => ({ ...recorded(r), files: r.files, semantic: { exact: r.exact, analysable: r.analysable } }));
   }

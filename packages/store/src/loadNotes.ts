@@ -23,14 +23,14 @@ export class LoadNotes {
    */
   record(note: LoadNote): void {
     cachedStatement(this.db, `INSERT INTO events(at, kind, path, message) SELECT ?, ?, ?, ?
-         WHERE NOT EXISTS (SELECT 1 FROM events WHERE kind = ? AND path IS ? AND message = ?)`,)
+         WHERE NOT EXISTS (SELECT 1 FROM events WHERE kind = ? AND path IS ? AND message = ?)`)
       .run(new Date().toISOString(), note.kind, note.path, note.message, note.kind, note.path, note.message);
   }
 
   /** The recorded notes, newest first, at most `limit`. */
   list(limit = 200): LoadNote[] {
     return cachedStatement(this.db, `SELECT kind, path, message FROM events WHERE kind IN (${LOAD_NOTE_KINDS.map(() => '?').join(',')})
-         GROUP BY kind, path, message ORDER BY MAX(id) DESC LIMIT ?`,)
+         GROUP BY kind, path, message ORDER BY MAX(id) DESC LIMIT ?`)
       .all(...LOAD_NOTE_KINDS, limit) as LoadNote[];
   }
 }

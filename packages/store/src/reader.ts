@@ -427,8 +427,8 @@ export class IndexReader {
     let stats = termStatsByDb.get(this.db);
     if (!stats) {
       stats = {
-        count: this.cached(`SELECT count(*) FROM fts_nodes WHERE fts_nodes MATCH ?`).pluck(),
-        countUpTo: this.cached(`SELECT count(*) FROM (SELECT 1 FROM fts_nodes WHERE fts_nodes MATCH ? LIMIT ?)`).pluck(),
+        count: cachedPluck(this.db, `SELECT count(*) FROM fts_nodes WHERE fts_nodes MATCH ?`),
+        countUpTo: cachedPluck(this.db, `SELECT count(*) FROM (SELECT 1 FROM fts_nodes WHERE fts_nodes MATCH ? LIMIT ?)`),
         counts: new Map(),
         stamp: '',
       };
@@ -506,7 +506,7 @@ export class IndexReader {
     const ts = types.map(() => '?').join(',');
     return cachedStatement(this.db, `SELECT target_id AS neighbour, source_id AS seed FROM edges WHERE source_id IN (${ids}) AND target_id IS NOT NULL AND type IN (${ts})
          UNION
-         SELECT source_id AS neighbour, target_id AS seed FROM edges WHERE target_id IN (${ids}) AND type IN (${ts})`,)
+         SELECT source_id AS neighbour, target_id AS seed FROM edges WHERE target_id IN (${ids}) AND type IN (${ts})`)
       .all(...nodeIds, ...types, ...nodeIds, ...types) as { neighbour: number; seed: number }[];
   }
 
@@ -636,7 +636,7 @@ export class IndexReader {
            JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
            WHERE e.target_id IN (${nodeIds.map(() => '?').join(',')}) AND e.type IN (${types.map(() => '?').join(',')})
              AND e.source_id NOT IN (${nodeIds.map(() => '?').join(',')})
-           GROUP BY e.source_id ORDER BY edges DESC, e.source_id LIMIT ?`,)
+           GROUP BY e.source_id ORDER BY edges DESC, e.source_id LIMIT ?`)
         .all(this.label, ...nodeIds, ...types, ...nodeIds, limit) as { nodeId: number; edges: number }[]
     );
   }
@@ -655,11 +655,8 @@ export class IndexReader {
   /** The content hash of the version the label holds at `path`, or null. */
   contentHashOf(path: string): string | null {
     return (
-      (cachedStatement(
-        this.db,
-        `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`,
-      )
-        .pluck()
+      (cachedPluck(this.db,
+        `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`)
         .get(this.label, path) as string | undefined) ?? null
     );
   }
@@ -680,15 +677,13 @@ export class IndexReader {
 
   /** Import specifiers (or names) of a file node, at most 40 (file embedding texts). */
   fileImports(fileNodeId: number): string[] {
-    return cachedStatement(this.db, `SELECT DISTINCT COALESCE(specifier, target_name) AS s FROM edges WHERE source_id = ? AND type = 'imports' LIMIT 40`)
-      .pluck()
+    return cachedPluck(this.db, `SELECT DISTINCT COALESCE(specifier, target_name) AS s FROM edges WHERE source_id = ? AND type = 'imports' LIMIT 40`)
       .all(fileNodeId) as string[];
   }
 
   /** Names of a node's public children in source order, at most 40 (file embedding texts). */
   publicChildren(nodeId: number): string[] {
-    return cachedStatement(this.db, `SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`)
-      .pluck()
+    return cachedPluck(this.db, `SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`)
       .all(nodeId) as string[];
   }
 
@@ -696,8 +691,7 @@ export class IndexReader {
   countFiles(languages: readonly string[]): number {
     if (languages.length === 0) return 0;
     return cachedPluck(this.db, `SELECT COUNT(*) FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-         WHERE f.language IN (${languages.map(() => '?').join(',')})`,)
-      
+         WHERE f.language IN (${languages.map(() => '?').join(',')})`)
       .get(this.label, ...languages) as number;
   }
 
@@ -714,8 +708,7 @@ export class IndexReader {
       const labelId = this.labelId();
       answer =
         labelId !== null &&
-        (cachedStatement(this.db, `SELECT NOT EXISTS (SELECT 1 FROM files f WHERE NOT EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = f.id AND lf.label_id = ?))`)
-          .pluck()
+        (cachedPluck(this.db, `SELECT NOT EXISTS (SELECT 1 FROM files f WHERE NOT EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = f.id AND lf.label_id = ?))`)
           .get(labelId) as number) === 1;
       cache.labels.set(this.label, answer);
     }

@@ -40,7 +40,7 @@ export class SemanticStore {
   analysableFiles(label: string, languages: readonly string[]): AnalysableFile[] {
     if (languages.length === 0) return [];
     return cachedStatement(this.db, `SELECT f.id, f.path, f.language, f.project, f.line_count AS lines, f.semantic_state AS semanticState, f.semantic_reason AS semanticReason FROM files f ${IN_LABEL}
-         WHERE f.language IN (${languages.map(() => '?').join(',')}) AND f.parse_status IN ('ok','partial') ORDER BY f.path`,)
+         WHERE f.language IN (${languages.map(() => '?').join(',')}) AND f.parse_status IN ('ok','partial') ORDER BY f.path`)
       .all(label, ...languages) as AnalysableFile[];
   }
 
@@ -70,14 +70,13 @@ export class SemanticStore {
    */
   invalidateExtractor(languages: readonly string[], extractor: string): number {
     const key = `semantic_extractor:${languages.join(',')}`;
-    let recorded = (cachedStatement(this.db, `SELECT value FROM _metadata WHERE key = ?`).pluck().get(key) as string | undefined) ?? null;
+    let recorded = (cachedPluck(this.db, `SELECT value FROM _metadata WHERE key = ?`).get(key) as string | undefined) ?? null;
     if (recorded === extractor) return 0;
     const list = languages.map(() => '?').join(',');
     // Indexes written before this key existed: their semantic edges name the extractor.
     recorded ??=
       (cachedPluck(this.db, `SELECT e.extractor FROM edges e JOIN files f ON f.id = e.file_id
-           WHERE f.language IN (${list}) AND e.extractor LIKE 'semantic:%' AND e.extractor <> ? LIMIT 1`,)
-        
+           WHERE f.language IN (${list}) AND e.extractor LIKE 'semantic:%' AND e.extractor <> ? LIMIT 1`)
         .get(...languages, extractor) as string | undefined) ?? null;
     let marked = 0;
     this.db.transaction(() => {
@@ -94,7 +93,7 @@ export class SemanticStore {
   /** Files per language and semantic state (for `ca status`). */
   summary(label: string): SemanticSummaryRow[] {
     return cachedStatement(this.db, `SELECT f.language, f.semantic_state AS state, COUNT(*) AS files, MIN(f.semantic_reason) AS reason FROM files f ${IN_LABEL}
-         WHERE f.language IS NOT NULL AND f.parse_status IN ('ok','partial') GROUP BY f.language, f.semantic_state ORDER BY f.language, f.semantic_state`,)
+         WHERE f.language IS NOT NULL AND f.parse_status IN ('ok','partial') GROUP BY f.language, f.semantic_state ORDER BY f.language, f.semantic_state`)
       .all(label) as SemanticSummaryRow[];
   }
 

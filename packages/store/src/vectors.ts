@@ -338,7 +338,6 @@ export class VectorStore {
   orphanCount(): number {
     const model = this.model();
     return cachedPluck(this.db, `SELECT COUNT(*) FROM embeddings WHERE model_id IS NOT ? OR NOT EXISTS (SELECT 1 FROM node_embeddings ne WHERE ne.embedding_id = embeddings.id)`)
-      
       .get(model ? modelKeyOf(model) : null) as number;
   }
 
@@ -349,8 +348,7 @@ export class VectorStore {
         const model = this.model();
         const ids = cachedPluck(this.db, `DELETE FROM embeddings WHERE model_id IS NOT ?
                OR NOT EXISTS (SELECT 1 FROM node_embeddings ne WHERE ne.embedding_id = embeddings.id)
-             RETURNING id`,)
-          
+             RETURNING id`)
           .all(model ? modelKeyOf(model) : null) as number[];
         for (const id of ids) this.stmts.deleteVec.run(BigInt(id));
         if (ids.length > 0) this.bump(true);
@@ -411,7 +409,7 @@ export class VectorStore {
                            WHERE ne.node_id = n.id AND e.model_id = ?)
          ${kinds.length > 0 ? `AND n.kind IN (${kinds.map(() => '?').join(',')})` : ''}
          AND n.id > ?
-         ORDER BY n.id LIMIT ?`,)
+         ORDER BY n.id LIMIT ?`)
       .all(label, model ? modelKeyOf(model) : null, ...kinds, options.afterId ?? 0, Math.max(0, Math.floor(limit))) as NodeNeedingEmbedding[];
     return rows;
   }
@@ -422,7 +420,7 @@ export class VectorStore {
     const row = cachedStatement(this.db, `SELECT COUNT(*) AS c FROM nodes n
          JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
          WHERE NOT EXISTS (SELECT 1 FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id
-                           WHERE ne.node_id = n.id AND e.model_id = ?)`,)
+                           WHERE ne.node_id = n.id AND e.model_id = ?)`)
       .get(label, model ? modelKeyOf(model) : null) as { c: number };
     return row.c;
   }
@@ -698,8 +696,7 @@ export class VectorStore {
              (SELECT rowid, distance FROM vec_embeddings WHERE embedding MATCH ? AND k = ?) v
            JOIN embeddings e ON e.id = v.rowid AND e.model_id = ?
            JOIN node_embeddings ne ON ne.embedding_id = e.id
-           ORDER BY v.distance, ne.node_id, ne.window`,)
-        
+           ORDER BY v.distance, ne.node_id, ne.window`)
         .all(blob, fetch, key) as [number, number, number][];
       const hits = bestPerNode(rows, allow, (d) => 1 - (d * d) / 2);
       if (hits.length >= k || fetch >= total) return hits.slice(0, k);
@@ -708,8 +705,7 @@ export class VectorStore {
     }
     const rows = cachedRaw(this.db, `SELECT ne.node_id, ne.window, vec_distance_cosine(e.vector, ?) AS d FROM node_embeddings ne
          JOIN embeddings e ON e.id = ne.embedding_id AND e.model_id = ?
-         ORDER BY d, ne.node_id, ne.window`,)
-      
+         ORDER BY d, ne.node_id, ne.window`)
       .all(blob, key) as [number, number, number][];
     return bestPerNode(rows, allow, (d) => 1 - d).slice(0, k);
   }
