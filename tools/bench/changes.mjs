@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Change handling benchmarks (issue 19; docs/benchmarks.md, "Change handling and labels"):
 //
-//   node tools/bench/changes.mjs REPO [--back 200] [--switch-share 0.01] [--edits 50] [--model DIR] [--only label,switch,nochange,switchwarm,watch]
+//   node tools/bench/changes.mjs REPO [--back 200] [--switch-share 0.01] [--edits 50] [--model DIR] [--only label,switch,nochange,switchmany,switchwarm,watch] [--targets 5]
 //
 // REPO must be a git clone (it is copied to a temporary directory first; nothing is written to
 // it). Stages, each from a fresh copy:
@@ -9,6 +9,7 @@
 //             blobs reused / parsed / embedded, against the full index;
 //   switch    from an index of HEAD, a checkout of a commit whose tree differs in about
 //             `switch-share` of the indexed files, then `ca index`: time against the full index;
+//   switchmany `--targets` different 1% switches from one full index (one-shot, there and back): each ratio;
 //   switchwarm the same switch with `ca watch` running (warmed by one edit): checkout → run reported;
 //   nochange  `ca index` again with nothing changed (the CLI process, end to end), 5 runs;
 //   watch     `ca watch` running: `edits` saves of one file, each adding a function; save →
@@ -33,6 +34,7 @@ const { values, positionals } = parseArgs({
     model: { type: 'string' },
     only: { type: 'string', default: 'label,switch,nochange,switchwarm,watch' },
     debounce: { type: 'string', default: '300' },
+    targets: { type: 'string', default: '5' },
   },
 });
 if (positionals.length !== 1) {
@@ -110,6 +112,26 @@ function ancestorDiffering(dir, want) {
   throw new Error(`no ancestor within 400 commits differs in ${want} source files`);
 }
 
+/** Up to `count` ancestors of HEAD, each differing from HEAD in `want`–2×`want` source files, found walking back. */
+function ancestorsDiffering(dir, want, count) {
+  const found = [];
+  for (let back = 1; back <= 400 && found.length < count; back++) {
+    let rev;
+    try {
+      rev = git(dir, 'rev-parse', `HEAD~${back}`);
+    } catch {
+      break;
+    }
+    const paths = git(dir, 'diff', '--name-only', 'HEAD', rev).split('\n').filter((p) => /\.(tsx?|jsx?|mts|cts|mjs|cjs|cs)$/.test(p));
+    if (paths.length < want) continue;
+    if (paths.length > 2 * want) break;
+    // Each target a different change: skip one whose files are those of the previous target.
+    if (found.length > 0 && found.at(-1).paths.join() === paths.join()) continue;
+    found.push({ target: rev, back, paths });
+  }
+  return found;
+}
+
 const out = { repo: source, head: git(source, 'rev-parse', 'HEAD'), cpus: cpus().length, load: loadavg().map((x) => Math.round(x * 100) / 100), startedAt: new Date().toISOString() };
 
 if (only.has('label')) {
@@ -157,6 +179,28 @@ if (only.has('switch')) {
     out.nochange = { files: runs[0].json.files, lines: runs[0].json.lines, ms: runs.map((r) => Math.round(r.ms)), medianMs: Math.round(median(runs.map((r) => r.ms))), changed: runs.map((r) => r.json.changed) };
     log(`nochange: ${JSON.stringify(out.nochange)}`);
   }
+  rmSync(resolve(dir, '..'), { recursive: true, force: true });
+}
+
+if (only.has('switchmany')) {
+  // Several 1% switches from one full index, one-shot `ca index` each: there and back again.
+  const dir = copy();
+  const full = ca(['index', dir, '--json']);
+  const want = Math.max(1, Math.round(full.json.files * Number(values['switch-share'])));
+  const head = git(dir, 'rev-parse', 'HEAD');
+  const runs = [];
+  for (const t of ancestorsDiffering(dir, want, Number(values.targets))) {
+    git(dir, 'checkout', '-q', t.target);
+    const there = ca(['index', dir, '--json']);
+    git(dir, 'checkout', '-q', head);
+    const back = ca(['index', dir, '--json']);
+    const ts = (r) => r.json.semantic?.ts?.ms ?? r.json.semantic?.cs?.ms ?? null;
+    runs.push({ back: t.back, files: t.paths.length, paths: t.paths.slice(0, 12), thereMs: Math.round(there.ms), backMs: Math.round(back.ms), thereSemanticMs: ts(there), backSemanticMs: ts(back), ratios: [there.ms / full.ms, back.ms / full.ms].map((x) => Math.round(x * 1000) / 1000) });
+    log(`switchmany: ${JSON.stringify(runs.at(-1))}`);
+  }
+  const ratios = runs.flatMap((r) => r.ratios);
+  out.switchmany = { fullMs: Math.round(full.ms), want, runs, ratioMedian: median(ratios), atMostTenPercent: `${ratios.filter((r) => r <= 0.1).length}/${ratios.length}` };
+  log(`switchmany: ${JSON.stringify({ ratioMedian: out.switchmany.ratioMedian, atMostTenPercent: out.switchmany.atMostTenPercent })}`);
   rmSync(resolve(dir, '..'), { recursive: true, force: true });
 }
 

@@ -127,6 +127,22 @@ describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
     expect([referenceCount('formatMoney'), referenceCount('parseMoney')]).toEqual([2, 1]);
   }, 120_000);
 
+  it('an edit of the file declaring a package-keyed symbol keeps its id: callers in unchanged files stay exact', async () => {
+    const before = engine.findSymbols('formatMoney')[0]!;
+    const callersBefore = rows(engine.navigate('callers', 'formatMoney'), 'from');
+    expect(callersBefore).toEqual([
+      ['checkout', 'calls', 'exact', 'packages/core/src/checkout.ts', 8],
+      ['StripeGateway.charge', 'calls', 'exact', 'packages/core/src/payments/stripeGateway.ts', 11],
+    ]);
+    // Re-parsed, money.ts gives formatMoney its syntactic key again (ts:file:…); the node must be
+    // the same one, or the exact edges checkout.ts and stripeGateway.ts hold lose their target.
+    appendFileSync(join(repo, 'packages/core/src/money.ts'), '\nexport function addedLater(): number {\n  return 1;\n}\n');
+    await engine.index();
+    const after = engine.findSymbols('formatMoney')[0]!;
+    expect([after.id, after.symbolKey]).toEqual([before.id, 'ts:pkg:@mono/core#formatMoney(Money)']);
+    expect(rows(engine.navigate('callers', 'formatMoney'), 'from')).toEqual(callersBefore);
+  }, 120_000);
+
   it('deleting a file takes its uses out of the counts', async () => {
     rmSync(join(repo, 'packages/core/src/checkout.ts'));
     await engine.index();
