@@ -8,9 +8,11 @@
 // re-indexes after editing `--edits` files are killed while embedding (needs --model). Each
 // recovered index is compared with a clean one: files, symbols, edges by type and confidence,
 // semantic states, vectors assigned and searchable, orphan vectors, and the top answer of
-// name/BM25 queries for 20 symbols of the repository. Prints one JSON object. Build first.
+// name/BM25 queries for 20 symbols of the repository; an edit-kill run is also compared with the
+// same edits indexed without a kill (from a copy of the index before them), which separates what
+// the kill did from what an incremental index does differently. Prints one JSON object. Build first.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -90,6 +92,14 @@ function fingerprint(db, queries, repo) {
   return { ...out, answers };
 }
 
+/** Edge groups (type, confidence) whose counts differ: [type, confidence, recovered, clean]. */
+function edgeCountDiff(a, b) {
+  const key = (e) => `${e.type}/${e.confidence}`;
+  const bm = new Map(b.map((e) => [key(e), e.n]));
+  const am = new Map(a.map((e) => [key(e), e.n]));
+  return [...new Set([...am.keys(), ...bm.keys()])].filter((k) => am.get(k) !== bm.get(k)).map((k) => [k, am.get(k) ?? 0, bm.get(k) ?? 0]);
+}
+
 /** The parts a recovered index must share with the clean one (orphan vectors are collected in bounded steps, not required to be 0). */
 function differences(a, b) {
   const keys = ['integrity', 'files', 'symbols', 'edges', 'semantic', 'vectorsAssigned', 'answers'];
@@ -131,6 +141,9 @@ if (values.model) {
     const dir = copy(`edit${i}`);
     const db = join(dir, '..', 'edit.db');
     index(dir, db);
+    // The same edits indexed without a kill, from a copy of this index: what the recovery must equal.
+    const uninterrupted = join(dir, '..', 'edit-uninterrupted.db');
+    copyFileSync(db, uninterrupted);
     const files = spawnSync('git', ['-C', source, 'ls-files', '*.ts', '*.tsx', '*.cs'], { encoding: 'utf8' }).stdout.split('\n').filter((p) => p && !p.endsWith('.d.ts'));
     for (let k = 0; k < Number(values.edits); k++) {
       const path = files[Math.floor(random() * files.length)];
@@ -143,18 +156,21 @@ if (values.model) {
     const rerun = index(dir, db);
     const editedClean = join(dir, '..', 'edit-clean.db');
     index(dir, editedClean);
+    index(dir, uninterrupted);
     const a = fingerprint(db, queries, dir);
     const b = fingerprint(editedClean, queries, dir);
+    const c = fingerprint(uninterrupted, queries, dir);
     const diff = differences(a, b);
-    out.edits.push({ killed: killed.signal === 'SIGKILL', rerunExit: rerun.code, integrity: a.integrity, orphanVectors: a.orphanVectors, equal: diff.length === 0 && rerun.code === 0, differs: diff });
-    log(`edit kill ${i + 1}: ${killed.signal ?? `exited ${killed.code}`}, re-run ${rerun.code}, ${diff.length === 0 ? 'equal' : `differs in ${diff.join(', ')}`} (orphan vectors ${a.orphanVectors})`);
+    const killDiff = differences(a, c);
+    out.edits.push({ killed: killed.signal === 'SIGKILL', rerunExit: rerun.code, integrity: a.integrity, orphanVectors: a.orphanVectors, equal: diff.length === 0 && rerun.code === 0, differs: diff, edgeCounts: edgeCountDiff(a.edges, b.edges), equalToUninterrupted: killDiff.length === 0, differsFromUninterrupted: killDiff });
+    log(`edit kill ${i + 1}: ${killed.signal ?? `exited ${killed.code}`}, re-run ${rerun.code}, ${diff.length === 0 ? 'equal' : `differs in ${diff.join(', ')} ${JSON.stringify(out.edits.at(-1).edgeCounts)}`} (orphan vectors ${a.orphanVectors}); against the same edits indexed without a kill: ${killDiff.length === 0 ? 'equal' : `differs in ${killDiff.join(', ')}`}`);
     rmSync(resolve(dir, '..'), { recursive: true, force: true });
   }
 }
 
 out.summary = {
   fresh: `${out.fresh.filter((r) => r.equal).length}/${out.fresh.length} equal, integrity ok ${out.fresh.filter((r) => r.integrity === 'ok').length}/${out.fresh.length}`,
-  edits: `${out.edits.filter((r) => r.equal).length}/${out.edits.length} equal`,
+  edits: `${out.edits.filter((r) => r.equal).length}/${out.edits.length} equal to a clean index, ${out.edits.filter((r) => r.equalToUninterrupted).length}/${out.edits.length} to the same edits indexed without a kill`,
 };
 out.loadAfter = loadavg().map((x) => Math.round(x * 100) / 100);
 rmSync(resolve(cleanDir, '..'), { recursive: true, force: true });
