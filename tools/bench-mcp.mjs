@@ -64,22 +64,22 @@ const stats = (xs) => {
 const first = await connect(true);
 let t = performance.now();
 // The first index may take minutes (the client's default request timeout is 60 s).
-const status = JSON.parse((await first.client.callTool({ name: 'status', arguments: {} }, undefined, { timeout: 900_000 })).content[0].text);
+const status = (await first.client.callTool({ name: 'get_status', arguments: {} }, undefined, { timeout: 900_000 })).structuredContent;
 console.log(`${repo}: ${status.files} files, ${status.symbols} symbols; first answer (full index) ${(performance.now() - t).toFixed(0)} ms`);
 if (values.model) {
   // Polls (each status call refreshes too) until every symbol has its vector.
   let pending = status.freshness.embeddingsPending;
   while (pending > 0) {
     await new Promise((r) => setTimeout(r, 1000));
-    pending = JSON.parse((await first.client.callTool({ name: 'status', arguments: {} })).content[0].text).freshness.embeddingsPending;
+    pending = (await first.client.callTool({ name: 'get_status', arguments: {} })).structuredContent.freshness.embeddingsPending;
   }
   console.log(`all vectors in ${(performance.now() - t).toFixed(0)} ms after the first call`);
 }
-const top = JSON.parse((await first.client.callTool({ name: 'search', arguments: { query: 'index', limit: 1 } })).content[0].text).results[0];
+const top = (await first.client.callTool({ name: 'search_code', arguments: { query: 'index', limit: 1 } })).structuredContent.results[0];
 if (!top) throw new Error('the repository has no symbol matching "index" to navigate from');
 const calls = [
-  ['callers', { symbol: top.id }],
-  ['search', { query: top.qualifiedName, limit: 5 }],
+  ['get_callers', { symbol: top.id }],
+  ['search_code', { query: top.qualifiedName, limit: 5 }],
 ];
 for (const refresh of [true, false]) {
   const { app, client } = refresh ? first : await connect(false);
@@ -87,7 +87,7 @@ for (const refresh of [true, false]) {
     await timed(client, name, args);
     const xs = [];
     for (let i = 0; i < runs; i++) xs.push(await timed(client, name, args));
-    console.log(`${name.padEnd(8)} ${refresh ? 'refresh before each answer' : 'no refresh (--no-refresh)'}: ${stats(xs)} over ${runs} calls`);
+    console.log(`${name.padEnd(12)} ${refresh ? 'refresh before each answer' : 'no refresh (--no-refresh)'}: ${stats(xs)} over ${runs} calls`);
   }
   if (!refresh) await app.close();
 }
@@ -97,8 +97,8 @@ const original = readFileSync(file, 'utf8');
 const edits = [];
 for (let i = 0; i < Math.min(runs, 10); i++) {
   appendFileSync(file, `\n// bench edit ${i}\n`);
-  edits.push(await timed(first.client, 'callers', { symbol: top.id }));
+  edits.push(await timed(first.client, 'get_callers', { symbol: top.id }));
 }
 writeFileSync(file, original);
-console.log(`callers  after an edit of ${top.path}: ${stats(edits)} over ${edits.length} edits`);
+console.log(`get_callers  after an edit of ${top.path}: ${stats(edits)} over ${edits.length} edits`);
 await first.app.close();

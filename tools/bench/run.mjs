@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Code Agent benchmark suite: `pnpm bench [--ts DIR] [--cs DIR] [--repo DIR]… [--runs N]
-// [--scales 10000,100000] [--only a,b] [--out FILE]`. Build first: `pnpm --filter @ca/cli... build`.
+// [--scales 10000,100000] [--only a,b] [--out FILE]` (stages: syntactic, semantic, full, embed,
+// search, graph, cold, filter, workspace). Build first: `pnpm --filter @ca/cli... build`.
 //
 // Without repositories the corpora are built from files every checkout has (TypeScript's
 // lib/*.d.ts and the fixtures, see lib.mjs). Every stage runs in its own child process (own peak
@@ -12,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { BENCH_DIR, OUT_DIR, benchEnv, buildDefaultCorpora, loadAvg, machineInfo, median, round, runStage, tempDir } from './lib.mjs';
 import { WARMUP_QUERIES } from './queries.mjs';
 
-const STAGE_NAMES = ['syntactic', 'semantic', 'full', 'embed', 'search', 'graph', 'cold'];
+const STAGE_NAMES = ['syntactic', 'semantic', 'full', 'embed', 'search', 'graph', 'cold', 'filter', 'workspace'];
 const { values } = parseArgs({
   options: {
     ts: { type: 'string', multiple: true, default: [] },
@@ -81,7 +82,7 @@ for (const c of corpora) {
 }
 if (only.has('embed')) results.embedBench = await attempt('embedBench (600 lib declarations, 64-token budget)', () => runStage('embedBench', { count: 600, budget: 64 }));
 
-const needSynthetic = only.has('search') || only.has('graph') || only.has('cold');
+const needSynthetic = only.has('search') || only.has('graph') || only.has('cold') || only.has('filter') || only.has('workspace');
 if (needSynthetic) {
   for (const symbols of scales) {
     const dbPath = join(work, `synthetic-${symbols}`, 'index.db');
@@ -89,6 +90,14 @@ if (needSynthetic) {
     if (!s.build.error) {
       if (only.has('search')) s.search = await attempt(`search latency ${symbols}`, () => runStage('search', { dbPath, rounds: runs }));
       if (only.has('graph')) s.graph = await attempt(`graph latency ${symbols}`, () => runStage('graph', { dbPath, rounds: runs }));
+      if (only.has('filter')) s.filter = await attempt(`filtered search latency ${symbols}`, () => runStage('filterSearch', { dbPath, rounds: runs }));
+      if (only.has('workspace')) {
+        // A second index of about the same size with other names and vectors (another seed).
+        const secondDbPath = join(work, `synthetic-${symbols}-b`, 'index.db');
+        const second = await attempt(`synthetic index ${symbols + 1} symbols (second repository)`, () => runStage('synth', { symbols: symbols + 1, dbPath: secondDbPath }));
+        if (!second.error) s.workspace = await attempt(`two-repository search latency ${symbols}`, () => runStage('workspaceSearch', { dbPath, secondDbPath, rounds: runs }));
+        rmSync(join(work, `synthetic-${symbols}-b`), { recursive: true, force: true });
+      }
       if (only.has('cold') && symbols === Math.max(...scales)) results.cold = await attempt(`cold start ${symbols}`, () => coldStarts(dbPath, 3));
     }
     results.synthetic[symbols] = s;
@@ -188,6 +197,20 @@ for (const [symbols, s] of Object.entries(results.synthetic)) {
   if (g && !g.error) {
     row('8. callers depth 1', label, `p50 ${fmt(g.callers1.p50)} / p95 ${fmt(g.callers1.p95)} ms (n=${g.callers1.n}, ${fmt(g.nodes)} nodes)`, 'p95 ≤ 5 ms', check(g.callers1.p95 <= 5));
     row('8. impact depth 5', label, `p50 ${fmt(g.impact5.p50)} / p95 ${fmt(g.impact5.p95)} ms (median ${fmt(g.impact5.medianNodes)} nodes reached)`, 'p95 ≤ 50 ms', check(g.impact5.p95 <= 50));
+  }
+  const fl = s.filter;
+  if (fl && !fl.error) {
+    const p = (x) => `p50 ${fmt(x.p50)} / p95 ${fmt(x.p95)} ms`;
+    row('7. hybrid, no filter', label, `${p(fl.latency.hybrid)} (n=${fl.latency.hybrid.n})`);
+    for (const [name, what] of [['broad', `"${fl.filters.broad}"`], ['selective', `"${fl.filters.selective}"`], ['freshBroad', 'a new broad filter every query']]) {
+      const x = fl.latency[name];
+      row(`7. hybrid + filter ${what}`, label, `${p(x)}, ${fl.ratioP95[name]}× unfiltered p95`, 'p95 ≤ 1.5× unfiltered', check(fl.ratioP95[name] <= 1.5));
+    }
+    row('   result facts (callers, neighbours, duplicates)', label, `${p(fl.latency.hybrid)} with, ${p(fl.latency.hybridNoFacts)} without`);
+  }
+  const ws = s.workspace;
+  if (ws && !ws.error) {
+    row('7. two-repository hybrid search', label, `p50 ${fmt(ws.latency.two.p50)} / p95 ${fmt(ws.latency.two.p95)} ms vs one: p50 ${fmt(ws.latency.one.p50)} / p95 ${fmt(ws.latency.one.p95)} ms (${ws.ratioP95}×)`);
   }
   if (s.build && !s.build.error) row('   synthetic build', label, `${fmt(s.build.totalMs)} ms, ${fmt(s.build.edges)} edges, peak RSS ${fmt(s.build.peakRssMiB)} MiB`);
 }

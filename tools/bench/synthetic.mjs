@@ -127,7 +127,10 @@ async function baseVectors(decls, embed, resolution) {
  */
 export async function buildSynthetic({ symbols, dbPath }) {
   const { Store, VectorStore } = await importDist('store');
+  const { planNodes } = await importDist('invalidation');
   const embed = await importDist('embed');
+  // Every file is new: the planner inserts its nodes (chunk hashes only compare with previous versions).
+  const planner = (input) => planNodes(input.previous, input.nodes, { path: input.path, partialTarget: input.partialTarget, chunkHash: (text) => text });
   const t0 = performance.now();
   const decls = collectDeclarations();
   const rand = rng(7 + symbols);
@@ -180,7 +183,7 @@ export async function buildSynthetic({ symbols, dbPath }) {
   const writeMs0 = performance.now();
   const flush = () => {
     if (batch.length === 0) return;
-    store.writer.writeBatch('working', batch);
+    store.writer.writeBatch('working', batch, planner);
     batch = [];
   };
   files.forEach((file, fi) => {

@@ -1,8 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { resolve } from 'node:path';
-import { Engine, NAVIGATIONS, renderGraph, searchJson, toSymbolView, validateLabelName, type Freshness, type Navigation, type NavigationResult, type NodeRecord, type IndexReport } from '@ca/engine';
-import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS, type Confidence, type Language, type NodeKind } from '@ca/schema';
+import { Engine, NAVIGATIONS, renderGraph, toSymbolView, validateLabelName, type Navigation, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
+import { CaError, CONFIDENCES, type Confidence } from '@ca/schema';
 import { printJson, ProgressBar, reportError } from './output.js';
+import { cmdFind, cmdSearch, cmdView, freshnessNote, joinNegativeNumbers, labelOf, labelOption, openRepo, viewOptionsOf, type QueryValues } from './query.js';
 import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
 import { readContext, writeContext } from './context.js';
 
@@ -13,7 +13,9 @@ Commands:
                           --commit REV: index a commit from git objects as label NAME
   watch [PATH]            index, then re-index on every change until Ctrl-C (one warm engine:
                           an edit is re-indexed in a fraction of a one-shot index; --debounce MS)
-  search QUERY            find symbols by name or words
+  search QUERY            find symbols by name or words (several --repo, or a workspace: one ranking)
+  find EXPR               list the symbols a filter selects (no search text; paged)
+  view FILE [id:N[-M|-end]]  print a file as the index holds it (--lines A-B, or symbols by number)
   symbol NAME             show the symbols matching a name, qualified name or id
   outline FILE            list the symbols of a file
   source NAME             print the source of a symbol
@@ -33,7 +35,9 @@ Commands:
                           remember a default repository and label for the commands (ca use alone: show it)
 
 Global options:
-  --repo DIR              repository root (default: ca use's, then the current directory)
+  --repo DIR|NAME         repository root, or a workspace repository's name (default: ca use's,
+                          then the current directory); search takes several
+  --workspace FILE|DIR    a workspace file listing repositories (default: ./.codeagent/workspace.json)
   --label NAME            answer from this label (default: ca use's, then the working tree)
   --db FILE               index file (default: <repo>/.codeagent/index.db)
   --json                  machine-readable output
@@ -42,20 +46,38 @@ Global options:
 Navigation options:
   --depth N  --min-confidence exact|probable|approximate  --format mermaid|dot  --all
   --max-nodes N  (cap on nodes an answer keeps, nearest first; impact default graph.impact_max_nodes = 1000)
+  --context N  --context-before N  --context-after N  (lines around each site, 0-1000)
 
 Search options:
+  --filter EXPR  (lang: kind: path: name: project: is:test|generated|public returns: type: label:,
+                  with and, or, not and parentheses; ANDed with --lang --kind --path)
   --limit N  --lang ts|js|cs  --kind KIND  --path GLOB  --include-tests  --explain
   --budget TOKENS (default 16384)  --min-score 0..1 (drop results under this fraction of the best)
+  --context N  --context-before N  --context-after N  --max-line-length N
+
+Find options:
+  --limit N (default 50)  --offset N  --cursor C (the nextCursor of the previous page)
 
 Other:
   similar SYMBOL          code like this symbol (vector channel)
-  mcp [PATH]              serve the search and navigation tools to an MCP client over stdio
-                          (--db FILE, --no-refresh; see apps/mcp/README.md)
+  mcp [PATH]              serve the MCP tools over stdio (--db FILE, --no-refresh; apps/mcp/README.md)
+  mcp --http / serve      serve them over HTTP on 127.0.0.1 to many agents (--repo DIR…, --port N)
+  mcp install --client C  print (--write: add) the config entry of claude-code|claude-desktop|vscode|cursor
+  mcp instructions        a snippet for AGENTS.md / CLAUDE.md
   model import DIR        copy an embedding model folder into the user cache (offline machines)
   eval run|gate|mine-git  retrieval quality on query sets (see apps/eval/README.md)`;
 
 const OPTIONS = {
-  repo: { type: 'string' },
+  repo: { type: 'string', multiple: true },
+  workspace: { type: 'string' },
+  filter: { type: 'string', multiple: true },
+  offset: { type: 'string' },
+  cursor: { type: 'string' },
+  context: { type: 'string' },
+  'context-before': { type: 'string' },
+  'context-after': { type: 'string' },
+  'max-line-length': { type: 'string' },
+  lines: { type: 'string' },
   db: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -79,8 +101,7 @@ const OPTIONS = {
   clear: { type: 'boolean', default: false },
 } satisfies ParseArgsConfig['options'];
 
-type Values = {
-  repo?: string;
+type Values = QueryValues & {
   db?: string;
   json: boolean;
   help: boolean;
@@ -116,59 +137,17 @@ function parseLimit(raw: string | undefined): number | undefined {
   return n;
 }
 
-function parseNonNegative(raw: string | undefined, flag: string): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw)) throw usage(`${flag} must be a non-negative integer (got "${raw}")`);
-  return Number(raw);
-}
-
-function parseFraction(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw usage(`--min-score must be a number from 0 to 1 (got "${raw}")`);
-  return n;
-}
-
-function parseLanguages(raw: string[] | undefined): Language[] | undefined {
-  if (!raw) return undefined;
-  const langs = raw.flatMap((r) => r.split(',')).map((s) => s.trim()).filter(Boolean);
-  for (const l of langs) if (!(LANGUAGES as readonly string[]).includes(l)) throw usage(`--lang must be one of ${LANGUAGES.join(', ')} (got "${l}")`);
-  return langs as Language[];
-}
-
-function parseKinds(raw: string[] | undefined): NodeKind[] | undefined {
-  if (!raw) return undefined;
-  const kinds = raw.flatMap((r) => r.split(',')).map((s) => s.trim()).filter(Boolean);
-  for (const k of kinds) if (!(NODE_KINDS as readonly string[]).includes(k)) throw usage(`--kind must be one of ${NODE_KINDS.join(', ')} (got "${k}")`);
-  return kinds as NodeKind[];
-}
-
-function openEngine(values: Values, repoOverride?: string, options: { rebuildIfCorrupt?: boolean } = {}): Engine {
-  return Engine.open(repoOverride ?? values.repo ?? readContext().repo ?? process.cwd(), { ...(values.db ? { dbPath: values.db } : {}), ...options });
-}
-
 /**
- * The label a read command answers from: `--label`, else the one `ca use` remembered for this
- * repository (or for any, when it named none), else the working tree's.
+ * The one repository a command reads: PATH when given (index, watch), else `--repo` (a path or a
+ * workspace name). Read commands (the default) need an index that `ca index` completed: in a
+ * directory never indexed they fail with `not_indexed` (exit 2) and create nothing; only `index`
+ * and `watch` (`{ create: true }`) create one.
  */
-function labelOf(values: Values, engine: Engine): string | undefined {
-  if (values.label !== undefined) return values.label;
-  const context = readContext();
-  if (context.label === undefined) return undefined;
-  if (context.repo !== undefined && resolve(context.repo) !== engine.repoRoot) return undefined;
-  return context.label;
-}
-
-/** `{ label }` for engine calls, or nothing for the working tree. */
-function labelOption(values: Values, engine: Engine): { label?: string } {
-  const label = labelOf(values, engine);
-  return label === undefined ? {} : { label };
-}
-
-/** One line saying how fresh an answer is, when it is not the working tree as it is now. */
-function freshnessNote(f: Freshness): string | null {
-  if (f.headMoved) return `note: HEAD moved since ${f.label} was indexed (${f.commit?.slice(0, 12) ?? '?'} → ${f.head?.slice(0, 12) ?? '?'}); run ca index to refresh`;
-  return null;
+function openEngine(values: Values, repoOverride?: string, options: { rebuildIfCorrupt?: boolean; create?: boolean } = {}, command = 'this command'): Engine {
+  const { create, ...rest } = options;
+  const engineOptions = { ...rest, requireIndex: create !== true };
+  if (repoOverride !== undefined) return Engine.open(repoOverride, { ...(values.db ? { dbPath: values.db } : {}), ...engineOptions });
+  return openRepo(values, command, engineOptions);
 }
 
 function location(n: { path: string; startLine: number; endLine: number }): string {
@@ -181,7 +160,7 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
   if (args.length > 1) throw usage('index takes at most one PATH');
   if ((values.commit === undefined) !== (values.label === undefined)) throw usage('--label and --commit go together: ca index --label NAME --commit REV');
   if (values.label !== undefined) validateLabelName(values.label);
-  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true });
+  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true, create: true });
   try {
     const bar = new ProgressBar(!values.json && process.stderr.isTTY === true);
     const kill = faultKillPoint(process.env['CA_FAULT_KILL_AT']);
@@ -234,7 +213,7 @@ async function cmdWatch(values: Values, args: string[]): Promise<number> {
   if (args.length > 1) throw usage('watch takes at most one PATH');
   const raw = values.debounce;
   if (raw !== undefined && !/^\d+$/.test(raw)) throw usage(`--debounce must be a number of milliseconds (got "${raw}")`);
-  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true });
+  const engine = openEngine(values, args[0], { rebuildIfCorrupt: true, create: true });
   const stop = new Promise<void>((res) => {
     process.once('SIGINT', () => res());
     process.once('SIGTERM', () => res());
@@ -257,48 +236,6 @@ async function cmdWatch(values: Values, args: string[]): Promise<number> {
       },
       printError: (e) => reportError(e, values.json),
     });
-    return 0;
-  } finally {
-    await engine.dispose();
-  }
-}
-
-async function cmdSearch(values: Values, args: string[]): Promise<number> {
-  if (args.length === 0) throw usage('search needs a QUERY');
-  const query = args.join(' ');
-  const limit = parseLimit(values.limit);
-  const languages = parseLanguages(values.lang);
-  const kinds = parseKinds(values.kind);
-  const budget = parseNonNegative(values.budget, '--budget');
-  const minScore = parseFraction(values['min-score']);
-  const engine = openEngine(values);
-  try {
-    const response = await engine.search(query, {
-      ...(limit !== undefined ? { limit } : {}),
-      ...(languages ? { languages } : {}),
-      ...(kinds ? { kinds } : {}),
-      ...(values.path ? { pathGlob: values.path } : {}),
-      includeTests: values['include-tests'],
-      ...(budget !== undefined ? { budget } : {}),
-      ...(minScore !== undefined ? { minScore } : {}),
-      ...labelOption(values, engine),
-    });
-    const freshness = engine.freshness(labelOf(values, engine));
-    if (values.json) {
-      printJson({ ...searchJson(response, values.explain), freshness });
-      return 0;
-    }
-    const note = freshnessNote(freshness);
-    if (note) process.stderr.write(`${note}\n`);
-    if (response.results.length === 0) process.stdout.write(`No results for "${query}".\n`);
-    response.results.forEach((r, i) => {
-      const why = values.explain ? r.matchedBy.map((c) => `${c}#${r.ranks[c]}`).join(' ') : r.matchedBy.join(', ');
-      process.stdout.write(`${i + 1}. ${r.qualifiedName}  (${r.kind}, ${r.language})  ${location(r)}  score ${r.score.toFixed(4)}  [${why}]\n`);
-      const preview = r.code.split('\n').slice(0, 6);
-      for (const line of preview) process.stdout.write(`     ${line}\n`);
-      if (r.code.split('\n').length > 6) process.stdout.write('     …\n');
-    });
-    for (const n of response.notices) process.stderr.write(`note: ${n}\n`);
     return 0;
   } finally {
     await engine.dispose();
@@ -396,6 +333,10 @@ async function cmdStatus(values: Values): Promise<number> {
       out.push('files not fully indexed:');
       for (const f of s.problems) out.push(`  ${f.status.padEnd(10)} ${f.path}${f.reason ? ` — ${f.reason}` : ''}`);
     }
+    if (s.notLoaded.length > 0) {
+      out.push('not loaded or run (repository code never runs):');
+      for (const n of s.notLoaded) out.push(`  ${n.kind.padEnd(14)} ${n.path ?? ''}${n.path ? ' — ' : ''}${n.message}`);
+    }
     process.stdout.write(`${out.join('\n')}\n`);
     return 0;
   } finally {
@@ -438,21 +379,28 @@ function printNavigation(result: NavigationResult): void {
     const outgoing = result.navigation === 'callees' || result.navigation === 'deps';
     // One row per (edge type, other symbol, file, confidence), its sites listed in answer order:
     // a test file calling a helper forty times is one row, not forty.
-    const rows = new Map<string, { head: string; path: string; lines: number[]; confidence: string }>();
-    for (const e of result.edges) {
+    const rows = new Map<string, { head: string; path: string; lines: number[]; confidence: string; contexts: SiteContext[] }>();
+    for (const e of result.edges as readonly (NavigationResult['edges'][number] & { context?: SiteContext })[]) {
       const otherId = outgoing ? e.to : e.from;
       const other = otherId === null ? undefined : byId.get(otherId);
       const label = other ? `${other.qualifiedName} (${other.kind}) ${other.path}:${other.startLine}` : otherId === null ? `${e.targetName} (unresolved)` : `#${otherId}`;
       const head = `  ${e.type.padEnd(10)} ${label}`;
       const key = `${head}\0${e.path}\0${e.confidence}`;
       const row = rows.get(key);
-      if (row) row.lines.push(e.line);
-      else rows.set(key, { head, path: e.path, lines: [e.line], confidence: e.confidence });
+      const contexts = e.context ? [e.context] : [];
+      if (row) (row.lines.push(e.line), row.contexts.push(...contexts));
+      else rows.set(key, { head, path: e.path, lines: [e.line], confidence: e.confidence, contexts });
     }
     for (const r of rows.values()) {
       const shown = r.lines.slice(0, SITES_SHOWN).join(', ');
       const more = r.lines.length > SITES_SHOWN ? `, … (${r.lines.length} sites)` : '';
       out.push(`${r.head}  at ${r.path}:${shown}${more}  [${r.confidence}]`);
+      // --context: the lines around each site, numbered (every site, not only the first ten).
+      for (const c of r.contexts) {
+        const width = String(c.startLine + c.lines.length - 1).length;
+        c.lines.forEach((l, k) => out.push(`      ${String(c.startLine + k).padStart(width)}│ ${l}`));
+        out.push('');
+      }
     }
   }
   if (result.edges.length === 0) out.push('  (none found)');
@@ -473,9 +421,10 @@ async function cmdNavigate(navigation: Navigation, values: Values, args: string[
   if (min !== undefined && !(CONFIDENCES as readonly string[]).includes(min)) throw usage(`--min-confidence must be one of ${CONFIDENCES.join(', ')} (got "${min}")`);
   const format = values.format;
   if (format !== undefined && format !== 'mermaid' && format !== 'dot') throw usage(`--format must be mermaid or dot (got "${format}")`);
-  const engine = openEngine(values);
+  const view = viewOptionsOf(values);
+  const engine = openEngine(values, undefined, {}, navigation);
   try {
-    const result = engine.navigate(navigation, args[0]!, {
+    let result: NavigationResult = engine.navigate(navigation, args[0]!, {
       ...(depth !== undefined ? { depth } : {}),
       ...(maxNodes !== undefined ? { maxNodes: Number(maxNodes) } : {}),
       ...(min ? { minConfidence: min as Confidence } : {}),
@@ -483,6 +432,7 @@ async function cmdNavigate(navigation: Navigation, values: Values, args: string[
       throughInterfaces: values['through-interfaces'],
       ...labelOption(values, engine),
     });
+    if (view) result = engine.navigationContext(result, view, labelOption(values, engine));
     const freshness = engine.freshness(labelOf(values, engine));
     if (format) process.stdout.write(`${renderGraph(result, format)}\n`);
     else if (values.json) printJson({ ...result, freshness });
@@ -616,18 +566,19 @@ export async function run(argv: string[]): Promise<number> {
   let values: Values;
   let positionals: string[];
   const wantsJson = argv.includes('--json');
-  if (argv[0] === 'eval' || argv[0] === 'mcp') {
+  if (argv[0] === 'eval' || argv[0] === 'mcp' || argv[0] === 'serve') {
     // The eval app and the MCP server parse their own options (--split, --no-refresh, …); the
     // MCP server owns stdout (the protocol).
     try {
       const runApp = argv[0] === 'eval' ? (await import('@ca/eval')).runEvalCli : (await import('@ca/mcp')).runMcpCli;
-      return await runApp(argv.slice(1));
+      // `ca serve …` is `ca mcp serve …` (the HTTP server).
+      return await runApp(argv[0] === 'serve' ? argv : argv.slice(1));
     } catch (e) {
       return reportError(e, wantsJson);
     }
   }
   try {
-    const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: joinNegativeNumbers(argv), options: OPTIONS, allowPositionals: true, strict: true });
     values = parsed.values as Values;
     positionals = parsed.positionals;
   } catch (e) {
@@ -646,6 +597,10 @@ export async function run(argv: string[]): Promise<number> {
         return await cmdWatch(values, args);
       case 'search':
         return await cmdSearch(values, args);
+      case 'find':
+        return await cmdFind(values, args);
+      case 'view':
+        return await cmdView(values, args);
       case 'symbol':
         return await cmdSymbol(values, args);
       case 'outline':

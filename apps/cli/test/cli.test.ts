@@ -37,7 +37,24 @@ describe('ca CLI', () => {
     expect(body.intent).toBe('targeted');
     expect(body.results.length).toBeLessThanOrEqual(3);
     const top = body.results[0];
-    expect(Object.keys(top)).toEqual(['id', 'qualifiedName', 'name', 'kind', 'language', 'path', 'startLine', 'endLine', 'score', 'matchedBy', 'code']);
+    expect(Object.keys(top)).toEqual([
+      'id',
+      'qualifiedName',
+      'name',
+      'kind',
+      'language',
+      'path',
+      'startLine',
+      'endLine',
+      'score',
+      'matchedBy',
+      'package',
+      'isPublicApi',
+      'callerCount',
+      'callers',
+      'callees',
+      'code',
+    ]);
     expect([top.qualifiedName, top.kind, top.language, top.path]).toEqual(['BillingAccount.terminatePlan', 'method', 'ts', 'src/billing/billingAccount.ts']);
     expect(typeof body.tookMs).toBe('number');
   });
@@ -72,7 +89,7 @@ describe('ca CLI', () => {
     expect(notDir.code).toBe(2);
     expect(JSON.parse(notDir.stdout)).toEqual({ error: { code: 'invalid_path', message: `repository path is not a directory: ${file}` } });
     expect(ca(['search', 'x', '--repo', repo, '--limit', '-1']).code).toBe(2);
-    expect(ca(['search', 'x', '--repo', repo, '--limit', 'ten']).stderr).toBe('ca: --limit must be a positive integer (got "ten")\n');
+    expect(ca(['search', 'x', '--repo', repo, '--limit', 'ten']).stderr).toBe('ca: --limit must be an integer from 1 to 1,000 (got "ten")\n');
     expect(ca(['search', 'x', '--repo', repo, '--lang', 'py']).code).toBe(2);
     expect(ca(['frobnicate']).code).toBe(2);
     expect(ca(['search', '--bogus']).code).toBe(2);
@@ -133,7 +150,8 @@ describe('ca CLI', () => {
 
   it('a corrupt index is reported as a failure (exit 1)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ca-cli-'));
-    writeFileSync(join(dir, 'bad.db'), 'not a database'.repeat(100));
+    // An SQLite file whose pages are garbage (a file without the SQLite header is not taken for an index: see below).
+    writeFileSync(join(dir, 'bad.db'), Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.from('not a database'.repeat(100))]));
     const r = ca(['status', '--repo', repo, '--db', join(dir, 'bad.db')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^ca: .*bad\.db is not a valid index database/);
@@ -143,5 +161,18 @@ describe('ca CLI', () => {
     expect(JSON.parse(rebuilt.stdout).files).toBe(13);
     expect(readdirSync(dir).filter((f) => f.startsWith('bad.db.corrupt-')).length).toBe(1);
     expect(ca(['status', '--repo', repo, '--db', join(dir, 'bad.db')]).code).toBe(0);
+  });
+
+  it('--db at a file that is not an SQLite database is refused (exit 2) and left as it was', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ca-cli-'));
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'my notes, not an index\n');
+    for (const args of [['status', '--repo', repo], ['index', repo]]) {
+      const r = ca([...args, '--db', notes]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`ca: ${notes} is not a Code Agent index (not an SQLite database); refusing to use or replace it\n`);
+    }
+    expect(readFileSync(notes, 'utf8')).toBe('my notes, not an index\n');
+    expect(readdirSync(dir)).toEqual(['notes.txt']);
   });
 });

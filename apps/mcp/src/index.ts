@@ -1,5 +1,15 @@
-export { createServer, serveStdio, runMcpCli, stderrLog } from './server.js';
+export { createServer, createMcpServer, serveStdio, stderrLog, warmUp, SERVER_VERSION } from './server.js';
 export type { ServerOptions, CodeAgentServer } from './server.js';
+export { runMcpCli, DEFAULT_HTTP_PORT } from './cli.js';
+export { serveHttp, generateToken, isLoopbackAddress } from './http.js';
+export type { HttpServerOptions, RunningHttpServer } from './http.js';
+export { SessionPool, SingleRepo, repoKey } from './pool.js';
+export type { RepoSessions, PoolOptions, PoolSessionOptions } from './pool.js';
+export { LineTransport, DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';
+export { install, installPlan, mergedConfig, AGENT_INSTRUCTIONS, CLIENTS, SERVER_NAME } from './install.js';
+export type { Client, InstallPlan } from './install.js';
 export { Session } from './session.js';
 export type { SessionOptions, RefreshState } from './session.js';
-export { TOOL_NAMES, DEFAULT_MAX_NODES, MAX_QUERY_CHARS } from './tools.js';
+export { TOOL_NAMES, DEFAULT_MAX_NODES, MAX_QUERY_CHARS, INSTRUCTIONS } from './tools.js';
+export type { ToolOptions } from './tools.js';
+export { DEFAULT_ANSWER_TOKENS } from './answers.js';

@@ -1,4 +1,5 @@
-import { runMcpCli, stderrLog } from './server.js';
+import { runMcpCli } from './cli.js';
+import { stderrLog } from './server.js';
 
 runMcpCli(process.argv.slice(2)).then(
   (code) => {

@@ -1,13 +1,13 @@
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { toCaError } from '@ca/schema';
+import { SingleRepo, type RepoSessions } from './pool.js';
 import { Session, type SessionOptions } from './session.js';
-import { registerTools } from './tools.js';
+import { LineTransport } from './stdio.js';
+import { INSTRUCTIONS, registerTools, type ToolOptions } from './tools.js';
 
-export interface ServerOptions extends Partial<Pick<SessionOptions, 'refresh' | 'log'>>, Omit<SessionOptions, 'refresh' | 'log'> {}
+export interface ServerOptions extends Partial<Pick<SessionOptions, 'refresh' | 'log'>>, Omit<SessionOptions, 'refresh' | 'log'>, ToolOptions {}
 
 export interface CodeAgentServer {
   /** The MCP server: connect it to a transport (stdio, an in-memory pair in tests). */
@@ -20,37 +20,41 @@ export interface CodeAgentServer {
   close(): Promise<void>;
 }
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
-
-const INSTRUCTIONS =
-  'Code Agent indexes this repository (TypeScript/JavaScript and C#) into a symbol graph with text and vector search. ' +
-  'Use `search` to find code by name or by a question in words, `symbol` for the full source of one symbol, and ' +
-  '`callers`/`callees`/`references`/`implementations`/`dependencies`/`dependents`/`impact` to navigate. Symbols may be ' +
-  'given by id (from an earlier answer), qualified name or bare name. Answers reflect the files as they are on disk.';
+export const { version: SERVER_VERSION } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 /** `stderr` logging, one line per message: stdout carries the protocol only. */
 export function stderrLog(line: string): void {
   process.stderr.write(`ca-mcp: ${line}\n`);
 }
 
+/** An MCP server with the Code Agent tools over `repos` (one repository, or the HTTP pool). */
+export function createMcpServer(repos: RepoSessions, options: ToolOptions = {}): McpServer {
+  const served = repos.multiRepo ? ` This server serves several repositories: name one with the repo argument of any tool (${repos.repos.join(', ')}).` : '';
+  const server = new McpServer({ name: 'code-agent', version: SERVER_VERSION }, { instructions: INSTRUCTIONS + served });
+  registerTools(server, repos, options);
+  return server;
+}
+
+/** Starts the first index of `session` in the background, unless it does not refresh by itself. */
+export function warmUp(session: Session): void {
+  if (!session.options.refresh) return;
+  try {
+    session.engine();
+  } catch (e) {
+    session.options.log(`cannot open the index: ${toCaError(e).message} (tools answer with this error until it can be opened)`);
+    return;
+  }
+  session.refresh().catch((e: unknown) => session.options.log(`first index failed: ${toCaError(e).message}`));
+}
+
 /** The Code Agent MCP server over one repository (not yet connected to a transport). */
 export function createServer(options: ServerOptions): CodeAgentServer {
   const session = new Session({ ...options, refresh: options.refresh ?? true, log: options.log ?? stderrLog });
-  const server = new McpServer({ name: 'code-agent', version }, { instructions: INSTRUCTIONS });
-  registerTools(server, session);
+  const server = createMcpServer(new SingleRepo(session), options.answerTokens !== undefined ? { answerTokens: options.answerTokens } : {});
   return {
     server,
     session,
-    warmUp() {
-      if (!session.options.refresh) return;
-      try {
-        session.engine();
-      } catch (e) {
-        session.options.log(`cannot open the index: ${toCaError(e).message} (tools answer with this error until it can be opened)`);
-        return;
-      }
-      session.refresh().catch(() => undefined);
-    },
+    warmUp: () => warmUp(session),
     async close() {
       await server.close();
       await session.close();
@@ -60,28 +64,37 @@ export function createServer(options: ServerOptions): CodeAgentServer {
 
 /**
  * Serves over stdio until stdin closes or a SIGINT/SIGTERM arrives. Owns the process: anything
- * else written to stdout (a stray console.log, a worker's output) goes to stderr instead, and
- * a stray error is logged, never the end of the server.
+ * else written to stdout (a stray console.log, a worker's output) goes to stderr instead, a
+ * stray error is logged, never the end of the server, and a malformed or oversized message gets
+ * a JSON-RPC error (LineTransport).
  */
-export async function serveStdio(options: ServerOptions): Promise<void> {
+export async function serveStdio(options: ServerOptions & { maxMessageBytes?: number }): Promise<void> {
   const protocolOut = guardStdout();
-  process.on('unhandledRejection', (e) => stderrLog(`unhandled rejection: ${toCaError(e).message}`));
-  process.on('uncaughtException', (e) => stderrLog(`uncaught exception: ${toCaError(e).message}`));
+  guardProcess();
   const app = createServer(options);
   const stopped = new Promise<void>((res) => {
     process.stdin.once('end', res);
     process.once('SIGINT', res);
     process.once('SIGTERM', res);
   });
-  await app.server.connect(new StdioServerTransport(process.stdin, protocolOut));
+  const transport = new LineTransport(process.stdin, protocolOut, options.maxMessageBytes !== undefined ? { maxMessageBytes: options.maxMessageBytes } : {});
+  // Refused messages are logged, one line each (connect chains the SDK's handler after this one).
+  transport.onerror = (e) => stderrLog(`refused a message: ${e.message}`);
+  await app.server.connect(transport);
   stderrLog(`serving ${app.session.options.repo}${app.session.options.refresh ? '' : ' (refresh on request only)'}`);
   app.warmUp();
   await stopped;
   await app.close();
 }
 
+/** A stray rejection or exception is logged, never the end of a server that other agents rely on. */
+export function guardProcess(): void {
+  process.on('unhandledRejection', (e) => stderrLog(`unhandled rejection: ${toCaError(e).message}`));
+  process.on('uncaughtException', (e) => stderrLog(`uncaught exception: ${toCaError(e).message}`));
+}
+
 /** Sends `process.stdout.write` to stderr and returns a stream that still writes to the real stdout. */
-function guardStdout(): Writable {
+export function guardStdout(): Writable {
   const stdout = process.stdout;
   const write = stdout.write.bind(stdout);
   const out = new Writable({
@@ -91,44 +104,4 @@ function guardStdout(): Writable {
   });
   stdout.write = process.stderr.write.bind(process.stderr) as typeof stdout.write;
   return out;
-}
-
-const USAGE = `usage: ca-mcp [PATH] [--db FILE] [--no-refresh]
-
-Serves Code Agent's search and navigation tools to an MCP client over stdio.
-  PATH          repository root (default: --repo, then the current directory)
-  --repo DIR    the same as PATH
-  --db FILE     index file (default: <repo>/.codeagent/index.db)
-  --no-refresh  serve the index as it is; only the index tool (or ca watch) updates it
-                (default: an incremental index before each answer, so edits show at once)`;
-
-/** `ca-mcp …` and `ca mcp …`: parses `argv` (without node and script) and serves; returns the exit code. */
-export async function runMcpCli(argv: string[]): Promise<number> {
-  let values: { repo?: string; db?: string; 'no-refresh'?: boolean; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: { repo: { type: 'string' }, db: { type: 'string' }, 'no-refresh': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (e) {
-    process.stderr.write(`ca-mcp: ${(e as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length > 1) {
-    process.stderr.write(`ca-mcp: at most one PATH\n${USAGE}\n`);
-    return 2;
-  }
-  await serveStdio({
-    repo: positionals[0] ?? values.repo ?? process.cwd(),
-    ...(values.db ? { dbPath: values.db } : {}),
-    refresh: values['no-refresh'] !== true,
-  });
-  return 0;
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -27,7 +27,7 @@ export const NO_EMBEDDINGS = { embedding: { enabled: false } };
 
 export interface Answer {
   readonly isError: boolean;
-  /** The first text item, parsed as JSON (the CLI's --json shape), or undefined when it is not JSON. */
+  /** `structuredContent` when the answer has it (search_code: its JSON), else the first text item parsed as JSON (errors), else undefined. */
   readonly json: any;
   readonly texts: string[];
   readonly structured: unknown;
@@ -49,7 +49,7 @@ export async function callTool(client: Client, name: string, args: Record<string
   } catch {
     json = undefined;
   }
-  return { isError: r.isError === true, json, texts, structured: r.structuredContent };
+  return { isError: r.isError === true, json: r.structuredContent ?? json, texts, structured: r.structuredContent };
 }
 
 /** The real server over a linked in-memory transport, with an SDK client connected to it. */
@@ -80,4 +80,19 @@ export function caJson(args: string[]): any {
   const r = spawnSync(process.execPath, [CLI_BIN, ...args, '--json'], { encoding: 'utf8', env: { ...CLEAN_ENV, CA_EMBEDDING_ENABLED: 'false' } });
   if (r.status !== 0) throw new Error(`ca ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);
+}
+
+/**
+ * Why the C# MCP tests cannot run here (no .NET SDK, or roslyn-host not built), or null. They are
+ * skipped with the reason printed; with CA_REQUIRE_DOTNET=1 (set by .ci/run) that is an error.
+ */
+export function dotnetMissing(): string | null {
+  const dotnet = spawnSync('dotnet', ['--version'], { encoding: 'utf8' }).status === 0;
+  const release = join(ROOT, 'roslyn-host', 'bin', 'Release');
+  const built = existsSync(release) && readdirSync(release).some((tfm) => existsSync(join(release, tfm, 'CodeAgent.RoslynHost.dll')));
+  const reason = !dotnet ? 'dotnet (the .NET SDK) is not installed' : !built ? `roslyn-host is not built (no ${release}/<tfm>/CodeAgent.RoslynHost.dll)` : null;
+  if (reason === null) return null;
+  if (process.env['CA_REQUIRE_DOTNET'] === '1') throw new Error(`CA_REQUIRE_DOTNET=1 but the C# MCP tests cannot run: ${reason}`);
+  console.warn(`SKIPPED: the C# MCP tests need the .NET SDK and a built roslyn-host: ${reason}`);
+  return reason;
 }

@@ -26,11 +26,16 @@ describe.skipIf(MISSING !== null)('MCP server with the embedding model (fixtures
   });
 
   it('status says the vector channel is on; a question in words finds its symbol through it', async () => {
-    const status = await mcp.call('status');
+    const status = await mcp.call('get_status');
     expect(status.json.vectorChannel).toMatch(/^on: all-MiniLM-L6-v2 \(384 dims\), \d+ vectors$/);
-    const r = await mcp.call('search', { query: 'stop charging this customer every month', limit: 3, explain: true });
+    const r = await mcp.call('search_code', { query: 'stop charging this customer every month', limit: 3 });
     expect(r.json.notices).toEqual([]);
     expect(r.json.results.some((x: any) => x.code.includes('terminatePlan()') && x.matchedBy.some((c: string) => c.startsWith('vector#')))).toBe(true);
+    // find_similar answers from the vectors: no fallback notice, every result a vector neighbour, not the symbol's own class.
+    const similar = await mcp.call('find_similar', { symbol: 'MemoryTokenStore.load', limit: 3 });
+    expect(similar.json.notices).toEqual([]);
+    expect(similar.json.results.map((x: any) => x.matchedBy)).toEqual([['vector'], ['vector'], ['vector']]);
+    expect(similar.json.results.map((x: any) => x.qualifiedName)).not.toContain('MemoryTokenStore');
   }, 120_000);
 });
 
@@ -46,7 +51,7 @@ describe.skipIf(MISSING !== null)('MCP server: vectors filled in behind the answ
     const { mcp, remove } = await fresh(40);
     try {
       // The first refresh embeds 40 of the 92 nodes.
-      const first = await mcp.call('search', { query: 'AuthService.login' });
+      const first = await mcp.call('search_code', { query: 'AuthService.login' });
       expect(first.json.results[0].qualifiedName).toBe('AuthService.login');
       expect(first.json.notices).toEqual([
         'vector channel partial: 52 symbols not embedded yet; matches found only by meaning may be missing',
@@ -55,10 +60,10 @@ describe.skipIf(MISSING !== null)('MCP server: vectors filled in behind the answ
       let pending = Number.POSITIVE_INFINITY;
       for (let i = 0; i < 100 && pending > 0; i++) {
         await new Promise((r) => setTimeout(r, 200));
-        pending = (await mcp.call('status')).json.freshness.embeddingsPending;
+        pending = (await mcp.call('get_status')).json.freshness.embeddingsPending;
       }
       expect(pending).toBe(0);
-      const r = await mcp.call('search', { query: 'stop charging this customer every month', limit: 3, explain: true });
+      const r = await mcp.call('search_code', { query: 'stop charging this customer every month', limit: 3 });
       expect(r.json.notices).toEqual([]);
       expect(r.json.results.some((x: any) => x.code.includes('terminatePlan()') && x.matchedBy.some((c: string) => c.startsWith('vector#')))).toBe(true);
     } finally {
@@ -70,7 +75,7 @@ describe.skipIf(MISSING !== null)('MCP server: vectors filled in behind the answ
   it('closing waits for the slice under way and stops; a slice below 1 embeds one symbol at a time', async () => {
     const { mcp, remove } = await fresh(0);
     try {
-      const first = await mcp.call('status');
+      const first = await mcp.call('get_status');
       expect(first.json.freshness.embeddingsPending).toBe(91);
       // Closing now (slices still to come) waits for the one under way and schedules no more:
       // a hang here would fail the test by its timeout; after it nothing moves.

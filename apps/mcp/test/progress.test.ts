@@ -55,7 +55,7 @@ describe('progress notifications while an answer waits for the index', () => {
     const mcp = await connect({ repo, progress: { delayMs: 0, intervalMs: 3_600_000 } });
     try {
       const got: { progress: number; total?: number; message?: string }[] = [];
-      const r = await mcp.client.callTool({ name: 'search', arguments: { query: 'AuthService.authenticate' } }, undefined, { onprogress: (p) => got.push(p) });
+      const r = await mcp.client.callTool({ name: 'search_code', arguments: { query: 'AuthService.authenticate' } }, undefined, { onprogress: (p) => got.push(p) });
       expect(r.isError).not.toBe(true);
       expect(got).toEqual([
         { progress: 1, message: 'indexing: listing files' },
@@ -67,8 +67,31 @@ describe('progress notifications while an answer waits for the index', () => {
       // Without a progress token nothing is sent (and a no-change refresh has nothing to report anyway).
       const quiet: unknown[] = [];
       mcp.client.fallbackNotificationHandler = async (n) => void quiet.push(n);
-      await mcp.client.callTool({ name: 'search', arguments: { query: 'AuthService.authenticate' } });
+      await mcp.client.callTool({ name: 'search_code', arguments: { query: 'AuthService.authenticate' } });
       expect(quiet).toEqual([]);
+    } finally {
+      await mcp.close();
+      rmSync(join(repo, '..'), { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('index_files sends one notification per phase while it indexes, when asked for progress', async () => {
+    const repo = copyFixture('ts-app');
+    // No refresh before answers: index_files runs the first index itself.
+    const mcp = await connect({ repo, refresh: false, progress: { delayMs: 0, intervalMs: 3_600_000 } });
+    try {
+      const got: { progress: number; message?: string }[] = [];
+      const r = await mcp.client.callTool({ name: 'index_files', arguments: {} }, undefined, { onprogress: (p) => got.push(p) });
+      expect(r.isError).toBeFalsy();
+      expect((r.structuredContent as any).changed).toBe(13);
+      // fixtures/ts-app: 13 files, one TS program (the semantic pass reports its start only).
+      expect(got).toEqual([
+        { progress: 1, message: 'indexing: listing files' },
+        { progress: 2, message: 'indexing: parsing files 1/13' },
+        { progress: 3, message: 'indexing: writing files 13/13' },
+        { progress: 4, message: 'indexing: resolving imports' },
+        { progress: 5, message: 'indexing: semantic pass (exact edges)' },
+      ]);
     } finally {
       await mcp.close();
       rmSync(join(repo, '..'), { recursive: true, force: true });

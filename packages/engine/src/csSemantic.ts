@@ -1,6 +1,7 @@
 import { CaError, type EdgeType } from '@ca/schema';
 import { isRoslynAvailable, RoslynHost, type DocumentResult } from '@ca/parse-cs';
 import type { SemanticEdgeWrite, Store } from '@ca/store';
+import { recordCsLoadWarnings } from './loadNotes.js';
 
 export interface CsSemanticReport {
   readonly available: boolean;
@@ -39,6 +40,8 @@ export async function runCsSemanticPass(
     onProgress?: (done: number, total: number) => void;
     /** A long-lived host (kept warm between passes, not disposed here); default: one for this pass. */
     host?: RoslynHost;
+    /** `indexing.max_file_bytes`: the host refuses larger source files. */
+    maxFileBytes?: number;
   },
 ): Promise<CsSemanticReport> {
   const started = performance.now();
@@ -89,10 +92,12 @@ export async function runCsSemanticPass(
       const partial = wanted !== null && projectFiles.some((f) => !wanted.has(f.path));
       const analysed = partial ? projectFiles.filter((f) => wanted.has(f.path)) : projectFiles;
       try {
-        await host.loadProject(
-          { projectPath: project, repoRoot, safeMode: options.safeMode, loadReferences: true },
+        const load = await host.loadProject(
+          { projectPath: project, repoRoot, safeMode: options.safeMode, loadReferences: true, ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}) },
           { deadlineMs: Math.max(120_000, allLines) },
         );
+        // Targets, analyzers and imports not run, files refused: the index says what it did not load.
+        recordCsLoadWarnings(store, repoRoot, load.warnings);
         const result = await host.analyze(
           {
             projectId: project,

@@ -80,6 +80,7 @@ export async function embedPending(
   }
   const round = Math.max(1, Math.floor(maxNodes === undefined ? roundSize : Math.min(roundSize, maxNodes)));
   store.writer.setMetadata(META_VECTORS_PENDING, String(total));
+  onProgress?.(0, total);
   const workerOptions = { batchSize: config.batch_size, batchTokens: config.batch_tokens, workers: config.workers };
   const embedder = acquire ? await acquire(resolution, workerOptions) : await createWorkerEmbedder(resolution, workerOptions);
   let nodes = 0;

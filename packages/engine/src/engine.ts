@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { CaError, CONFIG_DIR, gitBlobId, loadConfig, type Config, type ParseStatus } from '@ca/schema';
-import { LATEST_SCHEMA_VERSION, Store, type GcReport, type IndexReader, type KnnHit, type LabelInfo, type NodeRecord } from '@ca/store';
-import { search as runSearch, toSearchResult, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { CaError, CONFIG_DIR, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
+import { LATEST_SCHEMA_VERSION, Store, type GcReport, type IndexReader, type KnnHit, type LabelInfo, type LoadNote, type NodeRecord } from '@ca/store';
+import { search as runSearch, toSearchResult, type SearchContext, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
 import { RoslynHost } from '@ca/parse-cs';
 import {
@@ -17,14 +17,17 @@ import {
 } from '@ca/invalidation';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { diskProjectReader } from './csProjects.js';
-import { toSymbolView } from './symbolView.js';
 export { searchJson, toSymbolView } from './symbolView.js';
 export type { SymbolView } from './symbolView.js';
 import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
 import { embedPending, IndexEmbedder, META_VECTORS_PENDING, QueryEmbedder, type EmbedReport } from './embedding.js';
 import { IndexLock, type LockHolder } from './indexLock.js';
-import { runIndex, type IndexProgress, type IndexReport, type RunOptions } from './indexer.js';
+import { runIndex, type IndexReport, type RunOptions } from './indexer.js';
+import { tsLoadNoteRecorder } from './loadNotes.js';
+import { checkIndexPath, requireIndexed } from './indexPresence.js';
 export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './indexer.js';
+import { findSymbols, type FindOptions, type FindResponse } from './find.js';
+import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
 
 export { WORKING_LABEL };
 
@@ -37,6 +40,11 @@ export interface EngineOptions {
   readonly env?: Record<string, string | undefined>;
   /** A corrupt index file is moved aside and rebuilt from source (what `ca index` does). */
   readonly rebuildIfCorrupt?: boolean;
+  /**
+   * Read commands: fail with `not_indexed` (CLI exit 2) when the repository has no index that
+   * an index run completed, instead of creating an empty one. Default false (open creates it).
+   */
+  readonly requireIndex?: boolean;
 }
 
 /**
@@ -93,6 +101,8 @@ export interface StatusReport {
   readonly semantic: string;
   readonly vectorChannel: string;
   readonly lastIndexedAt: string | null;
+  /** What indexing did not load or run: stripped tsconfig plugins, MSBuild targets and analyzers, files refused by a semantic pass. */
+  readonly notLoaded: readonly LoadNote[];
   readonly freshness: Freshness;
   readonly labels: readonly LabelInfo[];
 }
@@ -183,6 +193,7 @@ export class Engine {
     const config = loadConfig(root, { env: options.env ?? process.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) });
     const git = GitRepository.locate(root);
     const dbPath = options.dbPath ? (isAbsolute(options.dbPath) ? options.dbPath : resolve(options.dbPath)) : defaultIndexPath(root, git);
+    checkIndexPath(dbPath, repo, { explicit: options.dbPath !== undefined, requireIndex: options.requireIndex === true });
     if (!options.dbPath) {
       const dir = dirname(dbPath);
       mkdirSync(dir, { recursive: true });
@@ -199,6 +210,14 @@ export class Engine {
       moveAside(dbPath);
       store = Store.open(dbPath, { skipQuickCheck: true });
       store.writer.recordEvent('index_rebuilt', null, `the previous index was not a valid database (${e.message}); rebuilding from source`);
+    }
+    if (options.requireIndex === true) {
+      try {
+        requireIndexed(store, repo, dbPath);
+      } catch (e) {
+        store.close();
+        throw e;
+      }
     }
     // A git worktree's label is named after the worktree only when the index is shared with the main one.
     const workingLabel = git?.location.worktreeName && !options.dbPath ? worktreeLabel(git.location.worktreeName) : WORKING_LABEL;
@@ -347,7 +366,8 @@ export class Engine {
       store: this.store,
       config: this.config,
       adapters: () => this.adapters(),
-      tsService: () => (this.tsServiceInstance ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb })),
+      tsService: () =>
+        (this.tsServiceInstance ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb, onEvent: tsLoadNoteRecorder(this.repoRoot, () => this.store) })),
       csHost: () => (this.csHostInstance ??= new RoslynHost()),
       embedder: this.indexEmbedder,
       semanticRetried: this.semanticRetried,
@@ -446,6 +466,8 @@ export class Engine {
   private ensureIntact(): void {
     if (this.intactChecked) return;
     this.intactChecked = true;
+    // Checked by the last engine that closed it, and not written since: no need to read it all again.
+    if (readStamp(`${this.dbPath}${CHECKED_SUFFIX}`) === fileStamp(this.dbPath)) return;
     const result = this.currentStore.maintenance.quickCheck();
     if (result === 'ok') return;
     this.currentStore.close();
@@ -471,32 +493,103 @@ export class Engine {
       this.queryCache.set(key, cached);
       return { ...cached, tookMs: Math.round((performance.now() - started) * 100) / 100 };
     }
-    const reader = this.store.reader(label);
-    const vectorChannel = (searchOptions.channels ?? ['vector']).includes('vector');
-    const vectorOff = vectorChannel ? await this.vectorOffReason() : null;
-    const wantsVector = vectorChannel && query.trim() !== '';
-    let vector: VectorChannel | null = null;
-    if (vectorOff === null && wantsVector) {
-      const q = await this.queryEmbedder.embed(query.trim().slice(0, 2000));
-      const store = this.store.vectors;
-      // Only the label's nodes, when the index holds other versions too.
-      const scoped = reader.exclusive() ? {} : { label };
-      vector = { search: (k, allow) => store.knn(q, k, { ...scoped, ...(allow ? { allow } : {}) }) };
-    }
-    const response = runSearch({ reader, vector, ...(vectorOff ? { vectorOffReason: vectorOff } : {}) }, query, {
-      rrfK: this.config.search.rrf_k,
-      channelK: this.config.search.channel_k,
-      budget: this.config.search.budget,
-      ...searchOptions,
-      limit: searchOptions.limit ?? this.config.search.limit,
-    });
-    // Vectors still being filled in (or an index run that stopped before they were): said, never silent.
-    const partial = vector !== null ? notEmbedded(reader.metadata(META_VECTORS_PENDING)) : null;
-    const notices = partial ? [...response.notices, `vector channel partial: ${partial}; matches found only by meaning may be missing`] : response.notices;
+    const { ctx, notices: extra } = await this.searchContext(query, searchOptions, undefined, label);
+    const response = runSearch(ctx, query, this.searchOptions(searchOptions));
+    const notices = extra.length > 0 ? [...response.notices, ...extra] : response.notices;
     const result = { ...response, notices, tookMs: Math.round((performance.now() - started) * 100) / 100 };
     this.queryCache.set(key, result);
     if (this.queryCache.size > 200) this.queryCache.delete(this.queryCache.keys().next().value!);
     return result;
+  }
+
+  /** Search options with this repository's configured defaults (RRF k, channel K, budget, limit). */
+  searchOptions(options: SearchOptions = {}): SearchOptions {
+    return {
+      rrfK: this.config.search.rrf_k,
+      channelK: this.config.search.channel_k,
+      budget: this.config.search.budget,
+      ...options,
+      limit: options.limit ?? this.config.search.limit,
+    };
+  }
+
+  /**
+   * The channels of this index (a label of it, default the working tree) for one query, and
+   * notices about them (vectors still being filled in). `embedded`: the query's vector made once
+   * for several indexes (multi-repository search), used when it comes from the model this index
+   * holds vectors of.
+   */
+  async searchContext(
+    query: string,
+    options: SearchOptions = {},
+    embedded?: { readonly vector: Float32Array; readonly modelId: string } | null,
+    label?: string,
+  ): Promise<{ ctx: SearchContext; notices: string[] }> {
+    const name = this.labelOf(label);
+    const reader = this.store.reader(name);
+    const vectorChannel = (options.channels ?? ['vector']).includes('vector');
+    let vectorOff = vectorChannel ? await this.vectorOffReason() : null;
+    const wantsVector = vectorChannel && query.trim() !== '';
+    let vector: VectorChannel | null = null;
+    if (vectorOff === null && wantsVector) {
+      const store = this.store.vectors;
+      const held = store.model()?.modelId;
+      let q: Float32Array | null = null;
+      if (embedded && embedded.modelId === held) q = embedded.vector;
+      else if (embedded === undefined || embedded === null) q = await this.queryEmbedder.embed(query.trim().slice(0, 2000));
+      else vectorOff = `the index holds vectors of ${held ?? 'no model'}, the query was embedded with ${embedded.modelId}`;
+      if (q) {
+        const vec = q;
+        // Only the label's nodes, when the index holds other versions too.
+        const scoped = reader.exclusive() ? {} : { label: name };
+        vector = { search: (k, allow) => store.knn(vec, k, { ...scoped, ...(allow ? { allow: (id: number) => allow.has(id) } : {}) }) };
+      }
+    }
+    // Vectors still being filled in (or an index run that stopped before they were): said, never silent.
+    const partial = vector !== null ? notEmbedded(reader.metadata(META_VECTORS_PENDING)) : null;
+    return {
+      ctx: { reader, vector, ...(vectorOff ? { vectorOffReason: vectorOff } : {}) },
+      notices: partial ? [`vector channel partial: ${partial}; matches found only by meaning may be missing`] : [],
+    };
+  }
+
+  /** The query's vector with this engine's model (multi-repository search embeds once), or null when the vector channel is off. */
+  async embedQuery(query: string): Promise<{ vector: Float32Array; modelId: string } | null> {
+    if ((await this.vectorOffReason()) !== null || query.trim() === '') return null;
+    const modelId = this.store.vectors.model()?.modelId;
+    if (!modelId) return null;
+    return { vector: await this.queryEmbedder.embed(query.trim().slice(0, 2000)), modelId };
+  }
+
+  /** The symbols a filter expression selects, a page at a time in a stable order (`ca find`; see find.ts). */
+  find(expression: string, options: FindOptions & { label?: string } = {}): FindResponse {
+    const { label, ...page } = options;
+    return findSymbols(this.reader(label), expression, page);
+  }
+
+  /** Files of a label as it holds them (`fileBytes`), read once per answer. */
+  private texts(label: string | undefined): IndexedTexts {
+    const name = this.labelOf(label);
+    return new IndexedTexts((path) => this.fileBytes(path, name));
+  }
+
+  /** A file as a label holds it, whole or by `--lines` / `id:` selector (`ca view`; see views.ts). */
+  view(path: string, selection: ViewSelection = {}, options: { label?: string } = {}): FileView {
+    return viewFile(this.repoRoot, this.reader(options.label), this.texts(options.label), path, selection);
+  }
+
+  /** A search answer whose results carry the lines around them and capped long lines (`--context`, `--max-line-length`). */
+  withContext(response: SearchResponse, view: ViewOptions, options: { label?: string } = {}): SearchResponse {
+    validateViewOptions(view);
+    const texts = this.texts(options.label);
+    const { results, notices } = resultsWithContext(response.results, () => texts, view);
+    return { ...response, results, notices: [...response.notices, ...notices] };
+  }
+
+  /** A navigation answer whose sites carry the lines around them (`--context` on callers, refs …). */
+  navigationContext(result: NavigationResult, view: ViewOptions, options: { label?: string } = {}): NavigationResult {
+    validateViewOptions(view);
+    return navigationWithContext(result, this.texts(options.label), view);
   }
 
   /** Symbols whose code is most like SYMBOL's (vector channel), excluding itself. */
@@ -668,12 +761,9 @@ export class Engine {
   private indexedBytes(path: string): Buffer | null {
     const hash = this.store.reader(this.workingLabel).contentHashOf(path);
     if (!hash) return null;
-    try {
-      const bytes = readFileSync(join(this.repoRoot, path));
-      return hash === gitBlobId(bytes) ? bytes : null;
-    } catch {
-      return null;
-    }
+    // The safe reader: the file may have become a FIFO or a link since it was indexed.
+    const read = safeReadFile(join(this.repoRoot, path), { root: this.repoRoot, maxBytes: this.config.indexing.max_file_bytes });
+    return read.ok && hash === gitBlobId(read.bytes) ? read.bytes : null;
   }
 
   /** `indexedBytes` as text, kept until the index changes (navigation reads the same gap files on every answer). */
@@ -714,6 +804,7 @@ export class Engine {
       semantic: semanticSummary(this.store, label),
       vectorChannel: this.vectorSummary(),
       lastIndexedAt: reader.metadata('last_indexed_at'),
+      notLoaded: this.store.loadNotes.list(),
       freshness: this.freshness(label),
       labels: this.store.labels.list(),
     };
@@ -757,13 +848,29 @@ export class Engine {
   async dispose(): Promise<void> {
     await this.queryEmbedderInstance?.dispose();
     await this.releaseWorkers();
-    this.store.close();
+    this.closeStore();
   }
 
   /** Releases the index; the indexing workers are stopped without waiting for their exit. */
   close(): void {
     void this.releaseWorkers();
+    this.closeStore();
+  }
+
+  /**
+   * Closes the index; an engine that verified it (or found it verified) records the file's
+   * stamp after the close, so the next `index()` skips `PRAGMA quick_check` unless the file
+   * changed meanwhile (another writer, a crash before this close, damage from outside).
+   */
+  private closeStore(): void {
+    const open = this.store.isOpen;
     this.store.close();
+    if (!open || !this.intactChecked) return;
+    try {
+      writeFileSync(`${this.dbPath}${CHECKED_SUFFIX}`, fileStamp(this.dbPath));
+    } catch {
+      // A read-only directory: the next run checks the file again.
+    }
   }
 
   /** Stops the warm semantic workers, the indexing embedder and the language adapters (the next `index()` starts new ones). */
@@ -792,18 +899,44 @@ function notEmbedded(recorded: string | null): string | null {
   return n > 0 ? `${n} symbol${n === 1 ? '' : 's'} not embedded yet` : null;
 }
 
+/** Beside the index: the stamp of the file as the last engine that checked it left it. */
+const CHECKED_SUFFIX = '-checked';
+
+/** Size, mtime and inode of a file (`-` when it cannot be read): moves whenever the file is written. */
+function fileStamp(path: string): string {
+  try {
+    const st = statSync(path);
+    const wal = existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0;
+    return `${st.size}:${st.mtimeMs}:${st.ino}:${wal}`;
+  } catch {
+    return '-';
+  }
+}
+
+function readStamp(path: string): string | null {
+  const r = safeReadFile(path, { maxBytes: 256 });
+  return r.ok ? r.bytes.toString('utf8') : null;
+}
+
 /** Moves a damaged index (and its WAL files) aside so a fresh one can be built. */
 function moveAside(dbPath: string): void {
   const suffix = `.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   for (const ext of ['', '-wal', '-shm']) {
     if (existsSync(dbPath + ext)) renameSync(dbPath + ext, dbPath + suffix + ext);
   }
+  rmSync(dbPath + CHECKED_SUFFIX, { force: true });
 }
 
-/** Turns a user-given path (absolute, ./relative, or repo-relative) into a repo-relative POSIX path. */
+/**
+ * Turns a user-given path (absolute, ./relative, or repo-relative) into a repo-relative POSIX
+ * path; a path that leaves the repository (`../../etc/passwd`, `/etc/passwd`) is `invalid_path`.
+ */
 export function normalizeRepoPath(repoRoot: string, path: string): string {
   const abs = isAbsolute(path) ? path : resolve(repoRoot, path);
-  const rel = abs.startsWith(repoRoot) ? abs.slice(repoRoot.length).replace(/^[\\/]+/, '') : path;
+  const rel = relative(repoRoot, abs);
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new CaError('invalid_path', `${path} is outside the repository ${repoRoot}`, { context: { path } });
+  }
   return rel.split('\\').join('/');
 }
 

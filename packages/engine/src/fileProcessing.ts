@@ -74,6 +74,11 @@ export async function processFile(bytes: Uint8Array, path: string, adapter: Lang
   const language = adapter.languageOf(path);
   const contentHash = gitBlobId(bytes);
   const base = { path, contentHash, language, size: bytes.length, extractor, generated: false };
+  // UTF-16 text is full of NUL bytes: say what it is rather than calling it binary. Spans are
+  // byte offsets into the file, which a UTF-16 decode would not keep.
+  if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
+    return { ...base, lineCount: 0, parseStatus: 'skipped', statusReason: 'UTF-16 text (byte order mark): only UTF-8 files are indexed', index: null };
+  }
   if (isBinary(bytes)) {
     return { ...base, lineCount: 0, parseStatus: 'skipped', statusReason: 'binary file (NUL bytes)', index: null };
   }
@@ -97,8 +102,11 @@ export async function processFile(bytes: Uint8Array, path: string, adapter: Lang
   }
   let parseStatus = index.parseStatus;
   if (decodeNote && parseStatus === 'ok') parseStatus = 'partial';
-  const firstError = index.diagnostics.find((d) => d.severity === 'error');
-  const reasons = [decodeNote, parseStatus !== 'ok' && firstError ? firstError.message : null].filter(Boolean);
+  // A file that is not `ok` always says why: its first error, else its first warning (the TS
+  // adapter reports recovered syntax errors as one), else that the parser had to recover.
+  const why = index.diagnostics.find((d) => d.severity === 'error') ?? index.diagnostics.find((d) => d.severity === 'warning');
+  const parseNote = index.parseStatus !== 'ok' ? (why?.message ?? 'syntax errors: the parser recovered, symbols may be incomplete') : null;
+  const reasons = [decodeNote, parseNote].filter(Boolean);
   return {
     ...base,
     lineCount,

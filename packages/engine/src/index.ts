@@ -22,6 +22,32 @@ export type { EmbedReport } from './embedding.js';
 export type { ContextChange, DiscoveredFile, SkippedFile, DiscoveryResult } from '@ca/invalidation';
 export { discoverFiles, BUILTIN_EXCLUDED_DIRS } from '@ca/invalidation';
 export { looksMinified } from './fileProcessing.js';
+export { isSecretPath, secretFilter, SECRET_FILE_PATTERNS } from '@ca/invalidation';
 export { gitBlobId } from '@ca/schema';
-export type { SearchOptions, SearchResponse, SearchResult, Intent } from '@ca/retrieve';
-export type { NodeRecord } from '@ca/store';
+export type { SearchOptions, SearchResponse, SearchResult, ResultLocation, Intent } from '@ca/retrieve';
+export type { NodeRecord, LoadNote } from '@ca/store';
+export { readRepoFile, textWindow, listRepoDirectory, repoDirectoryTree, repoRelativePath, READ_FILE_DEFAULT_MAX_BYTES, READ_FILE_HARD_MAX_BYTES } from './files.js';
+export type { ReadRepoFileOptions, RepoFileText, DirectoryEntry, TreeNode, ListOptions, TreeOptions, SandboxHooks } from './files.js';
+export { symbolDetails, sourceSpans, fileOutline, lookupSymbols, discoverDirectories, mapSymbols, indexedFiles } from './explore.js';
+export type { SymbolDetails, SourceSpan, SourceSpansOptions, OutlineNode, RankedDirectory, DiscoverOptions, FileMap, MapOptions } from './explore.js';
+export type { FileSummary } from '@ca/store';
+export { estimateTokens } from '@ca/retrieve';
+export { findSymbols, FIND_DEFAULT_LIMIT } from './find.js';
+export type { FindOptions, FindResponse, FindResult } from './find.js';
+export {
+  IndexedTexts,
+  viewFile,
+  viewChunks,
+  resultsWithContext,
+  navigationWithContext,
+  validateViewOptions,
+  capLine,
+  capLines,
+  MAX_CONTEXT_LINES,
+  MAX_LINE_LENGTH_LIMIT,
+} from './views.js';
+export type { ViewOptions, ViewSelection, FileView, ViewChunk, ResultContext, SiteContext } from './views.js';
+export { Workspace, searchWorkspace, loadWorkspace, findWorkspace, resolveRepo, uniqueNames, workspaceFileOf, WORKSPACE_FILE } from './workspace.js';
+export type { WorkspaceRepo, RepoStatus, WorkspaceSearchResponse } from './workspace.js';
+export { parseFilter, formatFilter } from '@ca/schema';
+export type { FilterNode } from '@ca/schema';

@@ -355,9 +355,13 @@ async function runSemantic(
 ): Promise<{ ts?: TsSemanticReport; cs?: CsSemanticReport }> {
   const { store, config } = ctx;
   if (options.retryFailedSemantic === true) ctx.semanticRetried.clear();
-  // Files lacking exact edges (new, changed, never analysed, or failed and not yet retried by
-  // this engine), with their C# projects.
-  const staleOf = (languages: string[]) => store.semantic.staleFiles(label, languages).filter((r) => r.semanticState !== 'failed' || !ctx.semanticRetried.has(r.id));
+  // Files lacking exact edges: new, changed, never analysed, or failed for a passing reason (a
+  // deadline, a worker that died) and not yet retried by this engine. A failure the project
+  // itself causes (it does not load) waits for a change of the file, its configs or the
+  // extractor — or an explicit retry — instead of costing every run a compiler start.
+  const retry = (r: { id: number; semanticReason: string | null }) =>
+    options.retryFailedSemantic === true || (isPassingFailure(r.semanticReason) && !ctx.semanticRetried.has(r.id));
+  const staleOf = (languages: string[]) => store.semantic.staleFiles(label, languages).filter((r) => r.semanticState !== 'failed' || retry(r));
   const staleTs = staleOf(['ts', 'js']);
   const staleCs = staleOf(['cs']);
   const out: { ts?: TsSemanticReport; cs?: CsSemanticReport } = {};
@@ -374,6 +378,7 @@ async function runSemantic(
         maxOldSpaceMb: config.semantic.max_old_space_mb,
         deadlineMs: config.semantic.request_timeout_ms,
         syntactic: skeletons,
+        maxFileBytes: config.indexing.max_file_bytes,
         service: ctx.tsService(),
         onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
       });
@@ -384,6 +389,7 @@ async function runSemantic(
         projects: [...new Set(staleCs.map((r) => r.project))],
         files: staleCs.map((r) => r.path),
         host: ctx.csHost(),
+        maxFileBytes: config.indexing.max_file_bytes,
         onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
       });
     }
@@ -392,6 +398,16 @@ async function runSemantic(
   }
   for (const id of store.semantic.failedFileIds(label)) ctx.semanticRetried.add(id);
   return out;
+}
+
+/** Failure codes that say nothing about the project itself: worth another try on the next run. */
+const PASSING_FAILURES = /^(?:[^:]*?: )?(timeout|oom_restart|cancelled|semantic_unavailable|backpressure|internal)\b/;
+
+/** Whether a recorded semantic failure (`code: message`, several joined by `; `) was caused by the run, not the project. */
+export function isPassingFailure(reason: string | null): boolean {
+  if (reason === null) return true;
+  // `project: code: message` (TS) or `code: message` (C#).
+  return reason.split('; ').some((part) => PASSING_FAILURES.test(part));
 }
 
 /**

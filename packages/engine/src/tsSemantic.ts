@@ -34,6 +34,8 @@ export async function runTsSemanticPass(
     onProgress?: (done: number, total: number) => void;
     /** Syntactic nodes of files parsed in this run (the worker then need not parse them again). */
     syntactic?: readonly SyntacticSkeleton[];
+    /** `indexing.max_file_bytes`: larger sources (and `*.min.js`) are no program's root files. */
+    maxFileBytes?: number;
   },
 ): Promise<TsSemanticReport> {
   const started = performance.now();
@@ -50,6 +52,7 @@ export async function runTsSemanticPass(
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.syntactic ? { syntactic: options.syntactic } : {}),
       deadlineMs: options.deadlineMs,
+      ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}),
     });
     // Map every project's edges to node ids before any key refinement is applied: a project's
     // edges name targets in other projects by their syntactic (pre-refinement) keys.

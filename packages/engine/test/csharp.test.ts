@@ -1,15 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type IndexReport } from '../src/index.js';
-import { copyFixture, REPO_ROOT, dbOf } from './helpers.js';
+import { copyFixture, dbOf, dotnetMissing, REPO_ROOT } from './helpers.js';
 
 const CS = join(REPO_ROOT, 'fixtures', 'cs-solution');
 /** .cs files under src/Acme.Core of the fixture (counted by hand: 12). */
 const CORE_CS_FILES = 12;
-const hasDotnet = spawnSync('dotnet', ['--version'], { encoding: 'utf8' }).status === 0;
-if (!hasDotnet) console.warn('SKIPPED: C# semantic engine tests need the .NET SDK (dotnet not found)');
+const hasDotnet = dotnetMissing() === null;
 
 describe('C# syntactic index (fixtures/cs-solution)', () => {
   let engine: Engine;

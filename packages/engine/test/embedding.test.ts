@@ -31,7 +31,7 @@ describe.skipIf(MODEL_MISSING !== null)('embedPending rounds', () => {
       await b.index({ embedLimit: 0 });
       const progress: number[] = [];
       const rounds = await embedPending(a.store, a.config.embedding, 'working', (done) => progress.push(done), undefined, undefined, 20);
-      expect(progress).toEqual([20, 40, 60, 80, 92]);
+      expect(progress).toEqual([0, 20, 40, 60, 80, 92]);
       expect([rounds.nodes, rounds.pending]).toEqual([92, 0]);
       const once = await embedPending(b.store, b.config.embedding, 'working', undefined, undefined, undefined, 512);
       expect([once.nodes, once.pending]).toEqual([92, 0]);

@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdtempSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isRoslynAvailable } from '@ca/parse-cs';
 
 export const REPO_ROOT = resolve(__dirname, '../../..');
 export const TS_APP = join(REPO_ROOT, 'fixtures', 'ts-app');
@@ -33,6 +34,19 @@ export function testModels(): { dir: string; missing: string | null } {
   if (process.env['CA_REQUIRE_MODEL'] === '1') throw new Error(missing);
   console.warn(`skipping the tests that embed: ${missing}`);
   return { dir: candidates[0]!, missing };
+}
+
+/**
+ * Why the C# semantic tests cannot run here (no .NET SDK, or roslyn-host not built), or null
+ * when they can. They are skipped with the reason printed; with CA_REQUIRE_DOTNET=1 (set by
+ * .ci/run, where the SDK is installed) a missing SDK or host build is an error instead.
+ */
+export function dotnetMissing(): string | null {
+  const availability = isRoslynAvailable();
+  if (availability.ok) return null;
+  if (process.env['CA_REQUIRE_DOTNET'] === '1') throw new Error(`CA_REQUIRE_DOTNET=1 but the C# semantic tests cannot run: ${availability.reason}`);
+  console.warn(`SKIPPED: the C# semantic tests need the .NET SDK and a built roslyn-host: ${availability.reason}`);
+  return availability.reason;
 }
 
 const connections = new Map<string, BetterSqlite3.Database>();

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../src/index.js';
@@ -215,6 +215,24 @@ describe('label bad input', () => {
       e.close();
     }
   });
+
+  it('a blob missing from the object store (a partial copy) is skipped with the reason; the rest is indexed', async () => {
+    const copy = join(tempDir(), 'partial');
+    execFileSync('git', ['clone', '-q', '--no-hardlinks', repo, copy]);
+    git(copy, 'checkout', '-q', 'feature');
+    const blob = git(copy, 'rev-parse', 'feature:src/billing/refund.ts');
+    rmSync(join(copy, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    const e = Engine.open(copy, { env: {}, configOverrides: OFF });
+    try {
+      const r = await e.indexCommit('partial', 'feature');
+      expect([r.files, r.skipped]).toEqual([14, 1]);
+      expect(e.status({ label: 'partial' }).problems).toEqual([
+        { path: 'src/billing/refund.ts', status: 'skipped', reason: 'git object missing from the repository (a partial or shallow clone)' },
+      ]);
+    } finally {
+      e.close();
+    }
+  }, 120_000);
 
   it('a shallow clone without the older commit says so', async () => {
     const shallow = join(tempDir(), 'shallow');

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '@ca/schema';
 import { Engine, renderGraph, WORKING_LABEL } from '../src/index.js';
 import { gapFilesThatMatter, navigate } from '../src/navigation.js';
-import { copyFixture, TS_APP, tempDir, dbOf } from './helpers.js';
+import { copyFixture, TS_APP, tempDir } from './helpers.js';
 
 // Of the 10 syntactic-only files, only src/auth/authService.ts spells `issueToken`.
 const GAP_TS = {

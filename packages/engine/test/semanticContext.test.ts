@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,12 +5,11 @@ import { discoverFiles, Engine } from '../src/index.js';
 import { CONTEXT_READ_MAX_BYTES, parseJsonc, WorktreeSource } from '@ca/invalidation';
 import { applyContextChanges } from '../src/indexer.js';
 import { defaultConfig } from '@ca/schema';
-import { copyFixture, REPO_ROOT, tempDir, dbOf } from './helpers.js';
+import { copyFixture, dbOf, dotnetMissing, REPO_ROOT, tempDir } from './helpers.js';
 
 const MONO = join(REPO_ROOT, 'fixtures', 'ts-monorepo');
 const CS = join(REPO_ROOT, 'fixtures', 'cs-solution');
-const hasDotnet = spawnSync('dotnet', ['--version'], { encoding: 'utf8' }).status === 0;
-if (!hasDotnet) console.warn('SKIPPED: C# semantic-context tests need the .NET SDK (dotnet not found)');
+const hasDotnet = dotnetMissing() === null;
 
 /**
  * label.ts line 3, `return String(parseMoney('1 EUR'));`, without a semantic resolution: two

@@ -127,9 +127,58 @@ describe('TS semantic pass + navigation (fixtures/ts-monorepo)', () => {
     expect([referenceCount('formatMoney'), referenceCount('parseMoney')]).toEqual([2, 1]);
   }, 120_000);
 
+  it('an edit of the file declaring a package-keyed symbol keeps its id: callers in unchanged files stay exact', async () => {
+    const before = engine.findSymbols('formatMoney')[0]!;
+    const callersBefore = rows(engine.navigate('callers', 'formatMoney'), 'from');
+    expect(callersBefore).toEqual([
+      ['checkout', 'calls', 'exact', 'packages/core/src/checkout.ts', 8],
+      ['StripeGateway.charge', 'calls', 'exact', 'packages/core/src/payments/stripeGateway.ts', 11],
+    ]);
+    // Re-parsed, money.ts gives formatMoney its syntactic key again (ts:file:…); the node must be
+    // the same one, or the exact edges checkout.ts and stripeGateway.ts hold lose their target.
+    appendFileSync(join(repo, 'packages/core/src/money.ts'), '\nexport function addedLater(): number {\n  return 1;\n}\n');
+    await engine.index();
+    const after = engine.findSymbols('formatMoney')[0]!;
+    expect([after.id, after.symbolKey]).toEqual([before.id, 'ts:pkg:@mono/core#formatMoney(Money)']);
+    expect(rows(engine.navigate('callers', 'formatMoney'), 'from')).toEqual(callersBefore);
+  }, 120_000);
+
   it('deleting a file takes its uses out of the counts', async () => {
     rmSync(join(repo, 'packages/core/src/checkout.ts'));
     await engine.index();
     expect([referenceCount('formatMoney'), referenceCount('PaymentGateway')]).toEqual([1, 1]);
   }, 120_000);
+});
+
+describe('which failed semantic passes a new run retries', () => {
+  it('a deadline that cut the pass short is retried by the next run; a project that does not load is not, until asked', async () => {
+    const repo = copyFixture(MONO);
+    const OFF = { embedding: { enabled: false } };
+    // A 1 ms deadline: every project of the pass times out.
+    const hurried = Engine.open(repo, { env: {}, configOverrides: { ...OFF, semantic: { request_timeout_ms: 1 } } });
+    const first = await hurried.index();
+    hurried.close();
+    expect(first.semantic?.ts?.failedProjects.every((p) => p.reason.startsWith('timeout'))).toBe(true);
+    // ts-monorepo's 14 TS/JS files all failed for the run's own reason: the next run (a new engine, as a new `ca index`) analyses them.
+    const engine = Engine.open(repo, { env: {}, configOverrides: OFF });
+    try {
+      const next = await engine.index();
+      expect([next.changed, next.semantic?.ts?.files, next.semantic?.ts?.failedProjects]).toEqual([0, 14, []]);
+      // A project that cannot load (invalid JSON) fails for its own reason: a new engine does not start the compiler for it again…
+      writeFileSync(join(repo, 'packages/web/tsconfig.json'), '{ oops');
+      const broken = await engine.index();
+      expect(broken.semantic?.ts?.failedProjects.map((p) => p.reason.split(':')[0])).toEqual(['project_load_failed']);
+      engine.close();
+      const later = Engine.open(repo, { env: {}, configOverrides: OFF });
+      try {
+        expect((await later.index()).semantic).toBeUndefined();
+        // …unless asked to (the MCP index_files tool).
+        expect((await later.index({ retryFailedSemantic: true })).semantic?.ts?.failedProjects.map((p) => p.reason.split(':')[0])).toEqual(['project_load_failed']);
+      } finally {
+        later.close();
+      }
+    } finally {
+      engine.close();
+    }
+  }, 180_000);
 });

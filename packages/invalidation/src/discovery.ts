@@ -1,5 +1,6 @@
 import ignore, { type Ignore } from 'ignore';
 import type { Config } from '@ca/schema';
+import { secretFilter } from './secrets.js';
 import { DiskTree, type TreeAccess, type TreeEntry } from './tree.js';
 
 /** Directory names never descended into (unless a `keep` pattern reaches inside). */
@@ -121,6 +122,8 @@ function literalPrefix(pattern: string): string {
   return i < 0 ? p : p.slice(0, i);
 }
 
+const SECRET_REASON = 'secret file (named like credentials or keys): not indexed; see indexing.index_secrets and indexing.secret_allow';
+
 /** Largest .gitignore or package.json discovery reads (larger ones count as unreadable). */
 export const DISCOVERY_READ_MAX_BYTES = 1 << 20;
 
@@ -154,6 +157,7 @@ export function discoverTree(tree: TreeAccess, config: Config['indexing'], exten
     // Depth-first in sorted order: push in reverse so the first entry is visited first.
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
+  out.skipped.push(...rules.refused);
   return sortResult(out);
 }
 
@@ -211,6 +215,7 @@ export function discoverPaths(
     }
     rules.visitEntry(scope, entry, path, out);
   }
+  out.skipped.push(...rules.refused);
   return { ...sortResult(out), missing };
 }
 
@@ -227,6 +232,10 @@ function sortResult(out: MutableResult): DiscoveryResult {
   const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   out.files.sort(byPath);
   out.contextFiles.sort(byPath);
+  // A link named package.json is both a link and an unreadable package.json: one row.
+  const unique = new Map<string, SkippedFile>();
+  for (const s of out.skipped) if (!unique.has(s.path)) unique.set(s.path, s);
+  out.skipped = [...unique.values()];
   return out;
 }
 
@@ -237,6 +246,9 @@ class Rules {
   private readonly include: Ignore | null;
   private readonly keepPrefixes: string[];
   private readonly entered = new Map<string, EnteredDir>();
+  private readonly isSecret: (relPath: string) => boolean;
+  /** `.gitignore` and `package.json` files that could not be read safely (recorded, never waited on). */
+  readonly refused: SkippedFile[] = [];
 
   constructor(
     private readonly tree: TreeAccess,
@@ -247,6 +259,7 @@ class Rules {
     this.keep = ignore().add(config.keep);
     this.include = config.include.length > 0 ? ignore().add(config.include) : null;
     this.keepPrefixes = config.keep.map(literalPrefix);
+    this.isSecret = secretFilter(config);
   }
 
   private keepReaches(dirRel: string): boolean {
@@ -271,13 +284,23 @@ class Rules {
       // themselves still get their checks.
       const bytes = this.tree.readSmall(at('.gitignore'), DISCOVERY_READ_MAX_BYTES);
       if (bytes !== null) scopes = [...scopes, { base: dir.rel, rules: ignore().add(bytes.toString('utf8')) }];
+      else this.noteRefused(at('.gitignore'), project);
     }
-    if (entries.some((e) => e.name === 'package.json' && e.kind === 'file')) project = projectNameFromPackageJson(this.tree, dir.rel);
+    if (entries.some((e) => e.name === 'package.json' && e.kind === 'file')) {
+      project = projectNameFromPackageJson(this.tree, dir.rel);
+      this.noteRefused(at('package.json'), dir.project);
+    }
     const csproj = entries.find((e) => e.name.endsWith('.csproj'));
     if (csproj) project = at(csproj.name);
     const entered: EnteredDir = { ...dir, scopes, project };
     this.entered.set(dir.rel, entered);
     return entered;
+  }
+
+  /** Records why a small file (.gitignore, package.json) was not read, when the tree can tell and it was refused. */
+  private noteRefused(rel: string, project: string): void {
+    const why = this.tree.refusalOf?.(rel, DISCOVERY_READ_MAX_BYTES) ?? null;
+    if (why !== null) this.refused.push({ path: rel, reason: `not read: ${why}`, status: 'skipped', size: 0, mtimeMs: 0, project });
   }
 
   /** A directory's entries, listed once per walk. */
@@ -326,20 +349,38 @@ class Rules {
     const project = dir.project;
     const mtimeMs = e.mtimeMs ?? 0;
     const ext = extensionOf(e.name);
+    const name = e.name;
+    // Never followed; reported when it stands for a file discovery would read (a source, a
+    // .gitignore or package.json, a project config) or a directory.
+    const readsAsConfig = name === '.gitignore' || isSemanticContextFile(name);
     if (e.kind === 'symlink') {
-      if (!this.extensions.has(ext) && !this.tree.linkIsDir(rel)) return;
+      if (!this.extensions.has(ext) && !readsAsConfig && !this.tree.linkIsDir(rel)) return;
       out.skipped.push({ path: rel, reason: this.tree.linkReason(rel), status: 'skipped', size: 0, mtimeMs, project });
       return;
     }
-    if (e.kind !== 'file') return;
-    const name = e.name;
     const handled = this.extensions.has(ext) || (ext === '.ts' && name.endsWith('.d.ts'));
     const known = handled || NO_GRAMMAR_EXTENSIONS.has(ext);
     const context = isSemanticContextFile(name);
-    if (!known && !context) return;
+    const secret = this.isSecret(rel);
+    if (!known && !context && !secret && name !== '.gitignore') return;
     const isKept = this.keep.ignores(rel);
     if (dir.keptOnly && !isKept) return;
     if (!isKept && (isIgnoredBy(dir.scopes, rel, false) || this.exclude.ignores(rel))) return;
+    if (e.missing) {
+      out.skipped.push({ path: rel, reason: 'git object missing from the repository (a partial or shallow clone)', status: 'skipped', size: 0, mtimeMs, project });
+      return;
+    }
+    if (e.kind !== 'file') {
+      // A FIFO or a device named like a source or config: reading it would block or never end.
+      const what = `not a regular file (${e.detail ?? 'special file'})`;
+      out.skipped.push({ path: rel, reason: readsAsConfig && (name === '.gitignore' || name === 'package.json') ? `not read: ${what}` : what, status: 'skipped', size: 0, mtimeMs, project });
+      return;
+    }
+    if (name === '.gitignore') return;
+    if (secret) {
+      out.skipped.push({ path: rel, reason: SECRET_REASON, status: 'skipped', size: e.size, mtimeMs, project });
+      return;
+    }
     const found: DiscoveredFile = { path: rel, size: e.size, mtimeMs, project, ...(e.blobId ? { blobId: e.blobId } : {}) };
     if (context) {
       // `include` narrows the source files only: a config outside it still shapes them.

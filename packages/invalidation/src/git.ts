@@ -15,7 +15,9 @@ const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.pager=cat', '-c',
 
 /** Environment for git children: no prompts, no optional locks, stable output. */
 function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C', GIT_PAGER: 'cat' };
+  // GIT_NO_LAZY_FETCH: a partial clone's missing blobs are reported missing, never fetched over
+  // the network (git >= 2.44; older git lazily fetches them from the clone's own remote).
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C', GIT_PAGER: 'cat', GIT_NO_LAZY_FETCH: '1' };
   // A caller's GIT_DIR/GIT_WORK_TREE would point every command at another repository.
   for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_EXTERNAL_DIFF']) delete env[k];
   return env;
@@ -55,6 +57,8 @@ export interface GitTreeEntry {
   readonly oid: string;
   /** Bytes; -1 for submodules. */
   readonly size: number;
+  /** The object is not in the repository (a partial or shallow clone): listed, not readable. */
+  readonly missing?: true;
 }
 
 /** Where a repository's git data lives, for one working tree. */
@@ -150,9 +154,11 @@ export class GitRepository {
       if (record === '') continue;
       // "<mode> SP <type> SP <oid> SP+ <size> TAB <path>"
       const tab = record.indexOf('\t');
-      const m = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+)$/.exec(record.slice(0, tab));
+      // A blob git cannot find (a partial clone) is listed with the size BAD.
+      const m = /^(\d+) (\w+) ([0-9a-f]+) +(-|\d+|BAD)$/.exec(record.slice(0, tab));
       if (tab < 0 || !m) throw new CaError('io_error', `unexpected git ls-tree output: ${printable(record)}`);
-      entries.push({ path: record.slice(tab + 1), mode: m[1]!, type: m[2] as GitTreeEntry['type'], oid: m[3]!, size: m[4] === '-' ? -1 : Number(m[4]) });
+      const missing = m[4] === 'BAD';
+      entries.push({ path: record.slice(tab + 1), mode: m[1]!, type: m[2] as GitTreeEntry['type'], oid: m[3]!, size: m[4] === '-' || missing ? -1 : Number(m[4]), ...(missing ? { missing: true as const } : {}) });
     }
     return entries;
   }

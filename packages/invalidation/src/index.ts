@@ -8,7 +8,7 @@ export { WorktreeSource, CommitSource } from './source.js';
 export type { FileSource } from './source.js';
 export { scanContext, diffContext, contextScopes, parseJsonc, CONTEXT_METADATA_KEY, CONTEXT_READ_MAX_BYTES } from './context.js';
 export type { ContextChange, ContextFacts, ContextScan, ContextState, ContextTree, Recorded, ScopeFile, Tracked } from './context.js';
-export { detectChanges, plan, planNodes, movedKey, skippedHash, MERGEABLE_KINDS } from './plan.js';
+export { detectChanges, plan, planNodes, movedKey, unrefinedKey, skippedHash, MERGEABLE_KINDS } from './plan.js';
 export type { NodeAction, NodePlan, PartialTarget, PreviousNode } from '@ca/store';
 export type {
   ChangeSet,
@@ -25,3 +25,4 @@ export type {
 export { Refresher, DEFAULT_BURST } from './refresher.js';
 export type { RefreshRequest, RefreshOutcome, RefresherOptions, RefresherState, RefresherTimers } from './refresher.js';
 export { validateLabelName, WORKING_LABEL, worktreeLabel, LABEL_NAME_RULES } from './labels.js';
+export { isSecretPath, secretFilter, SECRET_FILE_PATTERNS } from './secrets.js';

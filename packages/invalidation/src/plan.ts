@@ -1,22 +1,11 @@
 import type { ExtractedNode, Language, ParseStatus } from '@ca/schema';
-import type { NodeAction, NodePlan, PartialTarget, PreviousNode } from '@ca/store';
+import type { NodeAction, NodePlan, PartialTarget, PreviousNode, StoredFileRecord } from '@ca/store';
 import type { DiscoveredFile, SkippedFile } from './discovery.js';
 
 // ---------------------------------------------------------------- what the index holds
 
-/** One path of a label as the index holds it. */
-export interface StoredFile {
-  readonly path: string;
-  readonly fileId: number;
-  readonly contentHash: string;
-  readonly size: number;
-  /** Null for versions read from git (no mtime). */
-  readonly mtimeMs: number | null;
-  readonly extractor: string;
-  readonly language: Language | null;
-  readonly parseStatus: ParseStatus;
-  readonly semanticState: 'none' | 'pending' | 'ok' | 'failed';
-}
+/** One path of a label as the index holds it (the store's record). */
+export type StoredFile = StoredFileRecord;
 
 /**
  * What planning reads of the index: narrow, read-only, implemented by @ca/store (and by plain
@@ -258,7 +247,14 @@ export function planNodes(
   options: { readonly path: string; readonly partialTarget: (node: ExtractedNode) => PartialTarget | null; readonly chunkHash: (text: string) => string },
 ): NodePlan {
   const byKey = new Map<string, PreviousNode>();
-  for (const n of previous) byKey.set(`${n.symbolKey}\u0000${n.disambiguator}`, n);
+  // Keys the TS pass refined to their package (`ts:pkg:NAME#local`), by the syntactic key the
+  // re-parsed file gives the same symbol (`ts:file:PATH#local`).
+  const byRefined = new Map<string, PreviousNode>();
+  for (const n of previous) {
+    byKey.set(`${n.symbolKey}\u0000${n.disambiguator}`, n);
+    const syntactic = unrefinedKey(n.symbolKey, options.path);
+    if (syntactic !== null) byRefined.set(`${syntactic}\u0000${n.disambiguator}`, n);
+  }
   const actions: NodeAction[] = [];
   let reembed = 0;
   for (const n of next) {
@@ -270,9 +266,14 @@ export function planNodes(
       }
     }
     const key = `${n.symbolKey}\u0000${n.disambiguator}`;
-    const old = byKey.get(key);
+    let old = byKey.get(key);
+    if (!old) {
+      // Not under its own key: the refined key of the same symbol, when that node is still unclaimed.
+      const refined = byRefined.get(key);
+      if (refined && byKey.get(`${refined.symbolKey}\u0000${refined.disambiguator}`) === refined) old = refined;
+    }
     if (old) {
-      byKey.delete(key);
+      byKey.delete(`${old.symbolKey}\u0000${old.disambiguator}`);
       const changed = old.chunkHash !== options.chunkHash(n.chunkText);
       if (changed) reembed++;
       actions.push({ kind: 'update', id: old.id, reembed: changed });
@@ -283,6 +284,17 @@ export function planNodes(
   }
   const drop = [...byKey.values()].map((n) => ({ id: n.id, survives: n.otherSpans > 0 }));
   return { actions, drop, reembed };
+}
+
+/**
+ * The syntactic key of a key the TS pass refined to its package: `ts:pkg:NAME#local` of a node
+ * in `path` was `ts:file:PATH#local` before the pass (and is again when the file is re-parsed),
+ * or null for any other key. Matching by it keeps a re-parsed exported symbol's id, so the exact
+ * edges other files hold to it stay resolved.
+ */
+export function unrefinedKey(key: string, path: string): string | null {
+  const m = /^([a-z]+):pkg:[^#]*#/.exec(key);
+  return m ? `${m[1]}:file:${path}#${key.slice(m[0].length)}` : null;
 }
 
 /**

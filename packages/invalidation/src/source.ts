@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
-import { CaError, gitBlobId } from '@ca/schema';
+import { closeSync, readSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { CaError, gitBlobId, safeOpenFile } from '@ca/schema';
 import type { ContextTree } from './context.js';
 import { isSemanticContextFile } from './discovery.js';
 import type { BlobReader, GitRepository, GitTreeEntry } from './git.js';
-import { DiskTree, GitTree, handleInside, readRegularFile } from './tree.js';
+import { DiskTree, GitTree, readRegularFile } from './tree.js';
 
 /**
  * Where file versions come from: the working tree on disk, or a commit's tree read from git
@@ -37,8 +38,7 @@ export class WorktreeSource implements FileSource {
   constructor(readonly root: string) {
     const disk = new DiskTree(root);
     this.rootReal = realpathSync(root);
-    const rootReal = this.rootReal;
-    this.tree = Object.assign(disk, { hash: (path: string) => hashRegularFile(root, path, rootReal) });
+    this.tree = Object.assign(disk, { hash: (path: string) => hashRegularFile(root, path) });
   }
 
   async read(path: string, _blobId: string | undefined, maxBytes: number): Promise<Buffer | null> {
@@ -48,30 +48,33 @@ export class WorktreeSource implements FileSource {
   close(): void {}
 }
 
+/** Context files larger than this (a giant monorepo's lockfile is ~100 MB) are not hashed: they count as changed. */
+const HASH_MAX_BYTES = 512 * (1 << 20);
+
 /**
  * A sha1 of a regular file's bytes, read in chunks (a 50 MB lockfile never sits in memory
- * whole), opened as `readRegularFile` opens files; `unreadable: <why>` otherwise (so an
- * unreadable config counts as changed).
+ * whole), opened through the schema's safe reader; `unreadable: <why>` otherwise (a FIFO, a
+ * link, outside the repository, over 512 MiB), so an unreadable config counts as changed and
+ * never blocks.
  */
-function hashRegularFile(root: string, path: string, rootReal: string): string {
-  let fd: number;
+function hashRegularFile(root: string, path: string): string {
+  const opened = safeOpenFile(join(root, ...path.split('/')), { root, maxBytes: HASH_MAX_BYTES });
+  if (!opened.ok) return `unreadable: ${opened.reason}`;
   try {
-    fd = openSync(`${root}/${path}`, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch (e) {
-    return `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return 'unreadable: not a regular file';
-    if (!handleInside(fd, rootReal)) return 'unreadable: outside the repository';
     const hash = createHash('sha1');
     const buf = Buffer.allocUnsafe(1 << 16);
-    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) hash.update(buf.subarray(0, n));
+    let total = 0;
+    for (let n; (n = readSync(opened.fd, buf, 0, buf.length, null)) > 0; ) {
+      total += n;
+      // A file appended to without end while hashed stops here.
+      if (total > HASH_MAX_BYTES) return `unreadable: grew past the ${HASH_MAX_BYTES}-byte cap`;
+      hash.update(buf.subarray(0, n));
+    }
     return hash.digest('hex');
   } catch (e) {
     return `unreadable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
   } finally {
-    closeSync(fd);
+    closeSync(opened.fd);
   }
 }
 
@@ -96,7 +99,7 @@ export class CommitSource implements FileSource {
     const blobs = repo.openBlobReader();
     try {
       const small = new Map<string, Buffer>();
-      const wanted = entries.filter((e) => e.type === 'blob' && e.mode !== '120000' && e.size <= PREFETCH_MAX_BYTES && (PREFETCH.test(e.path) || isSemanticContextFile(e.path.slice(e.path.lastIndexOf('/') + 1))));
+      const wanted = entries.filter((e) => e.type === 'blob' && !e.missing && e.mode !== '120000' && e.size <= PREFETCH_MAX_BYTES && (PREFETCH.test(e.path) || isSemanticContextFile(e.path.slice(e.path.lastIndexOf('/') + 1))));
       const read = await Promise.all(wanted.map((e) => blobs.read(e.oid)));
       wanted.forEach((e, i) => small.set(e.path, read[i]!));
       const byPath = new Map<string, GitTreeEntry>(entries.map((e) => [e.path, e]));

@@ -1,6 +1,6 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { CaError } from '@ca/schema';
+import { CaError, safeOpenFile, safeReadFile } from '@ca/schema';
 import type { GitTreeEntry } from './git.js';
 
 /** What a directory entry is, as discovery needs to know it (links are never followed). */
@@ -14,6 +14,10 @@ export interface TreeEntry {
   readonly mtimeMs: number | null;
   /** The content's git blob id when the source knows it without reading (a git tree). */
   readonly blobId?: string;
+  /** For `other`: what it is (`FIFO`, `character device`, `socket` …), when the source knows. */
+  readonly detail?: string;
+  /** A git object the repository does not have (a partial or shallow clone): listed, never readable. */
+  readonly missing?: true;
 }
 
 /**
@@ -34,6 +38,8 @@ export interface TreeAccess {
   linkReason(path: string): string;
   /** Whether a symbolic link points at a directory (or cannot be resolved): reported, not followed. */
   linkIsDir(path: string): boolean;
+  /** Why `readSmall` would refuse `path` (a FIFO, over the cap …), or null when it reads; sources that cannot tell omit it. */
+  refusalOf?(path: string, maxBytes: number): string | null;
 }
 
 function toPosix(p: string): string {
@@ -73,11 +79,19 @@ export class DiskTree implements TreeAccess {
     }
     const name = path.slice(path.lastIndexOf('/') + 1);
     const kind: EntryKind = st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
-    return { name, kind, size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
+    const detail = kind !== 'other' ? undefined : st.isFIFO() ? 'FIFO' : st.isCharacterDevice() ? 'character device' : st.isBlockDevice() ? 'block device' : st.isSocket() ? 'socket' : 'special file';
+    return { name, kind, size: st.size, mtimeMs: Math.floor(st.mtimeMs), ...(detail ? { detail } : {}) };
   }
 
   readSmall(path: string, maxBytes: number): Buffer | null {
     return readRegularFile(this.root, path, maxBytes, this.rootReal);
+  }
+
+  refusalOf(path: string, maxBytes: number): string | null {
+    const r = safeOpenFile(this.abs(path), { root: this.root, maxBytes });
+    if (!r.ok) return r.refusal === 'missing' ? null : r.reason;
+    closeSync(r.fd);
+    return null;
   }
 
   linkReason(path: string): string {
@@ -89,7 +103,7 @@ export class DiskTree implements TreeAccess {
       return code === 'ELOOP' ? 'symbolic link loop' : `broken symbolic link (${code ?? 'unknown'})`;
     }
     const relTarget = relative(this.rootReal, target);
-    if (relTarget.startsWith('..') || isAbsolute(relTarget)) return 'symbolic link to a path outside the repository';
+    if (relTarget === '..' || relTarget.startsWith(`..${sep}`) || isAbsolute(relTarget)) return 'symbolic link to a path outside the repository';
     return `symbolic link (not followed; target ${toPosix(relTarget)} is indexed at its own path)`;
   }
 
@@ -104,34 +118,15 @@ export class DiskTree implements TreeAccess {
 
 /**
  * Reads a repository file only if it is a regular file inside the repository, checked on the
- * opened handle: `O_NOFOLLOW` refuses a link at the last component, `O_NONBLOCK` keeps a FIFO
- * from blocking the open, `fstat` refuses anything but a regular file and sizes over the cap,
- * and the handle's real path must lie under the repository's (a directory on the way swapped
- * for a link cannot lead out). Null when any check fails or the file vanished.
+ * opened handle (the schema's safe reader, decision 020): `O_NOFOLLOW` refuses a link at the
+ * last component, `O_NONBLOCK` keeps a FIFO from blocking the open, `fstat` refuses anything but
+ * a regular file and sizes over the cap, and the handle's real path must lie under the
+ * repository's. Null when any check fails or the file vanished (`safeReadFile` says why).
  */
-export function readRegularFile(root: string, path: string, maxBytes: number, rootReal = realpathSync(root)): Buffer | null {
+export function readRegularFile(root: string, path: string, maxBytes: number, _rootReal?: string): Buffer | null {
   const abs = path === '' ? root : join(root, ...path.split('/'));
-  let fd: number;
-  try {
-    fd = openSync(abs, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes) return null;
-    if (!handleInside(fd, rootReal)) return null;
-    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1);
-    let n = 0;
-    for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += r;
-    // Grown past the cap since fstat: refused like an oversized file.
-    if (n > maxBytes) return null;
-    return buf.subarray(0, n);
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  const r = safeReadFile(abs, { root, maxBytes });
+  return r.ok ? r.bytes : null;
 }
 
 /** Whether an open handle's file lies under `rootReal` (Linux: its /proc link; elsewhere: trusted). */
@@ -143,7 +138,7 @@ export function handleInside(fd: number, rootReal: string): boolean {
     return true;
   }
   const rel = relative(rootReal, real);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
 /** A commit's tree, from `git ls-tree -r -l` (files read through `read`). */
@@ -174,7 +169,14 @@ export class GitTree implements TreeAccess {
         add(parts.slice(0, i - 1).join('/'), entry);
       }
       const kind: EntryKind = e.mode === '120000' ? 'symlink' : e.type === 'blob' ? 'file' : 'other';
-      const entry: TreeEntry = { name: parts[parts.length - 1]!, kind, size: Math.max(0, e.size), mtimeMs: null, ...(e.type === 'blob' ? { blobId: e.oid } : {}) };
+      const entry: TreeEntry = {
+        name: parts[parts.length - 1]!,
+        kind,
+        size: Math.max(0, e.size),
+        mtimeMs: null,
+        ...(e.type === 'blob' ? { blobId: e.oid } : {}),
+        ...(e.missing ? { missing: true as const } : {}),
+      };
       this.entries.set(e.path, entry);
       add(parts.slice(0, -1).join('/'), entry);
     }

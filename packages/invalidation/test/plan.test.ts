@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtractedNode } from '@ca/schema';
-import { contextScopes, detectChanges, diffContext, movedKey, plan, planNodes, type ContextFacts, type ContextScan, type PreviousNode, type StoredFile, type StoredState } from '../src/index.js';
+import { contextScopes, detectChanges, diffContext, movedKey, plan, planNodes, unrefinedKey, type ContextFacts, type ContextScan, type PreviousNode, type StoredFile, type StoredState } from '../src/index.js';
 
 // ------------------------------------------------------------------ fixtures of the planner's inputs
 
@@ -140,6 +140,30 @@ describe('the decision matrix (INVALIDATION.md): which files and nodes a change 
   it('calls/references — the target deleted and re-created under a new name: the old node is journaled and dropped, the new one inserted (callers re-resolve on their own next pass)', () => {
     const plan2 = planNodes([prev(10, 'fetchUser')], [node('loadUser')], { path: 'src/a.ts', partialTarget: noPartial, chunkHash });
     expect(plan2).toEqual({ actions: [{ kind: 'insert' }], drop: [{ id: 10, survives: false }], reembed: 1 });
+  });
+
+  it('a symbol whose key the TS pass refined to its package keeps its id when its file is re-parsed (the syntactic key again)', () => {
+    // Stored after a semantic pass: `Context` and `Context.json` exported by the package `hono`;
+    // `helper` is not exported and kept its file key; `gone` was removed from the file.
+    const previous = [
+      prev(1, 'Context', 'class Context {}', { kind: 'class', symbolKey: 'ts:pkg:hono#Context' }),
+      prev(2, 'json', 'json() {}', { kind: 'method', symbolKey: 'ts:pkg:hono#Context.json' }),
+      prev(3, 'helper', 'function helper() {}', { symbolKey: 'ts:file:src/context.ts#helper' }),
+      prev(4, 'gone', 'function gone() {}', { symbolKey: 'ts:pkg:hono#gone' }),
+    ];
+    const next = [
+      node('Context', { kind: 'class', symbolKey: 'ts:file:src/context.ts#Context', chunkText: 'class Context {}' }),
+      node('json', { kind: 'method', symbolKey: 'ts:file:src/context.ts#Context.json', parentLocalId: 'Context', chunkText: 'json() { return 1; }' }),
+      node('helper', { symbolKey: 'ts:file:src/context.ts#helper', chunkText: 'function helper() {}' }),
+      node('added', { symbolKey: 'ts:file:src/context.ts#added', chunkText: 'function added() {}' }),
+    ];
+    expect(planNodes(previous, next, { path: 'src/context.ts', partialTarget: noPartial, chunkHash })).toEqual({
+      actions: [{ kind: 'update', id: 1, reembed: false }, { kind: 'update', id: 2, reembed: true }, { kind: 'update', id: 3, reembed: false }, { kind: 'insert' }],
+      drop: [{ id: 4, survives: false }],
+      reembed: 2,
+    });
+    expect(unrefinedKey('ts:pkg:hono#Context.json', 'src/context.ts')).toBe('ts:file:src/context.ts#Context.json');
+    expect(unrefinedKey('ts:file:src/context.ts#helper', 'src/context.ts')).toBe(null);
   });
 
   it('contains — a child added, one removed, the parent kept: recomputed from the syntax tree; a body-only change keeps every id', () => {

@@ -1,5 +1,15 @@
-export { search, toSearchResult } from './search.js';
-export type { SearchOptions, SearchResult, SearchResponse, Channel, SearchContext, VectorChannel } from './search.js';
+export { search, searchSources, searchFilter, filterText, toSearchResult } from './search.js';
+export type {
+  SearchOptions,
+  SearchResult,
+  SearchResponse,
+  Channel,
+  SearchContext,
+  SearchSource,
+  VectorChannel,
+  AllowedIds,
+  ResultLocation,
+} from './search.js';
 export { estimateTokens, expandChildren } from './budget.js';
 export { analyzeQuery, isIdentifierLike } from './queryAnalysis.js';
 export type { AnalyzedQuery, Intent } from './queryAnalysis.js';

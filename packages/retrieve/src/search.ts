@@ -1,6 +1,19 @@
-import picomatch from 'picomatch';
-import { CaError, CALLABLE_KINDS, TYPE_KINDS, type EdgeType, type Language, type NodeKind } from '@ca/schema';
-import type { IndexReader, NodeFilter, NodeRecord } from '@ca/store';
+import {
+  andFilters,
+  CaError,
+  CALLABLE_KINDS,
+  filterFromOptions,
+  formatFilter,
+  parseFilter,
+  projectDisplayName,
+  toCaError,
+  TYPE_KINDS,
+  type EdgeType,
+  type FilterNode,
+  type Language,
+  type NodeKind,
+} from '@ca/schema';
+import { filterProbeEnough, filterProbeSize, isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord } from '@ca/store';
 import { estimateTokens, expandChildren } from './budget.js';
 import { reciprocalRankFusion, type ChannelRanking, type FusedHit } from './fusion.js';
 import { analyzeQuery, type Intent } from './queryAnalysis.js';
@@ -12,8 +25,13 @@ export interface SearchOptions {
   readonly limit?: number;
   readonly languages?: readonly Language[];
   readonly kinds?: readonly NodeKind[];
-  /** Glob over repo-relative paths (`src/**`, `**\/*.tsx`). */
+  /** Glob over repo-relative paths (`src/**`, `*.tsx`; the `path:` field of the filter language). */
   readonly pathGlob?: string;
+  /**
+   * A filter expression (`lang:cs and kind:method and not is:test`, @ca/schema `parseFilter`),
+   * ANDed with `languages`, `kinds` and `pathGlob`; applied inside every channel before fusion.
+   */
+  readonly filter?: string | FilterNode;
   /** Do not rank test code down. */
   readonly includeTests?: boolean;
   /** Channels to use (default: all available). */
@@ -35,12 +53,25 @@ export interface SearchOptions {
    * here applies to every intent.
    */
   readonly channelWeights?: Readonly<Partial<Record<Channel, number>>>;
+  /**
+   * Graph facts on each result (caller count, neighbour names) and the other locations of
+   * identical code; default true. Off for ablations and benchmarks of the ranking alone.
+   */
+  readonly facts?: boolean;
+}
+
+/** Node ids a filter allows (a `Set`, or the store's bitmap `NodeIdSet`). */
+export interface AllowedIds {
+  has(id: number): boolean;
 }
 
 /** The vector channel, provided by the caller (the engine embeds the query). */
 export interface VectorChannel {
-  /** Nearest nodes to the query, best first, restricted to `allow` when given. */
-  search(k: number, allow: ReadonlySet<number> | null): { nodeId: number; score: number }[];
+  /**
+   * Nearest nodes to the query, best first (cosine), restricted to `allow` when given: exactly
+   * `k` when at least `k` allowed nodes have vectors, however few the filter leaves.
+   */
+  search(k: number, allow: AllowedIds | null): { nodeId: number; score: number }[];
 }
 
 export interface SearchContext {
@@ -61,11 +92,45 @@ export interface SearchResult {
   readonly endLine: number;
   readonly score: number;
   readonly matchedBy: readonly string[];
+  /** The repository the result comes from (multi-repository search only). */
+  readonly repo?: string;
+  /** The package breadcrumb: the nearest package.json name or .csproj (null at the repository root). */
+  readonly package: string | null;
+  /** Whether the symbol is public API (exported, public in a public type). */
+  readonly isPublicApi: boolean;
+  /** Distinct symbols calling it (exact and approximate call edges). */
+  readonly callerCount?: number;
+  /** Qualified names of up to three callers and three callees (the first the index lists), alphabetical. */
+  readonly callers?: readonly string[];
+  readonly callees?: readonly string[];
+  /**
+   * Identical code elsewhere (same chunk hash: a copied file, a vendored duplicate): every
+   * location, this one included, in path order (at most 20; `locationCount` has them all).
+   * Absent when the code stands in one place.
+   */
+  readonly locations?: readonly ResultLocation[];
+  readonly locationCount?: number;
   readonly code: string;
   /** Per-channel 1-based ranks (printed with --explain). */
   readonly ranks: Readonly<Record<string, number>>;
   /** Ids of children expanded inside `code` (parent/child merge). */
   readonly expandedChildren?: readonly string[];
+}
+
+/** One place identical code stands. */
+export interface ResultLocation {
+  readonly repo?: string;
+  readonly id: string;
+  readonly qualifiedName: string;
+  readonly path: string;
+  readonly startLine: number;
+  readonly endLine: number;
+}
+
+/** One index of a multi-repository search: its name (shown on each result) and its channels. */
+export interface SearchSource {
+  readonly name: string;
+  readonly ctx: SearchContext;
 }
 
 export interface SearchResponse {
@@ -118,20 +183,14 @@ const LONG_QUERY_WEIGHTS: Readonly<Partial<Record<Channel, number>>> = { bm25: 3
 /** Edges whose sources depend on their target (the graph channel of "callers of X" questions). */
 const GRAPH_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implements', 'inherits', 'overrides'];
 
-function toFilter(options: SearchOptions): NodeFilter {
-  let pathRegex: string | undefined;
-  if (options.pathGlob) {
-    try {
-      pathRegex = picomatch.makeRe(options.pathGlob, { dot: true }).source;
-    } catch (e) {
-      throw new CaError('invalid_query', `invalid --path glob "${options.pathGlob}": ${(e as Error).message}`);
-    }
-  }
-  return {
-    ...(options.languages ? { languages: options.languages } : {}),
-    ...(options.kinds ? { kinds: options.kinds } : {}),
-    ...(pathRegex ? { pathRegex } : {}),
-  };
+/**
+ * The filter of a search: the expression (parsed when given as text) ANDed with the older
+ * `languages`, `kinds` and `pathGlob` options; a bad expression is an `invalid_query` error
+ * naming its column.
+ */
+export function searchFilter(options: Pick<SearchOptions, 'filter' | 'languages' | 'kinds' | 'pathGlob'>): FilterNode | null {
+  const parsed = typeof options.filter === 'string' ? parseFilter(options.filter) : (options.filter ?? null);
+  return andFilters(filterFromOptions(options), parsed);
 }
 
 /** Validates user-facing numeric options; bad values are usage errors, never SQL errors. */
@@ -147,7 +206,19 @@ function validate(options: SearchOptions): { limit: number; budget: number; minS
   return { limit, budget, minScore };
 }
 
+/**
+ * Ids across indexes: source `s`'s node `n` is `s × SOURCE_STRIDE + n`, so one index (source 0)
+ * keeps its own node ids and fusion, selection and merging work on plain numbers.
+ */
+const SOURCE_STRIDE = 2 ** 32;
+const keyOf = (source: number, nodeId: number): number => source * SOURCE_STRIDE + nodeId;
+const sourceOf = (key: number): number => Math.floor(key / SOURCE_STRIDE);
+const nodeIdOf = (key: number): number => key % SOURCE_STRIDE;
+
 interface Scored {
+  /** `keyOf(source, node.id)`. */
+  key: number;
+  source: number;
   node: NodeRecord;
   score: number;
   /** Score before the exact-name bonus (the relevance gate compares these). */
@@ -161,14 +232,49 @@ function moduleOf(path: string): string {
   return i < 0 ? '.' : path.slice(0, i);
 }
 
+/** One index as the pipeline sees it: its reader and its filter. */
+interface Source {
+  readonly name: string;
+  readonly ctx: SearchContext;
+  readonly filter: NodeFilter;
+  /** Whether the filter restricts anything. */
+  readonly restrictive: boolean;
+  /** Which of `ids` pass the filter (null: all pass); a check of these ids, not a scan. */
+  passing(ids: readonly number[]): AllowedIds | null;
+  /** Every node passing the filter (null: no filter); read once per search, cached across searches by the store. */
+  allowed(): AllowedIds | null;
+}
+
+/** A channel's hits in one index: node ids best first, with the channel's own score when it has one. */
+interface SourceHits {
+  readonly ids: readonly number[];
+  readonly scores?: readonly number[];
+}
+
 /**
  * Hybrid search over one label: qualified-name, BM25 and vector channels (each filtered before
  * fusion), reciprocal rank fusion, then exact-name-first, definition boost, penalties
  * (generated, syntactic-only, test code), small boosts (caller files, public API), hub
- * elevation, cross-cutting diversity, a relevance gate, and selection under a token budget
- * with parent/child merging.
+ * elevation, cross-cutting diversity, identical code once, a relevance gate, and selection
+ * under a token budget with parent/child merging.
  */
 export function search(ctx: SearchContext, query: string, options: SearchOptions = {}): SearchResponse {
+  return searchSources([{ name: '', ctx }], query, options);
+}
+
+/**
+ * `search` over several indexes (a workspace of repositories) merged into one ranking: each
+ * channel's hits of every index are merged into one list first — by the channel's score where
+ * indexes share its scale (BM25, cosine), by rank otherwise (names, graph) — and fused once, so
+ * the best answer of the second repository can come first. Results name their repository
+ * (`repo`) when there is more than one source.
+ */
+export function searchSources(
+  inputs: readonly SearchSource[],
+  query: string,
+  options: SearchOptions = {},
+  how: { readonly named?: boolean } = {},
+): SearchResponse {
   const started = performance.now();
   const { limit, budget, minScore } = validate(options);
   const notices: string[] = [];
@@ -186,82 +292,199 @@ export function search(ctx: SearchContext, query: string, options: SearchOptions
     notices,
     tokens,
   });
+  const expression = searchFilter(options);
+  // Results name their repository in a workspace search, even when one index alone answers.
+  const multi = how.named ?? inputs.length > 1;
+  const prefix = (name: string) => (multi ? `${name}: ` : '');
+  /**
+   * Sources that failed while answering (a corrupt page, a lock): dropped with a notice in a
+   * workspace search, so the other indexes still answer. One index's failure is the answer's.
+   */
+  const failed = new Set<number>();
+  const guard = <T>(s: number, fallback: T, read: () => T): T => {
+    if (failed.has(s)) return fallback;
+    if (!multi) return read();
+    try {
+      return read();
+    } catch (e) {
+      const err = toCaError(e);
+      if (!isIndexFailure(e, err.code)) throw e;
+      failed.add(s);
+      notices.push(`${inputs[s]!.name}: index unavailable: ${err.code}: ${err.message}`);
+      return fallback;
+    }
+  };
   const wanted = new Set<Channel>(options.channels ?? ['name', 'bm25', 'vector', 'graph']);
-  if (wanted.has('vector') && !ctx.vector) notices.push(`vector channel off: ${ctx.vectorOffReason ?? 'no embedding model'}`);
+  for (const src of inputs) {
+    if (wanted.has('vector') && !src.ctx.vector) notices.push(`${prefix(src.name)}vector channel off: ${src.ctx.vectorOffReason ?? 'no embedding model'}`);
+  }
   if (text === '') {
     notices.push('empty query');
     return done([]);
   }
-  const { reader } = ctx;
-  const filter = toFilter(options);
-  const channelK = (options.channelK ?? 50) * (analyzed.intent === 'cross_cutting' ? 2 : 1);
+  const sources: Source[] = inputs.map((input) => {
+    const filter: NodeFilter = expression ? { expression } : {};
+    const restrictive = isRestrictive(filter);
+    let allowed: AllowedIds | null | undefined;
+    return {
+      name: input.name,
+      ctx: input.ctx,
+      filter,
+      restrictive,
+      passing: (ids) => (restrictive ? input.ctx.reader.idsPassing(filter, ids) : null),
+      // The whole allowed set is read once per search, and only when a channel needs it.
+      allowed: () => (allowed === undefined ? (allowed = restrictive ? input.ctx.reader.nodeIdsMatching(filter) : null) : allowed),
+    };
+  });
+  if (expression) sources.forEach((src, s) => guard(s, [], () => src.ctx.reader.filterNotices(src.filter)).forEach((n) => notices.push(`${prefix(src.name)}${n}`)));
+  // A channel never returns fewer candidates than the results asked for.
+  const channelK = Math.max(limit, (options.channelK ?? 50) * (analyzed.intent === 'cross_cutting' ? 2 : 1));
   const rankings: ChannelRanking[] = [];
   const exact = new Set<number>();
   const named = new Set<number>();
 
   if (wanted.has('name') || wanted.has('graph')) {
-    const ids: number[] = [];
-    const seen = new Set<number>();
-    const push = (nodes: NodeRecord[]) => {
-      for (const n of nodes) if (!seen.has(n.id)) (seen.add(n.id), ids.push(n.id));
-    };
-    for (const ident of analyzed.identifiers) {
-      const exactHits = reader.byQualifiedName(ident, filter, channelK);
-      for (const n of exactHits) exact.add(n.id);
-      push(exactHits);
-    }
-    for (const ident of analyzed.identifiers) {
-      const suffixHits = reader.bySuffix(ident, filter, channelK);
-      // A symbol the user named exactly (`issueToken`, `Billing.terminatePlan`) is returned as itself.
-      const simple = ident.split(/\.|::/).pop()!;
-      for (const n of suffixHits) if (n.name === simple) named.add(n.id);
-      push(suffixHits);
-    }
-    for (const id of exact) named.add(id);
-    if (wanted.has('name')) rankings.push({ channel: 'name', ids: ids.slice(0, channelK) });
+    const perSource = sources.map((src, s): SourceHits => guard(s, { ids: [] }, () => {
+      const { reader } = src.ctx;
+      const ids: number[] = [];
+      const seen = new Set<number>();
+      const push = (nodes: NodeRecord[]) => {
+        for (const n of nodes) if (!seen.has(n.id)) (seen.add(n.id), ids.push(n.id));
+      };
+      for (const ident of analyzed.identifiers) {
+        const exactHits = reader.byQualifiedName(ident, src.filter, channelK);
+        for (const n of exactHits) exact.add(keyOf(s, n.id));
+        push(exactHits);
+      }
+      for (const ident of analyzed.identifiers) {
+        const suffixHits = reader.bySuffix(ident, src.filter, channelK);
+        // A symbol the user named exactly (`issueToken`, `Billing.terminatePlan`) is returned as itself.
+        const simple = ident.split(/\.|::/).pop()!;
+        for (const n of suffixHits) if (n.name === simple) named.add(keyOf(s, n.id));
+        push(suffixHits);
+      }
+      return { ids };
+    }));
+    for (const key of exact) named.add(key);
+    if (wanted.has('name')) rankings.push({ channel: 'name', ids: mergeHits(perSource, channelK) });
   }
   if (wanted.has('bm25')) {
-    rankings.push({ channel: 'bm25', ids: reader.bm25(text, filter, channelK).map((h) => h.nodeId) });
+    const perSource = sources.map((src, s): SourceHits =>
+      guard(s, { ids: [], scores: [] }, () => {
+        const hits = src.ctx.reader.bm25(text, src.filter, channelK);
+        return { ids: hits.map((h) => h.nodeId), scores: hits.map((h) => h.score) };
+      }),
+    );
+    rankings.push({ channel: 'bm25', ids: mergeHits(perSource, channelK) });
   }
   if (wanted.has('graph') && analyzed.asksDependents && named.size > 0) {
     // "callers of X", "what breaks if X changes": X's dependents, most-connected first.
-    const seeds = [...named].slice(0, 8);
-    const deps = reader.dependentsOf(seeds, GRAPH_EDGE_TYPES, channelK * 2).map((d) => d.nodeId);
-    const hasFilter = filter.languages !== undefined || filter.kinds !== undefined || filter.pathRegex !== undefined;
-    const allow = hasFilter ? reader.nodeIdsMatching(filter) : null;
-    rankings.push({ channel: 'graph', ids: (allow ? deps.filter((id) => allow.has(id)) : deps).slice(0, channelK) });
+    const perSource = sources.map((src, s): SourceHits =>
+      guard(s, { ids: [] }, () => {
+        const seeds = [...named].filter((k) => sourceOf(k) === s).slice(0, 8).map(nodeIdOf);
+        if (seeds.length === 0) return { ids: [] };
+        const deps = src.ctx.reader.dependentsOf(seeds, GRAPH_EDGE_TYPES, channelK * 2).map((d) => d.nodeId);
+        const allow = src.passing(deps);
+        return { ids: (allow ? deps.filter((id) => allow.has(id)) : deps).slice(0, channelK) };
+      }),
+    );
+    rankings.push({ channel: 'graph', ids: mergeHits(perSource, channelK) });
   }
-  if (wanted.has('vector') && ctx.vector) {
-    const hasFilter = filter.languages !== undefined || filter.kinds !== undefined || filter.pathRegex !== undefined;
-    const allow = hasFilter ? reader.nodeIdsMatching(filter) : null;
-    rankings.push({ channel: 'vector', ids: ctx.vector.search(channelK, allow).map((h) => h.nodeId) });
+  if (wanted.has('vector') && sources.some((src) => src.ctx.vector)) {
+    const perSource = sources.map((src, s): SourceHits =>
+      guard(s, { ids: [], scores: [] }, () => {
+        if (!src.ctx.vector) return { ids: [], scores: [] };
+        const hits = filteredNearest(src, src.ctx.vector, channelK, limit);
+        return { ids: hits.map((h) => h.nodeId), scores: hits.map((h) => h.score) };
+      }),
+    );
+    rankings.push({ channel: 'vector', ids: mergeHits(perSource, channelK) });
   }
 
   // Weights only balance channels against each other: one channel alone is ranked as it is.
   const long = text.split(/\s+/).length >= LONG_QUERY_WORDS;
   const weights = rankings.length > 1 ? { ...DEFAULT_WEIGHTS[analyzed.intent], ...(long ? LONG_QUERY_WEIGHTS : {}), ...options.channelWeights } : {};
   const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, weights);
-  const scored = rescore(reader, fused, exact, options, analyzed.aboutTests);
-  if (options.hub !== false && scored.length > 0) elevateHubs(reader, scored, filter);
+  let scored = rescore(sources, fused, exact, options, analyzed.aboutTests, guard);
+  if (options.hub !== false && scored.length > 0) elevateHubs(sources, scored, guard);
   scored.sort((a, b) => b.score - a.score);
   if (analyzed.intent === 'cross_cutting') diversify(scored);
+  const facts = options.facts !== false;
+  if (facts) scored = oncePerChunk(scored);
 
   // Relevance gate, relative to the best base score.
   const top = scored.reduce((m, s) => Math.max(m, s.base), 0);
-  const gated = minScore > 0 ? scored.filter((s) => s.base >= minScore * top || exact.has(s.node.id)) : scored;
-  const selected = select(gated, limit, budget, named);
+  const gated = minScore > 0 ? scored.filter((s) => s.base >= minScore * top || exact.has(s.key)) : scored;
+  const selected = select(gated, limit, budget, named, multi ? sources.map((s) => s.name) : null);
   if (selected.overBudget > 0) {
     const n = selected.overBudget;
     notices.push(`token budget: ${n} matching result${n === 1 ? '' : 's'} left out (over the budget of ${budget} tokens; raise it to see ${n === 1 ? 'it' : 'them'})`);
   }
   let results = selected.results;
+  if (facts) results = withFacts(sources, results, selected.sources, guard);
   if (analyzed.intent === 'cross_cutting') results = groupByModule(results);
   return done(results, selected.tokens);
 }
 
-function rescore(reader: IndexReader, fused: FusedHit[], exact: ReadonlySet<number>, options: SearchOptions, aboutTests: boolean): Scored[] {
-  const nodes = new Map(reader.nodesByIds(fused.map((h) => h.nodeId)).map((n) => [n.id, n]));
-  const callerFiles = reader.callerFileCounts([...nodes.keys()]);
+/**
+ * One channel's hits of every index as one list of keys, best first, at most `k`. With one
+ * index, its list as it is. With several: by the channel's score when every list has one
+ * (BM25 and cosine are on one scale across indexes), else by rank, index order breaking ties.
+ */
+function mergeHits(perSource: readonly SourceHits[], k: number): number[] {
+  if (perSource.length === 1) return perSource[0]!.ids.slice(0, k).map((id) => keyOf(0, id));
+  const all: { key: number; rank: number; source: number; score: number }[] = [];
+  const scored = perSource.every((h) => h.scores !== undefined);
+  perSource.forEach((h, s) => h.ids.forEach((id, rank) => all.push({ key: keyOf(s, id), rank, source: s, score: scored ? h.scores![rank]! : 0 })));
+  all.sort((a, b) => (scored ? b.score - a.score : 0) || a.rank - b.rank || a.source - b.source);
+  return all.slice(0, k).map((x) => x.key);
+}
+
+/**
+ * The nearest nodes passing the source's filter: `k` of them when that many pass and have
+ * vectors — or, for a filter many nodes pass, the ones among the 2k nearest unfiltered
+ * neighbours, when at least `atLeast` (the results asked for) and k/2 pass (`filterProbeEnough`;
+ * they are the exact top of the filtered ranking, every node further away scoring lower). The
+ * filter's allowed set is used when the store has it cached, when a sample says few nodes pass,
+ * or when too few passed the probe — so a filter leaving one node deep in the ranking still
+ * finds it, and a selective one still returns `k`.
+ */
+function filteredNearest(src: Source, vector: VectorChannel, k: number, atLeast: number): { nodeId: number; score: number }[] {
+  if (!src.restrictive) return vector.search(k, null);
+  const { reader } = src.ctx;
+  const cached = reader.cachedNodeIdsMatching(src.filter);
+  if (cached) return vector.search(k, cached);
+  const probeK = filterProbeSize(k, reader.passingFraction(src.filter));
+  if (probeK !== null) {
+    const raw = vector.search(probeK, null);
+    const pass = src.passing(raw.map((h) => h.nodeId));
+    const kept = pass ? raw.filter((h) => pass.has(h.nodeId)) : raw;
+    // Fewer than asked for means every vector was returned: nothing further away was left out.
+    if (kept.length >= filterProbeEnough(k, atLeast) || raw.length < probeK) return kept.slice(0, k);
+  }
+  return vector.search(k, src.allowed());
+}
+
+/** Runs one index's reads, or drops the index with a notice when it fails (workspace search). */
+type Guard = <T>(source: number, fallback: T, read: () => T) => T;
+
+/** Errors of an index itself (not of the query): the index is left out of a workspace answer. */
+function isIndexFailure(e: unknown, code: string): boolean {
+  return code === 'db_corrupt' || code === 'db_locked' || code === 'io_error' || code === 'schema_too_new' || (e instanceof Error && e.name === 'SqliteError');
+}
+
+function rescore(sources: readonly Source[], fused: FusedHit[], exact: ReadonlySet<number>, options: SearchOptions, aboutTests: boolean, guard: Guard): Scored[] {
+  const nodes = new Map<number, NodeRecord>();
+  const callerFiles = new Map<number, number>();
+  sources.forEach((src, s) => {
+    const ids = fused.filter((h) => sourceOf(h.nodeId) === s).map((h) => nodeIdOf(h.nodeId));
+    if (ids.length === 0) return;
+    guard(s, null, () => {
+      for (const n of src.ctx.reader.nodesByIds(ids)) nodes.set(keyOf(s, n.id), n);
+      for (const [id, c] of src.ctx.reader.callerFileCounts(ids)) callerFiles.set(keyOf(s, id), c);
+      return null;
+    });
+  });
   const includeTests = options.includeTests === true || aboutTests;
   const out: Scored[] = [];
   for (const hit of fused) {
@@ -276,11 +499,11 @@ function rescore(reader: IndexReader, fused: FusedHit[], exact: ReadonlySet<numb
     if (n.semanticState !== 'ok') score *= SYNTACTIC_ONLY_PENALTY;
     if (!includeTests && isTestPath(n.path)) score *= TEST_PENALTY;
     // Small additive boosts: widely used symbols and public API (≤ ~10% of a top RRF score).
-    score += Math.min(callerFiles.get(n.id) ?? 0, 10) * 0.0002;
+    score += Math.min(callerFiles.get(hit.nodeId) ?? 0, 10) * 0.0002;
     if (n.isPublicApi) score += 0.0005;
     const base = score;
-    if (exact.has(n.id)) score += EXACT_NAME_BONUS;
-    out.push({ node: n, score, base, ranks: { ...hit.ranks }, hub: false });
+    if (exact.has(hit.nodeId)) score += EXACT_NAME_BONUS;
+    out.push({ key: hit.nodeId, source: sourceOf(hit.nodeId), node: n, score, base, ranks: { ...hit.ranks }, hub: false });
   }
   return out;
 }
@@ -288,41 +511,113 @@ function rescore(reader: IndexReader, fused: FusedHit[], exact: ReadonlySet<numb
 /**
  * Hub elevation: a symbol connected (one hop of calls/references/implements/inherits) to at
  * least HUB_MIN_LINKS (four) of the top results is added even if no channel returned it; its score is half the
- * summed base scores of the results it connects, capped under the weakest of them.
+ * summed base scores of the results it connects, capped under the weakest of them. Edges stay
+ * inside one index, so each index's hubs come from its own top results.
  */
-function elevateHubs(reader: IndexReader, scored: Scored[], filter: NodeFilter): void {
+function elevateHubs(sources: readonly Source[], scored: Scored[], guard: Guard): void {
   const sorted = [...scored].sort((a, b) => b.score - a.score).slice(0, HUB_SEEDS);
-  const byId = new Map(scored.map((s) => [s.node.id, s]));
-  const links = new Map<number, Set<number>>();
-  for (const { neighbour, seed } of reader.neighbours(sorted.map((s) => s.node.id), HUB_EDGE_TYPES)) {
-    if (neighbour === seed || byId.has(neighbour)) continue;
-    let set = links.get(neighbour);
-    if (!set) links.set(neighbour, (set = new Set()));
-    set.add(seed);
-  }
-  const hubs = [...links.entries()].filter(([, seeds]) => seeds.size >= HUB_MIN_LINKS);
-  if (hubs.length === 0) return;
-  const allowed = filter.languages || filter.kinds || filter.pathRegex ? reader.nodeIdsMatching(filter) : null;
-  const nodes = new Map(reader.nodesByIds(hubs.map(([id]) => id)).map((n) => [n.id, n]));
-  for (const [id, seeds] of hubs) {
-    const n = nodes.get(id);
-    if (!n || n.kind === 'file' || n.kind === 'module' || (allowed && !allowed.has(id))) continue;
-    const seedScores = [...seeds].map((s) => byId.get(s)!.base);
-    const score = Math.min(seedScores.reduce((a, b) => a + b, 0) * 0.5, Math.min(...seedScores) * 0.99);
-    scored.push({ node: n, score, base: score, ranks: {}, hub: true });
-  }
+  const byKey = new Map(scored.map((s) => [s.key, s]));
+  sources.forEach((src, s) => guard(s, undefined, () => {
+    const seeds = sorted.filter((x) => x.source === s);
+    if (seeds.length < HUB_MIN_LINKS) return;
+    const { reader } = src.ctx;
+    const links = new Map<number, Set<number>>();
+    for (const { neighbour, seed } of reader.neighbours(seeds.map((x) => x.node.id), HUB_EDGE_TYPES)) {
+      if (neighbour === seed || byKey.has(keyOf(s, neighbour))) continue;
+      let set = links.get(neighbour);
+      if (!set) links.set(neighbour, (set = new Set()));
+      set.add(seed);
+    }
+    const hubs = [...links.entries()].filter(([, linked]) => linked.size >= HUB_MIN_LINKS);
+    if (hubs.length === 0) return;
+    const allowed = src.passing(hubs.map(([id]) => id));
+    const nodes = new Map(reader.nodesByIds(hubs.map(([id]) => id)).map((n) => [n.id, n]));
+    for (const [id, linked] of hubs) {
+      const n = nodes.get(id);
+      if (!n || n.kind === 'file' || n.kind === 'module' || (allowed && !allowed.has(id))) continue;
+      const seedScores = [...linked].map((seed) => byKey.get(keyOf(s, seed))!.base);
+      const score = Math.min(seedScores.reduce((a, b) => a + b, 0) * 0.5, Math.min(...seedScores) * 0.99);
+      scored.push({ key: keyOf(s, id), source: s, node: n, score, base: score, ranks: {}, hub: true });
+    }
+  }));
 }
 
 /** Cross-cutting queries: each further result from the same file is damped (0.85^k). */
 function diversify(scored: Scored[]): void {
   const seen = new Map<string, number>();
   for (const s of scored) {
-    const k = seen.get(s.node.path) ?? 0;
+    const file = `${s.source}\0${s.node.path}`;
+    const k = seen.get(file) ?? 0;
     s.score *= 0.85 ** k;
-    seen.set(s.node.path, k + 1);
+    seen.set(file, k + 1);
   }
   scored.sort((a, b) => b.score - a.score);
 }
+
+/**
+ * Identical code (the same chunk hash: a copied file, a vendored duplicate, in any index) is one
+ * candidate, the best-scored; its other places are listed on the result (`withFacts`).
+ */
+function oncePerChunk(scored: readonly Scored[]): Scored[] {
+  const seen = new Set<string>();
+  return scored.filter((s) => {
+    const hash = s.node.chunkHash;
+    if (!hash) return true;
+    const key = `${s.node.kind}\0${hash}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Neighbour names a result lists per side. */
+const NEIGHBOURS_PER_SIDE = 3;
+
+/**
+ * Facts a result carries so the agent need not ask again: caller count and neighbour names from
+ * its own index, and every location of identical code across the indexes.
+ */
+function withFacts(sources: readonly Source[], results: SearchResult[], resultSources: readonly number[], guard: Guard): SearchResult[] {
+  const facts = sources.map((src, s) => {
+    const ids = results.filter((_, i) => resultSources[i] === s).map((r) => Number(r.id));
+    return ids.length > 0 ? guard(s, new Map<number, NodeFacts>(), () => src.ctx.reader.nodeFacts(ids, NEIGHBOURS_PER_SIDE)) : new Map<number, NodeFacts>();
+  });
+  const hashes = [...new Set(results.map((r) => chunkHashOf.get(r)).filter((h): h is string => h !== undefined))];
+  const multi = results.some((r) => r.repo !== undefined);
+  const locationsOf = sources.map((src, s) =>
+    hashes.length > 0 ? guard(s, new Map<string, { locations: CodeLocation[]; total: number }>(), () => src.ctx.reader.locationsByChunkHash(hashes)) : new Map<string, { locations: CodeLocation[]; total: number }>(),
+  );
+  return results.map((r, i) => {
+    const s = resultSources[i]!;
+    const f = facts[s]!.get(Number(r.id));
+    const hash = chunkHashOf.get(r);
+    let locations: ResultLocation[] = [];
+    let total = 0;
+    if (hash) {
+      sources.forEach((src, t) => {
+        const entry = locationsOf[t]!.get(hash);
+        if (!entry) return;
+        total += entry.total;
+        for (const loc of entry.locations) {
+          locations.push({ ...(multi ? { repo: src.name } : {}), id: String(loc.id), qualifiedName: loc.qualifiedName, path: loc.path, startLine: loc.startLine, endLine: loc.endLine });
+        }
+      });
+      locations = locations.slice(0, 20);
+    }
+    const { code, ...head } = r;
+    return {
+      ...head,
+      callerCount: f?.callerCount ?? 0,
+      callers: f?.callers ?? [],
+      callees: f?.callees ?? [],
+      ...(total > 1 ? { locations, locationCount: total } : {}),
+      code,
+    };
+  });
+}
+
+/** The chunk hash behind each emitted result (kept off the public shape). */
+const chunkHashOf = new WeakMap<SearchResult, string>();
 
 interface Unit {
   head: Scored;
@@ -339,25 +634,29 @@ interface Unit {
  * candidate tail would otherwise replace its strongly matching method (this cost 0.2–0.45
  * NDCG@10 on the fixture sets, docs/benchmarks.md). An exact-name hit always stands on its own.
  * Each result is kept only if it fits the remaining budget; the budget is never exceeded.
+ * `repoNames` (several indexes) names each result's repository.
  */
 function select(
   scored: readonly Scored[],
   limit: number,
   budget: number,
   named: ReadonlySet<number>,
-): { results: SearchResult[]; tokens: number; overBudget: number } {
+  repoNames: readonly string[] | null,
+): { results: SearchResult[]; sources: number[]; tokens: number; overBudget: number } {
   const candidates = scored.slice(0, Math.max(limit * 3, 30));
   // A child merges only where the parent's code shows it collapsed (or in full): one that
   // cannot be located there keeps its own place in the ranking.
   const mergeable = (child: Scored, parent: Scored): boolean =>
+    child.source === parent.source &&
     child.node.parentId === parent.node.id &&
     parent.node.kind !== 'file' &&
     parent.node.kind !== 'module' &&
-    !named.has(child.node.id) &&
+    !named.has(child.key) &&
     expandChildren(parent.node.chunkText, [{ code: child.node.chunkText }]).merged[0] === true;
   const units: Unit[] = [];
   const unitOf = new Map<number, Unit>();
   const results: SearchResult[] = [];
+  const sources: number[] = [];
   let tokens = 0;
   let overBudget = 0;
   let next = 0;
@@ -366,11 +665,12 @@ function select(
     const start = units.length;
     while (units.length - start < limit - results.length && next < candidates.length) {
       const c = candidates[next++]!;
-      if (unitOf.has(c.node.id)) continue;
-      const parentUnit = c.node.parentId === null ? undefined : unitOf.get(c.node.parentId);
-      if (parentUnit && parentUnit.head.node.id === c.node.parentId && mergeable(c, parentUnit.head) && units.indexOf(parentUnit) >= start) {
+      if (unitOf.has(c.key)) continue;
+      const parentKey = c.node.parentId === null ? null : keyOf(c.source, c.node.parentId);
+      const parentUnit = parentKey === null ? undefined : unitOf.get(parentKey);
+      if (parentUnit && parentUnit.head.key === parentKey && mergeable(c, parentUnit.head) && units.indexOf(parentUnit) >= start) {
         parentUnit.kids.push(c);
-        unitOf.set(c.node.id, parentUnit);
+        unitOf.set(c.key, parentUnit);
         continue;
       }
       // A parent arriving after some of its children: they join it, at the first child's place.
@@ -381,26 +681,28 @@ function select(
         first.kids = kids;
         first.head = c;
         for (const u of childUnits.slice(1)) units.splice(units.indexOf(u), 1);
-        unitOf.set(c.node.id, first);
-        for (const k of kids) unitOf.set(k.node.id, first);
+        unitOf.set(c.key, first);
+        for (const k of kids) unitOf.set(k.key, first);
         continue;
       }
       const unit: Unit = { head: c, kids: [] };
       units.push(unit);
-      unitOf.set(c.node.id, unit);
+      unitOf.set(c.key, unit);
     }
     if (units.length === start) break;
     for (const unit of units.slice(start)) {
       if (results.length >= limit) break;
-      const { emitted, left } = emitUnit(unit, budget - tokens);
+      const { emitted, left } = emitUnit(unit, budget - tokens, repoNames);
       overBudget += left;
       for (const r of emitted) {
         tokens += estimateTokens(r.code);
         results.push(r);
+        sources.push(unit.head.source);
       }
     }
   }
-  return { results: results.slice(0, limit), tokens: results.slice(0, limit).reduce((t, r) => t + estimateTokens(r.code), 0), overBudget };
+  const kept = results.slice(0, limit);
+  return { results: kept, sources: sources.slice(0, limit), tokens: kept.reduce((t, r) => t + estimateTokens(r.code), 0), overBudget };
 }
 
 /**
@@ -408,7 +710,7 @@ function select(
  * expanded; when that does not fit (or a child cannot be located in the parent's code), the
  * members on their own, best first, as far as they fit. `left` counts the members that did not.
  */
-function emitUnit(unit: Unit, room: number): { emitted: SearchResult[]; left: number } {
+function emitUnit(unit: Unit, room: number, repoNames: readonly string[] | null): { emitted: SearchResult[]; left: number } {
   const result = (s: Scored, code: string, expanded: readonly Scored[]): SearchResult => {
     const matchedBy = new Set(Object.keys(s.ranks));
     if (s.hub) matchedBy.add('hub');
@@ -418,10 +720,12 @@ function emitUnit(unit: Unit, room: number): { emitted: SearchResult[]; left: nu
       if (k.hub) matchedBy.add('hub');
       score = Math.max(score, k.score);
     }
-    return {
-      ...toSearchResult(s.node, score, [...matchedBy], s.ranks, code),
+    const r: SearchResult = {
+      ...toSearchResult(s.node, score, [...matchedBy], s.ranks, code, repoNames ? repoNames[s.source] : undefined),
       ...(expanded.length > 0 ? { expandedChildren: expanded.map((k) => String(k.node.id)) } : {}),
     };
+    if (s.node.chunkHash) chunkHashOf.set(r, s.node.chunkHash);
+    return r;
   };
   const out: SearchResult[] = [];
   let members = [unit.head, ...unit.kids];
@@ -454,6 +758,7 @@ export function toSearchResult(
   matchedBy: readonly string[],
   ranks: Readonly<Record<string, number>>,
   code = n.chunkText,
+  repo?: string,
 ): SearchResult {
   return {
     id: String(n.id),
@@ -466,6 +771,9 @@ export function toSearchResult(
     endLine: n.endLine,
     score: Math.round(score * 1e6) / 1e6,
     matchedBy,
+    ...(repo !== undefined ? { repo } : {}),
+    package: projectDisplayName(n.project),
+    isPublicApi: n.isPublicApi,
     code,
     ranks,
   };
@@ -476,9 +784,15 @@ function groupByModule(results: SearchResult[]): SearchResult[] {
   const order: string[] = [];
   const groups = new Map<string, SearchResult[]>();
   for (const r of results) {
-    const m = moduleOf(r.path);
+    const m = `${r.repo ?? ''}\0${moduleOf(r.path)}`;
     if (!groups.has(m)) (order.push(m), groups.set(m, []));
     groups.get(m)!.push(r);
   }
   return order.flatMap((m) => groups.get(m)!);
+}
+
+/** The canonical text of a search's filter (answers echo it), or null without one. */
+export function filterText(options: Pick<SearchOptions, 'filter' | 'languages' | 'kinds' | 'pathGlob'>): string | null {
+  const f = searchFilter(options);
+  return f ? formatFilter(f) : null;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexReader, NodeRecord } from '@ca/store';
-import { search } from '../src/index.js';
+import { search, searchSources } from '../src/index.js';
 
 /** A node of the fake index: only the fields search reads matter. */
 function node(id: number, name: string, kind: NodeRecord['kind'], parentId: number | null, chunkText: string, qualifiedName = name): NodeRecord {
@@ -52,6 +52,12 @@ function fakeReader(bm25: number[], dependents: Record<number, number[]> = {}, n
     callerFileCounts: () => new Map<number, number>(),
     neighbours: () => [],
     nodeIdsMatching: () => new Set(NODES.keys()),
+    filterNotices: () => [],
+    cachedNodeIdsMatching: () => null,
+    passingFraction: () => 1,
+    idsPassing: (_f: unknown, ids: readonly number[]) => new Set(ids),
+    nodeFacts: () => new Map(),
+    locationsByChunkHash: () => new Map(),
     dependentsOf: (ids: readonly number[]) => ids.flatMap((id) => (dependents[id] ?? []).map((d) => ({ nodeId: d, edges: 1 }))),
   };
   return reader as unknown as IndexReader;
@@ -126,5 +132,53 @@ describe('channel weights by query shape', () => {
     const q = 'when the user empties the basket the total shown at the bottom of the page is not reset to zero';
     const r = search(withVector(fakeReader([4, 3])), q, { limit: 2 });
     expect(r.results.map((x) => x.qualifiedName)).toEqual(['total', 'Cart.clear']);
+  });
+});
+
+describe('several indexes in one ranking', () => {
+  it('merges BM25 hits by score across indexes and names each result\'s repository', () => {
+    // The fake BM25 scores a reader's hits 10, 9, … in order. Index a: total (10), Cart.add (9);
+    // index b: Cart.clear (10). Merged by score, index order breaking the tie: a:total, b:clear, a:add.
+    const a = fakeReader([4, 2]);
+    const b = fakeReader([3]);
+    const r = searchSources(
+      [
+        { name: 'a', ctx: ctx(a) },
+        { name: 'b', ctx: ctx(b) },
+      ],
+      'cart total',
+      { limit: 3, channels: ['bm25'] },
+    );
+    expect(r.results.map((x) => [x.repo, x.qualifiedName, x.ranks])).toEqual([
+      ['a', 'total', { bm25: 1 }],
+      ['b', 'Cart.clear', { bm25: 2 }],
+      ['a', 'Cart.add', { bm25: 3 }],
+    ]);
+  });
+
+  it('an index failing while answering (locked, corrupt) is a notice; the others answer', () => {
+    const locked = fakeReader([3]);
+    const busy = Object.assign(new Error('database is locked'), { name: 'SqliteError', code: 'SQLITE_BUSY' });
+    (locked as unknown as { bm25: () => never }).bm25 = () => {
+      throw busy;
+    };
+    const r = searchSources(
+      [
+        { name: 'a', ctx: ctx(fakeReader([4])) },
+        { name: 'b', ctx: ctx(locked) },
+      ],
+      'cart total',
+      { limit: 3, channels: ['bm25'] },
+    );
+    expect(r.results.map((x) => [x.repo, x.qualifiedName])).toEqual([['a', 'total']]);
+    expect(r.notices).toEqual(['b: index unavailable: db_locked: database is locked']);
+  });
+
+  it('one index failing alone fails the answer', () => {
+    const locked = fakeReader([3]);
+    (locked as unknown as { bm25: () => never }).bm25 = () => {
+      throw Object.assign(new Error('database is locked'), { name: 'SqliteError', code: 'SQLITE_BUSY' });
+    };
+    expect(() => search(ctx(locked), 'cart total', { limit: 3, channels: ['bm25'] })).toThrow('database is locked');
   });
 });

@@ -1,16 +1,28 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CaError } from './errors.js';
+import { gitignorePatternProblem } from './glob.js';
+
+/** A list of gitignore-style patterns, each checked for syntax (a typo must not pass silently). */
+const patternList = () =>
+  z
+    .array(
+      z.string().superRefine((pattern, ctx) => {
+        const problem = gitignorePatternProblem(pattern);
+        if (problem) ctx.addIssue({ code: 'custom', message: `invalid glob ${JSON.stringify(pattern)}: ${problem.message} at column ${problem.offset + 1}` });
+      }),
+    )
+    .default([]);
+import { safeReadText } from './safeRead.js';
 
 const indexingSchema = z
   .object({
     /** Glob patterns (gitignore syntax) a file must match to be indexed; empty = everything. */
-    include: z.array(z.string()).default([]),
+    include: patternList(),
     /** Extra patterns to exclude, on top of .gitignore and the built-in excludes. */
-    exclude: z.array(z.string()).default([]),
+    exclude: patternList(),
     /** Patterns re-included even when .gitignore or a built-in exclude drops them. */
-    keep: z.array(z.string()).default([]),
+    keep: patternList(),
     max_file_bytes: z.number().int().positive().default(1024 * 1024),
     /** Per-file parse deadline in milliseconds. */
     parse_timeout_ms: z.number().int().positive().default(5000),
@@ -19,6 +31,10 @@ const indexingSchema = z
     /** Files per write transaction. */
     batch_files: z.number().int().positive().default(200),
     safe_mode: z.boolean().default(true),
+    /** Index files named like secrets (`.env`, `*.pem`, `id_rsa` … — `isSecretPath`); off by default. */
+    index_secrets: z.boolean().default(false),
+    /** Patterns (gitignore syntax) of secret-named files that are not secrets and may be indexed (`config/.env.ts`). */
+    secret_allow: z.array(z.string().min(1).refine((p) => !p.includes('\0'), 'a pattern cannot hold a NUL character')).default([]),
     allow_nuget_restore: z.boolean().default(false),
   })
   .strict();
@@ -179,6 +195,8 @@ export function parseConfig(raw: unknown, source = 'configuration'): Config {
 
 export const CONFIG_DIR = '.codeagent';
 export const CONFIG_FILE = 'config.json';
+/** The largest configuration file (or .gitignore, package.json …) read as text: 1 MiB. */
+export const CONFIG_READ_MAX_BYTES = 1 << 20;
 
 /**
  * Loads `<repo>/.codeagent/config.json` (optional), applies `CA_<SECTION>_<KEY>` env
@@ -191,12 +209,11 @@ export function loadConfig(
   const file = join(repoRoot, CONFIG_DIR, CONFIG_FILE);
   let fromFile: Record<string, unknown> = {};
   let text: string | null = null;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new CaError('config_invalid', `cannot read ${file}: ${(e as Error).message}`, { cause: e });
-    }
+  // The repository may be hostile: a FIFO or a link to /dev/zero here must not hang or fill memory.
+  const read = safeReadText(file, { root: repoRoot, maxBytes: CONFIG_READ_MAX_BYTES });
+  if (read.ok) text = read.text;
+  else if (read.refusal !== 'missing') {
+    throw new CaError('config_invalid', `cannot read ${file}: ${read.reason}`, { context: { path: file, refusal: read.refusal } });
   }
   if (text !== null) {
     try {

@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'schema_too_new',
   'db_corrupt',
   'db_locked',
+  'sqlite_too_old',
   'io_error',
   'parse_failed',
   'parse_timeout',
@@ -20,6 +21,7 @@ export const ERROR_CODES = [
   'backpressure',
   'model_unavailable',
   'invalid_query',
+  'not_indexed',
   'unknown_label',
   'internal',
 ] as const;
@@ -32,6 +34,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'ambiguous_symbol',
   'config_invalid',
   'invalid_query',
+  'not_indexed',
   'unknown_label',
 ]);
 
@@ -76,7 +79,18 @@ export function toCaError(e: unknown, fallback: ErrorCode = 'internal'): CaError
       return new CaError('io_error', e.message, { cause: e });
     }
     if (errno === 'SQLITE_BUSY' || errno === 'SQLITE_LOCKED') return new CaError('db_locked', e.message, { cause: e });
-    if (errno === 'SQLITE_CORRUPT' || errno === 'SQLITE_NOTADB') return new CaError('db_corrupt', e.message, { cause: e });
+    if (errno === 'SQLITE_CORRUPT' || errno === 'SQLITE_NOTADB') {
+      return new CaError('db_corrupt', `the index is damaged (${e.message}): run \`ca index\` to rebuild it`, { cause: e });
+    }
+    if (errno === 'SQLITE_FULL') return new CaError('io_error', `the disk holding the index is full (${e.message})`, { cause: e });
+    if (errno === 'SQLITE_READONLY' || errno?.startsWith('SQLITE_READONLY_')) {
+      return new CaError('io_error', `the index cannot be written (${e.message})`, { cause: e });
+    }
+    if (errno === 'SQLITE_IOERR' || errno?.startsWith('SQLITE_IOERR_') || errno === 'SQLITE_CANTOPEN') {
+      return new CaError('io_error', `I/O error on the index (${e.message})`, { cause: e });
+    }
+    if (errno === 'ENOSPC') return new CaError('io_error', `the disk is full (${e.message})`, { cause: e });
+    if (errno === 'EROFS') return new CaError('io_error', `read-only file system (${e.message})`, { cause: e });
     return new CaError(fallback, e.message, { cause: e });
   }
   return new CaError(fallback, String(e));

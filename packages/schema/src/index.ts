@@ -40,6 +40,24 @@ export {
   envOverrides,
   CONFIG_DIR,
   CONFIG_FILE,
+  CONFIG_READ_MAX_BYTES,
 } from './config.js';
 export type { Config, ConfigSection } from './config.js';
 export { gitBlobId } from './hash.js';
+export { globProblem, gitignorePatternProblem, globToRegExp, globToLike, globLiteral, hasGlobSyntax } from './glob.js';
+export type { GlobProblem, GlobMode } from './glob.js';
+export {
+  parseFilter,
+  formatFilter,
+  andFilters,
+  filterTerms,
+  filterFromOptions,
+  filterError,
+  projectDisplayName,
+  FILTER_FIELDS,
+  FILTER_FLAGS,
+} from './filter.js';
+export type { FilterNode, FilterTerm, FilterField, FilterFlag } from './filter.js';
+export { isTestPath, TEST_PATH_PATTERN } from './testPath.js';
+export { safeOpenFile, safeReadFile, safeReadText } from './safeRead.js';
+export type { SafeReadOptions, SafeReadRefusal, SafeOpened, SafeRefused, SafeOpenResult, SafeReadResult, SafeTextResult } from './safeRead.js';

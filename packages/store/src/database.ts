@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { CaError } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations.js';
+import { assertSqliteVersion } from './sqliteVersion.js';
+import { assertNotTruncated } from './fileIntegrity.js';
 
 /**
  * The subset of better-sqlite3 the store uses (keeps the driver swappable in one place, in the
@@ -45,21 +47,25 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
       throw new CaError('not_found', `no index at ${path}: run \`ca index\` first`, { context: { path } });
     }
     mkdirSync(dirname(path), { recursive: true });
+    assertNotTruncated(path);
   }
   let db: SqliteDatabase;
   try {
     db = new BetterSqlite3(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   } catch (e) {
-    throw new CaError('io_error', `cannot open index ${path}: ${(e as Error).message}`, { cause: e, context: { path } });
+    throw new CaError('io_error', `cannot open index ${path}: ${(e as Error).message}${writeAccessHint(path)}`, { cause: e, context: { path } });
   }
   try {
+    assertSqliteVersion(String(db.prepare('SELECT sqlite_version()').pluck().get()));
     sqliteVec.load(db);
     db.function('regexp', { deterministic: true }, (pattern: unknown, value: unknown) =>
       regexpFunction(String(pattern), value === null ? null : String(value)),
     );
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     if (!options.readonly) {
-      db.pragma('journal_mode = WAL');
+      // Switching to WAL takes an exclusive lock SQLite does not wait for: a second process
+      // opening a new index at the same moment retries instead of failing.
+      retryBusy(() => db.pragma('journal_mode = WAL'), options.busyTimeoutMs ?? 5000);
     }
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
@@ -72,13 +78,16 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
         });
       }
     }
-    if (!options.readonly) migrate(db, path);
+    if (!options.readonly) retryBusy(() => migrate(db, path), options.busyTimeoutMs ?? 5000);
     else checkVersion(db, path);
     return db;
   } catch (e) {
     db.close();
     if (e instanceof CaError) throw e;
     const code = (e as { code?: string }).code;
+    if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN') {
+      throw new CaError('io_error', `cannot open index ${path}: ${(e as Error).message}${writeAccessHint(path)}`, { cause: e, context: { path } });
+    }
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
       throw new CaError('db_corrupt', `${path} is not a valid index database: ${(e as Error).message}`, {
         cause: e,
@@ -86,6 +95,20 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
       });
     }
     throw new CaError('io_error', `cannot open index ${path}: ${(e as Error).message}`, { cause: e, context: { path } });
+  }
+}
+
+/** Runs `fn`, retrying while SQLite answers SQLITE_BUSY, for at most `timeoutMs`. */
+function retryBusy<T>(fn: () => T, timeoutMs: number): T {
+  const until = Date.now() + timeoutMs;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+    try {
+      return fn();
+    } catch (e) {
+      const code = (e as { code?: string }).code ?? '';
+      if (!code.startsWith('SQLITE_BUSY') || Date.now() >= until) throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
+    }
   }
 }
 
@@ -116,6 +139,8 @@ export function migrate(db: SqliteDatabase, path = ':memory:'): number {
   for (const m of MIGRATIONS) {
     if (m.version <= version) continue;
     db.transaction(() => {
+      // Another process may have applied it meanwhile.
+      if (checkVersion(db, path) >= m.version) return;
       db.exec(m.sql);
       m.run?.(db);
       db.prepare(`INSERT INTO _migration_log(version, name, applied_at) VALUES (?, ?, ?)`).run(
@@ -125,8 +150,27 @@ export function migrate(db: SqliteDatabase, path = ':memory:'): number {
       );
       db.prepare(`INSERT INTO _metadata(key, value) VALUES ('schema_version', ?)
                   ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(String(m.version));
-    })();
+    }).immediate();
     version = m.version;
   }
   return version;
+}
+
+
+/**
+ * Why an index cannot be opened for writing, when that is the reason: the file or its directory
+ * is not writable (a read-only mount, permissions). WAL mode needs to create `-wal`/`-shm` files
+ * beside the index, so even read commands need write access to the directory.
+ */
+function writeAccessHint(path: string): string {
+  for (const [target, what] of [[path, 'the index file'], [dirname(path), 'its directory']] as const) {
+    try {
+      accessSync(target, constants.W_OK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EROFS') return ` (${what} is on a read-only file system; ca needs write access beside the index for its WAL files)`;
+      if (code === 'EACCES' || code === 'EPERM') return ` (${what} is not writable; ca needs write access beside the index for its WAL files)`;
+    }
+  }
+  return '';
 }

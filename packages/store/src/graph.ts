@@ -1,6 +1,6 @@
 import { CONFIDENCES, type Confidence, type EdgeType } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { cachedStatement, changeStamp, type Statement } from './statements.js';
+import { cachedPluck, cachedStatement, changeStamp, type Statement } from './statements.js';
 import { toNodeSummary, type NodeSummary, type NodeSummaryRow } from './reader.js';
 
 export type Direction = 'in' | 'out';
@@ -279,11 +279,11 @@ export class GraphReader {
     if (!cache || cache.stamp !== stamp) scopeCache.set(this.db, (cache = { stamp, scopes: new Map() }));
     const hit = cache.scopes.get(label);
     if (hit !== undefined) return hit;
-    const labelId = this.statement(`SELECT id FROM labels WHERE name = ?`).pluck().get(label) as number | undefined;
+    const labelId = cachedPluck(this.db, `SELECT id FROM labels WHERE name = ?`).get(label) as number | undefined;
     const files = new Set(
-      labelId === undefined ? [] : (this.statement(`SELECT file_id FROM label_files WHERE label_id = ?`).pluck().all(labelId) as number[]),
+      labelId === undefined ? [] : (cachedPluck(this.db, `SELECT file_id FROM label_files WHERE label_id = ?`).all(labelId) as number[]),
     );
-    const total = this.statement(`SELECT COUNT(*) FROM files`).pluck().get() as number;
+    const total = cachedPluck(this.db, `SELECT COUNT(*) FROM files`).get() as number;
     // Every version is the label's: nothing to filter or map.
     const scope: LabelScope | null = files.size === total ? null : new LabelScope(this.db, files);
     cache.scopes.set(label, scope);

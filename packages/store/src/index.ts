@@ -16,8 +16,13 @@ export type {
   PreviousNode,
   PartialTarget,
 } from './writer.js';
-export { IndexReader } from './reader.js';
+export { IndexReader, isRestrictive, filterProbeSize, filterProbeEnough } from './reader.js';
 export type { NodeRecord, NodeFilter, RankedHit, FileStatusRecord, LabelEntry, EdgeRecord } from './reader.js';
+export { compileFilter, NodeIdSet } from './filterSql.js';
+export type { CompiledFilter } from './filterSql.js';
+export { declaredTypes, typeMatches } from './declaredTypes.js';
+export { FIND_MAX_LIMIT } from './queries.js';
+export type { FindCursor, FindPage, NodeFacts, CodeLocation, IndexedFile } from './queries.js';
 export { ImportResolver } from './resolver.js';
 export { buildFtsQuery } from './ftsQuery.js';
 export type { FtsQuery } from './ftsQuery.js';
@@ -34,6 +39,9 @@ export type {
   CoarseMode,
   KnnHit,
 } from './vectors.js';
+export { LoadNotes, LOAD_NOTE_KINDS } from './loadNotes.js';
+export type { LoadNote, LoadNoteKind } from './loadNotes.js';
+export { MIN_SQLITE_VERSION, assertSqliteVersion, compareVersions } from './sqliteVersion.js';
 export { SemanticStore, SemanticKeyResolver } from './semanticStore.js';
 export type { AnalysableFile, SemanticSummaryRow } from './semanticStore.js';
 export { NodeLocator } from './nodeLocator.js';
@@ -44,3 +52,5 @@ export { Maintenance, JOURNAL_DAYS, JOURNAL_MAX_ROWS, EVENTS_MAX_ROWS } from './
 export type { GcReport, GcOptions } from './maintenance.js';
 export { LabelPlanState } from './planState.js';
 export type { StoredFileRecord } from './planState.js';
+export { ExploreReader } from './explore.js';
+export type { ExtraSpan, EdgeCounts, FileSummary, FileImport } from './explore.js';

@@ -1,6 +1,6 @@
 import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { cachedStatement } from './statements.js';
+import { cachedPluck, cachedStatement } from './statements.js';
 import type { IndexWriter, WriteStats } from './writer.js';
 
 export type LabelKind = 'working' | 'commit' | 'staging';
@@ -50,6 +50,19 @@ interface LabelRow {
   indexed_at: string | null;
 }
 
+/** What a label row records, as `LabelInfo` names it. */
+function recorded(r: LabelRow): Omit<LabelInfo, 'files' | 'semantic'> {
+  return {
+    name: r.name,
+    kind: r.kind,
+    commit: r.commit_sha,
+    headRef: r.head_ref,
+    dirty: r.dirty === null ? null : r.dirty === 1,
+    worktree: r.worktree,
+    indexedAt: r.indexed_at,
+  };
+}
+
 /** Labels: named, queryable sets of file versions (the working tree, commits). */
 export class LabelStore {
   constructor(
@@ -63,28 +76,15 @@ export class LabelStore {
 
   /** Every label but staging ones, by name. */
   list(): LabelInfo[] {
-    const rows = this.db
-      .prepare(
-        `SELECT l.id, l.name, l.kind, l.commit_sha, l.head_ref, l.dirty, l.worktree, l.indexed_at,
+    const rows = cachedStatement(this.db, `SELECT l.id, l.name, l.kind, l.commit_sha, l.head_ref, l.dirty, l.worktree, l.indexed_at,
                 (SELECT COUNT(*) FROM label_files lf WHERE lf.label_id = l.id) AS files,
                 (SELECT COUNT(*) FROM label_files lf JOIN files f ON f.id = lf.file_id
                   WHERE lf.label_id = l.id AND f.language IS NOT NULL AND f.parse_status IN ('ok','partial')) AS analysable,
                 (SELECT COUNT(*) FROM label_files lf JOIN files f ON f.id = lf.file_id
                   WHERE lf.label_id = l.id AND f.language IS NOT NULL AND f.parse_status IN ('ok','partial') AND f.semantic_state = 'ok') AS exact
-         FROM labels l WHERE l.kind <> 'staging' ORDER BY l.name`,
-      )
+         FROM labels l WHERE l.kind <> 'staging' ORDER BY l.name`)
       .all() as (LabelRow & { files: number; analysable: number; exact: number })[];
-    return rows.map((r) => ({
-      name: r.name,
-      kind: r.kind,
-      commit: r.commit_sha,
-      headRef: r.head_ref,
-      dirty: r.dirty === null ? null : r.dirty === 1,
-      worktree: r.worktree,
-      files: r.files,
-      semantic: { exact: r.exact, analysable: r.analysable },
-      indexedAt: r.indexed_at,
-    }));
+    return rows.map((r) => ({ ...recorded(r), files: r.files, semantic: { exact: r.exact, analysable: r.analysable } }));
   }
 
   get(name: string): LabelInfo | null {
@@ -94,16 +94,7 @@ export class LabelStore {
   /** What a label records (no counts: cheap enough for every answer), or null. */
   state(name: string): Omit<LabelInfo, 'files' | 'semantic'> | null {
     const r = this.row(name);
-    if (!r || r.kind === 'staging') return null;
-    return {
-      name: r.name,
-      kind: r.kind,
-      commit: r.commit_sha,
-      headRef: r.head_ref,
-      dirty: r.dirty === null ? null : r.dirty === 1,
-      worktree: r.worktree,
-      indexedAt: r.indexed_at,
-    };
+    return !r || r.kind === 'staging' ? null : recorded(r);
   }
 
   /** The label, or `unknown_label` listing the labels there are. */
@@ -129,8 +120,7 @@ export class LabelStore {
 
   /** Records what a finished index run of the label saw. */
   setIndexed(name: string, state: { commit: string | null; headRef: string | null; dirty: boolean | null }): void {
-    this.db
-      .prepare(`UPDATE labels SET commit_sha = ?, head_ref = ?, dirty = ?, indexed_at = ? WHERE name = ?`)
+    cachedStatement(this.db, `UPDATE labels SET commit_sha = ?, head_ref = ?, dirty = ?, indexed_at = ? WHERE name = ?`)
       .run(state.commit, state.headRef, state.dirty === null ? null : state.dirty ? 1 : 0, new Date().toISOString(), name);
   }
 
@@ -150,11 +140,10 @@ export class LabelStore {
       }
       if (existing) this.dropLabel(existing.id, 'crawl of another commit discarded');
       this.writer.ensureLabel(staging);
-      this.db.prepare(`UPDATE labels SET kind = 'staging', target_sha = ? WHERE name = ?`).run(commit, staging);
+      cachedStatement(this.db, `UPDATE labels SET kind = 'staging', target_sha = ? WHERE name = ?`).run(commit, staging);
     })();
     const staged = new Map<string, number>();
-    for (const r of this.db
-      .prepare(`SELECT lf.path, lf.file_id FROM label_files lf JOIN labels l ON l.id = lf.label_id WHERE l.name = ?`)
+    for (const r of cachedStatement(this.db, `SELECT lf.path, lf.file_id FROM label_files lf JOIN labels l ON l.id = lf.label_id WHERE l.name = ?`)
       .all(staging) as { path: string; file_id: number }[]) {
       staged.set(r.path, r.file_id);
     }
@@ -172,12 +161,11 @@ export class LabelStore {
       if (!staging || staging.target_sha !== crawl.commit) throw new CaError('internal', `no crawl of ${crawl.commit} staged for ${crawl.label}`);
       this.writer.ensureLabel(crawl.label);
       const target = this.row(crawl.label)!;
-      const old = this.db.prepare(`SELECT file_id FROM label_files WHERE label_id = ?`).pluck().all(target.id) as number[];
-      this.db.prepare(`DELETE FROM label_files WHERE label_id = ?`).run(target.id);
-      this.db.prepare(`UPDATE label_files SET label_id = ? WHERE label_id = ?`).run(target.id, staging.id);
-      this.db.prepare(`DELETE FROM labels WHERE id = ?`).run(staging.id);
-      this.db
-        .prepare(`UPDATE labels SET kind = 'commit', commit_sha = ?, head_ref = NULL, dirty = 0, indexed_at = ?, updated_at = ? WHERE id = ?`)
+      const old = cachedPluck(this.db, `SELECT file_id FROM label_files WHERE label_id = ?`).all(target.id) as number[];
+      cachedStatement(this.db, `DELETE FROM label_files WHERE label_id = ?`).run(target.id);
+      cachedStatement(this.db, `UPDATE label_files SET label_id = ? WHERE label_id = ?`).run(target.id, staging.id);
+      cachedStatement(this.db, `DELETE FROM labels WHERE id = ?`).run(staging.id);
+      cachedStatement(this.db, `UPDATE labels SET kind = 'commit', commit_sha = ?, head_ref = NULL, dirty = 0, indexed_at = ?, updated_at = ? WHERE id = ?`)
         .run(crawl.commit, new Date().toISOString(), new Date().toISOString(), target.id);
       stats = this.writer.releaseVersions(old, 'label moved to another commit');
     })();
@@ -193,15 +181,15 @@ export class LabelStore {
     if (!row) this.require(name);
     let paths = 0;
     this.db.transaction(() => {
-      paths = this.db.prepare(`SELECT COUNT(*) FROM label_files WHERE label_id = ?`).pluck().get(row!.id) as number;
-      this.db.prepare(`DELETE FROM labels WHERE name IN (?, ?)`).run(name, stagingName(name));
+      paths = cachedPluck(this.db, `SELECT COUNT(*) FROM label_files WHERE label_id = ?`).get(row!.id) as number;
+      cachedStatement(this.db, `DELETE FROM labels WHERE name IN (?, ?)`).run(name, stagingName(name));
     })();
     return paths;
   }
 
   private dropLabel(id: number, reason: string): WriteStats {
-    const files = this.db.prepare(`SELECT file_id FROM label_files WHERE label_id = ?`).pluck().all(id) as number[];
-    this.db.prepare(`DELETE FROM labels WHERE id = ?`).run(id);
+    const files = cachedPluck(this.db, `SELECT file_id FROM label_files WHERE label_id = ?`).all(id) as number[];
+    cachedStatement(this.db, `DELETE FROM labels WHERE id = ?`).run(id);
     return this.writer.releaseVersions(files, reason);
   }
 }

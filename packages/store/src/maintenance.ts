@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from './database.js';
 import type { VectorStore } from './vectors.js';
 import type { IndexWriter } from './writer.js';
+import { cachedPluck, cachedStatement } from './statements.js';
 
 /** What `gc` reclaimed. */
 export interface GcReport {
@@ -62,30 +63,27 @@ export class Maintenance {
     let embeddings = 0;
     let contents = 0;
     if (!options.sweepOnly) {
-      const orphans = this.db.prepare(`SELECT f.id FROM files f WHERE NOT EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = f.id)`).pluck().all() as number[];
+      const orphans = cachedPluck(this.db, `SELECT f.id FROM files f WHERE NOT EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = f.id)`).all() as number[];
       for (let i = 0; i < orphans.length; i += 500) {
         const part = orphans.slice(i, i + 500);
-        edges += this.db.prepare(`SELECT COUNT(*) FROM edges WHERE file_id IN (SELECT value FROM json_each(?))`).pluck().get(JSON.stringify(part)) as number;
+        edges += cachedPluck(this.db, `SELECT COUNT(*) FROM edges WHERE file_id IN (SELECT value FROM json_each(?))`).get(JSON.stringify(part)) as number;
         const stats = this.writer.releaseVersions(part, 'garbage collected: no label holds the version');
         versions += stats.files;
         nodes += stats.nodesDeleted;
       }
       embeddings = this.vectors().gc();
-      contents = this.db
-        .prepare(`DELETE FROM file_contents WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.content_hash = file_contents.content_hash)`)
+      contents = cachedStatement(this.db, `DELETE FROM file_contents WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.content_hash = file_contents.content_hash)`)
         .run().changes;
     }
     const days = options.journalDays ?? JOURNAL_DAYS;
     const cutoff = new Date(Date.now() - days * 86_400_000).toISOString();
     const journal = this.db.transaction(() => {
-      let n = this.db.prepare(`DELETE FROM deletion_log WHERE deleted_at < ?`).run(cutoff).changes;
-      n += this.db
-        .prepare(`DELETE FROM deletion_log WHERE id <= (SELECT id FROM deletion_log ORDER BY id DESC LIMIT 1 OFFSET ?)`)
+      let n = cachedStatement(this.db, `DELETE FROM deletion_log WHERE deleted_at < ?`).run(cutoff).changes;
+      n += cachedStatement(this.db, `DELETE FROM deletion_log WHERE id <= (SELECT id FROM deletion_log ORDER BY id DESC LIMIT 1 OFFSET ?)`)
         .run(options.journalMaxRows ?? JOURNAL_MAX_ROWS).changes;
       return n;
     })();
-    const events = this.db
-      .prepare(`DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?)`)
+    const events = cachedStatement(this.db, `DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?)`)
       .run(options.eventsMaxRows ?? EVENTS_MAX_ROWS).changes;
     const after = this.freeBytes();
     return { versions, nodes, edges, ftsRows: nodes, embeddings, contents, journal, events, bytesFreed: Math.max(0, after.free - before.free), fileBytes: after.total };
@@ -111,7 +109,7 @@ export class Maintenance {
 
   /** Versions of the SQLite library and of sqlite-vec in use. */
   versions(): { sqlite: string; sqliteVec: string } {
-    const r = this.db.prepare(`SELECT sqlite_version() AS sqlite, vec_version() AS sqliteVec`).get() as { sqlite: string; sqliteVec: string };
+    const r = cachedStatement(this.db, `SELECT sqlite_version() AS sqlite, vec_version() AS sqliteVec`).get() as { sqlite: string; sqliteVec: string };
     return r;
   }
 

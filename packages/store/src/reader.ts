@@ -1,8 +1,10 @@
 import { inflateRawSync } from 'node:zlib';
-import type { Confidence, EdgeType, Language, NodeKind, ParseStatus } from '@ca/schema';
+import type { Confidence, EdgeType, FilterNode, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
+import { allowedNodeIds, compileFilter, passingFraction, type NodeIdSet } from './filterSql.js';
+import { findNodes, idsPassing, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
-import { cachedStatement, changeStamp, type Statement } from './statements.js';
+import { cachedPluck, cachedStatement, changeStamp, type Statement } from './statements.js';
 
 /** A node as read back from the index, joined with its file. */
 export interface NodeRecord {
@@ -43,6 +45,16 @@ export interface NodeFilter {
   readonly pathRegex?: string;
   /** Exclude file/module nodes (default false). */
   readonly symbolsOnly?: boolean;
+  /** A filter expression (@ca/schema `parseFilter`), ANDed with the fields above. */
+  readonly expression?: FilterNode;
+}
+
+/** True when a filter restricts anything. */
+export function isRestrictive(filter: NodeFilter | undefined): boolean {
+  return (
+    filter !== undefined &&
+    ((filter.languages?.length ?? 0) > 0 || (filter.kinds?.length ?? 0) > 0 || !!filter.pathRegex || filter.symbolsOnly === true || filter.expression !== undefined)
+  );
 }
 
 export interface RankedHit {
@@ -80,7 +92,7 @@ export interface EdgeRecord {
   readonly path: string;
 }
 
-const NODE_COLUMNS = `n.id, n.file_id, n.parent_id, n.kind, n.language, n.name, n.qualified_name, n.symbol_key, n.project,
+export const NODE_COLUMNS = `n.id, n.file_id, n.parent_id, n.kind, n.language, n.name, n.qualified_name, n.symbol_key, n.project,
   f.path, n.start_line, n.end_line, n.start_byte, n.end_byte, n.signature, n.parameter_count, n.return_type,
   n.modifiers, n.is_public_api, n.doc, n.generated, n.chunk_text, n.chunk_hash, f.parse_status, f.semantic_state, n.reference_count`;
 
@@ -125,7 +137,7 @@ export function toNodeSummary(r: NodeSummaryRow, path: string): NodeSummary {
   };
 }
 
-interface NodeRow extends NodeSummaryRow {
+export interface NodeRow extends NodeSummaryRow {
   file_id: number;
   symbol_key: string;
   project: string;
@@ -147,7 +159,7 @@ interface NodeRow extends NodeSummaryRow {
  * build each record on a slow path, ~11 µs a node (0.3 µs this way); search hydrates ~50 per
  * query (docs/benchmarks.md, problem 7).
  */
-function toNode(r: NodeRow): NodeRecord {
+export function toNode(r: NodeRow): NodeRecord {
   return Object.assign(toNodeSummary(r, r.path), {
     fileId: r.file_id,
     symbolKey: r.symbol_key,
@@ -165,7 +177,8 @@ function toNode(r: NodeRow): NodeRecord {
   });
 }
 
-function filterSql(filter: NodeFilter | undefined, params: unknown[]): string {
+/** The SQL condition of a filter over `n` and `f` (` AND …`, or '' for none); binds its values to `params`. */
+export function filterSql(db: SqliteDatabase, filter: NodeFilter | undefined, params: unknown[]): string {
   if (!filter) return '';
   const parts: string[] = [];
   if (filter.languages && filter.languages.length > 0) {
@@ -181,6 +194,11 @@ function filterSql(filter: NodeFilter | undefined, params: unknown[]): string {
     params.push(filter.pathRegex);
   }
   if (filter.symbolsOnly) parts.push(`n.kind NOT IN ('file','module')`);
+  if (filter.expression) {
+    const compiled = compileFilter(db, filter.expression);
+    parts.push(compiled.sql);
+    params.push(...compiled.params);
+  }
   return parts.length > 0 ? ` AND ${parts.join(' AND ')}` : '';
 }
 
@@ -196,6 +214,27 @@ function filterSql(filter: NodeFilter | undefined, params: unknown[]): string {
  * Measured in docs/benchmarks.md ("BM25 at 100K").
  */
 export const BM25_POSTING_BUDGET = 8000;
+
+/**
+ * How many of its nearest unfiltered neighbours the filtered vector channel checks before it
+ * reads the filter's allowed set, given the fraction of nodes a sample says pass: twice what it
+ * was asked for, when at least a quarter pass (then about half of what was asked for passes, or
+ * more); null for a more selective filter (its allowed set is then cheaper than a long probe:
+ * the vector channel's KNN cost grows with k, 22 → 65 ms from 50 to 207 neighbours at 100K
+ * symbols under load). The candidates that pass are the exact top of the filtered ranking.
+ */
+export function filterProbeSize(limit: number, fraction: number): number | null {
+  return fraction >= 0.25 ? limit * 2 : null;
+}
+
+/**
+ * How many hits the filtered vector channel must keep from its probe to answer without the allowed set:
+ * at least `atLeast` (the results the search returns), and half of what it was asked for (the
+ * channel's depth for fusion).
+ */
+export function filterProbeEnough(limit: number, atLeast: number): number {
+  return Math.min(limit, Math.max(atLeast, Math.ceil(limit / 2)));
+}
 
 interface TermStats {
   /** Rows matching one MATCH expression. */
@@ -228,7 +267,7 @@ export class IndexReader {
   ) {}
 
   private labelId(): number | null {
-    const row = this.db.prepare(`SELECT id FROM labels WHERE name = ?`).get(this.label) as { id: number } | undefined;
+    const row = cachedStatement(this.db, `SELECT id FROM labels WHERE name = ?`).get(this.label) as { id: number } | undefined;
     return row ? row.id : null;
   }
 
@@ -260,10 +299,9 @@ export class IndexReader {
   /** Exact (case-insensitive) qualified-name matches, exact case first. */
   byQualifiedName(qualifiedName: string, filter?: NodeFilter, limit = 50): NodeRecord[] {
     const params: unknown[] = [qualifiedName];
-    const where = filterSql(filter, params);
+    const where = filterSql(this.db, filter, params);
     params.push(qualifiedName, limit);
-    const rows = this.db
-      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
+    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
         WHERE n.qualified_name = ? COLLATE NOCASE ${where}
         ORDER BY (n.qualified_name = ?) DESC, n.kind IN ('file','module'), f.path, n.start_line LIMIT ?`)
       .all(...params) as NodeRow[];
@@ -279,10 +317,9 @@ export class IndexReader {
     const simple = lastDot >= 0 ? suffix.slice(lastDot + 1) : suffix;
     const normalized = suffix.replace(/::/g, '.');
     const params: unknown[] = [simple];
-    const where = filterSql(filter, params);
+    const where = filterSql(this.db, filter, params);
     params.push(normalized, `%.${normalized}`, normalized, limit);
-    const rows = this.db
-      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
+    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
         WHERE n.name = ? COLLATE NOCASE ${where}
           AND (n.qualified_name = ? COLLATE NOCASE OR n.qualified_name LIKE ?)
         ORDER BY (n.name = ?) DESC, n.kind IN ('file','module'), length(n.qualified_name), f.path, n.start_line LIMIT ?`)
@@ -304,10 +341,7 @@ export class IndexReader {
     const plan = this.termPlan(q.terms);
     if (plan.drop.size > 0 || plan.heads.size > 0) q = buildFtsQuery(text, plan);
     if (!q.match) return [];
-    const params: unknown[] = [q.match];
-    const where = filterSql(filter, params);
-    const filtered = where !== '';
-    if (!filtered) {
+    if (!isRestrictive(filter)) {
       // Over-fetch a little: rows of other labels' file versions are dropped by the join.
       const rows = this.cached(
         `SELECT m.id AS id, -m.rank AS score FROM (
@@ -318,14 +352,35 @@ export class IndexReader {
       ).all(q.match, limit * 2, limit) as { id: number; score: number }[];
       return rows.map((r) => ({ nodeId: r.id, score: r.score }));
     }
-    params.push(limit);
-    const rows = this.db
-      .prepare(`SELECT n.id AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score
-        FROM fts_nodes CROSS JOIN nodes n ON n.id = fts_nodes.rowid JOIN files f ON f.id = n.file_id ${this.inLabel()}
-        WHERE fts_nodes MATCH ? ${where}
-        ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}), n.id LIMIT ?`)
-      .all(...params) as { id: number; score: number }[];
-    return rows.map((r) => ({ nodeId: r.id, score: r.score }));
+    // BM25 scores do not depend on the filter: the filtered answer is the unfiltered ranking
+    // with the rows that fail it left out. FTS ranks every matching row alone (no join: it
+    // scores them all before sorting anyway); the rows are then kept by the filter's allowed set
+    // when it is cached or the filter is selective (a sample says under a quarter of the nodes
+    // pass: the set is cheap to read, or needed by the vector channel too), else checked a batch
+    // at a time in ranking order (`idsPassing`) until `limit` pass — exact either way.
+    const ranked = this.cached(
+      `SELECT rowid AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score FROM fts_nodes WHERE fts_nodes MATCH ? ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}), rowid`,
+    ).all(q.match) as { id: number; score: number }[];
+    const out: RankedHit[] = [];
+    const allowed = this.cachedNodeIdsMatching(filter!) ?? (this.passingFraction(filter!) < 0.25 ? this.nodeIdsMatching(filter!) : null);
+    if (allowed) {
+      for (const r of ranked) {
+        if (!allowed.has(r.id)) continue;
+        out.push({ nodeId: r.id, score: r.score });
+        if (out.length >= limit) break;
+      }
+      return out;
+    }
+    for (let at = 0, batch = limit * 2; at < ranked.length && out.length < limit; at += batch, batch *= 2) {
+      const slice = ranked.slice(at, at + batch);
+      const passing = idsPassing(this.db, this.label, filter!, slice.map((r) => r.id));
+      for (const r of slice) {
+        if (!passing.has(r.id)) continue;
+        out.push({ nodeId: r.id, score: r.score });
+        if (out.length >= limit) break;
+      }
+    }
+    return out;
   }
 
   /**
@@ -372,8 +427,8 @@ export class IndexReader {
     let stats = termStatsByDb.get(this.db);
     if (!stats) {
       stats = {
-        count: this.cached(`SELECT count(*) FROM fts_nodes WHERE fts_nodes MATCH ?`).pluck(),
-        countUpTo: this.cached(`SELECT count(*) FROM (SELECT 1 FROM fts_nodes WHERE fts_nodes MATCH ? LIMIT ?)`).pluck(),
+        count: cachedPluck(this.db, `SELECT count(*) FROM fts_nodes WHERE fts_nodes MATCH ?`),
+        countUpTo: cachedPluck(this.db, `SELECT count(*) FROM (SELECT 1 FROM fts_nodes WHERE fts_nodes MATCH ? LIMIT ?)`),
         counts: new Map(),
         stamp: '',
       };
@@ -387,14 +442,58 @@ export class IndexReader {
     return stats;
   }
 
-  /** Ids of the label's nodes that pass a filter (for channels that filter by predicate). */
-  nodeIdsMatching(filter: NodeFilter): Set<number> {
+  /**
+   * Ids of the label's nodes that pass a filter (for channels that filter by predicate), cached
+   * per connection until the index changes (see `allowedNodeIds`).
+   */
+  nodeIdsMatching(filter: NodeFilter): NodeIdSet {
     const params: unknown[] = [];
-    const where = filterSql(filter, params);
-    const rows = this.db
-      .prepare(`SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()} WHERE 1 = 1 ${where}`)
-      .all(...params) as { id: number }[];
-    return new Set(rows.map((r) => r.id));
+    const where = filterSql(this.db, filter, params);
+    return allowedNodeIds(this.db, this.label, where, params)!;
+  }
+
+  /** About what fraction of the label's nodes pass a filter (a sample; 1 without a filter). */
+  passingFraction(filter: NodeFilter): number {
+    const params: unknown[] = [];
+    const where = filterSql(this.db, filter, params);
+    return where === '' ? 1 : passingFraction(this.db, this.label, where, params);
+  }
+
+  /** `nodeIdsMatching` when its answer is cached (nothing to compute), else null. */
+  cachedNodeIdsMatching(filter: NodeFilter): NodeIdSet | null {
+    const params: unknown[] = [];
+    const where = filterSql(this.db, filter, params);
+    return allowedNodeIds(this.db, this.label, where, params, true);
+  }
+
+  /** Which of `ids` are nodes of the label passing the filter (a check of a few candidates, not a scan). */
+  idsPassing(filter: NodeFilter, ids: readonly number[]): Set<number> {
+    return idsPassing(this.db, this.label, filter, ids);
+  }
+
+  /** The label's nodes passing a filter, one page at a time in a stable order (`ca find`). */
+  find(filter: NodeFilter, page: { limit: number; offset?: number; after?: FindCursor | null }): FindPage {
+    return findNodes(this.db, this.label, filter, page);
+  }
+
+  /** Caller counts and a few neighbour names per node (search results). */
+  nodeFacts(nodeIds: readonly number[], perSide = 3): Map<number, NodeFacts> {
+    return nodeFacts(this.db, this.label, nodeIds, perSide);
+  }
+
+  /** Every location of each chunk hash in the label (identical code), up to `max` per hash. */
+  locationsByChunkHash(chunkHashes: readonly string[], max = 20): Map<string, { locations: CodeLocation[]; total: number }> {
+    return locationsByChunkHash(this.db, this.label, chunkHashes, max);
+  }
+
+  /** The label's version of a file (content hash, line count), or null when it does not hold the path. */
+  indexedFile(path: string): IndexedFile | null {
+    return indexedFile(this.db, this.label, path);
+  }
+
+  /** Notices about a filter expression for this index (a `project:` naming no project of it). */
+  filterNotices(filter: NodeFilter): readonly string[] {
+    return filter.expression ? compileFilter(this.db, filter.expression).notices : [];
   }
 
   /**
@@ -405,19 +504,15 @@ export class IndexReader {
     if (nodeIds.length === 0) return [];
     const ids = nodeIds.map(() => '?').join(',');
     const ts = types.map(() => '?').join(',');
-    return this.db
-      .prepare(
-        `SELECT target_id AS neighbour, source_id AS seed FROM edges WHERE source_id IN (${ids}) AND target_id IS NOT NULL AND type IN (${ts})
+    return cachedStatement(this.db, `SELECT target_id AS neighbour, source_id AS seed FROM edges WHERE source_id IN (${ids}) AND target_id IS NOT NULL AND type IN (${ts})
          UNION
-         SELECT source_id AS neighbour, target_id AS seed FROM edges WHERE target_id IN (${ids}) AND type IN (${ts})`,
-      )
+         SELECT source_id AS neighbour, target_id AS seed FROM edges WHERE target_id IN (${ids}) AND type IN (${ts})`)
       .all(...nodeIds, ...types, ...nodeIds, ...types) as { neighbour: number; seed: number }[];
   }
 
   /** Nodes of one file (all versions held by this label), in source order. */
   outline(path: string): NodeRecord[] {
-    const rows = this.db
-      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
+    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
         WHERE f.path = ? ORDER BY n.start_byte, n.end_byte DESC`)
       .all(path) as NodeRow[];
     return rows.map(toNode);
@@ -425,8 +520,7 @@ export class IndexReader {
 
   /** Children of a node, in source order. */
   children(nodeId: number): NodeRecord[] {
-    const rows = this.db
-      .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.parent_id = ?
+    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.parent_id = ?
         ORDER BY n.start_byte`)
       .all(nodeId) as NodeRow[];
     return rows.map(toNode);
@@ -437,8 +531,7 @@ export class IndexReader {
     const labelId = this.labelId();
     const out = new Map<string, LabelEntry>();
     if (labelId === null) return out;
-    const rows = this.db
-      .prepare(`SELECT lf.path, lf.file_id, lf.mtime_ms, f.content_hash, f.size, f.extractor FROM label_files lf
+    const rows = cachedStatement(this.db, `SELECT lf.path, lf.file_id, lf.mtime_ms, f.content_hash, f.size, f.extractor FROM label_files lf
         JOIN files f ON f.id = lf.file_id WHERE lf.label_id = ?`)
       .all(labelId) as { path: string; file_id: number; mtime_ms: number | null; content_hash: string; size: number; extractor: string }[];
     for (const r of rows) {
@@ -449,8 +542,7 @@ export class IndexReader {
 
   /** Files of the label whose parse status is not `ok`, with the recorded reason. */
   fileStatuses(): FileStatusRecord[] {
-    const rows = this.db
-      .prepare(`SELECT f.path, f.language, f.parse_status, f.status_reason, f.line_count, f.generated FROM files f
+    const rows = cachedStatement(this.db, `SELECT f.path, f.language, f.parse_status, f.status_reason, f.line_count, f.generated FROM files f
         JOIN label_files lf ON lf.file_id = f.id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
         ORDER BY f.path`)
       .all(this.label) as { path: string; language: string | null; parse_status: string; status_reason: string | null; line_count: number; generated: number }[];
@@ -475,12 +567,10 @@ export class IndexReader {
       lines += s.lineCount;
     }
     const labelId = this.labelId() ?? -1;
-    const symbols = (this.db
-      .prepare(`SELECT COUNT(*) AS c FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = ?
+    const symbols = (cachedStatement(this.db, `SELECT COUNT(*) AS c FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = ?
         WHERE n.kind NOT IN ('file','module')`)
       .get(labelId) as { c: number }).c;
-    const edges = (this.db
-      .prepare(`SELECT COUNT(*) AS c FROM edges e JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = ?`)
+    const edges = (cachedStatement(this.db, `SELECT COUNT(*) AS c FROM edges e JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = ?`)
       .get(labelId) as { c: number }).c;
     return { files, symbols, edges, lines, byStatus };
   }
@@ -502,8 +592,7 @@ export class IndexReader {
       typeSql = ` AND e.type IN (${types.map(() => '?').join(',')})`;
       params.push(...types);
     }
-    const rows = this.db
-      .prepare(`SELECT e.id, e.source_id, e.target_id, e.type, e.confidence, e.target_key, e.target_name, e.line, f.path
+    const rows = cachedStatement(this.db, `SELECT e.id, e.source_id, e.target_id, e.type, e.confidence, e.target_key, e.target_name, e.line, f.path
         FROM edges e JOIN files f ON f.id = e.file_id WHERE ${where}${typeSql} ORDER BY f.path, e.line`)
       .all(...params) as { id: number; source_id: number; target_id: number | null; type: string; confidence: string; target_key: string; target_name: string; line: number; path: string }[];
     return rows.map((r) => ({
@@ -543,38 +632,31 @@ export class IndexReader {
   dependentsOf(nodeIds: readonly number[], types: readonly EdgeType[], limit = 50): { nodeId: number; edges: number }[] {
     if (nodeIds.length === 0 || types.length === 0) return [];
     return (
-      this.db
-        .prepare(
-          `SELECT e.source_id AS nodeId, COUNT(*) AS edges FROM edges e
+      cachedStatement(this.db, `SELECT e.source_id AS nodeId, COUNT(*) AS edges FROM edges e
            JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
            WHERE e.target_id IN (${nodeIds.map(() => '?').join(',')}) AND e.type IN (${types.map(() => '?').join(',')})
              AND e.source_id NOT IN (${nodeIds.map(() => '?').join(',')})
-           GROUP BY e.source_id ORDER BY edges DESC, e.source_id LIMIT ?`,
-        )
+           GROUP BY e.source_id ORDER BY edges DESC, e.source_id LIMIT ?`)
         .all(this.label, ...nodeIds, ...types, ...nodeIds, limit) as { nodeId: number; edges: number }[]
     );
   }
 
   metadata(key: string): string | null {
-    const row = this.db.prepare(`SELECT value FROM _metadata WHERE key = ?`).get(key) as { value: string } | undefined;
+    const row = cachedStatement(this.db, `SELECT value FROM _metadata WHERE key = ?`).get(key) as { value: string } | undefined;
     return row ? row.value : null;
   }
 
   /** The most recent events, newest first. */
   recentEvents(limit = 20): { at: string; kind: string; path: string | null; message: string }[] {
-    return this.db
-      .prepare(`SELECT at, kind, path, message FROM events ORDER BY id DESC LIMIT ?`)
+    return cachedStatement(this.db, `SELECT at, kind, path, message FROM events ORDER BY id DESC LIMIT ?`)
       .all(limit) as { at: string; kind: string; path: string | null; message: string }[];
   }
 
   /** The content hash of the version the label holds at `path`, or null. */
   contentHashOf(path: string): string | null {
     return (
-      (cachedStatement(
-        this.db,
-        `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`,
-      )
-        .pluck()
+      (cachedPluck(this.db,
+        `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`)
         .get(this.label, path) as string | undefined) ?? null
     );
   }
@@ -595,27 +677,21 @@ export class IndexReader {
 
   /** Import specifiers (or names) of a file node, at most 40 (file embedding texts). */
   fileImports(fileNodeId: number): string[] {
-    return cachedStatement(this.db, `SELECT DISTINCT COALESCE(specifier, target_name) AS s FROM edges WHERE source_id = ? AND type = 'imports' LIMIT 40`)
-      .pluck()
+    return cachedPluck(this.db, `SELECT DISTINCT COALESCE(specifier, target_name) AS s FROM edges WHERE source_id = ? AND type = 'imports' LIMIT 40`)
       .all(fileNodeId) as string[];
   }
 
   /** Names of a node's public children in source order, at most 40 (file embedding texts). */
   publicChildren(nodeId: number): string[] {
-    return cachedStatement(this.db, `SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`)
-      .pluck()
+    return cachedPluck(this.db, `SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`)
       .all(nodeId) as string[];
   }
 
   /** Number of the label's files in `languages`. */
   countFiles(languages: readonly string[]): number {
     if (languages.length === 0) return 0;
-    return this.db
-      .prepare(
-        `SELECT COUNT(*) FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-         WHERE f.language IN (${languages.map(() => '?').join(',')})`,
-      )
-      .pluck()
+    return cachedPluck(this.db, `SELECT COUNT(*) FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+         WHERE f.language IN (${languages.map(() => '?').join(',')})`)
       .get(this.label, ...languages) as number;
   }
 
@@ -632,8 +708,7 @@ export class IndexReader {
       const labelId = this.labelId();
       answer =
         labelId !== null &&
-        (cachedStatement(this.db, `SELECT NOT EXISTS (SELECT 1 FROM files f WHERE NOT EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = f.id AND lf.label_id = ?))`)
-          .pluck()
+        (cachedPluck(this.db, `SELECT NOT EXISTS (SELECT 1 FROM files f WHERE NOT EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = f.id AND lf.label_id = ?))`)
           .get(labelId) as number) === 1;
       cache.labels.set(this.label, answer);
     }

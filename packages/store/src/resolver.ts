@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from './database.js';
+import { cachedStatement } from './statements.js';
 
 /** Extensions tried, in order, when a module path names a file without its extension. */
 const MODULE_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
@@ -30,18 +31,17 @@ export class ImportResolver {
     private readonly db: SqliteDatabase,
     private readonly label: string,
   ) {
-    const rows = db
-      .prepare(`SELECT lf.path, lf.file_id FROM label_files lf JOIN labels l ON l.id = lf.label_id WHERE l.name = ?`)
+    const rows = cachedStatement(db, `SELECT lf.path, lf.file_id FROM label_files lf JOIN labels l ON l.id = lf.label_id WHERE l.name = ?`)
       .all(label) as { path: string; file_id: number }[];
     for (const r of rows) this.fileOf.set(r.path, r.file_id);
-    this.exportedStmt = db.prepare(`SELECT n.id FROM nodes n JOIN nodes p ON p.id = n.parent_id
+    this.exportedStmt = cachedStatement(db, `SELECT n.id FROM nodes n JOIN nodes p ON p.id = n.parent_id
       WHERE n.file_id = ? AND n.name = ? AND p.kind IN ('file','module')
       ORDER BY (' ' || n.modifiers || ' ') LIKE '% export %' DESC, n.start_byte LIMIT 1`);
-    this.defaultStmt = db.prepare(`SELECT n.id FROM nodes n JOIN nodes p ON p.id = n.parent_id
+    this.defaultStmt = cachedStatement(db, `SELECT n.id FROM nodes n JOIN nodes p ON p.id = n.parent_id
       WHERE n.file_id = ? AND p.kind IN ('file','module') AND (' ' || n.modifiers || ' ') LIKE '% default %'
       ORDER BY n.start_byte LIMIT 1`);
-    this.fileNodeStmt = db.prepare(`SELECT id FROM nodes WHERE file_id = ? AND kind IN ('file','module') LIMIT 1`);
-    this.reexportStmt = db.prepare(`SELECT name, target_module FROM module_reexports WHERE file_id = ?`);
+    this.fileNodeStmt = cachedStatement(db, `SELECT id FROM nodes WHERE file_id = ? AND kind IN ('file','module') LIMIT 1`);
+    this.reexportStmt = cachedStatement(db, `SELECT name, target_module FROM module_reexports WHERE file_id = ?`);
   }
 
   /** The file id a module path resolves to, or null. */
@@ -106,13 +106,12 @@ export class ImportResolver {
 
   /** Resolves every pending edge of the label; returns how many were resolved. */
   resolvePending(): number {
-    const pending = this.db
-      .prepare(`SELECT e.id, e.type, e.target_name, e.target_module, e.imported_name FROM edges e
+    const pending = cachedStatement(this.db, `SELECT e.id, e.type, e.target_name, e.target_module, e.imported_name FROM edges e
         JOIN label_files lf ON lf.file_id = e.file_id
         JOIN labels l ON l.id = lf.label_id AND l.name = ?
         WHERE e.target_id IS NULL AND e.target_module IS NOT NULL`)
       .all(this.label) as PendingEdge[];
-    const update = this.db.prepare(`UPDATE edges SET target_id = ? WHERE id = ?`);
+    const update = cachedStatement(this.db, `UPDATE edges SET target_id = ? WHERE id = ?`);
     let resolved = 0;
     this.db.transaction(() => {
       for (const e of pending) {

@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from './database.js';
 import { NodeLocator } from './nodeLocator.js';
-import { cachedStatement } from './statements.js';
+import { cachedPluck, cachedStatement } from './statements.js';
 import type { IndexWriter } from './writer.js';
 
 /** A file of a label a semantic pass can analyse (parsed, with a language). */
@@ -11,6 +11,8 @@ export interface AnalysableFile {
   readonly project: string;
   readonly lines: number;
   readonly semanticState: 'none' | 'pending' | 'ok' | 'failed';
+  /** Why the file has no exact edges (a failure's `code: message`), or null. */
+  readonly semanticReason: string | null;
 }
 
 /** One group of `semanticSummary`: files of a language in one semantic state. */
@@ -37,11 +39,8 @@ export class SemanticStore {
   /** Parsed files (`ok`/`partial`) of the label in `languages`, in path order. */
   analysableFiles(label: string, languages: readonly string[]): AnalysableFile[] {
     if (languages.length === 0) return [];
-    return this.db
-      .prepare(
-        `SELECT f.id, f.path, f.language, f.project, f.line_count AS lines, f.semantic_state AS semanticState FROM files f ${IN_LABEL}
-         WHERE f.language IN (${languages.map(() => '?').join(',')}) AND f.parse_status IN ('ok','partial') ORDER BY f.path`,
-      )
+    return cachedStatement(this.db, `SELECT f.id, f.path, f.language, f.project, f.line_count AS lines, f.semantic_state AS semanticState, f.semantic_reason AS semanticReason FROM files f ${IN_LABEL}
+         WHERE f.language IN (${languages.map(() => '?').join(',')}) AND f.parse_status IN ('ok','partial') ORDER BY f.path`)
       .all(label, ...languages) as AnalysableFile[];
   }
 
@@ -52,7 +51,7 @@ export class SemanticStore {
 
   /** Ids of the label's files whose semantic pass failed. */
   failedFileIds(label: string): number[] {
-    return this.db.prepare(`SELECT f.id FROM files f ${IN_LABEL} WHERE f.semantic_state = 'failed'`).pluck().all(label) as number[];
+    return cachedPluck(this.db, `SELECT f.id FROM files f ${IN_LABEL} WHERE f.semantic_state = 'failed'`).all(label) as number[];
   }
 
   /** Marks files pending (their pass runs again), in one transaction, with the reason. */
@@ -71,23 +70,18 @@ export class SemanticStore {
    */
   invalidateExtractor(languages: readonly string[], extractor: string): number {
     const key = `semantic_extractor:${languages.join(',')}`;
-    let recorded = (cachedStatement(this.db, `SELECT value FROM _metadata WHERE key = ?`).pluck().get(key) as string | undefined) ?? null;
+    let recorded = (cachedPluck(this.db, `SELECT value FROM _metadata WHERE key = ?`).get(key) as string | undefined) ?? null;
     if (recorded === extractor) return 0;
     const list = languages.map(() => '?').join(',');
     // Indexes written before this key existed: their semantic edges name the extractor.
     recorded ??=
-      (this.db
-        .prepare(
-          `SELECT e.extractor FROM edges e JOIN files f ON f.id = e.file_id
-           WHERE f.language IN (${list}) AND e.extractor LIKE 'semantic:%' AND e.extractor <> ? LIMIT 1`,
-        )
-        .pluck()
+      (cachedPluck(this.db, `SELECT e.extractor FROM edges e JOIN files f ON f.id = e.file_id
+           WHERE f.language IN (${list}) AND e.extractor LIKE 'semantic:%' AND e.extractor <> ? LIMIT 1`)
         .get(...languages, extractor) as string | undefined) ?? null;
     let marked = 0;
     this.db.transaction(() => {
       if (recorded !== null) {
-        marked = this.db
-          .prepare(`UPDATE files SET semantic_state = 'pending', semantic_reason = ? WHERE language IN (${list}) AND semantic_state = 'ok'`)
+        marked = cachedStatement(this.db, `UPDATE files SET semantic_state = 'pending', semantic_reason = ? WHERE language IN (${list}) AND semantic_state = 'ok'`)
           .run(`extractor upgraded from ${recorded} to ${extractor}`, ...languages).changes;
         if (marked > 0) this.writer.recordEvent('semantic_extractor_changed', null, `${recorded} → ${extractor}: ${marked} files to re-analyse`);
       }
@@ -98,11 +92,8 @@ export class SemanticStore {
 
   /** Files per language and semantic state (for `ca status`). */
   summary(label: string): SemanticSummaryRow[] {
-    return this.db
-      .prepare(
-        `SELECT f.language, f.semantic_state AS state, COUNT(*) AS files, MIN(f.semantic_reason) AS reason FROM files f ${IN_LABEL}
-         WHERE f.language IS NOT NULL AND f.parse_status IN ('ok','partial') GROUP BY f.language, f.semantic_state ORDER BY f.language, f.semantic_state`,
-      )
+    return cachedStatement(this.db, `SELECT f.language, f.semantic_state AS state, COUNT(*) AS files, MIN(f.semantic_reason) AS reason FROM files f ${IN_LABEL}
+         WHERE f.language IS NOT NULL AND f.parse_status IN ('ok','partial') GROUP BY f.language, f.semantic_state ORDER BY f.language, f.semantic_state`)
       .all(label) as SemanticSummaryRow[];
   }
 

@@ -1,6 +1,8 @@
 import { openDatabase, type OpenOptions, type SqliteDatabase } from './database.js';
+import { ExploreReader } from './explore.js';
 import { GraphReader } from './graph.js';
 import { LabelStore } from './labels.js';
+import { LoadNotes } from './loadNotes.js';
 import { Maintenance } from './maintenance.js';
 import { LabelPlanState } from './planState.js';
 import { IndexReader } from './reader.js';
@@ -22,6 +24,8 @@ export class Store {
   readonly labels: LabelStore;
   readonly maintenance: Maintenance;
   readonly graph: GraphReader;
+  /** What indexing did not load or run (stripped plugins, MSBuild targets, refused files). */
+  readonly loadNotes: LoadNotes;
   private vectorStore: VectorStore | null = null;
 
   private constructor(
@@ -33,6 +37,7 @@ export class Store {
     this.labels = new LabelStore(db, this.writer);
     this.maintenance = new Maintenance(db, this.writer, () => this.vectors);
     this.graph = new GraphReader(db);
+    this.loadNotes = new LoadNotes(db);
   }
 
   /** Opens or creates the index at `path` (migrating it); see `openDatabase`. */
@@ -43,6 +48,11 @@ export class Store {
   /** Read queries scoped to a label (default `working`). */
   reader(label = 'working'): IndexReader {
     return new IndexReader(this.db, label);
+  }
+
+  /** What the explore answers (outlines, symbol details, directory ranking, symbol maps) read of a label. */
+  explore(label = 'working'): ExploreReader {
+    return new ExploreReader(this.db, label);
   }
 
   /** What the change planner reads of a label. */

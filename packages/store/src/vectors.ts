@@ -2,7 +2,7 @@ import { endianness } from 'node:os';
 import type { Statement } from 'better-sqlite3';
 import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { changeStamp } from './statements.js';
+import { cachedPluck, cachedRaw, cachedStatement, changeStamp } from './statements.js';
 import { VectorIndex, type CoarseMode, type KnnHit } from './vectorIndex.js';
 
 /** The embedding model whose vectors the index holds; any change re-embeds from scratch. */
@@ -236,7 +236,7 @@ export class VectorStore {
         const current = this.model();
         this.declared = { modelId: m.modelId, revision: m.revision, dims: m.dims };
         if (current && sameModel(current, m)) return { reset: false };
-        const stored = (this.db.prepare(`SELECT COUNT(*) AS n FROM embeddings`).get() as { n: number }).n;
+        const stored = (cachedStatement(this.db, `SELECT COUNT(*) AS n FROM embeddings`).get() as { n: number }).n;
         const reset = current !== null || stored > 0;
         this.db.exec(`DELETE FROM node_embeddings; DELETE FROM embeddings;`);
         if (reset || this.vec0Dims() !== m.dims) {
@@ -337,9 +337,7 @@ export class VectorStore {
   /** Embeddings no node references (or of another model): what `gc` would delete. */
   orphanCount(): number {
     const model = this.model();
-    return this.db
-      .prepare(`SELECT COUNT(*) FROM embeddings WHERE model_id IS NOT ? OR NOT EXISTS (SELECT 1 FROM node_embeddings ne WHERE ne.embedding_id = embeddings.id)`)
-      .pluck()
+    return cachedPluck(this.db, `SELECT COUNT(*) FROM embeddings WHERE model_id IS NOT ? OR NOT EXISTS (SELECT 1 FROM node_embeddings ne WHERE ne.embedding_id = embeddings.id)`)
       .get(model ? modelKeyOf(model) : null) as number;
   }
 
@@ -348,13 +346,9 @@ export class VectorStore {
     return this.db
       .transaction(() => {
         const model = this.model();
-        const ids = this.db
-          .prepare(
-            `DELETE FROM embeddings WHERE model_id IS NOT ?
+        const ids = cachedPluck(this.db, `DELETE FROM embeddings WHERE model_id IS NOT ?
                OR NOT EXISTS (SELECT 1 FROM node_embeddings ne WHERE ne.embedding_id = embeddings.id)
-             RETURNING id`,
-          )
-          .pluck()
+             RETURNING id`)
           .all(model ? modelKeyOf(model) : null) as number[];
         for (const id of ids) this.stmts.deleteVec.run(BigInt(id));
         if (ids.length > 0) this.bump(true);
@@ -372,8 +366,7 @@ export class VectorStore {
     if (!model || hashes.length === 0) return out;
     const key = modelKeyOf(model);
     for (const part of chunks([...new Set(hashes)], 500)) {
-      const rows = this.db
-        .prepare(`SELECT content_hash, vector FROM embeddings WHERE model_id = ? AND content_hash IN (${part.map(() => '?').join(',')})`)
+      const rows = cachedStatement(this.db, `SELECT content_hash, vector FROM embeddings WHERE model_id = ? AND content_hash IN (${part.map(() => '?').join(',')})`)
         .all(key, ...part) as { content_hash: string; vector: Buffer }[];
       for (const r of rows) out.set(r.content_hash, blobToVector(r.vector));
     }
@@ -384,8 +377,7 @@ export class VectorStore {
   nodeVector(nodeId: number): Float32Array | null {
     const model = this.model();
     if (!model) return null;
-    const row = this.db
-      .prepare(`SELECT e.vector FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id WHERE ne.node_id = ? AND ne.window = 0 AND e.model_id = ?`)
+    const row = cachedStatement(this.db, `SELECT e.vector FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id WHERE ne.node_id = ? AND ne.window = 0 AND e.model_id = ?`)
       .get(nodeId, modelKeyOf(model)) as { vector: Buffer } | undefined;
     return row ? blobToVector(row.vector) : null;
   }
@@ -409,9 +401,7 @@ export class VectorStore {
   ): NodeNeedingEmbedding[] {
     const model = this.model();
     const kinds = options.kinds ?? [];
-    const rows = this.db
-      .prepare(
-        `SELECT n.id AS nodeId, n.chunk_hash AS chunkHash, n.kind, n.language, n.name, n.qualified_name AS qualifiedName,
+    const rows = cachedStatement(this.db, `SELECT n.id AS nodeId, n.chunk_hash AS chunkHash, n.kind, n.language, n.name, n.qualified_name AS qualifiedName,
                 n.signature, n.doc, n.chunk_text AS chunkText, lf.path, n.parent_id AS parentId
          FROM nodes n
          JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
@@ -419,8 +409,7 @@ export class VectorStore {
                            WHERE ne.node_id = n.id AND e.model_id = ?)
          ${kinds.length > 0 ? `AND n.kind IN (${kinds.map(() => '?').join(',')})` : ''}
          AND n.id > ?
-         ORDER BY n.id LIMIT ?`,
-      )
+         ORDER BY n.id LIMIT ?`)
       .all(label, model ? modelKeyOf(model) : null, ...kinds, options.afterId ?? 0, Math.max(0, Math.floor(limit))) as NodeNeedingEmbedding[];
     return rows;
   }
@@ -428,13 +417,10 @@ export class VectorStore {
   /** How many nodes of the label `nodesNeedingEmbedding` would return (for progress totals). */
   countNodesNeedingEmbedding(label: string): number {
     const model = this.model();
-    const row = this.db
-      .prepare(
-        `SELECT COUNT(*) AS c FROM nodes n
+    const row = cachedStatement(this.db, `SELECT COUNT(*) AS c FROM nodes n
          JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
          WHERE NOT EXISTS (SELECT 1 FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id
-                           WHERE ne.node_id = n.id AND e.model_id = ?)`,
-      )
+                           WHERE ne.node_id = n.id AND e.model_id = ?)`)
       .get(label, model ? modelKeyOf(model) : null) as { c: number };
     return row.c;
   }
@@ -706,28 +692,20 @@ export class VectorStore {
     const total = (this.stmts.count.get(key) as { n: number }).n;
     let fetch = Math.min(VEC0_MAX_K, Math.max(k * 2, 32));
     for (;;) {
-      const rows = this.db
-        .prepare(
-          `SELECT ne.node_id, ne.window, v.distance FROM
+      const rows = cachedRaw(this.db, `SELECT ne.node_id, ne.window, v.distance FROM
              (SELECT rowid, distance FROM vec_embeddings WHERE embedding MATCH ? AND k = ?) v
            JOIN embeddings e ON e.id = v.rowid AND e.model_id = ?
            JOIN node_embeddings ne ON ne.embedding_id = e.id
-           ORDER BY v.distance, ne.node_id, ne.window`,
-        )
-        .raw()
+           ORDER BY v.distance, ne.node_id, ne.window`)
         .all(blob, fetch, key) as [number, number, number][];
       const hits = bestPerNode(rows, allow, (d) => 1 - (d * d) / 2);
       if (hits.length >= k || fetch >= total) return hits.slice(0, k);
       if (fetch >= VEC0_MAX_K) break;
       fetch = Math.min(VEC0_MAX_K, fetch * 4);
     }
-    const rows = this.db
-      .prepare(
-        `SELECT ne.node_id, ne.window, vec_distance_cosine(e.vector, ?) AS d FROM node_embeddings ne
+    const rows = cachedRaw(this.db, `SELECT ne.node_id, ne.window, vec_distance_cosine(e.vector, ?) AS d FROM node_embeddings ne
          JOIN embeddings e ON e.id = ne.embedding_id AND e.model_id = ?
-         ORDER BY d, ne.node_id, ne.window`,
-      )
-      .raw()
+         ORDER BY d, ne.node_id, ne.window`)
       .all(blob, key) as [number, number, number][];
     return bestPerNode(rows, allow, (d) => 1 - d).slice(0, k);
   }

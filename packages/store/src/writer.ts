@@ -13,6 +13,7 @@ import {
   type ParseStatus,
 } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
+import { cachedPluck, cachedStatement } from './statements.js';
 
 /** One file version to record in a label, with its parse result when it was parsed. */
 export interface FileWrite {
@@ -398,10 +399,9 @@ export class IndexWriter {
   /** Moves the set-aside syntactic edges of `types` in a file back into `edges` (inside a caller's transaction). */
   private restoreSuperseded(fileId: number, types: readonly EdgeType[]): void {
     const typeList = types.map(() => '?').join(',');
-    this.db
-      .prepare(`INSERT INTO edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM superseded_edges WHERE file_id = ? AND type IN (${typeList}) ORDER BY id`)
+    cachedStatement(this.db, `INSERT INTO edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM superseded_edges WHERE file_id = ? AND type IN (${typeList}) ORDER BY id`)
       .run(fileId, ...types);
-    this.db.prepare(`DELETE FROM superseded_edges WHERE file_id = ? AND type IN (${typeList})`).run(fileId, ...types);
+    cachedStatement(this.db, `DELETE FROM superseded_edges WHERE file_id = ? AND type IN (${typeList})`).run(fileId, ...types);
   }
 
   /** Records why a scope has no (or failed) semantic edges. */
@@ -419,11 +419,9 @@ export class IndexWriter {
   /** Sets the metadata value of `key`. */
   /** Sets a metadata value; writing the value it already has changes nothing (caches keyed by the change stamp survive). */
   setMetadata(key: string, value: string): void {
-    this.db
-      .prepare(
-        `INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value`,
-      )
-      .run(key, value);
+    // Reading first: an unchanged value costs no write transaction (a refresh before every answer sets several).
+    if (cachedPluck(this.db, `SELECT value FROM _metadata WHERE key = ?`).get(key) === value) return;
+    cachedStatement(this.db, `INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(key, value);
   }
 
   private writeOne(labelId: number, f: FileWrite, stats: WriteStats, planner: NodePlanner): void {
@@ -497,7 +495,7 @@ export class IndexWriter {
       this.releaseVersion(previous, 'file changed', stats);
       if (existing) {
         // Give the re-extracted version the real content hash now the stale one is gone.
-        this.db.prepare(`UPDATE files SET content_hash = ? WHERE id = ?`).run(f.contentHash, fileId);
+        cachedStatement(this.db, `UPDATE files SET content_hash = ? WHERE id = ?`).run(f.contentHash, fileId);
       }
     }
   }
@@ -600,8 +598,7 @@ export class IndexWriter {
   private mergeInto(id: number, primary: boolean, fileId: number, n: ExtractedNode): void {
     const s = n.span;
     if (primary) {
-      const old = this.db
-        .prepare(`SELECT file_id, start_line, end_line, start_byte, end_byte FROM nodes WHERE id = ?`)
+      const old = cachedStatement(this.db, `SELECT file_id, start_line, end_line, start_byte, end_byte FROM nodes WHERE id = ?`)
         .get(id) as { file_id: number; start_line: number; end_line: number; start_byte: number; end_byte: number };
       this.stmts.insertSpan.run(id, old.file_id, old.start_line, old.end_line, old.start_byte, old.end_byte);
       this.stmts.movePrimary.run(fileId, s.startLine, s.endLine, s.startByte, s.endByte, id);

@@ -25,9 +25,11 @@ public sealed partial class ProjectFile
     public string? DirectoryBuildProps { get; private set; }
 
     private readonly string _projectId;
+    private readonly string _repoRoot;
 
-    private ProjectFile(string fullPath, string projectId)
+    private ProjectFile(string fullPath, string projectId, string repoRoot)
     {
+        _repoRoot = repoRoot;
         FullPath = fullPath;
         DirectoryPath = Path.GetDirectoryName(fullPath)!;
         Name = Path.GetFileNameWithoutExtension(fullPath);
@@ -38,16 +40,19 @@ public sealed partial class ProjectFile
 
     public IEnumerable<ProjectItem> ItemsOf(string kind) => Items.Where(i => string.Equals(i.Kind, kind, StringComparison.OrdinalIgnoreCase));
 
-    /// <summary>Reads the project and the nearest Directory.Build.props above it. Throws XmlException / IOException.</summary>
-    public static ProjectFile Read(string fullPath, string projectId, string configuration)
+    /// <summary>
+    /// Reads the project and the nearest Directory.Build.props above it, up to the repository root (files outside the
+    /// repository are never read). Throws XmlException / IOException (a refused project file: a link, a FIFO, too large).
+    /// </summary>
+    public static ProjectFile Read(string fullPath, string projectId, string configuration, string repoRoot)
     {
-        var project = new ProjectFile(fullPath, projectId);
+        var project = new ProjectFile(fullPath, projectId, repoRoot);
         project.Properties["Configuration"] = configuration;
         project.Properties["MSBuildProjectDirectory"] = project.DirectoryPath;
         project.Properties["MSBuildProjectName"] = project.Name;
         project.Properties["MSBuildProjectFile"] = Path.GetFileName(fullPath);
         project.Properties["MSBuildProjectFullPath"] = fullPath;
-        var props = FindUpward(project.DirectoryPath, "Directory.Build.props");
+        var props = FindUpward(project.DirectoryPath, "Directory.Build.props", repoRoot);
         if (props is not null)
         {
             project.DirectoryBuildProps = props;
@@ -59,26 +64,41 @@ public sealed partial class ProjectFile
             {
                 project.Warnings.Add(new LoadWarning("project_load_failed", $"Directory.Build.props ignored, malformed XML: {e.Message}", props));
             }
+            catch (RefusedFileException e)
+            {
+                project.Warnings.Add(new LoadWarning(ErrorCodes.FileRefused, $"Directory.Build.props ignored, not read: {e.Message}", props));
+            }
         }
         project.ReadDocument(fullPath, isProject: true);
+        // MSBuild imports Directory.Build.targets after the project: it can only add targets and tasks, which safe mode never runs.
+        if (FindUpward(project.DirectoryPath, "Directory.Build.targets", repoRoot) is { } targets)
+            project.Warnings.Add(new LoadWarning(ErrorCodes.PluginBlocked, "Directory.Build.targets is not evaluated in safe mode", targets));
         return project;
     }
 
-    private static string? FindUpward(string dir, string fileName)
+    /// <summary>The nearest <paramref name="fileName"/> at or above <paramref name="dir"/>, never above the repository root.</summary>
+    private static string? FindUpward(string dir, string fileName, string repoRoot)
     {
-        for (var d = new DirectoryInfo(dir); d is not null; d = d.Parent)
+        var root = Path.GetFullPath(repoRoot);
+        for (var d = new DirectoryInfo(dir); d is not null && SafeFile.IsInside(root, d.FullName); d = d.Parent)
         {
             var candidate = Path.Combine(d.FullName, fileName);
-            if (File.Exists(candidate)) return candidate;
+            if (File.Exists(candidate) || new FileInfo(candidate).LinkTarget is not null) return candidate;
         }
         return null;
     }
 
-    private static XDocument LoadXml(string path)
+    private XDocument LoadXml(string path)
     {
+        var read = SafeFile.Read(path, _repoRoot, SafeFile.ProjectFileMaxBytes);
+        if (!read.Ok)
+        {
+            if (read.Refusal == SafeFileRefusal.Missing) throw new FileNotFoundException(read.Reason, path);
+            throw new RefusedFileException(read.Reason!);
+        }
         // No DTDs, no external entities: the file is data, never a source of further reads.
         var settings = new XmlReaderSettings { DtdProcessing = DtdProcessing.Prohibit, XmlResolver = null, IgnoreComments = true };
-        using var reader = XmlReader.Create(path, settings);
+        using var reader = XmlReader.Create(new MemoryStream(read.Bytes!, writable: false), settings);
         return XDocument.Load(reader);
     }
 
@@ -126,6 +146,8 @@ public sealed partial class ProjectFile
                     if (include is not null || remove is not null) Items.Add(new ProjectItem(item.Name.LocalName, include, remove, metadata));
                     if (item.Name.LocalName is "Analyzer")
                         Warnings.Add(new LoadWarning(ErrorCodes.PluginBlocked, $"analyzer '{include}' is not run in safe mode", file));
+                    else if (include is not null && metadata.TryGetValue("OutputItemType", out var outputType) && string.Equals(outputType, "Analyzer", StringComparison.OrdinalIgnoreCase))
+                        Warnings.Add(new LoadWarning(ErrorCodes.PluginBlocked, $"analyzer or source generator '{include}' ({item.Name.LocalName}) is not run in safe mode", file));
                 }
                 break;
             case "Target":
@@ -199,3 +221,6 @@ public sealed partial class ProjectFile
         return false;
     }
 }
+
+/// <summary>A project file the safe reader refused (a link, a FIFO, a device, too large, outside the repository).</summary>
+public sealed class RefusedFileException(string message) : IOException(message);

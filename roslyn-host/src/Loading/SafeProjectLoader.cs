@@ -100,7 +100,7 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
 
     private LoadedProject Build(string fullPath, string projectId)
     {
-        var project = ProjectFile.Read(fullPath, projectId, _configuration);
+        var project = ProjectFile.Read(fullPath, projectId, _configuration, _repoRoot);
         var warnings = new List<LoadWarning>(project.Warnings);
 
         // Project references first: their compilations become metadata references of this one.
@@ -172,6 +172,19 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
         foreach (var path in refPaths.Distinct(StringComparer.Ordinal))
         {
             cancellationToken.ThrowIfCancellationRequested();
+            if (SafeFile.IsInside(_repoRoot, path))
+            {
+                // An assembly inside the repository (a package folder the assets file points into) is read like any
+                // repository file; it is metadata only, never loaded for execution.
+                var image = SafeFile.Read(path, _repoRoot, SafeFile.AssemblyMaxBytes);
+                if (!image.Ok)
+                {
+                    warnings.Add(new LoadWarning(ErrorCodes.FileRefused, $"{RepoRelative(path)} not read: {image.Reason}", projectId));
+                    continue;
+                }
+                references.Add(MetadataReference.CreateFromImage(image.Bytes!, filePath: path));
+                continue;
+            }
             references.Add(MetadataCache.GetOrAdd(path, p => MetadataReference.CreateFromFile(p)));
         }
 
@@ -183,16 +196,27 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             symbols);
 
         var documents = new ConcurrentBag<LoadedDocument>();
+        var refused = new ConcurrentBag<LoadWarning>();
+        var maxFileBytes = request.MaxFileBytes is > 0 ? request.MaxFileBytes.Value : SafeFile.DefaultSourceMaxBytes;
         Parallel.ForEach(files, new ParallelOptions { CancellationToken = cancellationToken, MaxDegreeOfParallelism = Math.Max(1, Environment.ProcessorCount) }, file =>
         {
+            // A .cs link to /dev/zero, a FIFO, a file over the cap or outside the repository: refused, never waited on.
+            var read = SafeFile.Read(file, _repoRoot, maxFileBytes);
+            if (!read.Ok)
+            {
+                if (read.Refusal != SafeFileRefusal.Missing)
+                    refused.Add(new LoadWarning(ErrorCodes.FileRefused, $"{RepoRelative(file)} not read: {read.Reason}", RepoRelative(file)));
+                return;
+            }
             SourceText text;
-            using (var stream = File.OpenRead(file))
+            using (var stream = new MemoryStream(read.Bytes!, writable: false))
             {
                 text = SourceText.From(stream, throwIfBinaryDetected: false, checksumAlgorithm: SourceHashAlgorithm.Sha256);
             }
             var tree = CSharpSyntaxTree.ParseText(text, parseOptions, file, cancellationToken);
             documents.Add(new LoadedDocument(file, RepoRelative(file), tree, projectId));
         });
+        warnings.AddRange(refused.OrderBy(w => w.Path, StringComparer.Ordinal));
         var ordered = documents.OrderBy(d => d.RelativePath, StringComparer.Ordinal).ToList();
 
         var trees = ordered.Select(d => d.Tree).ToList();
@@ -297,11 +321,16 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
         var result = new List<string>();
         var objDir = project.Property("BaseIntermediateOutputPath") ?? "obj";
         var assetsPath = Path.Combine(project.DirectoryPath, objDir.Replace('\\', '/'), "project.assets.json");
-        if (!File.Exists(assetsPath)) return result;
+        var read = SafeFile.Read(assetsPath, _repoRoot, SafeFile.AssetsFileMaxBytes);
+        if (!read.Ok)
+        {
+            if (read.Refusal != SafeFileRefusal.Missing)
+                warnings.Add(new LoadWarning(ErrorCodes.FileRefused, $"{RepoRelative(assetsPath)} not read: {read.Reason}", projectId));
+            return result;
+        }
         try
         {
-            using var stream = File.OpenRead(assetsPath);
-            using var doc = JsonDocument.Parse(stream);
+            using var doc = JsonDocument.Parse(read.Bytes);
             var root = doc.RootElement;
             var folders = new List<string>();
             if (root.TryGetProperty("packageFolders", out var pf) && pf.ValueKind == JsonValueKind.Object)

@@ -40,6 +40,8 @@ public static class ErrorCodes
     public const string SemanticUnavailable = "semantic_unavailable";
     public const string ProjectLoadFailed = "project_load_failed";
     public const string PluginBlocked = "plugin_blocked";
+    /// <summary>A load warning: a file the safe reader refused (link, FIFO, device, over its cap, outside the repository).</summary>
+    public const string FileRefused = "file_refused";
     public const string Timeout = "timeout";
     public const string OomRestart = "oom_restart";
     public const string Backpressure = "backpressure";
@@ -98,7 +100,9 @@ public sealed record SleepParams(int Ms);
 
 /// <summary>
 /// Loads a .csproj and (unless loadReferences is false) its ProjectReferences, replacing any earlier
-/// load of the same files. Paths are absolute or relative to repoRoot.
+/// load of the same files. Paths are absolute or relative to repoRoot. Every file read is a regular file inside repoRoot
+/// (never through a link, never a FIFO or device) of at most maxFileBytes (sources; default 1 MiB); others are refused
+/// with a file_refused warning.
 /// </summary>
 public sealed record LoadProjectParams(
     string ProjectPath,
@@ -106,7 +110,8 @@ public sealed record LoadProjectParams(
     bool? SafeMode,
     string? Configuration,
     IReadOnlyList<string>? PreprocessorSymbols,
-    bool? LoadReferences);
+    bool? LoadReferences,
+    long? MaxFileBytes = null);
 
 public sealed record LoadProjectResult(IReadOnlyList<ProjectInfo> Projects, IReadOnlyList<LoadWarning> Warnings);
 
@@ -126,7 +131,7 @@ public sealed record ProjectInfo(
     IReadOnlyList<DiagnosticInfo> Diagnostics,
     IReadOnlyList<LoadWarning> Warnings);
 
-/// <summary>Non-fatal load findings; code is e.g. plugin_blocked, project_load_failed, missing_reference.</summary>
+/// <summary>Non-fatal load findings; code is e.g. plugin_blocked, project_load_failed, missing_reference, file_refused.</summary>
 public sealed record LoadWarning(string Code, string Message, string? Path);
 
 // ---------------------------------------------------------------- analyze

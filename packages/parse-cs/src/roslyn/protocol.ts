@@ -115,10 +115,16 @@ export interface LoadProjectParams {
   readonly preprocessorSymbols?: readonly string[];
   /** Default true: ProjectReferences are loaded too and become compilation references. */
   readonly loadReferences?: boolean;
+  /**
+   * Largest source file read (indexing.max_file_bytes; default 1 MiB). Every file the host reads
+   * must be a regular file inside repoRoot (no link, FIFO or device) under its cap, or it is
+   * refused with a `file_refused` warning.
+   */
+  readonly maxFileBytes?: number;
 }
 
 export interface LoadWarning {
-  /** plugin_blocked | project_load_failed | missing_reference | reference_fallback */
+  /** plugin_blocked | project_load_failed | missing_reference | reference_fallback | file_refused */
   readonly code: string;
   readonly message: string;
   readonly path?: string;

@@ -19,6 +19,7 @@ import {
 } from './projects.js';
 import type { FileError, KeyRefinement, ProjectResult, ReferenceCount, SemanticEdge, SyntacticSkeleton } from './types.js';
 import { resolveWithWorkspaceFallback } from './merge.js';
+import { compilerReadFile } from './safeSystem.js';
 
 /** Thrown by a checkpoint to stop the pass (cancelled, deadline, memory ceiling). */
 export class PassStopped extends Error {
@@ -349,11 +350,15 @@ export function releaseSourceFiles(ctx: AnalyzeContext, options: ts.CompilerOpti
 /** Creates the compiler host: plain file reads plus workspace-package → source resolution. */
 function createHost(
   options: ts.CompilerOptions,
+  root: string,
   packages: readonly WorkspacePackage[],
   sourceFiles: Map<string, CachedSourceFile> | undefined,
   tooDeep: Map<string, string>,
 ): ts.CompilerHost {
   const host = ts.createCompilerHost(options, true);
+  // Every read (sources, package.json files during resolution, lib files) goes through the safe
+  // reader: the host's getSourceFile reads through host.readFile.
+  host.readFile = compilerReadFile(root);
   // JSDoc of TS files is never walked here: skip parsing it (JS files keep their JSDoc types).
   host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeInfo;
   const base = host.getSourceFile.bind(host);
@@ -423,7 +428,7 @@ export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOpt
   const options: ts.CompilerOptions = { ...projectOptions, noEmit: true };
   delete options.plugins;
   const excluded = ctx.tooDeep ?? new Map<string, string>();
-  const host = createHost(options, ctx.layout.packages, ctx.sourceFiles, excluded);
+  const host = createHost(options, root, ctx.layout.packages, ctx.sourceFiles, excluded);
   // Project references are deliberately not passed: imports of referenced projects then resolve
   // to their sources (as an editor does) instead of to possibly unbuilt output .d.ts files.
   let program = ts.createProgram({ rootNames: [...rootNames], options, host });

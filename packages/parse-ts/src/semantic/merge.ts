@@ -14,9 +14,10 @@
  * here). A group with JavaScript roots may join one without `allowJs`: the merged program then
  * gets `allowJs`, only when every import of the larger group's roots still resolves as before.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import ts from 'typescript';
+import { safeSystem } from './safeSystem.js';
 import type { LoadedProject, ProgramGroup, WorkspacePackage } from './projects.js';
 import { resolveWorkspaceSpecifier } from './projects.js';
 
@@ -100,7 +101,7 @@ export function createMergeCache(): MergeCache {
   return { imports: new Map(), importsChanged: false, last: null };
 }
 
-function importsOf(cache: MergeCache, file: string, fresh: ReadonlySet<string> | null): FileImports | null {
+function importsOf(cache: MergeCache, file: string, fresh: ReadonlySet<string> | null, sys: ts.System): FileImports | null {
   let st;
   try {
     st = statSync(file);
@@ -109,12 +110,8 @@ function importsOf(cache: MergeCache, file: string, fresh: ReadonlySet<string> |
   }
   const cached = cache.imports.get(file);
   if (cached !== undefined && cached.mtimeMs === st.mtimeMs && cached.size === st.size && (fresh === null || !fresh.has(file))) return cached;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
+  const text = sys.readFile(file);
+  if (text === undefined) return null;
   const entry: FileImports = { mtimeMs: st.mtimeMs, size: st.size, modules: importSpecifiers(text) };
   if (cached !== undefined && cached.modules.join('\0') !== entry.modules.join('\0')) cache.importsChanged = true;
   cache.imports.set(file, entry);
@@ -129,6 +126,7 @@ class Resolver {
   constructor(
     readonly options: ts.CompilerOptions,
     private readonly packages: readonly WorkspacePackage[],
+    readonly sys: ts.System,
   ) {
     this.cache = ts.createModuleResolutionCache(ts.sys.getCurrentDirectory(), (f) => f, options);
     this.allowJs = allowsJs(options);
@@ -139,7 +137,7 @@ class Resolver {
     const k = `${dirname(containingFile)}\0${specifier}`;
     let r = this.memo.get(k);
     if (r === undefined) {
-      const raw = ts.resolveModuleName(specifier, containingFile, this.options, ts.sys, this.cache);
+      const raw = ts.resolveModuleName(specifier, containingFile, this.options, this.sys, this.cache);
       r = resolveWithWorkspaceFallback(raw, specifier, this.packages).resolvedModule?.resolvedFileName ?? '';
       // TypeScript resolves to a .js/.json file even when the program will not load it (the
       // import is then `any`): that is no resolution here.
@@ -177,7 +175,7 @@ const TS_TARGET = /\.(d\.[mc]?ts|[mc]?tsx?)$/;
 function sameResolution(files: readonly string[], own: Resolver, wider: Resolver, cache: MergeCache, fresh: ReadonlySet<string> | null, widening = false): boolean {
   const relativeAlike = relativeKey(own.options) === relativeKey(wider.options);
   for (const f of files) {
-    const imps = importsOf(cache, f, fresh);
+    const imps = importsOf(cache, f, fresh, own.sys);
     if (imps === null) continue;
     for (const s of imps.modules) {
       if (relativeAlike && isRelative(s)) continue;
@@ -230,15 +228,18 @@ export function mergeGroups(
   packages: readonly WorkspacePackage[],
   cache: MergeCache = createMergeCache(),
   fresh: ReadonlySet<string> | null = null,
+  root: string | null = null,
 ): ProgramGroup[] {
+  // Files inside the repository are read through the safe reader (safeSystem.ts).
+  const sys = safeSystem(root);
   const fingerprint = JSON.stringify(groups.map((g) => [g.key, g.projects.map((p) => [p.id, p.rootNames])]));
   if (fresh !== null && cache.last !== null && cache.last.fingerprint === fingerprint) {
     cache.importsChanged = false;
     // The decision read only some files' imports (those it compared): only they can change it.
-    for (const g of groups) for (const p of g.projects) for (const f of p.rootNames) if (cache.imports.has(f)) importsOf(cache, f, fresh);
+    for (const g of groups) for (const p of g.projects) for (const f of p.rootNames) if (cache.imports.has(f)) importsOf(cache, f, fresh, sys);
     if (!cache.importsChanged) return replay(groups, cache.last.hosts);
   }
-  const result = decide(groups, packages, cache, fresh);
+  const result = decide(groups, packages, cache, fresh, sys);
   cache.last = { fingerprint, hosts: result.map((h) => ({ key: h.key, options: h.options, projectIds: h.projects.map((p) => p.id) })) };
   return result;
 }
@@ -253,18 +254,18 @@ function replay(groups: readonly ProgramGroup[], hosts: NonNullable<MergeCache['
   });
 }
 
-function decide(groups: readonly ProgramGroup[], packages: readonly WorkspacePackage[], cache: MergeCache, fresh: ReadonlySet<string> | null): ProgramGroup[] {
+function decide(groups: readonly ProgramGroup[], packages: readonly WorkspacePackage[], cache: MergeCache, fresh: ReadonlySet<string> | null, sys: ts.System): ProgramGroup[] {
   const order = groups.map((g, i) => ({ g, i })).sort((x, y) => y.g.cost - x.g.cost || x.i - y.i);
   const hosts: Host[] = [];
   for (const { g, i } of order) {
     const roots = [...new Set(g.projects.flatMap((p) => p.rootNames))];
-    const own = new Resolver(g.options, packages);
+    const own = new Resolver(g.options, packages, sys);
     const hasJs = roots.some((f) => JS_FILE.test(f));
     let placed = false;
     for (const h of hosts) {
       if (!statically(h.options, g.options)) continue;
       const widen = hasJs && !allowsJs(h.options);
-      const merged = widen ? new Resolver({ ...h.options, allowJs: true }, packages) : h.resolver;
+      const merged = widen ? new Resolver({ ...h.options, allowJs: true }, packages, sys) : h.resolver;
       if (!sameResolution(roots, own, merged, cache, fresh)) continue;
       if (widen && !sameResolution(h.roots, h.resolver, merged, cache, fresh, true)) continue;
       h.options = merged.options;

@@ -4,15 +4,33 @@
  * every source file to exactly one project, and groups tsconfig-less files into inferred
  * projects (one per package). Never executes anything from the analysed repository.
  */
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
+import { compilerReadFile } from './safeSystem.js';
 import { INFERRED_PROJECT_ID } from './types.js';
 
 /** Directories never walked (build output, dependencies, VCS, our own index). */
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'build', 'out', 'coverage', '.codeagent', '.next', '.turbo', 'bower_components']);
 const SOURCE_EXT = /\.(tsx?|mts|cts|jsx?|mjs|cjs)$/i;
 const MAX_WALK_FILES = 500_000;
+/** Default of `AnalyzeRequestOptions.maxFileBytes` (the default `indexing.max_file_bytes`). */
+export const ROOT_FILE_MAX_BYTES = 1024 * 1024;
+const MINIFIED_NAME = /\.min\.[cm]?js$/i;
+
+/**
+ * True when `abs` may be a root file of a program: at most `maxBytes` and not a `*.min.js`
+ * bundle (both are skipped by the syntactic index; parsing a multi-megabyte bundle is where the
+ * pass's memory went). A file that cannot be statted is left to the compiler to report.
+ */
+function rootSized(abs: string, maxBytes: number): boolean {
+  if (MINIFIED_NAME.test(abs)) return false;
+  try {
+    return statSync(abs).size <= maxBytes;
+  } catch {
+    return true;
+  }
+}
 
 /** A workspace package (any package.json with a name inside the repo). */
 export interface WorkspacePackage {
@@ -66,8 +84,8 @@ interface WalkResult {
   sources: string[];
 }
 
-/** Iterative walk; symbolic links are never followed (nothing outside the repo root is read). */
-function walk(root: string): WalkResult {
+/** Iterative walk; symbolic links are never followed (nothing outside the repo root is read). Sources over `maxBytes` are left out. */
+function walk(root: string, maxBytes: number): WalkResult {
   const out: WalkResult = { configs: [], packageJsons: [], sources: [] };
   const stack = [root];
   let count = 0;
@@ -89,7 +107,7 @@ function walk(root: string): WalkResult {
       } else if (e.isFile()) {
         if (e.name === 'tsconfig.json' || e.name === 'jsconfig.json') out.configs.push(abs);
         else if (e.name === 'package.json') out.packageJsons.push(abs);
-        else if (SOURCE_EXT.test(e.name)) out.sources.push(abs);
+        else if (SOURCE_EXT.test(e.name) && rootSized(abs, maxBytes)) out.sources.push(abs);
       }
     }
   }
@@ -99,10 +117,13 @@ function walk(root: string): WalkResult {
   return out;
 }
 
-function readJson(path: string): unknown {
+function readJson(path: string, root: string): unknown {
+  const text = compilerReadFile(root)(path);
+  if (text === undefined) return null;
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    return JSON.parse(text);
   } catch {
+    // Not JSON: no package (the file stays what the syntactic pass made of it).
     return null;
   }
 }
@@ -151,8 +172,8 @@ function exportLeaves(value: unknown): string[] {
   return [];
 }
 
-function loadPackage(pkgJson: string): WorkspacePackage | null {
-  const json = readJson(pkgJson) as Record<string, unknown> | null;
+function loadPackage(pkgJson: string, root: string): WorkspacePackage | null {
+  const json = readJson(pkgJson, root) as Record<string, unknown> | null;
   if (json === null || typeof json.name !== 'string' || json.name === '') return null;
   const dir = dirname(pkgJson);
   const candidates: string[] = [...exportLeaves(json.exports)];
@@ -187,14 +208,15 @@ export function packageOf(packages: readonly WorkspacePackage[], absPath: string
   return best;
 }
 
-/** A host for reading configs: it can only read files and list directories. */
-const readOnlyConfigHost: ts.ParseConfigHost = {
-  useCaseSensitiveFileNames: ts.sys.useCaseSensitiveFileNames,
-  readDirectory: (rootDir, extensions, excludes, includes, depth) =>
-    ts.sys.readDirectory(rootDir, extensions, excludes, includes, depth),
-  fileExists: (p) => ts.sys.fileExists(p),
-  readFile: (p) => ts.sys.readFile(p),
-};
+/** A host for reading configs: it can only list directories and read files through the safe reader. */
+function readOnlyConfigHost(readFile: (p: string) => string | undefined): ts.ParseConfigHost {
+  return {
+    useCaseSensitiveFileNames: ts.sys.useCaseSensitiveFileNames,
+    readDirectory: (rootDir, extensions, excludes, includes, depth) => ts.sys.readDirectory(rootDir, extensions, excludes, includes, depth),
+    fileExists: (p) => ts.sys.fileExists(p),
+    readFile,
+  };
+}
 
 /** Config diagnostics that make a project unusable (everything else is tolerated). */
 function isFatalConfigError(d: ts.Diagnostic): boolean {
@@ -216,9 +238,13 @@ interface ParsedConfig {
   plugins: string[];
 }
 
-/** Loads one config; `plugins` are removed from the raw JSON and from the merged options. */
-export function parseConfig(configPath: string): ParsedConfig {
-  const read = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
+/**
+ * Loads one config; `plugins` are removed from the raw JSON and from the merged options. Files
+ * inside `root` (the config, what it `extends`) are read through the safe reader.
+ */
+export function parseConfig(configPath: string, root: string | null = null): ParsedConfig {
+  const readFile = compilerReadFile(root);
+  const read = ts.readConfigFile(configPath, readFile);
   if (read.error) {
     return { options: {}, fileNames: [], references: [], error: flatten(read.error), plugins: [] };
   }
@@ -233,7 +259,7 @@ export function parseConfig(configPath: string): ParsedConfig {
     collect(raw.compilerOptions.plugins);
     delete raw.compilerOptions.plugins;
   }
-  const parsed = ts.parseJsonConfigFileContent(raw, readOnlyConfigHost, dirname(configPath), undefined, configPath);
+  const parsed = ts.parseJsonConfigFileContent(raw, readOnlyConfigHost(readFile), dirname(configPath), undefined, configPath);
   const fatal = parsed.errors.filter(isFatalConfigError);
   // Plugins inherited through `extends` land in the merged options: drop them too.
   if (parsed.options.plugins) {
@@ -271,13 +297,17 @@ function isUnder(dir: string, abs: string): boolean {
   return rel !== '' && !rel.startsWith('..') && resolve(dir, rel) === resolve(abs);
 }
 
-/** Discovers packages and projects of a repository and assigns file ownership. */
-export function discoverRepo(repoRoot: string): RepoLayout {
+/**
+ * Discovers packages and projects of a repository and assigns file ownership. Source files over
+ * `maxFileBytes` (default `ROOT_FILE_MAX_BYTES`) and `*.min.js` bundles are no program's root files.
+ */
+export function discoverRepo(repoRoot: string, options: { maxFileBytes?: number } = {}): RepoLayout {
   const root = resolve(repoRoot);
   const st = lstatSync(root);
   if (!st.isDirectory()) throw new Error(`not a directory: ${root}`);
-  const w = walk(root);
-  const packages = w.packageJsons.map(loadPackage).filter((p): p is WorkspacePackage => p !== null);
+  const maxBytes = options.maxFileBytes ?? ROOT_FILE_MAX_BYTES;
+  const w = walk(root, maxBytes);
+  const packages = w.packageJsons.map((p) => loadPackage(p, root)).filter((p): p is WorkspacePackage => p !== null);
 
   // Load configs; follow references to configs that are not named tsconfig.json (tsconfig.lib.json …).
   const queue = [...w.configs];
@@ -288,7 +318,7 @@ export function discoverRepo(repoRoot: string): RepoLayout {
     const path = !p.endsWith('.json') && isFile(join(p, 'tsconfig.json')) ? join(p, 'tsconfig.json') : p;
     if (seen.has(path) || !isRepoSource(root, path) || !isFile(path)) continue;
     seen.add(path);
-    const cfg = parseConfig(path);
+    const cfg = parseConfig(path, root);
     loaded.push({ path, cfg });
     for (const r of cfg.references) queue.push(r);
   }
@@ -308,7 +338,7 @@ export function discoverRepo(repoRoot: string): RepoLayout {
       status: cfg.error === null ? 'ok' : 'failed',
       ...(cfg.error === null ? {} : { reason: `project_load_failed: ${cfg.error}` }),
       options: cfg.options,
-      rootNames: cfg.fileNames,
+      rootNames: cfg.fileNames.filter((f) => rootSized(f, maxBytes)),
       owned: [],
       strippedPlugins: cfg.plugins,
     });

@@ -48,6 +48,7 @@ export interface TsSemanticServiceOptions {
 export interface SemanticServiceEvent {
   readonly type: 'spawned' | 'project_start' | 'project_done' | 'restart' | 'worker_event' | 'idle_shutdown';
   readonly pid?: number;
+  /** The project (tsconfig path) a worker event is about, when it names one. */
   readonly project?: string;
   readonly code?: string;
   readonly message?: string;
@@ -134,6 +135,7 @@ interface Request {
   readonly repoRoot: string;
   readonly files: readonly string[] | null;
   readonly syntactic: readonly SyntacticSkeleton[] | null;
+  readonly maxFileBytes: number | null;
   readonly deadlineAt: number;
   plan: string[] | null;
   /** Project ids per worker slot, known once planned; a slot absent here has nothing to do. */
@@ -311,12 +313,13 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
       deadlineAt: r.deadlineAt,
       ...(only === null && workerCount > 1 ? { workers: workerCount } : {}),
       ...(r.syntactic !== null ? { syntactic: r.syntactic } : {}),
+      ...(r.maxFileBytes !== null ? { maxFileBytes: r.maxFileBytes } : {}),
     });
   };
 
   function onChildMessage(w: Worker, m: ChildMessage): void {
     if (m.type === 'event') {
-      emit({ type: 'worker_event', code: m.code, message: m.message, pid: w.proc.pid ?? 0 });
+      emit({ type: 'worker_event', code: m.code, message: m.message, pid: w.proc.pid ?? 0, ...(m.path !== undefined ? { project: m.path } : {}) });
       return;
     }
     if (m.type === 'hello') return;
@@ -422,6 +425,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
           repoRoot,
           files: options.files ? [...options.files] : null,
           syntactic: options.syntactic && options.syntactic.length > 0 ? options.syntactic : null,
+          maxFileBytes: options.maxFileBytes ?? null,
           deadlineAt: Date.now() + deadlineMs,
           plan: null,
           assigned: new Map(),

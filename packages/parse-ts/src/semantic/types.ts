@@ -110,6 +110,12 @@ export interface AnalyzeRequestOptions {
   readonly syntactic?: readonly SyntacticSkeleton[];
   /** Wall-clock budget of the whole request; unfinished projects come back `failed` with `timeout`. */
   readonly deadlineMs?: number;
+  /**
+   * Source files larger than this (and `*.min.js` bundles) are not root files of any program:
+   * the syntactic index skipped them (`indexing.max_file_bytes`), and a 5 MB bundle parsed by the
+   * compiler costs far more memory than it gives. Default 1 MiB. An import still loads one.
+   */
+  readonly maxFileBytes?: number;
 }
 
 // ---- wire messages (Node IPC channel of child_process.fork; JSON serialisation) ----
@@ -132,6 +138,8 @@ export type ParentMessage =
       readonly workers?: number;
       /** Protocol 3: syntactic skeletons of some files (see `AnalyzeRequestOptions.syntactic`). */
       readonly syntactic?: readonly SyntacticSkeleton[];
+      /** See `AnalyzeRequestOptions.maxFileBytes` (absent: the worker's default). */
+      readonly maxFileBytes?: number;
     }
   | { readonly type: 'cancel'; readonly id: number }
   | { readonly type: 'crash'; readonly afterFiles: number } // test hook: exit abruptly mid-pass

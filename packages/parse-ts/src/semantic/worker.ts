@@ -78,7 +78,7 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
   if (cancelled.has(id)) return;
   let layout;
   try {
-    layout = discoverRepo(msg.repoRoot);
+    layout = discoverRepo(msg.repoRoot, msg.maxFileBytes !== undefined ? { maxFileBytes: msg.maxFileBytes } : {});
   } catch (e) {
     send({ type: 'error', id, code: 'semantic_unavailable', message: `cannot read repository: ${e instanceof Error ? e.message : String(e)}` });
     return;
@@ -94,7 +94,7 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
   // and groups whose files resolve alike are merged (decided over all projects, so a partial
   // pass builds its program with the same options as a full one).
   const tm = Date.now();
-  const merged = mergeGroups(groupProjects(layout.projects), layout.packages, warm.merge, requested);
+  const merged = mergeGroups(groupProjects(layout.projects), layout.packages, warm.merge, requested, layout.root);
   timing(`merge ${Date.now() - tm} ms`);
   const groups = restrictGroups(merged, wanted, requested);
   const order = wanted.map((p) => p.id);
