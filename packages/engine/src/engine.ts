@@ -906,7 +906,7 @@ const CHECKED_SUFFIX = '-checked';
 function fileStamp(path: string): string {
   try {
     const st = statSync(path);
-    const wal = existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0;
+    const wal = statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
     return `${st.size}:${st.mtimeMs}:${st.ino}:${wal}`;
   } catch {
     return '-';

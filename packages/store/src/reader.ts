@@ -4,7 +4,7 @@ import type { SqliteDatabase } from './database.js';
 import { allowedNodeIds, compileFilter, passingFraction, type NodeIdSet } from './filterSql.js';
 import { findNodes, idsPassing, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
-import { cachedPluck, cachedStatement, changeStamp, type Statement } from './statements.js';
+import { cachedPluck, cachedStatement, changeStamp, readMetadata, type Statement } from './statements.js';
 
 /** A node as read back from the index, joined with its file. */
 export interface NodeRecord {
@@ -642,8 +642,7 @@ export class IndexReader {
   }
 
   metadata(key: string): string | null {
-    const row = cachedStatement(this.db, `SELECT value FROM _metadata WHERE key = ?`).get(key) as { value: string } | undefined;
-    return row ? row.value : null;
+    return readMetadata(this.db, key);
   }
 
   /** The most recent events, newest first. */

@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from './database.js';
 import { NodeLocator } from './nodeLocator.js';
-import { cachedPluck, cachedStatement } from './statements.js';
+import { cachedPluck, cachedStatement, readMetadata } from './statements.js';
 import type { IndexWriter } from './writer.js';
 
 /** A file of a label a semantic pass can analyse (parsed, with a language). */
@@ -70,7 +70,7 @@ export class SemanticStore {
    */
   invalidateExtractor(languages: readonly string[], extractor: string): number {
     const key = `semantic_extractor:${languages.join(',')}`;
-    let recorded = (cachedPluck(this.db, `SELECT value FROM _metadata WHERE key = ?`).get(key) as string | undefined) ?? null;
+    let recorded = readMetadata(this.db, key);
     if (recorded === extractor) return 0;
     const list = languages.map(() => '?').join(',');
     // Indexes written before this key existed: their semantic edges name the extractor.

@@ -57,3 +57,8 @@ function cachedIn(db: SqliteDatabase, sql: string, mode: string, setMode: (stmt:
 export function changeStamp(db: SqliteDatabase): string {
   return (cachedStatement(db, `SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version()) AS s`).get() as { s: string }).s;
 }
+
+/** The `_metadata` value of `key`, or null: one statement for every reader and writer of it. */
+export function readMetadata(db: SqliteDatabase, key: string): string | null {
+  return (cachedPluck(db, `SELECT value FROM _metadata WHERE key = ?`).get(key) as string | undefined) ?? null;
+}

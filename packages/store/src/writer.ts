@@ -13,7 +13,7 @@ import {
   type ParseStatus,
 } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { cachedPluck, cachedStatement } from './statements.js';
+import { cachedStatement, readMetadata } from './statements.js';
 
 /** One file version to record in a label, with its parse result when it was parsed. */
 export interface FileWrite {
@@ -420,7 +420,7 @@ export class IndexWriter {
   /** Sets a metadata value; writing the value it already has changes nothing (caches keyed by the change stamp survive). */
   setMetadata(key: string, value: string): void {
     // Reading first: an unchanged value costs no write transaction (a refresh before every answer sets several).
-    if (cachedPluck(this.db, `SELECT value FROM _metadata WHERE key = ?`).get(key) === value) return;
+    if (readMetadata(this.db, key) === value) return;
     cachedStatement(this.db, `INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(key, value);
   }
 
