@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { CaError, extractorOf, gitBlobId, toCaError, type Config, type ParseStatus } from '@ca/schema';
-import { chunkHashOf, type FileWrite, type NodePlanner, type Store } from '@ca/store';
+import { CaError, extractorOf, gitBlobId, toCaError, type Config, type ExtractedNode, type ParseStatus } from '@ca/schema';
+import { chunkHashOf, type CarryOptions, type FileWrite, type NodePlanner, type Store } from '@ca/store';
 import {
   CONTEXT_METADATA_KEY,
   contextScopes,
@@ -22,8 +22,9 @@ import {
   type Plan,
   type SkippedFile,
   type SourceVersion,
+  semanticRegion,
 } from '@ca/invalidation';
-import { skeletonOf, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
+import { skeletonOf, type AnalysisRegion, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
 import type { RoslynHost } from '@ca/parse-cs';
 import type { AdapterSet } from './adapters.js';
 import { projectFiles } from './csProjects.js';
@@ -31,7 +32,7 @@ import { embedPending, META_VECTORS_PENDING, type EmbedReport, type IndexEmbedde
 import { unreadableFile, type ProcessedFile } from './fileProcessing.js';
 import { ParsePool } from './parsePool.js';
 import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
-import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, type TsSemanticReport } from './tsSemantic.js';
+import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, TS_SEMANTIC_TYPES, type TsSemanticReport } from './tsSemantic.js';
 
 export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
 
@@ -187,14 +188,34 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   }
   for (const t of thePlan.touch) store.writer.touch(label, t.path, t.mtimeMs);
 
-  // Parse and write, in bounded transactions.
-  const planner: NodePlanner = (input) => planNodes(input.previous, input.nodes, { path: input.path, partialTarget: input.partialTarget, chunkHash: chunkHashOf });
+  // Parse and write, in bounded transactions. With a semantic pass, a re-parsed TS/JS file keeps
+  // the exact edges of its symbols whose own text did not change (carried to the new version);
+  // the pass then resolves only the rest (`regions` below).
+  const carrying = config.semantic.enabled;
+  const carry: CarryOptions | undefined = carrying ? { extractor: TS_SEMANTIC_EXTRACTOR, languages: ['ts', 'js'], types: TS_SEMANTIC_TYPES } : undefined;
+  const planned = new Map<string, PlannedFile>();
+  const planner: NodePlanner = (input) => {
+    const p = planNodes(input.previous, input.nodes, { path: input.path, partialTarget: input.partialTarget, chunkHash: chunkHashOf, carry: carrying });
+    if ((p.carry?.length ?? 0) > 0 || (p.dirtyNames?.length ?? 0) > 0 || (p.localDirtyNames?.length ?? 0) > 0) {
+      const updates = new Map<number, string>();
+      const inserted = new Set<string>();
+      p.actions.forEach((a, i) => {
+        if (a.kind === 'update') updates.set(a.id, input.nodes[i]!.symbolKey);
+        else inserted.add(input.nodes[i]!.symbolKey);
+      });
+      const nodes = input.nodes.map((n) => ({ symbolKey: n.symbolKey, chunkText: n.chunkText }));
+      planned.set(input.path, { nodes, updates, inserted, dirty: p.dirtyNames ?? [], localDirty: p.localDirtyNames ?? [] });
+    }
+    return p;
+  };
+  const carried = new Map<string, number[]>();
   let batch: FileWrite[] = thePlan.skipped.map((s) => skippedWrite(s, skippedHash(s), worktree));
   let written = 0;
   const total = thePlan.parse.length + thePlan.skipped.length;
   const flush = () => {
     if (batch.length === 0) return;
-    store.writer.writeBatch(label, batch, planner);
+    const stats = store.writer.writeBatch(label, batch, planner, carry);
+    for (const [path, ids] of stats.carried ?? []) carried.set(path, ids);
     written += batch.length;
     progress({ phase: 'write', done: written, total });
     batch = [];
@@ -251,7 +272,11 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   const wroteFiles = written + thePlan.reuse.length + thePlan.moves.length > 0;
   // New symbols have no vectors until the embedding step below: an interruption before it must not go unsaid.
   if (wroteFiles) store.writer.setMetadata(META_VECTORS_PENDING, '?');
-  if (thePlan.remove.length > 0) store.writer.removePaths(label, thePlan.remove.map((r) => r.path));
+  const removedNames = new Set<string>();
+  if (thePlan.remove.length > 0) {
+    const stats = store.writer.removePaths(label, thePlan.remove.map((r) => r.path));
+    for (const n of stats.droppedNames ?? []) removedNames.add(n);
+  }
 
   progress({ phase: 'resolve', done: 0, total: 1 });
   if (wroteFiles || thePlan.remove.length > 0 || !store.reader(label).metadata(`imports_resolved:${label}`)) {
@@ -277,7 +302,8 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
         store.semantic.markPending(scope.paths.flatMap((p) => now.get(p)?.fileId ?? []), scope.reason);
       }
     }
-    semantic = await runSemantic(ctx, label, request.contextKey, source, skeletons, options, progress);
+    const regions = contextChanges.length > 0 ? [] : semanticRegions(planned, carried, removedNames);
+    semantic = await runSemantic(ctx, label, request.contextKey, source, skeletons, regions, options, progress);
   }
   const embeddings = await embed(ctx, label, (done, t) => progress({ phase: 'embed', done, total: t }), options.embedLimit);
   const wrote = store.changeStamp() !== stampBefore;
@@ -290,6 +316,59 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
     ...(contextChanges.length > 0 ? { contextChanges } : {}),
     embeddings,
   };
+}
+
+type RegionNode = Pick<ExtractedNode, 'symbolKey' | 'chunkText'>;
+
+/** What the run's node planner saw of a re-parsed file, for its semantic region. */
+interface PlannedFile {
+  readonly nodes: readonly RegionNode[];
+  /** Continued node id → its (syntactic) key. */
+  readonly updates: ReadonlyMap<number, string>;
+  /** Keys of new nodes. */
+  readonly inserted: ReadonlySet<string>;
+  readonly dirty: readonly string[];
+  /** Names changed for this file only (its imports). */
+  readonly localDirty: readonly string[];
+}
+
+/** A file analysed for some of its symbols: the keys to resolve, and the carried nodes whose exact edges the pass replaces. */
+export interface PlannedRegion extends AnalysisRegion {
+  readonly replaced: readonly number[];
+  /** Distinct keys of the file. */
+  readonly symbols: number;
+}
+
+/**
+ * The TS/JS files re-parsed in this run that carried exact edges, each with the symbols the pass
+ * must still resolve: the changed ones, and the carried ones naming something the run's changes
+ * declared, removed or re-declared (@ca/invalidation `semanticRegion`). A file left with every
+ * key is analysed whole (no region).
+ */
+function semanticRegions(
+  planned: ReadonlyMap<string, PlannedFile>,
+  carried: ReadonlyMap<string, readonly number[]>,
+  removedNames: ReadonlySet<string>,
+): PlannedRegion[] {
+  const dirty = new Set(removedNames);
+  for (const p of planned.values()) for (const n of p.dirty) dirty.add(n);
+  const out: PlannedRegion[] = [];
+  for (const [path, ids] of carried) {
+    const p = planned.get(path);
+    if (p === undefined) continue;
+    // A key is carried when every node of it carried (the pass resolves by key).
+    const carriedIds = new Set(ids);
+    const carriedKeys = new Set<string>();
+    const notCarried = new Set(p.inserted);
+    for (const [id, key] of p.updates) (carriedIds.has(id) ? carriedKeys : notCarried).add(key);
+    for (const k of notCarried) carriedKeys.delete(k);
+    const keys = semanticRegion(p.nodes, carriedKeys, p.localDirty.length > 0 ? new Set([...dirty, ...p.localDirty]) : dirty);
+    if (keys === null) continue;
+    const wanted = new Set(keys);
+    const replaced = ids.filter((id) => wanted.has(p.updates.get(id) ?? ''));
+    out.push({ path, keys, replaced, symbols: new Set(p.nodes.map((n) => n.symbolKey)).size });
+  }
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**
@@ -350,6 +429,7 @@ async function runSemantic(
   contextKey: string,
   source: FileSource,
   skeletons: readonly SyntacticSkeleton[],
+  regions: readonly PlannedRegion[],
   options: RunOptions,
   progress: (p: IndexProgress) => void,
 ): Promise<{ ts?: TsSemanticReport; cs?: CsSemanticReport }> {
@@ -372,9 +452,11 @@ async function runSemantic(
   try {
     if (staleTs.length > 0) {
       progress({ phase: 'semantic', done: 0, total: 1 });
+      // Everything stale: a first index, or a scope whose context changed (then no regions).
+      const partial = staleTs.length < store.reader(label).countFiles(['ts', 'js']);
+      const stalePaths = new Set(staleTs.map((r) => r.path));
       out.ts = await runTsSemanticPass(store, root.dir, label, {
-        // Everything stale: a first index, or a scope whose context changed.
-        ...(staleTs.length < store.reader(label).countFiles(['ts', 'js']) ? { files: staleTs.map((r) => r.path) } : {}),
+        ...(partial ? { files: staleTs.map((r) => r.path), regions: regions.filter((r) => stalePaths.has(r.path)) } : {}),
         maxOldSpaceMb: config.semantic.max_old_space_mb,
         deadlineMs: config.semantic.request_timeout_ms,
         syntactic: skeletons,

@@ -1,5 +1,12 @@
 import type { EdgeType } from '@ca/schema';
-import { createTsSemanticService, TS_SEMANTIC_EXTRACTOR_VERSION, type ProjectResult, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
+import {
+  createTsSemanticService,
+  TS_SEMANTIC_EXTRACTOR_VERSION,
+  type AnalysisRegion,
+  type ProjectResult,
+  type SyntacticSkeleton,
+  type TsSemanticService,
+} from '@ca/parse-ts';
 import type { SemanticEdgeWrite, Store } from '@ca/store';
 
 export interface TsSemanticReport {
@@ -9,10 +16,15 @@ export interface TsSemanticReport {
   readonly files: number;
   readonly edges: number;
   readonly keyRefinements: number;
+  /**
+   * Files analysed for some symbols only: their unchanged symbols kept the exact edges carried
+   * from the previous version (`symbolsAnalysed` of `symbols` resolved again). Absent: none.
+   */
+  readonly regions?: { readonly files: number; readonly symbolsAnalysed: number; readonly symbols: number };
   readonly ms: number;
 }
 
-const TS_SEMANTIC_TYPES: readonly EdgeType[] = ['calls', 'references', 'inherits', 'implements', 'overrides', 'accepts', 'imports'];
+export const TS_SEMANTIC_TYPES: readonly EdgeType[] = ['calls', 'references', 'inherits', 'implements', 'overrides', 'accepts', 'imports'];
 export const TS_SEMANTIC_EXTRACTOR = `semantic:${TS_SEMANTIC_EXTRACTOR_VERSION}`;
 
 /**
@@ -36,6 +48,11 @@ export async function runTsSemanticPass(
     syntactic?: readonly SyntacticSkeleton[];
     /** `indexing.max_file_bytes`: larger sources (and `*.min.js`) are no program's root files. */
     maxFileBytes?: number;
+    /**
+     * Files (among `files`) analysed for some symbols only, with the carried nodes whose exact
+     * edges the pass replaces (`replaced`); the others keep theirs. Ignored without `files`.
+     */
+    regions?: readonly (AnalysisRegion & { readonly replaced: readonly number[]; readonly symbols?: number })[];
   },
 ): Promise<TsSemanticReport> {
   const started = performance.now();
@@ -46,9 +63,11 @@ export async function runTsSemanticPass(
   let refinements = 0;
   let fileErrors = 0;
   let projects = 0;
+  const regions = options.files && options.regions && options.regions.length > 0 ? options.regions : null;
   try {
     const result = await service.analyzeRepository(repoRoot, {
       ...(options.files ? { files: [...options.files] } : {}),
+      ...(regions !== null ? { regions: regions.map((r) => ({ path: r.path, keys: r.keys })) } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.syntactic ? { syntactic: options.syntactic } : {}),
       deadlineMs: options.deadlineMs,
@@ -57,8 +76,10 @@ export async function runTsSemanticPass(
     // Map every project's edges to node ids before any key refinement is applied: a project's
     // edges name targets in other projects by their syntactic (pre-refinement) keys.
     const planned: { project: ProjectResult; pass: ReturnType<typeof planProject> }[] = [];
+    // A region file's carried edges stay, but for the nodes the pass resolved again.
+    const replaced = new Map<string, readonly number[]>(regions?.map((r) => [r.path, r.replaced]) ?? []);
     for (const project of result.projects) {
-      if (project.status === 'ok') planned.push({ project, pass: planProject(store, label, project) });
+      if (project.status === 'ok') planned.push({ project, pass: planProject(store, label, project, replaced) });
     }
     for (const { project, pass } of planned) applyPlanned(store, project, pass);
     for (const project of result.projects) {
@@ -87,7 +108,24 @@ export async function runTsSemanticPass(
     const stale = store.semantic.staleFiles(label, ['ts', 'js']);
     store.writer.degradeSemantic(stale.map((r) => r.id), TS_SEMANTIC_TYPES, 'failed', reason.slice(0, 2000));
   }
-  return { projects, failedProjects, fileErrors, files, edges, keyRefinements: refinements, ms: Math.round(performance.now() - started) };
+  const regionReport =
+    regions !== null
+      ? {
+          files: regions.length,
+          symbolsAnalysed: regions.reduce((n, r) => n + r.keys.length, 0),
+          symbols: regions.reduce((n, r) => n + (r.symbols ?? r.keys.length), 0),
+        }
+      : null;
+  return {
+    projects,
+    failedProjects,
+    fileErrors,
+    files,
+    edges,
+    keyRefinements: refinements,
+    ...(regionReport !== null ? { regions: regionReport } : {}),
+    ms: Math.round(performance.now() - started),
+  };
 }
 
 interface PlannedPass {
@@ -95,6 +133,8 @@ interface PlannedPass {
   readonly edges: SemanticEdgeWrite[];
   readonly keyUpdates: Map<number, string>;
   readonly fileErrorIds: { id: number; reason: string }[];
+  /** Region files: file id → the carried nodes whose edges the pass replaced. */
+  readonly regions: Map<number, readonly number[]>;
 }
 
 function applyPlanned(store: Store, _project: ProjectResult, pass: PlannedPass): void {
@@ -104,11 +144,12 @@ function applyPlanned(store: Store, _project: ProjectResult, pass: PlannedPass):
     types: TS_SEMANTIC_TYPES,
     keyUpdates: pass.keyUpdates,
     extractor: TS_SEMANTIC_EXTRACTOR,
+    ...(pass.regions.size > 0 ? { regions: pass.regions } : {}),
   });
   for (const fe of pass.fileErrorIds) store.writer.degradeSemantic([fe.id], TS_SEMANTIC_TYPES, 'failed', fe.reason);
 }
 
-function planProject(store: Store, label: string, project: ProjectResult): PlannedPass {
+function planProject(store: Store, label: string, project: ProjectResult, replaced: ReadonlyMap<string, readonly number[]>): PlannedPass {
   const keys = store.semantic.keyResolver(label);
   const fileId = (path: string) => keys.fileId(path);
   const nodeId = (path: string, key: string) => keys.nodeId(path, key);
@@ -139,5 +180,11 @@ function planProject(store: Store, label: string, project: ProjectResult): Plann
   const fileErrorIds = project.fileErrors
     .map((fe) => ({ id: fileId(fe.path), reason: fe.reason }))
     .filter((x): x is { id: number; reason: string } => x.id !== null);
-  return { fileIds: scopeIds, edges, keyUpdates, fileErrorIds };
+  const regions = new Map<number, readonly number[]>();
+  for (const path of scope) {
+    const ids = replaced.get(path);
+    const id = fileId(path);
+    if (ids !== undefined && id !== null) regions.set(id, ids);
+  }
+  return { fileIds: scopeIds, edges, keyUpdates, fileErrorIds, regions };
 }

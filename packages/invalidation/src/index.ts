@@ -22,6 +22,7 @@ export type {
   StoredFile,
   StoredState,
 } from './plan.js';
+export { semanticRegion, carriedLines, changedNames, changedFileNames, chunkLines, normalizedChunk, identifiersOf } from './regions.js';
 export { Refresher, DEFAULT_BURST } from './refresher.js';
 export type { RefreshRequest, RefreshOutcome, RefresherOptions, RefresherState, RefresherTimers } from './refresher.js';
 export { validateLabelName, WORKING_LABEL, worktreeLabel, LABEL_NAME_RULES } from './labels.js';

@@ -1,6 +1,7 @@
 import type { ExtractedNode, Language, ParseStatus } from '@ca/schema';
 import type { NodeAction, NodePlan, PartialTarget, PreviousNode, StoredFileRecord } from '@ca/store';
 import type { DiscoveredFile, SkippedFile } from './discovery.js';
+import { carriedLines, changedFileNames, changedNames } from './regions.js';
 
 // ---------------------------------------------------------------- what the index holds
 
@@ -244,7 +245,13 @@ export const MERGEABLE_KINDS: ReadonlySet<string> = new Set(['class', 'struct', 
 export function planNodes(
   previous: readonly PreviousNode[],
   next: readonly ExtractedNode[],
-  options: { readonly path: string; readonly partialTarget: (node: ExtractedNode) => PartialTarget | null; readonly chunkHash: (text: string) => string },
+  options: {
+    readonly path: string;
+    readonly partialTarget: (node: ExtractedNode) => PartialTarget | null;
+    readonly chunkHash: (text: string) => string;
+    /** Plan which continued nodes carry their exact edges, and the names the change touched (the previous nodes carry their texts). */
+    readonly carry?: boolean;
+  },
 ): NodePlan {
   const byKey = new Map<string, PreviousNode>();
   // Keys the TS pass refined to their package (`ts:pkg:NAME#local`), by the syntactic key the
@@ -257,6 +264,12 @@ export function planNodes(
   }
   const actions: NodeAction[] = [];
   let reembed = 0;
+  const carrying = options.carry === true;
+  const carry: { id: number; lines: ReadonlyMap<number, number> }[] = [];
+  const dirty = new Set<string>();
+  const localDirty = new Set<string>();
+  const insertedParents = new Set<string>();
+  const facts = (n: ExtractedNode) => ({ kind: n.kind, name: n.name, chunkText: n.chunkText, signature: n.signature });
   for (const n of next) {
     if (n.modifiers.includes('partial') && MERGEABLE_KINDS.has(n.kind)) {
       const target = options.partialTarget(n);
@@ -277,13 +290,32 @@ export function planNodes(
       const changed = old.chunkHash !== options.chunkHash(n.chunkText);
       if (changed) reembed++;
       actions.push({ kind: 'update', id: old.id, reembed: changed });
+      if (carrying && old.chunkText !== undefined && old.startLine !== undefined && old.endLine !== undefined) {
+        const lines = carriedLines({ chunkText: old.chunkText, startLine: old.startLine, endLine: old.endLine }, { chunkText: n.chunkText, ...n.span });
+        if (lines !== null) carry.push({ id: old.id, lines });
+        if (n.kind === 'file') {
+          // Imports change what names mean in this file only; exports and declarations anywhere.
+          const f = changedFileNames(old.chunkText, n.chunkText);
+          for (const name of f.imported) localDirty.add(name);
+          for (const name of f.exported) dirty.add(name);
+        } else {
+          for (const name of changedNames({ kind: old.kind, name: old.name ?? n.name, chunkText: old.chunkText, signature: old.signature ?? '' }, facts(n))) dirty.add(name);
+        }
+      } else if (carrying) {
+        dirty.add(n.name);
+      }
     } else {
       reembed++;
       actions.push({ kind: 'insert' });
+      // A member of a new declaration is reached through that declaration's name (dirty itself).
+      if (carrying && !insertedParents.has(n.parentLocalId ?? '')) for (const name of changedNames(null, facts(n))) dirty.add(name);
+      if (n.kind !== 'file') insertedParents.add(n.localId);
     }
   }
   const drop = [...byKey.values()].map((n) => ({ id: n.id, survives: n.otherSpans > 0 }));
-  return { actions, drop, reembed };
+  if (!carrying) return { actions, drop, reembed };
+  for (const n of byKey.values()) if (n.name !== undefined && n.kind !== 'file') dirty.add(n.name);
+  return { actions, drop, reembed, carry, dirtyNames: [...dirty].sort(), localDirtyNames: [...localDirty].sort() };
 }
 
 /**

@@ -25,6 +25,7 @@ export type {
   KeyRefinement,
   FileError,
   AnalyzeRequestOptions,
+  AnalysisRegion,
   SyntacticSkeleton,
   SkeletonNode,
 } from './semantic/types.js';

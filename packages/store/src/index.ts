@@ -7,6 +7,7 @@ export { IndexWriter, chunkHashOf, CONTENT_MAX_BYTES } from './writer.js';
 export type {
   FileWrite,
   WriteStats,
+  CarryOptions,
   SemanticEdgeWrite,
   SemanticPassWrite,
   NodePlan,

@@ -65,6 +65,11 @@ export interface SemanticPassWrite {
   /** Node id → refined symbol key (kept on the same node). */
   readonly keyUpdates?: ReadonlyMap<number, string>;
   readonly extractor: string;
+  /**
+   * Files the pass analysed for some symbols only (file id → the source node ids it resolved):
+   * only those sources' semantic edges are replaced; the others' (carried) stay.
+   */
+  readonly regions?: ReadonlyMap<number, readonly number[]>;
 }
 
 export interface WriteStats {
@@ -73,6 +78,22 @@ export interface WriteStats {
   nodesUpdated: number;
   nodesDeleted: number;
   edges: number;
+  /** Per re-parsed path, the nodes whose exact edges moved to the new version (`CarryOptions`). */
+  carried?: Map<string, number[]>;
+  /** Names of the nodes deleted (`removePaths`). */
+  droppedNames?: Set<string>;
+}
+
+/**
+ * Carrying exact edges across a re-parse (declaration-scoped invalidation, INVALIDATION.md): a
+ * continued node whose own text did not change keeps the semantic edges of `extractor` its
+ * previous version had, when that version's pass was complete and the file is one of
+ * `languages`; the syntactic edges of `types` at the same sites are set aside as the pass would.
+ */
+export interface CarryOptions {
+  readonly extractor: string;
+  readonly languages: readonly string[];
+  readonly types: readonly EdgeType[];
 }
 
 /** The digest the index keeps of a chunk text (`nodes.chunk_hash`): a changed digest means a new vector. */
@@ -89,6 +110,12 @@ export interface PreviousNode {
   readonly chunkHash: string;
   /** Spans of this node in other files (a merged partial class): it survives losing this one. */
   readonly otherSpans: number;
+  /** What carrying exact edges needs (absent: nothing is carried). */
+  readonly name?: string;
+  readonly signature?: string;
+  readonly startLine?: number;
+  readonly endLine?: number;
+  readonly chunkText?: string;
 }
 
 /** The label's node of the same key in another file, which a `partial` fragment joins. */
@@ -109,6 +136,16 @@ export interface NodePlan {
   /** Previous nodes not carried over: journaled and deleted, or (survives) kept with their primary span moved to another file. */
   readonly drop: readonly { readonly id: number; readonly survives: boolean }[];
   readonly reembed: number;
+  /**
+   * Continued nodes whose own text did not change: their exact (semantic) edges move to the new
+   * version, each line mapped old → new (`lines`); a node with an edge on a line the map lacks
+   * keeps none. Absent or empty: nothing is carried.
+   */
+  readonly carry?: readonly { readonly id: number; readonly lines: ReadonlyMap<number, number> }[];
+  /** Names whose meaning this file's change may have changed anywhere (see @ca/invalidation `changedNames`). */
+  readonly dirtyNames?: readonly string[];
+  /** Names whose meaning changed in this file only (its import statements). */
+  readonly localDirtyNames?: readonly string[];
 }
 
 export interface NodePlannerInput {
@@ -142,6 +179,8 @@ interface ExistingNode {
   signature: string;
   chunk_hash: string;
   other_spans: number;
+  /** Only from `nodesOfFileWithText`. */
+  chunk_text?: string | null;
 }
 
 /**
@@ -177,6 +216,10 @@ export class IndexWriter {
       nodesOfFile: s(`SELECT id, symbol_key, disambiguator, kind, name, qualified_name, start_line, end_line, signature,
           chunk_hash, (SELECT COUNT(*) FROM node_spans ns WHERE ns.node_id = nodes.id AND ns.file_id <> nodes.file_id) AS other_spans
           FROM nodes WHERE file_id = ?`),
+      nodesOfFileWithText: s(`SELECT id, symbol_key, disambiguator, kind, name, qualified_name, start_line, end_line, signature,
+          chunk_hash, chunk_text, (SELECT COUNT(*) FROM node_spans ns WHERE ns.node_id = nodes.id AND ns.file_id <> nodes.file_id) AS other_spans
+          FROM nodes WHERE file_id = ?`),
+      semanticStateOf: s(`SELECT semantic_state FROM files WHERE id = ?`),
       insertNode: s(`INSERT INTO nodes(file_id, parent_id, kind, language, name, qualified_name, symbol_key, disambiguator,
           project, start_line, end_line, start_byte, end_byte, signature, parameter_count, return_type, modifiers,
           attributes, is_public_api, doc, generated, chunk_text, chunk_hash)
@@ -239,11 +282,11 @@ export class IndexWriter {
    * Records a batch of file versions in a label, in one transaction; `planner` decides which
    * nodes of a path's previous version each new node continues (the writer only executes).
    */
-  writeBatch(label: string, files: readonly FileWrite[], planner: NodePlanner): WriteStats {
+  writeBatch(label: string, files: readonly FileWrite[], planner: NodePlanner, carry?: CarryOptions): WriteStats {
     const stats: WriteStats = { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0 };
     this.db.transaction(() => {
       const labelId = this.ensureLabel(label);
-      for (const f of files) this.writeOne(labelId, f, stats, planner);
+      for (const f of files) this.writeOne(labelId, f, stats, planner, carry);
       this.stmts.touchLabel.run(now(), labelId);
     })();
     return stats;
@@ -315,7 +358,7 @@ export class IndexWriter {
 
   /** Removes paths from a label, in one transaction; file versions no label holds are deleted. */
   removePaths(label: string, paths: readonly string[], reason = 'file deleted'): WriteStats {
-    const stats: WriteStats = { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0 };
+    const stats: WriteStats = { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0, droppedNames: new Set() };
     this.db.transaction(() => {
       const labelId = this.ensureLabel(label);
       for (const path of paths) {
@@ -352,9 +395,20 @@ export class IndexWriter {
       const setAside = this.db.prepare(`INSERT INTO superseded_edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM edges WHERE id = ?`);
       const delEdge = this.db.prepare(`DELETE FROM edges WHERE id = ?`);
       const markOk = this.db.prepare(`UPDATE files SET semantic_state = 'ok', semantic_reason = NULL WHERE id = ?`);
+      const delSourceSemantic = this.db.prepare(
+        `DELETE FROM edges WHERE file_id = ? AND source_id = ? AND extractor LIKE 'semantic:%' AND type IN (${typeList})`,
+      );
       for (const fileId of pass.fileIds) {
-        delSemantic.run(fileId, ...pass.types);
-        this.restoreSuperseded(fileId, pass.types);
+        const region = pass.regions?.get(fileId);
+        if (region === undefined) {
+          delSemantic.run(fileId, ...pass.types);
+          this.restoreSuperseded(fileId, pass.types);
+        } else {
+          for (const source of region) {
+            delSourceSemantic.run(fileId, source, ...pass.types);
+            this.restoreSuperseded(fileId, pass.types, source);
+          }
+        }
         for (const e of approx.all(fileId, ...pass.types) as { id: number; source_id: number; line: number }[]) {
           if (covered.has(`${e.source_id}:${e.line}`)) {
             setAside.run(e.id);
@@ -397,8 +451,14 @@ export class IndexWriter {
   }
 
   /** Moves the set-aside syntactic edges of `types` in a file back into `edges` (inside a caller's transaction). */
-  private restoreSuperseded(fileId: number, types: readonly EdgeType[]): void {
+  private restoreSuperseded(fileId: number, types: readonly EdgeType[], source?: number): void {
     const typeList = types.map(() => '?').join(',');
+    if (source !== undefined) {
+      const where = `file_id = ? AND source_id = ? AND type IN (${typeList})`;
+      cachedStatement(this.db, `INSERT INTO edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM superseded_edges WHERE ${where} ORDER BY id`).run(fileId, source, ...types);
+      cachedStatement(this.db, `DELETE FROM superseded_edges WHERE ${where}`).run(fileId, source, ...types);
+      return;
+    }
     cachedStatement(this.db, `INSERT INTO edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM superseded_edges WHERE file_id = ? AND type IN (${typeList}) ORDER BY id`)
       .run(fileId, ...types);
     cachedStatement(this.db, `DELETE FROM superseded_edges WHERE file_id = ? AND type IN (${typeList})`).run(fileId, ...types);
@@ -424,7 +484,7 @@ export class IndexWriter {
     cachedStatement(this.db, `INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(key, value);
   }
 
-  private writeOne(labelId: number, f: FileWrite, stats: WriteStats, planner: NodePlanner): void {
+  private writeOne(labelId: number, f: FileWrite, stats: WriteStats, planner: NodePlanner, carry?: CarryOptions): void {
     stats.files++;
     if (f.content) this.storeContent(f.contentHash, f.content);
     const entry = this.stmts.labelEntry.get(labelId, f.path) as { file_id: number } | undefined;
@@ -464,11 +524,19 @@ export class IndexWriter {
     this.stmts.upsertLabelEntry.run(labelId, f.path, fileId, f.mtimeMs);
     // The previous version's nodes may continue (only when no other label still needs it).
     let previousNodes: ExistingNode[] = [];
+    let carrying = false;
     if (previous !== null) {
       const holders = (this.stmts.fileHolders.get(previous) as { n: number }).n;
       if (holders === 0) {
-        previousNodes = this.stmts.nodesOfFile.all(previous) as ExistingNode[];
-        this.stmts.deleteEdgesOfFile.run(previous);
+        // The exact edges of unchanged symbols can move over when the old version's pass was complete.
+        carrying =
+          carry !== undefined &&
+          f.language !== null &&
+          carry.languages.includes(f.language) &&
+          f.index !== null &&
+          (this.stmts.semanticStateOf.get(previous) as { semantic_state: string } | undefined)?.semantic_state === 'ok';
+        previousNodes = (carrying ? this.stmts.nodesOfFileWithText : this.stmts.nodesOfFile).all(previous) as ExistingNode[];
+        if (!carrying) this.stmts.deleteEdgesOfFile.run(previous);
         this.stmts.deleteSpansOfFile.run(previous);
       }
     }
@@ -482,6 +550,9 @@ export class IndexWriter {
         kind: n.kind,
         chunkHash: n.chunk_hash,
         otherSpans: n.other_spans,
+        ...(carrying
+          ? { name: n.name, signature: n.signature, startLine: n.start_line, endLine: n.end_line, chunkText: n.chunk_text ?? '' }
+          : {}),
       })),
       nodes,
       partialTarget: (n) => this.partialTarget(labelId, fileId, f, n),
@@ -489,6 +560,11 @@ export class IndexWriter {
     const previousById = new Map(previousNodes.map((n) => [n.id, n]));
     checkPlan(plan, nodes.length, previousById);
     if (f.index) this.insertIndex(fileId, f, plan, stats);
+    if (carrying) {
+      const moved = this.carryEdges(previous!, fileId, plan, carry!);
+      if (moved.length > 0) (stats.carried ??= new Map()).set(f.path, moved);
+      this.stmts.deleteEdgesOfFile.run(previous!);
+    }
     if (previous !== null) {
       // Nodes of the previous version that were not carried over are journaled and deleted.
       for (const d of plan.drop) this.deleteNode(previousById.get(d.id)!, f.path, 'symbol removed', stats);
@@ -498,6 +574,46 @@ export class IndexWriter {
         cachedStatement(this.db, `UPDATE files SET content_hash = ? WHERE id = ?`).run(f.contentHash, fileId);
       }
     }
+  }
+
+  /**
+   * Moves the semantic edges of the plan's carried nodes from the previous version to `fileId`
+   * (lines mapped), and sets aside the new version's syntactic edges at the same sites, as the
+   * pass does. A node with an edge on a line the map lacks carries nothing. Returns the ids of the
+   * nodes that carried (a node without exact edges carries too: the pass found nothing there).
+   */
+  private carryEdges(previous: number, fileId: number, plan: NodePlan, carry: CarryOptions): number[] {
+    const moved: number[] = [];
+    const typeList = carry.types.map(() => '?').join(',');
+    const edgesOf = cachedStatement(this.db, `SELECT id, line FROM edges WHERE file_id = ? AND source_id = ? AND extractor LIKE 'semantic:%'`);
+    const foreign = cachedStatement(this.db, `SELECT 1 FROM edges WHERE file_id = ? AND source_id = ? AND extractor LIKE 'semantic:%' AND extractor <> ? LIMIT 1`);
+    const move = cachedStatement(this.db, `UPDATE edges SET file_id = ?, line = ? WHERE id = ?`);
+    const approx = cachedStatement(
+      this.db,
+      `SELECT id, line FROM edges WHERE file_id = ? AND source_id = ? AND extractor NOT LIKE 'semantic:%' AND type IN (${typeList})`,
+    );
+    const setAside = cachedStatement(this.db, `INSERT INTO superseded_edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM edges WHERE id = ?`);
+    const delEdge = cachedStatement(this.db, `DELETE FROM edges WHERE id = ?`);
+    for (const c of plan.carry ?? []) {
+      if (foreign.get(previous, c.id, carry.extractor) !== undefined) continue;
+      const rows = edgesOf.all(previous, c.id) as { id: number; line: number }[];
+      if (!rows.every((r) => c.lines.has(r.line))) continue;
+      const sites = new Set<number>();
+      for (const r of rows) {
+        const line = c.lines.get(r.line)!;
+        move.run(fileId, line, r.id);
+        sites.add(line);
+      }
+      if (sites.size > 0) {
+        for (const a of approx.all(fileId, c.id, ...carry.types) as { id: number; line: number }[]) {
+          if (!sites.has(a.line)) continue;
+          setAside.run(a.id);
+          delEdge.run(a.id);
+        }
+      }
+      moved.push(c.id);
+    }
+    return moved;
   }
 
   private insertIndex(fileId: number, f: FileWrite, plan: NodePlan, stats: WriteStats): void {
@@ -639,6 +755,7 @@ export class IndexWriter {
     this.stmts.deleteFts.run(n.id);
     this.stmts.deleteNode.run(n.id);
     stats.nodesDeleted++;
+    if (n.kind !== 'file') stats.droppedNames?.add(n.name);
   }
 
   /** Drops each version no label holds any more (journaling its nodes), in one transaction. */

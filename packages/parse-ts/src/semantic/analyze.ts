@@ -48,6 +48,13 @@ export interface AnalyzeContext {
    */
   readonly skeletons?: ReadonlyMap<string, SyntacticSkeleton>;
   /**
+   * Files analysed for some declarations only, by absolute path: the syntactic keys of the
+   * sources whose uses are resolved (see `AnalysisRegion`). Absent or no entry: the whole file.
+   */
+  readonly regions?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Diagnostics sink (`CA_DEBUG_SEMANTIC_TIMING`). */
+  readonly timing?: (line: string) => void;
+  /**
    * Parsed (and, once a checker ran, bound) source files shared by the programs of one request,
    * keyed by file and source-file-affecting options (like a LanguageService DocumentRegistry):
    * overlapping projects and the lib files are parsed and bound once. Optional.
@@ -431,10 +438,14 @@ export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOpt
   const host = createHost(options, root, ctx.layout.packages, ctx.sourceFiles, excluded);
   // Project references are deliberately not passed: imports of referenced projects then resolve
   // to their sources (as an editor does) instead of to possibly unbuilt output .d.ts files.
+  const tp = process.cpuUsage();
   let program = ts.createProgram({ rootNames: [...rootNames], options, host });
+  const tc = process.cpuUsage();
   let checker: ts.TypeChecker;
   try {
     checker = program.getTypeChecker();
+    const cpu = (u: NodeJS.CpuUsage) => ((u.user + u.system) / 1e6).toFixed(2);
+    ctx.timing?.(`createProgram cpu=${cpu(process.cpuUsage(tp))} (checker ${cpu(process.cpuUsage(tc))})`);
   } catch (e) {
     // TypeScript's binder recurses on long `a || b || …` chains and deep nesting: find the
     // culprits, replace them by empty files and bind again, so only they lose their edges.
@@ -568,6 +579,9 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
     }
     const pending: SemanticEdge[] = [];
     const pendingCounts: { path: string; key: string }[] = [];
+    // A region: only uses inside these declarations are resolved (the checker never sees the others).
+    const only = ctx.regions?.get(abs) ?? null;
+    const analysed = (n: SyntacticNode): boolean => only === null || only.has(n.symbolKey);
     try {
       const f = syntacticOf(sf)!;
       const lineOf = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
@@ -618,6 +632,19 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
       const heritage = (decl: ts.ClassLikeDeclaration | ts.InterfaceDeclaration): void => {
         const owner = ownNode(decl) ?? sourceAt(decl.getStart(sf));
         const isClass = !ts.isInterfaceDeclaration(decl);
+        const memberAnalysed = (m: ts.ClassElement | ts.TypeElement): boolean => {
+          const n = ownNode(m as ts.Declaration);
+          return n !== null && analysed(n);
+        };
+        const ownerAnalysed = analysed(owner);
+        if (!ownerAnalysed && !(isClass && (decl.members as ts.NodeArray<ts.ClassElement | ts.TypeElement>).some(memberAnalysed))) {
+          // Nothing of this declaration is analysed: its heritage names are still not uses.
+          for (const clause of decl.heritageClauses ?? []) for (const t of clause.types) {
+            const nameNode = nameNodeOf(t.expression);
+            if (nameNode !== null) consumed.add(nameNode);
+          }
+          return;
+        }
         const implemented: ts.Type[] = [];
         const bases: ts.Type[] = [];
         for (const clause of decl.heritageClauses ?? []) {
@@ -626,8 +653,10 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
             const nameNode = nameNodeOf(t.expression);
             if (nameNode === null) continue;
             consumed.add(nameNode);
-            for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
-              emit(owner, tgt, isImpl ? 'implements' : 'inherits', t.getStart(sf));
+            if (ownerAnalysed) {
+              for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
+                emit(owner, tgt, isImpl ? 'implements' : 'inherits', t.getStart(sf));
+              }
             }
             const type = checker.getTypeAtLocation(t);
             if (isImpl) implemented.push(type);
@@ -640,7 +669,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
           if (ts.getCombinedModifierFlags(m) & ts.ModifierFlags.Static) continue;
           const name = declName(m);
           const memberNode = ownNode(m);
-          if (name === null || memberNode === null) continue;
+          if (name === null || memberNode === null || !analysed(memberNode)) continue;
           const at = m.name.getStart(sf);
           for (const [types, type] of [
             [bases, 'overrides'],
@@ -684,7 +713,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
 
       const accepts = (decl: ts.Declaration): void => {
         const own = ownNode(decl);
-        if (own === null || own.kind !== 'component') return;
+        if (own === null || own.kind !== 'component' || !analysed(own)) return;
         for (const t of propsTypeNodes(decl)) {
           if (!ts.isTypeReferenceNode(t)) continue;
           const nameNode = ts.isQualifiedName(t.typeName) ? t.typeName.right : t.typeName;
@@ -704,7 +733,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
       const literalImplements = (decl: ts.VariableDeclaration): void => {
         if (decl.initializer === undefined) return;
         const own = ownNode(decl);
-        if (own === null) return;
+        if (own === null || !analysed(own)) return;
         const at = decl.name.getStart(sf);
         const toTypeName = (typeNode: ts.TypeNode | undefined, confidence: Confidence): void => {
           if (typeNode === undefined || !ts.isTypeReferenceNode(typeNode)) return;
@@ -811,6 +840,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
             if (nb && ts.isNamespaceImport(nb)) names.push(nb.name);
             if (nb && ts.isNamedImports(nb)) for (const s of nb.elements) names.push(s.name);
             if (clause === undefined) names.push(imp.moduleSpecifier);
+            if (!analysed(file)) continue;
             for (const n of names) {
               for (const tgt of targetsOf(checker.getSymbolAtLocation(n), true)) emit(file, tgt, 'imports', n.getStart(sf));
             }
@@ -818,7 +848,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
           }
           case ts.SyntaxKind.ExportDeclaration: {
             const exp = node as ts.ExportDeclaration;
-            if (exp.moduleSpecifier !== undefined) {
+            if (exp.moduleSpecifier !== undefined && analysed(f.nodes[0]!)) {
               const file = f.nodes[0]!;
               if (exp.exportClause && ts.isNamedExports(exp.exportClause)) {
                 for (const s of exp.exportClause.elements) {
@@ -855,6 +885,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
             const nameNode = nameNodeOf(callee);
             if (nameNode !== null) consumed.add(nameNode);
             const src = sourceAt(call.getStart(sf));
+            if (!analysed(src)) break;
             const at = nameNode?.getStart(sf) ?? call.getStart(sf);
             for (const tgt of callTarget(call, nameNode)) emit(src, tgt, CALL_EDGE, at);
             break;
@@ -866,10 +897,11 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
             const nameNode = nameNodeOf(expr);
             if (nameNode === null) break;
             consumed.add(nameNode);
-            if (!mayNameRepoSymbol(nameNode)) break;
+            const src = sourceAt(node.getStart(sf));
+            if (!analysed(src) || !mayNameRepoSymbol(nameNode)) break;
             // Intrinsic elements (<div>) resolve into JSX.IntrinsicElements (a .d.ts): dropped below.
             for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
-              emit(sourceAt(node.getStart(sf)), tgt, CALL_EDGE, nameNode.getStart(sf));
+              emit(src, tgt, CALL_EDGE, nameNode.getStart(sf));
             }
             break;
           }
@@ -881,6 +913,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
             const lit = ts.isLiteralTypeNode(ia.indexType) && ts.isStringLiteral(ia.indexType.literal) ? ia.indexType.literal : undefined;
             if (lit === undefined || !isRepoName(lit.text)) break;
             const src = sourceAt(lit.getStart(sf));
+            if (!analysed(src)) break;
             for (const prop of propertiesNamed(checker.getTypeFromTypeNode(ia.objectType), lit.text)) {
               for (const tgt of targetsOf(prop)) emit(src, tgt, 'references', lit.getStart(sf));
             }
@@ -889,9 +922,10 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
           case ts.SyntaxKind.Identifier:
           case ts.SyntaxKind.PrivateIdentifier: {
             if (consumed.has(node)) break;
+            const src = sourceAt(node.getStart(sf));
+            if (!analysed(src)) break;
             const held = heldProperties(node as ts.Identifier);
             if (held.length > 0) {
-              const src = sourceAt(node.getStart(sf));
               for (const prop of held) for (const tgt of targetsOf(prop)) emit(src, tgt, 'references', node.getStart(sf));
             }
             // A JSX attribute's own symbol is the attribute (its prop came from heldProperties).
@@ -904,7 +938,6 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
               sym = checker.getSymbolAtLocation(node);
             }
             if (sym === undefined) break;
-            const src = sourceAt(node.getStart(sf));
             for (const tgt of targetsOf(sym)) {
               // A declaration referring to itself (recursive types, `this` members) is still a use.
               emit(src, tgt, 'references', node.getStart(sf));
@@ -941,7 +974,9 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
   }
 
   await ctx.checkpoint();
+  const tr = process.cpuUsage();
   const keyRefinements = refineKeys(ctx, program, checker, analysedSet, nodeOfDecl);
+  ctx.timing?.(`refinements cpu=${((process.cpuUsage(tr).user + process.cpuUsage(tr).system) / 1e6).toFixed(2)}`);
   const referenceCounts: ReferenceCount[] = [...counts.values()].sort((a, b) =>
     a.path === b.path ? (a.symbolKey < b.symbolKey ? -1 : 1) : a.path < b.path ? -1 : 1,
   );

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { CaError } from '@ca/schema';
 import {
   SEMANTIC_PROTOCOL_VERSION,
+  type AnalysisRegion,
   type AnalyzeRequestOptions,
   type ChildMessage,
   type ParentMessage,
@@ -135,6 +136,7 @@ interface Request {
   readonly repoRoot: string;
   readonly files: readonly string[] | null;
   readonly syntactic: readonly SyntacticSkeleton[] | null;
+  readonly regions: readonly AnalysisRegion[] | null;
   readonly maxFileBytes: number | null;
   readonly deadlineAt: number;
   plan: string[] | null;
@@ -313,6 +315,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
       deadlineAt: r.deadlineAt,
       ...(only === null && workerCount > 1 ? { workers: workerCount } : {}),
       ...(r.syntactic !== null ? { syntactic: r.syntactic } : {}),
+      ...(r.regions !== null ? { regions: r.regions } : {}),
       ...(r.maxFileBytes !== null ? { maxFileBytes: r.maxFileBytes } : {}),
     });
   };
@@ -425,6 +428,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
           repoRoot,
           files: options.files ? [...options.files] : null,
           syntactic: options.syntactic && options.syntactic.length > 0 ? options.syntactic : null,
+          regions: options.files && options.regions && options.regions.length > 0 ? options.regions : null,
           maxFileBytes: options.maxFileBytes ?? null,
           deadlineAt: Date.now() + deadlineMs,
           plan: null,

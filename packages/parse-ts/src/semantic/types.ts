@@ -5,7 +5,7 @@
 import type { Confidence, EdgeType, ErrorCode, FileIndex, NodeKind } from '@ca/schema';
 
 /** Bumped on any incompatible change of the messages below. */
-export const SEMANTIC_PROTOCOL_VERSION = 3;
+export const SEMANTIC_PROTOCOL_VERSION = 4;
 /** Bumped whenever the semantic output changes, so stored exact edges are recomputed. */
 export const TS_SEMANTIC_EXTRACTOR_VERSION = 'ts-semantic-6';
 /** What this worker can do; the supervisor refuses a worker lacking one it needs. */
@@ -19,6 +19,7 @@ export const SEMANTIC_CAPABILITIES: readonly string[] = [
   'imports',
   'key_refinements',
   'reference_counts',
+  'regions',
 ];
 
 /** One exact (or probable) edge between two symbols, keyed by the syntactic adapter's keys. */
@@ -102,12 +103,28 @@ export function skeletonOf(path: string, contentHash: string, index: FileIndex):
   };
 }
 
+/**
+ * The declarations of one requested file whose uses the pass resolves (protocol 4): by the
+ * syntactic key of the innermost node around each use site (the file node's key for imports and
+ * top-level statements). The other declarations of the file keep the exact edges the caller
+ * already holds for them (their text did not change, INVALIDATION.md): the checker is never
+ * asked about their uses. Key refinements and file errors are reported for the whole file.
+ */
+export interface AnalysisRegion {
+  /** Repo-relative POSIX path; one of the request's `files`. */
+  readonly path: string;
+  /** Syntactic keys of the sources to analyse (may be empty: refinements only). */
+  readonly keys: readonly string[];
+}
+
 /** Request options of one analysis. */
 export interface AnalyzeRequestOptions {
   /** Limit edges to these repo-relative paths (programs still load whole projects for resolution). */
   readonly files?: readonly string[];
   /** Syntactic nodes the caller already has (see `SyntacticSkeleton`); any file may be missing. */
   readonly syntactic?: readonly SyntacticSkeleton[];
+  /** Files analysed for some of their declarations only (see `AnalysisRegion`); any other requested file is analysed whole. */
+  readonly regions?: readonly AnalysisRegion[];
   /** Wall-clock budget of the whole request; unfinished projects come back `failed` with `timeout`. */
   readonly deadlineMs?: number;
   /**
@@ -140,6 +157,8 @@ export type ParentMessage =
       readonly syntactic?: readonly SyntacticSkeleton[];
       /** See `AnalyzeRequestOptions.maxFileBytes` (absent: the worker's default). */
       readonly maxFileBytes?: number;
+      /** Protocol 4: see `AnalyzeRequestOptions.regions`. */
+      readonly regions?: readonly AnalysisRegion[];
     }
   | { readonly type: 'cancel'; readonly id: number }
   | { readonly type: 'crash'; readonly afterFiles: number } // test hook: exit abruptly mid-pass

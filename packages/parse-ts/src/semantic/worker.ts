@@ -25,8 +25,12 @@ import {
   type SyntacticSkeleton,
 } from './types.js';
 
-/** `CA_SEMANTIC_TIMING=<file>`: the merge time and each program's and project's CPU seconds are appended there. */
-const TIMING_FILE = process.env.CA_SEMANTIC_TIMING;
+/**
+ * `CA_DEBUG_SEMANTIC_TIMING=<file>`: the discovery and merge times and each program's and
+ * project's CPU seconds are appended there (not a `CA_SEMANTIC_*` name: those are configuration
+ * keys the CLI validates).
+ */
+const TIMING_FILE = process.env.CA_DEBUG_SEMANTIC_TIMING;
 const timing = (line: string): void => {
   if (TIMING_FILE) appendFileSync(TIMING_FILE, `${line}\n`);
 };
@@ -77,12 +81,14 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
   const { id } = msg;
   if (cancelled.has(id)) return;
   let layout;
+  const td = Date.now();
   try {
     layout = discoverRepo(msg.repoRoot, msg.maxFileBytes !== undefined ? { maxFileBytes: msg.maxFileBytes } : {});
   } catch (e) {
     send({ type: 'error', id, code: 'semantic_unavailable', message: `cannot read repository: ${e instanceof Error ? e.message : String(e)}` });
     return;
   }
+  timing(`discover ${Date.now() - td} ms`);
   const requested = msg.files === null ? null : new Set(msg.files.map((f) => resolve(layout.root, f)));
   const wanted = layout.projects.filter((p) => {
     if (msg.only !== null && !msg.only.includes(p.id)) return false;
@@ -143,11 +149,15 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
   };
   const skeletons = new Map<string, SyntacticSkeleton>();
   for (const sk of msg.syntactic ?? []) skeletons.set(resolve(layout.root, sk.path), sk);
+  const regions = new Map<string, ReadonlySet<string>>();
+  for (const r of msg.regions ?? []) regions.set(resolve(layout.root, r.path), new Set(r.keys));
   const ctx: AnalyzeContext = {
     layout,
     adapter,
     requested,
     skeletons,
+    regions,
+    timing,
     syntactic: warm.syntactic,
     sourceFiles: warm.sourceFiles,
     tooDeep: new Map(),

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTsSemanticService, type SemanticEdge, type TsSemanticService } from '../src/index.js';
+import { edgeRows, ensureWorkerBuilt, TS_APP } from './semanticHelpers.js';
+
+const FILE = 'src/auth/authService.ts';
+const LOGIN = 'ts:file:src/auth/authService.ts#AuthService.login(string,string)';
+const CLASS = 'ts:file:src/auth/authService.ts#AuthService';
+const FILE_KEY = 'ts:file:src/auth/authService.ts#';
+
+let svc: TsSemanticService;
+let whole: SemanticEdge[];
+
+const edgesOf = async (keys?: string[]) => {
+  const r = await svc.analyzeRepository(TS_APP, { deadlineMs: 60_000, files: [FILE], ...(keys ? { regions: [{ path: FILE, keys }] } : {}) });
+  return {
+    edges: r.projects.flatMap((p) => p.edges),
+    refinements: r.projects.flatMap((p) => p.keyRefinements).map((k) => `${k.oldKey} -> ${k.newKey}`).sort(),
+  };
+};
+
+beforeAll(async () => {
+  ensureWorkerBuilt();
+  svc = createTsSemanticService({ maxOldSpaceSizeMb: 512, workers: 1 });
+  whole = (await edgesOf()).edges;
+}, 180_000);
+afterAll(async () => {
+  await svc.dispose();
+});
+
+describe('regions: a file analysed for some of its declarations', () => {
+  it('resolves exactly the uses inside the named declarations, as the whole-file pass does', async () => {
+    const keys = [LOGIN, FILE_KEY];
+    const region = await edgesOf(keys);
+    const expected = whole.filter((e) => keys.includes(e.sourceKey));
+    expect(edgeRows(region.edges, true).sort()).toEqual(edgeRows(expected, true).sort());
+    // login's uses, by hand from the fixture (lines 22–35; `this.store` is a parameter property, no node), and the file's imports.
+    expect(edgeRows(region.edges.filter((e) => e.sourceKey === LOGIN), true).sort()).toEqual([
+      `calls ${LOGIN} -> ts:file:src/auth/authService.ts#AuthService.checkPassword(string,string) exact L27`,
+      `calls ${LOGIN} -> ts:file:src/auth/authService.ts#AuthService.issueToken(string) exact L32`,
+      `calls ${LOGIN} -> ts:file:src/auth/tokenStore.ts#TokenStore.save(string,StoredToken) exact L33`,
+      // `this.activeUser = user`: the accessor pair.
+      `references ${LOGIN} -> ts:file:src/auth/authService.ts#AuthService.activeUser@get() exact L34`,
+      `references ${LOGIN} -> ts:file:src/auth/authService.ts#AuthService.activeUser@set(string|null) exact L34`,
+      `references ${LOGIN} -> ts:file:src/auth/authService.ts#AuthService.failedAttempts exact L23`,
+      `references ${LOGIN} -> ts:file:src/auth/authService.ts#AuthService.failedAttempts exact L28`,
+      `references ${LOGIN} -> ts:file:src/auth/authService.ts#AuthService.failedAttempts exact L31`,
+      `references ${LOGIN} -> ts:file:src/auth/authService.ts#Session exact L22`,
+      // `return { userId: user, token }`: the members of the returned Session.
+      `references ${LOGIN} -> ts:file:src/auth/authService.ts#Session.token exact L35`,
+      `references ${LOGIN} -> ts:file:src/auth/authService.ts#Session.userId exact L35`,
+      `references ${LOGIN} -> ts:file:src/utils/format.ts#MAX_LOGIN_ATTEMPTS exact L24`,
+    ]);
+    expect(region.edges.filter((e) => e.sourceKey === FILE_KEY).map((e) => e.type)).toEqual(['imports', 'imports', 'imports', 'imports', 'imports']);
+  }, 60_000);
+
+  it('gives no edges for no keys, nor for a class whose members are not named; refinements stay whole', async () => {
+    const all = await edgesOf();
+    const none = await edgesOf([]);
+    expect(none.edges).toEqual([]);
+    expect(none.refinements).toEqual(all.refinements);
+    // The class itself: only its own text (the constructor's parameter property default is the constructor's).
+    const cls = await edgesOf([CLASS]);
+    expect(edgeRows(cls.edges, true)).toEqual(edgeRows(whole.filter((e) => e.sourceKey === CLASS), true));
+  }, 60_000);
+});
