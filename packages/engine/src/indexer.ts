@@ -177,6 +177,15 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   const thePlan = planChanges({ ...changes, created, modified }, state, extractorFor);
   const worktree = source.kind === 'worktree';
 
+  // A partial TS pass will follow: its worker builds (parses and binds) the programs now, while
+  // this process reads, parses and writes the changed files.
+  if (config.semantic.enabled && worktree) {
+    const ts = thePlan.parse.map((p) => p.file.path).filter((p) => /\.(?:[cm]?[jt]sx?)$/.test(p));
+    if (ts.length > 0 && ts.length < store.reader(label).countFiles(['ts', 'js'])) {
+      ctx.tsService().prepare(source.root, ts, { maxFileBytes: cfg.max_file_bytes });
+    }
+  }
+
   // Versions the index holds already, and moves: nothing to parse.
   if (thePlan.reuse.length > 0) {
     store.writer.reuseVersions(label, thePlan.reuse.map((r) => ({ path: r.file.path, fileId: r.fileId, mtimeMs: worktree ? r.file.mtimeMs : null })));

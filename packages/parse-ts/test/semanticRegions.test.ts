@@ -1,6 +1,9 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTsSemanticService, type SemanticEdge, type TsSemanticService } from '../src/index.js';
-import { edgeRows, ensureWorkerBuilt, TS_APP } from './semanticHelpers.js';
+import { edgeRows, ensureWorkerBuilt, removeTempRepos, tempRepo, TS_APP } from './semanticHelpers.js';
 
 const FILE = 'src/auth/authService.ts';
 const LOGIN = 'ts:file:src/auth/authService.ts#AuthService.login(string,string)';
@@ -61,5 +64,37 @@ describe('regions: a file analysed for some of its declarations', () => {
     // The class itself: only its own text (the constructor's parameter property default is the constructor's).
     const cls = await edgesOf([CLASS]);
     expect(edgeRows(cls.edges, true)).toEqual(edgeRows(whole.filter((e) => e.sourceKey === CLASS), true));
+  }, 60_000);
+});
+
+describe('prepare: the programs built ahead of a partial request', () => {
+  it('a prepared worker answers the partial request exactly as a cold one; an edit after prepare is still seen', async () => {
+    const timingFile = join(mkdtempSync(join(tmpdir(), 'ca-prepare-')), 'timing.txt');
+    const root = tempRepo({
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true }, include: ['src'] }),
+      'src/lib.ts': 'export function foo(): number {\n  return 1;\n}\nexport function bar(): number {\n  return 2;\n}\n',
+      'src/main.ts': "import { foo } from './lib';\nexport function run(): number {\n  return foo();\n}\n",
+    });
+    const before = process.env.CA_DEBUG_SEMANTIC_TIMING;
+    process.env.CA_DEBUG_SEMANTIC_TIMING = timingFile;
+    const prepared = createTsSemanticService({ maxOldSpaceSizeMb: 512, workers: 1 });
+    try {
+      // The worker is forked here (with the environment above).
+      prepared.prepare(root, ['src/main.ts']);
+      await new Promise((r) => setTimeout(r, 50));
+      if (before === undefined) delete process.env.CA_DEBUG_SEMANTIC_TIMING;
+      else process.env.CA_DEBUG_SEMANTIC_TIMING = before;
+      // The request that follows waits behind the preparation; the edit made in between is read.
+      writeFileSync(join(root, 'src/main.ts'), "import { bar } from './lib';\nexport function run(): number {\n  return bar();\n}\n");
+      const r = await prepared.analyzeRepository(root, { deadlineMs: 60_000, files: ['src/main.ts'] });
+      expect(edgeRows(r.projects.flatMap((p) => p.edges).filter((e) => e.type === 'calls'), true)).toEqual([
+        'calls ts:file:src/main.ts#run() -> ts:file:src/lib.ts#bar() exact L3',
+      ]);
+      const lines = readFileSync(timingFile, 'utf8').split('\n');
+      expect(lines.filter((l) => l.startsWith('prepare ')).map((l) => l.replace(/\d+ ms/, 'N ms'))).toEqual(['prepare N ms (1 programs)']);
+    } finally {
+      await prepared.dispose();
+      removeTempRepos();
+    }
   }, 60_000);
 });

@@ -80,6 +80,12 @@ export interface TsSemanticService {
    * `timeout` only when nothing at all could be planned before the deadline.
    */
   analyzeRepository(repoRoot: string, options?: AnalyzeRepositoryOptions): Promise<SemanticResult>;
+  /**
+   * Starts the first worker (when none runs) and has it build the programs owning `files` now,
+   * so that a partial `analyzeRepository` of them that follows finds them parsed and bound.
+   * Best effort: returns at once, never fails.
+   */
+  prepare(repoRoot: string, files: readonly string[], options?: { readonly maxFileBytes?: number }): void;
   /** Pid of the first running worker, null when none runs (tests use it to kill the worker). */
   readonly pid: number | null;
   /** Pids of all running workers, by worker slot (first worker first). */
@@ -411,6 +417,26 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
     },
     get workerInfo() {
       return running()[0]?.info ?? null;
+    },
+    prepare(repoRoot, files, options = {}) {
+      if (disposed || files.length === 0) return;
+      let w = workers[0];
+      if (!w) {
+        w = spawn(0);
+        workers[0] = w;
+      }
+      const worker = w;
+      worker.ready
+        .then(() => {
+          if (workers[0] !== worker || disposed) return;
+          post(worker, { type: 'prepare', repoRoot, files: [...files], ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}) });
+          // Like an idle worker, a preparing one never keeps a finished parent alive.
+          if (current === null) {
+            hold(worker, false);
+            armIdle();
+          }
+        })
+        .catch(() => {});
     },
     analyzeRepository(repoRoot, options = {}) {
       if (disposed) return Promise.reject(new CaError('semantic_unavailable', 'semantic service disposed'));

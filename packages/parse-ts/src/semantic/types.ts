@@ -20,6 +20,7 @@ export const SEMANTIC_CAPABILITIES: readonly string[] = [
   'key_refinements',
   'reference_counts',
   'regions',
+  'prepare',
 ];
 
 /** One exact (or probable) edge between two symbols, keyed by the syntactic adapter's keys. */
@@ -160,6 +161,12 @@ export type ParentMessage =
       /** Protocol 4: see `AnalyzeRequestOptions.regions`. */
       readonly regions?: readonly AnalysisRegion[];
     }
+  /**
+   * Protocol 4: build (parse and bind) the programs that own `files`, ahead of a partial
+   * `analyze` of them: the worker keeps the parsed and bound files warm, so the request that
+   * follows pays for its checker work only. Best effort, no answer; an `analyze` waits behind it.
+   */
+  | { readonly type: 'prepare'; readonly repoRoot: string; readonly files: readonly string[]; readonly maxFileBytes?: number }
   | { readonly type: 'cancel'; readonly id: number }
   | { readonly type: 'crash'; readonly afterFiles: number } // test hook: exit abruptly mid-pass
   | { readonly type: 'shutdown' };

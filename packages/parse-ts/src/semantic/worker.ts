@@ -229,9 +229,49 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
   send({ type: 'done', id });
 }
 
+/**
+ * Builds the programs owning `files` (parse, module resolution, binding) and keeps their files
+ * warm for the partial request that follows; the caller parses and writes its files meanwhile.
+ * Best effort: any failure is left to that request to meet and report.
+ */
+async function prepare(msg: Extract<ParentMessage, { type: 'prepare' }>): Promise<void> {
+  const t0 = Date.now();
+  try {
+    const layout = discoverRepo(msg.repoRoot, msg.maxFileBytes !== undefined ? { maxFileBytes: msg.maxFileBytes } : {});
+    const requested = new Set(msg.files.map((f) => resolve(layout.root, f)));
+    const wanted = layout.projects.filter((p) => p.status === 'ok' && p.owned.some((f) => requested.has(f)));
+    if (wanted.length === 0) return;
+    const merged = mergeGroups(groupProjects(layout.projects), layout.packages, warm.merge, requested, layout.root);
+    const groups = restrictGroups(merged, wanted, requested);
+    if (warm.sourceFiles.size > WARM_MAX_FILES || warm.syntactic.size > WARM_MAX_FILES) {
+      warm.sourceFiles.clear();
+      warm.syntactic.clear();
+    }
+    adapterPromise ??= createTsAdapter();
+    const ctx: AnalyzeContext = {
+      layout,
+      adapter: await adapterPromise,
+      requested,
+      syntactic: warm.syntactic,
+      sourceFiles: warm.sourceFiles,
+      tooDeep: new Map(),
+      timing,
+      checkSync: () => {},
+      checkpoint: async () => {},
+    };
+    for (const g of groups) buildProgram(ctx, g.options, [...new Set(g.projects.flatMap((q) => q.rootNames))]);
+    timing(`prepare ${Date.now() - t0} ms (${groups.length} programs)`);
+  } catch (e) {
+    timing(`prepare failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
 function onMessage(raw: unknown): void {
   const msg = raw as ParentMessage;
   switch (msg.type) {
+    case 'prepare':
+      queue = queue.then(() => prepare(msg));
+      break;
     case 'analyze':
       queue = queue.then(() =>
         run(msg).catch((e: unknown) => {
