@@ -10,8 +10,8 @@ import { guardProcess, guardStdout, serveStdio, stderrLog } from './server.js';
 /** The default HTTP port (`ca mcp --http`, `ca serve`). */
 export const DEFAULT_HTTP_PORT = 7311;
 
-const USAGE = `usage: ca-mcp [PATH] [--db FILE] [--no-refresh] [--max-answer-tokens N]
-       ca-mcp --http [--repo DIR]... [--port N] [--host ADDR --allow-remote] [--no-refresh] [--max-answer-tokens N]
+const USAGE = `usage: ca-mcp [PATH] [--db FILE] [--no-refresh | --no-watch] [--max-answer-tokens N]
+       ca-mcp --http [--repo DIR]... [--port N] [--host ADDR --allow-remote] [--no-refresh | --no-watch] [--max-answer-tokens N]
               [--max-open N] [--idle-minutes N] [--memory-budget-mb N]
        ca-mcp install --client ${CLIENTS.join('|')} [--repo DIR] [--write]
        ca-mcp instructions
@@ -21,6 +21,8 @@ Serves Code Agent's search, navigation and file tools to MCP clients.
   --db FILE        index file (stdio; default: <repo>/.codeagent/index.db)
   --no-refresh     serve the index as it is; only index_files (or ca watch) updates it
                    (default: an incremental index before each answer, so edits show at once)
+  --no-watch       find edits by walking the tree before each answer instead of a file watcher
+                   (for network shares and mounts whose changes raise no file events)
   --max-answer-tokens N  cap of one answer's text (default ${DEFAULT_ANSWER_TOKENS}); longer answers page with offset
   --http           Streamable HTTP on http://127.0.0.1:PORT/mcp for many agents and repositories
                    (ca serve). Requests need Authorization: Bearer <token>: CA_MCP_TOKEN, or a
@@ -60,6 +62,7 @@ export async function runMcpCli(argv: string[]): Promise<number> {
     repo?: string[];
     db?: string;
     'no-refresh'?: boolean;
+    'no-watch'?: boolean;
     help?: boolean;
     http?: boolean;
     port?: string;
@@ -78,6 +81,7 @@ export async function runMcpCli(argv: string[]): Promise<number> {
         repo: { type: 'string', multiple: true },
         db: { type: 'string' },
         'no-refresh': { type: 'boolean' },
+        'no-watch': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         http: { type: 'boolean' },
         port: { type: 'string' },
@@ -98,6 +102,7 @@ export async function runMcpCli(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (values['no-refresh'] && values['no-watch']) return usageError('--no-watch changes how the refresh finds edits: it does not go with --no-refresh');
   try {
     const answerTokens = positiveInt('max-answer-tokens', values['max-answer-tokens'], 500);
     if (http || values.http) {
@@ -111,6 +116,7 @@ export async function runMcpCli(argv: string[]): Promise<number> {
       repo: positionals[0] ?? values.repo?.[0] ?? process.cwd(),
       ...(values.db ? { dbPath: values.db } : {}),
       refresh: values['no-refresh'] !== true,
+      ...(values['no-watch'] ? { changes: 'walk' as const } : {}),
       ...(answerTokens !== undefined ? { answerTokens } : {}),
     });
     return 0;
@@ -122,7 +128,7 @@ export async function runMcpCli(argv: string[]): Promise<number> {
 }
 
 async function runHttp(
-  values: { repo?: string[]; db?: string; 'no-refresh'?: boolean; port?: string; host?: string; 'allow-remote'?: boolean; 'max-open'?: string; 'idle-minutes'?: string; 'memory-budget-mb'?: string },
+  values: { repo?: string[]; db?: string; 'no-refresh'?: boolean; 'no-watch'?: boolean; port?: string; host?: string; 'allow-remote'?: boolean; 'max-open'?: string; 'idle-minutes'?: string; 'memory-budget-mb'?: string },
   positionals: string[],
   answerTokens: number | undefined,
 ): Promise<number> {
@@ -144,7 +150,7 @@ async function runHttp(
   guardProcess();
   const pool = new SessionPool({
     repos,
-    session: { refresh: values['no-refresh'] !== true, log: stderrLog },
+    session: { refresh: values['no-refresh'] !== true, ...(values['no-watch'] ? { changes: 'walk' as const } : {}), log: stderrLog },
     ...(maxOpen !== undefined ? { maxOpen } : {}),
     ...(idleMinutes !== undefined ? { idleMs: idleMinutes * 60_000 } : {}),
     ...(memoryMb !== undefined ? { memoryBudgetBytes: memoryMb * 1024 * 1024 } : {}),

@@ -1,4 +1,16 @@
-import { embedSliceOf, Engine, Refresher, type EngineOptions, type IndexProgress, type IndexReport } from '@ca/engine';
+import { resolve } from 'node:path';
+import {
+  embedSliceOf,
+  Engine,
+  mayHoldIndexedFiles,
+  Refresher,
+  TreeWatcher,
+  type EngineOptions,
+  type IndexProgress,
+  type IndexReport,
+  type RefreshRequest,
+  type TreeWatcherOptions,
+} from '@ca/engine';
 import { CaError, toCaError } from '@ca/schema';
 
 export interface SessionOptions {
@@ -12,6 +24,16 @@ export interface SessionOptions {
    * and only the `index` tool (or another process, such as `ca watch`) updates it.
    */
   readonly refresh: boolean;
+  /**
+   * With refresh on, how a refresh learns what changed (docs/decisions/013, amended): `watch`
+   * (default) keeps a file watcher on the tree, and a refresh before an answer indexes only the
+   * paths it reported since the last run, or nothing at all; `walk` compares every file's size
+   * and mtime before every answer (for file systems whose changes raise no events: network
+   * shares, some container and VM mounts). A watcher that cannot run falls back to `walk`.
+   */
+  readonly changes?: 'watch' | 'walk';
+  /** Tests: the watcher's flood threshold and `fs.watch` replacement. */
+  readonly watcher?: Pick<TreeWatcherOptions, 'floodEvents' | 'watch'>;
   /** Configuration over the config file and environment (tests). */
   readonly configOverrides?: EngineOptions['configOverrides'];
   /** Environment for `CA_<SECTION>_<KEY>` overrides (default process.env). */
@@ -42,7 +64,12 @@ export interface RefreshState {
   readonly lastError: string | null;
   /** Symbols without a vector yet (being filled in behind the answers). */
   readonly embeddingsPending: number;
+  /** How changes are found with refresh on: `watcher` (file events), or `walk: <why>` (a tree walk before each answer). */
+  readonly changes?: string;
 }
+
+/** Quiet time after a file event before a run behind the answers (an answer does not wait for it). */
+export const WATCH_DEBOUNCE_MS = 100;
 
 /**
  * How long a refresh before an answer waits for another process's index run (another MCP
@@ -70,16 +97,23 @@ export class Session {
   /** Wait at most this long for another process's run before answering (set per refresh). */
   private lockTimeoutMs: number | undefined = undefined;
   private readonly refresher: Refresher<Outcome>;
+  /** The file watcher while it reports every change (refresh on, `changes: 'watch'`). */
+  private watcher: TreeWatcher | null = null;
+  /** Why a refresh walks the tree instead of trusting the watcher (null while it does). */
+  private walkReason: string | null;
+  /** HEAD's stamp when the last run started: a move since then (a commit, a checkout) is a run. */
+  private headAtRun: string | null = null;
 
   /** Symbols per embedding slice: at least 1, so that every slice makes progress. */
   private readonly slice: number;
 
   constructor(readonly options: SessionOptions) {
     this.slice = embedSliceOf(options.embedSlice);
+    this.walkReason = options.changes === 'walk' ? 'asked for (--no-watch)' : null;
     this.refresher = new Refresher<Outcome>({
-      run: () => this.run(),
+      run: (request) => this.run(request),
       ...(options.refresh ? { fill: (max: number) => this.engine().fillEmbeddings({ maxNodes: max }) } : {}),
-      debounceMs: 0,
+      debounceMs: WATCH_DEBOUNCE_MS,
       slice: this.slice,
     });
   }
@@ -100,7 +134,46 @@ export class Session {
       // The server maintains its index like `ca watch` does: a damaged file is rebuilt from source.
       rebuildIfCorrupt: this.options.refresh,
     });
+    if (this.options.refresh && this.walkReason === null && this.watcher === null) this.startWatcher(this.engineInstance);
     return this.engineInstance;
+  }
+
+  /**
+   * Watches the tree before the first run (a change made while it walks is one more run); the
+   * first answer waits for that full run. A watcher that cannot watch every directory is closed
+   * and the session walks before every answer, as without one.
+   */
+  private startWatcher(engine: Engine): void {
+    const root = resolve(engine.repoRoot);
+    const db = resolve(engine.dbPath);
+    const watcher = new TreeWatcher({
+      ...this.options.watcher,
+      root,
+      watchDir: mayHoldIndexedFiles(engine.config.indexing),
+      onChange: (paths) => {
+        for (const p of paths) {
+          // The index's own files (an index kept inside the tree) are not changes of the tree.
+          if (resolve(root, p).startsWith(db)) continue;
+          // A changed ignore file changes what is indexed anywhere below it.
+          if (p === '.gitignore' || p.endsWith('/.gitignore')) this.refresher.overflow(`${p} changed`);
+          else this.refresher.notify([p]);
+        }
+      },
+      onOverflow: (reason) => {
+        this.options.log(`file watcher: ${reason}; the next refresh walks the tree`);
+        this.refresher.overflow(reason);
+      },
+      onFailure: (reason) => {
+        this.walkReason = `the file watcher stopped: ${reason}`;
+        this.watcher = null;
+        this.options.log(`${this.walkReason}; every answer now walks the tree first`);
+        this.refresher.overflow(reason);
+      },
+    });
+    this.watcher = watcher;
+    watcher.start();
+    if (!watcher.active) return;
+    this.refresher.overflow('first run');
   }
 
   /**
@@ -123,6 +196,19 @@ export class Session {
     if (!this.options.refresh) return null;
     try {
       this.lockTimeoutMs = REFRESH_LOCK_WAIT_MS;
+      if (this.watcher?.active) {
+        // An edit made before this call queued its file event in the kernel before the call
+        // began: the event loop's next poll for I/O delivers it. Two turns of the loop make sure
+        // one full poll starts after this point (a call made during a poll phase, as an
+        // in-process client does, would otherwise reach the check before the next poll).
+        await afterNextPoll();
+        this.checkHead();
+        // Still watching (a failure during the wait falls through to the walk).
+        if (this.watcher?.active) {
+          await this.refresher.catchUp();
+          return null;
+        }
+      }
       await this.refresher.refresh({ reason: 'before an answer' });
       return null;
     } catch (e) {
@@ -149,23 +235,35 @@ export class Session {
       last: this.last,
       lastError: r.lastError,
       embeddingsPending: r.embeddingsPending,
+      ...(this.options.refresh ? { changes: this.walkReason === null ? 'watcher' : `walk: ${this.walkReason}` } : {}),
     };
   }
 
   /** Waits for a running index, then releases the engine and its workers. */
   async close(): Promise<void> {
     this.closed = true;
+    this.watcher?.close();
+    this.watcher = null;
     await this.refresher.close();
     const engine = this.engineInstance;
     this.engineInstance = null;
     await engine?.dispose();
   }
 
-  private async run(): Promise<Outcome> {
+  /** A commit, checkout or reset since the last run moved HEAD: a run (git names what it changed). */
+  private checkHead(): void {
+    const stamp = this.engineInstance?.git?.headStamp() ?? null;
+    if (stamp !== this.headAtRun && !this.refresher.due()) this.refresher.notify([]);
+  }
+
+  private async run(request: RefreshRequest): Promise<Outcome> {
     const retryFailedSemantic = this.retryFailedNext;
     this.retryFailedNext = false;
     try {
-      const report = await this.engine().index({
+      const engine = this.engine();
+      this.headAtRun = engine.git?.headStamp() ?? null;
+      const report = await engine.index({
+        ...(request.paths !== null ? { paths: request.paths } : {}),
         onProgress: (p) => this.progressListeners.forEach((l) => l(p)),
         retryFailedSemantic,
         ...(this.lockTimeoutMs !== undefined ? { lockTimeoutMs: this.lockTimeoutMs } : {}),
@@ -185,4 +283,9 @@ export class Session {
       throw err;
     }
   }
+}
+
+/** Resolves after the event loop has polled for I/O at least once from now. */
+function afterNextPoll(): Promise<void> {
+  return new Promise((done) => setImmediate(() => setImmediate(done)));
 }

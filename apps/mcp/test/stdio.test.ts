@@ -222,6 +222,6 @@ describe('ca-mcp process lifetime', () => {
     expect(await new Promise((res) => child.once('exit', res))).toBe(2);
     // The rest of the first line is Node's parseArgs wording.
     expect(stderr.split('\n')[0]).toMatch(/^ca-mcp: Unknown option '--bogus'\. /);
-    expect(stderr.split('\n')[1]).toBe('usage: ca-mcp [PATH] [--db FILE] [--no-refresh] [--max-answer-tokens N]');
+    expect(stderr.split('\n')[1]).toBe('usage: ca-mcp [PATH] [--db FILE] [--no-refresh | --no-watch] [--max-answer-tokens N]');
   });
 });

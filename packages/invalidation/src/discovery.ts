@@ -122,6 +122,20 @@ function literalPrefix(pattern: string): string {
   return i < 0 ? p : p.slice(0, i);
 }
 
+/**
+ * Whether the walk can descend into the directory `rel` (named `name`): false for the built-in
+ * excludes unless a `keep` pattern reaches inside. Ignore files and `exclude` patterns are not
+ * applied: for a watcher, an extra directory watched costs little, a missing one goes stale.
+ */
+export function mayHoldIndexedFiles(config: Config['indexing']): (rel: string, name: string) => boolean {
+  const keep = ignore().add(config.keep);
+  const prefixes = config.keep.map(literalPrefix);
+  return (rel, name) =>
+    !BUILTIN_EXCLUDED_DIRS.has(name) ||
+    keep.ignores(`${rel}/`) ||
+    prefixes.some((p) => p === '' || p.startsWith(`${rel}/`) || `${rel}/`.startsWith(p) || p === rel);
+}
+
 const SECRET_REASON = 'secret file (named like credentials or keys): not indexed; see indexing.index_secrets and indexing.secret_allow';
 
 /** Largest .gitignore or package.json discovery reads (larger ones count as unreadable). */

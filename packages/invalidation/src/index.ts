@@ -1,4 +1,4 @@
-export { discoverFiles, discoverTree, discoverPaths, isSemanticContextFile, extensionOf, BUILTIN_EXCLUDED_DIRS, DISCOVERY_READ_MAX_BYTES } from './discovery.js';
+export { discoverFiles, discoverTree, discoverPaths, isSemanticContextFile, extensionOf, mayHoldIndexedFiles, BUILTIN_EXCLUDED_DIRS, DISCOVERY_READ_MAX_BYTES } from './discovery.js';
 export type { DiscoveredFile, SkippedFile, DiscoveryResult } from './discovery.js';
 export { DiskTree, GitTree, readRegularFile } from './tree.js';
 export type { TreeAccess, TreeEntry, EntryKind } from './tree.js';
@@ -25,5 +25,7 @@ export type {
 export { semanticRegion, carriedLines, changedNames, changedFileNames, chunkLines, normalizedChunk, identifiersOf } from './regions.js';
 export { Refresher, DEFAULT_BURST } from './refresher.js';
 export type { RefreshRequest, RefreshOutcome, RefresherOptions, RefresherState, RefresherTimers } from './refresher.js';
+export { TreeWatcher } from './watcher.js';
+export type { TreeWatcherOptions, WatchDirectory } from './watcher.js';
 export { validateLabelName, WORKING_LABEL, worktreeLabel, LABEL_NAME_RULES } from './labels.js';
 export { isSecretPath, secretFilter, SECRET_FILE_PATTERNS } from './secrets.js';

@@ -73,6 +73,8 @@ export class Refresher<O extends RefreshOutcome = RefreshOutcome> {
   private timer: unknown = null;
   /** The run or slice under way (they never overlap). */
   private running: Promise<unknown> | null = null;
+  /** The index run under way (not a slice). */
+  private indexRun: Promise<unknown> | null = null;
   private queued: Promise<O> | null = null;
   private answering = 0;
   private closed = false;
@@ -134,6 +136,28 @@ export class Refresher<O extends RefreshOutcome = RefreshOutcome> {
       this.timer = null;
     }
     return this.next();
+  }
+
+  /**
+   * Before an answer when a watcher reports every change (the MCP server): a run only when
+   * something is due (changed paths, a rescan, a HEAD move), shared with every caller waiting;
+   * otherwise waits for the index run under way, if any (it may carry the caller's own edit),
+   * and resolves to null without a run. Exact only if every change made before the call has
+   * been passed to `notify`/`overflow` by then.
+   */
+  async catchUp(): Promise<O | null> {
+    if (!this.due() && this.queued === null && this.indexRun !== null) await this.indexRun.catch(() => undefined);
+    if (!this.due() && this.queued === null) return null;
+    if (this.timer !== null) {
+      this.timers.clearTimeout(this.timer);
+      this.timer = null;
+    }
+    return this.next();
+  }
+
+  /** Whether a run is due: changed paths, a rescan or a HEAD move not yet taken by a run. */
+  due(): boolean {
+    return this.pending.size > 0 || this.full || this.headMoved;
   }
 
   /** Runs one answer: no embedding slice starts while any answer is under way. */
@@ -240,13 +264,14 @@ export class Refresher<O extends RefreshOutcome = RefreshOutcome> {
         this.failures++;
         this.lastError = e instanceof Error ? e.message : String(e);
         this.options.onError?.(e, request);
-        // The paths are not lost: the next run looks at everything again.
-        if (request.paths !== null && request.paths.length > 0) this.overflowAfterFailure();
+        // What the run was to bring in is not lost: the next run looks at everything again.
+        this.overflowAfterFailure();
         throw e;
       }
     })();
     const tracked = run.finally(() => {
       if (this.running === tracked) this.running = null;
+      if (this.indexRun === tracked) this.indexRun = null;
       // A burst's remaining chunks follow at once.
       if (!this.closed && this.pending.size > 0 && this.timer === null && this.queued === null) void this.next().catch(() => undefined);
       this.scheduleFill();
@@ -254,6 +279,7 @@ export class Refresher<O extends RefreshOutcome = RefreshOutcome> {
     // The caller handles `run`'s failure; the tracking copy must not surface it a second time.
     tracked.catch(() => undefined);
     this.running = tracked;
+    this.indexRun = tracked;
     return run;
   }
 

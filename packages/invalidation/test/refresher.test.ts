@@ -147,4 +147,81 @@ describe('Refresher', () => {
     expect(runs).toEqual([['src/a.ts'], null]);
     expect(refresher.state()).toMatchObject({ runs: 1, failures: 1, lastError: null });
   });
+
+  it('catchUp (an answer with a watcher): no run while nothing changed; one run over what changed, awaited by concurrent callers', async () => {
+    const t = setup();
+    await t.refresher.refresh({ reason: 'start' });
+    expect(await t.refresher.catchUp()).toBeNull();
+    expect(await t.refresher.catchUp()).toBeNull();
+    t.refresher.notify(['src/a.ts']);
+    // The answer does not wait for the debounce: it runs at once, and the debounced run is cancelled.
+    // The second caller finds the change taken by the first one's run, and waits for that run.
+    const [a, b] = await Promise.all([t.refresher.catchUp(), t.refresher.catchUp()]);
+    expect(a).toEqual({ embeddingsPending: 0 });
+    expect(b).toBeNull();
+    await t.advance(1_000);
+    expect(t.runs.map((r) => r.paths)).toEqual([null, ['src/a.ts']]);
+    // A HEAD move (a commit, a checkout) is a run over no path: the engine asks git what changed.
+    t.refresher.notify([]);
+    await t.refresher.catchUp();
+    expect(t.runs.map((r) => r.paths)).toEqual([null, ['src/a.ts'], []]);
+  });
+
+  it('catchUp waits for the run under way (it may carry the caller\'s edit), and for one more when a change came in after it started', async () => {
+    const { timers } = fakeTimers();
+    const runs: (readonly string[] | null)[] = [];
+    let finish: (() => void)[] = [];
+    const refresher = new Refresher({
+      run: async (r) => {
+        runs.push(r.paths);
+        await new Promise<void>((res) => finish.push(res));
+        return { embeddingsPending: 0 };
+      },
+      debounceMs: 300,
+      slice: 1,
+      timers,
+    });
+    const running = refresher.refresh({ full: false, reason: 'x' });
+    let done = false;
+    const waiting = refresher.catchUp().then((r) => {
+      done = true;
+      return r;
+    });
+    await flush();
+    expect(done).toBe(false);
+    finish.shift()!();
+    await running;
+    expect(await waiting).toBeNull();
+    expect(runs).toEqual([[]]);
+    // An event during a run: the caller waits for the run under way and one more.
+    const second = refresher.refresh({ full: false });
+    refresher.notify(['src/b.ts']);
+    const caught = refresher.catchUp();
+    await flush();
+    finish.shift()!();
+    await second;
+    await flush();
+    finish.shift()!();
+    await caught;
+    expect(runs).toEqual([[], [], ['src/b.ts']]);
+  });
+
+  it('a failed full run leaves a rescan due: the next catchUp runs everything', async () => {
+    const runs: (readonly string[] | null)[] = [];
+    const refresher = new Refresher({
+      run: async (r) => {
+        runs.push(r.paths);
+        if (runs.length === 1) throw new Error('database is locked');
+        return { embeddingsPending: 0 };
+      },
+      debounceMs: 300,
+      slice: 1,
+      timers: fakeTimers().timers,
+    });
+    await refresher.refresh({ reason: 'start' }).catch(() => undefined);
+    expect(refresher.due()).toBe(true);
+    await refresher.catchUp();
+    expect(runs).toEqual([null, null]);
+    expect(await refresher.catchUp()).toBeNull();
+  });
 });
