@@ -80,6 +80,9 @@ export interface IndexReport {
   embeddings?: EmbedReport;
 }
 
+/** Paths the TS semantic pass analyses (its exact edges can be carried). */
+const TS_LIKE = /\.(?:[cm]?[jt]sx?)$/i;
+
 /** Syntactic nodes handed to the TS semantic worker per run, at most (see `skeletonOf`). */
 const SKELETON_NODE_CAP = 1_000_000;
 
@@ -180,7 +183,7 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   // A partial TS pass will follow: its worker builds (parses and binds) the programs now, while
   // this process reads, parses and writes the changed files.
   if (config.semantic.enabled && worktree) {
-    const ts = thePlan.parse.map((p) => p.file.path).filter((p) => /\.(?:[cm]?[jt]sx?)$/.test(p));
+    const ts = thePlan.parse.map((p) => p.file.path).filter((p) => TS_LIKE.test(p));
     if (ts.length > 0 && ts.length < store.reader(label).countFiles(['ts', 'js'])) {
       ctx.tsService().prepare(source.root, ts, { maxFileBytes: cfg.max_file_bytes });
     }
@@ -203,9 +206,14 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   const carrying = config.semantic.enabled;
   const carry: CarryOptions | undefined = carrying ? { extractor: TS_SEMANTIC_EXTRACTOR, languages: ['ts', 'js'], types: TS_SEMANTIC_TYPES } : undefined;
   const planned = new Map<string, PlannedFile>();
+  // Names the run's changes may have given another meaning (every re-parsed TS/JS file's).
+  const dirty = new Set<string>();
   const planner: NodePlanner = (input) => {
-    const p = planNodes(input.previous, input.nodes, { path: input.path, partialTarget: input.partialTarget, chunkHash: chunkHashOf, carry: carrying });
-    if ((p.carry?.length ?? 0) > 0 || (p.dirtyNames?.length ?? 0) > 0 || (p.localDirtyNames?.length ?? 0) > 0) {
+    const tsLike = carrying && TS_LIKE.test(input.path);
+    const p = planNodes(input.previous, input.nodes, { path: input.path, partialTarget: input.partialTarget, chunkHash: chunkHashOf, carry: tsLike });
+    for (const n of p.dirtyNames ?? []) dirty.add(n);
+    // Only files that carried something get a region (and keep their nodes' texts until the pass).
+    if ((p.carry?.length ?? 0) > 0) {
       const updates = new Map<number, string>();
       const inserted = new Set<string>();
       p.actions.forEach((a, i) => {
@@ -213,7 +221,7 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
         else inserted.add(input.nodes[i]!.symbolKey);
       });
       const nodes = input.nodes.map((n) => ({ symbolKey: n.symbolKey, chunkText: n.chunkText }));
-      planned.set(input.path, { nodes, updates, inserted, dirty: p.dirtyNames ?? [], localDirty: p.localDirtyNames ?? [] });
+      planned.set(input.path, { nodes, updates, inserted, localDirty: p.localDirtyNames ?? [] });
     }
     return p;
   };
@@ -281,10 +289,9 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   const wroteFiles = written + thePlan.reuse.length + thePlan.moves.length > 0;
   // New symbols have no vectors until the embedding step below: an interruption before it must not go unsaid.
   if (wroteFiles) store.writer.setMetadata(META_VECTORS_PENDING, '?');
-  const removedNames = new Set<string>();
   if (thePlan.remove.length > 0) {
     const stats = store.writer.removePaths(label, thePlan.remove.map((r) => r.path));
-    for (const n of stats.droppedNames ?? []) removedNames.add(n);
+    for (const n of stats.droppedNames ?? []) dirty.add(n);
   }
 
   progress({ phase: 'resolve', done: 0, total: 1 });
@@ -311,7 +318,7 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
         store.semantic.markPending(scope.paths.flatMap((p) => now.get(p)?.fileId ?? []), scope.reason);
       }
     }
-    const regions = contextChanges.length > 0 ? [] : semanticRegions(planned, carried, removedNames);
+    const regions = contextChanges.length > 0 ? [] : semanticRegions(planned, carried, dirty);
     semantic = await runSemantic(ctx, label, request.contextKey, source, skeletons, regions, options, progress);
   }
   const embeddings = await embed(ctx, label, (done, t) => progress({ phase: 'embed', done, total: t }), options.embedLimit);
@@ -329,6 +336,7 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
 
 type RegionNode = Pick<ExtractedNode, 'symbolKey' | 'chunkText'>;
 
+
 /** What the run's node planner saw of a re-parsed file, for its semantic region. */
 interface PlannedFile {
   readonly nodes: readonly RegionNode[];
@@ -336,7 +344,6 @@ interface PlannedFile {
   readonly updates: ReadonlyMap<number, string>;
   /** Keys of new nodes. */
   readonly inserted: ReadonlySet<string>;
-  readonly dirty: readonly string[];
   /** Names changed for this file only (its imports). */
   readonly localDirty: readonly string[];
 }
@@ -357,10 +364,8 @@ export interface PlannedRegion extends AnalysisRegion {
 function semanticRegions(
   planned: ReadonlyMap<string, PlannedFile>,
   carried: ReadonlyMap<string, readonly number[]>,
-  removedNames: ReadonlySet<string>,
+  dirty: ReadonlySet<string>,
 ): PlannedRegion[] {
-  const dirty = new Set(removedNames);
-  for (const p of planned.values()) for (const n of p.dirty) dirty.add(n);
   const out: PlannedRegion[] = [];
   for (const [path, ids] of carried) {
     const p = planned.get(path);

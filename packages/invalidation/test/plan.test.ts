@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtractedNode } from '@ca/schema';
+import { extractedNode } from './helpers.js';
 import { contextScopes, detectChanges, diffContext, movedKey, plan, planNodes, unrefinedKey, type ContextFacts, type ContextScan, type PreviousNode, type StoredFile, type StoredState } from '../src/index.js';
 
 // ------------------------------------------------------------------ fixtures of the planner's inputs
@@ -55,26 +56,7 @@ function summary(p: ReturnType<typeof plan>) {
   };
 }
 
-function node(name: string, extra: Partial<ExtractedNode> = {}): ExtractedNode {
-  return {
-    localId: name,
-    kind: 'function',
-    name,
-    qualifiedName: name,
-    symbolKey: `ts:file:src/a.ts#${name}`,
-    disambiguator: 0,
-    parentLocalId: null,
-    span: { startLine: 1, endLine: 2, startByte: 0, endByte: 10 },
-    signature: `${name}()`,
-    parameterCount: 0,
-    returnType: null,
-    modifiers: [],
-    isPublicApi: false,
-    doc: null,
-    chunkText: `function ${name}() {}`,
-    ...extra,
-  };
-}
+const node = extractedNode;
 const prev = (id: number, name: string, chunk = `function ${name}() {}`, extra: Partial<PreviousNode> = {}): PreviousNode => ({
   id,
   symbolKey: `ts:file:src/a.ts#${name}`,

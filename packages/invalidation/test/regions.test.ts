@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtractedNode } from '@ca/schema';
 import { carriedLines, changedFileNames, changedNames, chunkLines, identifiersOf, normalizedChunk, planNodes, semanticRegion, type PreviousNode } from '../src/index.js';
+import { extractedNode } from './helpers.js';
 
 // A class of 12 lines (1–12) whose method `a` has a 3-line body (lines 2–4) and `b` a 4-line one
 // (lines 6–9); the class's own text is line 1, line 5 (`count = 0;`), lines 10–12.
@@ -98,24 +99,8 @@ describe('semantic region: which symbols of a re-parsed file the pass resolves a
 });
 
 describe('planNodes with carrying: which continued nodes keep their exact edges', () => {
-  const node = (name: string, extra: Partial<ExtractedNode> = {}): ExtractedNode => ({
-    localId: name,
-    kind: 'method',
-    name,
-    qualifiedName: `C.${name}`,
-    symbolKey: `ts:file:src/c.ts#C.${name}`,
-    disambiguator: 0,
-    parentLocalId: 'C',
-    span: { startLine: 2, endLine: 4, startByte: 0, endByte: 10 },
-    signature: `${name}()`,
-    parameterCount: 0,
-    returnType: null,
-    modifiers: [],
-    isPublicApi: false,
-    doc: null,
-    chunkText: `${name}() {}`,
-    ...extra,
-  });
+  const node = (name: string, extra: Partial<ExtractedNode> = {}): ExtractedNode =>
+    extractedNode(name, { kind: 'method', qualifiedName: `C.${name}`, symbolKey: `ts:file:src/c.ts#C.${name}`, parentLocalId: 'C', span: { startLine: 2, endLine: 4, startByte: 0, endByte: 10 }, chunkText: `${name}() {}`, ...extra });
   const prev = (id: number, name: string, extra: Partial<PreviousNode> = {}): PreviousNode => ({
     id,
     symbolKey: `ts:file:src/c.ts#C.${name}`,
