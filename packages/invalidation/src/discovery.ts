@@ -204,9 +204,17 @@ export function discoverPaths(
     return task;
   };
   const seen = new Set<string>();
+  // Directories walked whole: a path below one was found by that walk (a watcher reports a new
+  // directory and the files created in it), and listing it again would count its file twice.
+  const walked = new Set<string>();
+  const insideWalked = (path: string): boolean => {
+    for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) if (walked.has(path.slice(0, i))) return true;
+    return false;
+  };
+  // Sorted: a directory comes before every path below it.
   for (const raw of [...new Set(paths)].sort()) {
     const path = raw.replace(/^\.\/+/, '').replace(/\/+$/, '');
-    if (path === '' || seen.has(path)) continue;
+    if (path === '' || seen.has(path) || insideWalked(path)) continue;
     seen.add(path);
     const entry = tree.entry(path);
     if (!entry) {
@@ -220,6 +228,7 @@ export function discoverPaths(
     if (entry.kind === 'dir') {
       const task = rules.subdirTask(scope, entry.name, path);
       if (task === null) continue;
+      walked.add(path);
       const stack = [task];
       while (stack.length > 0) {
         const subdirs = rules.visitDir(stack.pop()!, out);

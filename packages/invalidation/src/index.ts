@@ -27,5 +27,7 @@ export { Refresher, DEFAULT_BURST } from './refresher.js';
 export type { RefreshRequest, RefreshOutcome, RefresherOptions, RefresherState, RefresherTimers } from './refresher.js';
 export { TreeWatcher } from './watcher.js';
 export type { TreeWatcherOptions, WatchDirectory } from './watcher.js';
+export { HeadWatcher } from './headWatcher.js';
+export type { HeadWatcherOptions } from './headWatcher.js';
 export { validateLabelName, WORKING_LABEL, worktreeLabel, LABEL_NAME_RULES } from './labels.js';
 export { isSecretPath, secretFilter, SECRET_FILE_PATTERNS } from './secrets.js';

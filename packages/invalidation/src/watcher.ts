@@ -24,7 +24,8 @@ export interface TreeWatcherOptions {
   readonly watch?: WatchDirectory;
 }
 
-const nativeWatch: WatchDirectory = (path, listener) => fsWatch(path, { persistent: false }, listener);
+/** `fs.watch` on one directory, not holding the process open (the caller decides how long it lives). */
+export const nativeWatch: WatchDirectory = (path, listener) => fsWatch(path, { persistent: false }, listener);
 
 /**
  * Watches a working tree for changes, one non-recursive watch per directory that can hold

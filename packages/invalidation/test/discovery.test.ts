@@ -2,7 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '@ca/schema';
-import { discoverFiles } from '../src/index.js';
+import { discoverFiles, discoverPaths, DiskTree } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
 const EXT = new Set(['.ts', '.tsx', '.js', '.jsx', '.mts', '.cts', '.mjs', '.cjs']);
@@ -73,5 +73,18 @@ describe('discoverFiles', () => {
       ['packages/ui/src/button.tsx', '@acme/ui'],
       ['src/a.ts', 'root-app'],
     ]);
+  });
+});
+
+describe('discoverPaths', () => {
+  it('lists a file once when a directory above it is among the paths too (a watcher reports a new directory and its files)', () => {
+    const root = tempDir();
+    write(root, 'src/flags/flags.ts');
+    write(root, 'src/flags/deep/more.ts');
+    write(root, 'src/flags-extra.ts');
+    write(root, 'src/other.ts');
+    const result = discoverPaths(new DiskTree(root), defaultConfig().indexing, EXT, ['src/flags/deep/more.ts', 'src/flags/flags.ts', 'src/flags', 'src/flags-extra.ts', 'src/gone.ts']);
+    expect(result.files.map((f) => f.path)).toEqual(['src/flags-extra.ts', 'src/flags/deep/more.ts', 'src/flags/flags.ts']);
+    expect(result.missing).toEqual(['src/gone.ts']);
   });
 });
