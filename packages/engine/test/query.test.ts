@@ -497,7 +497,7 @@ describe.skipIf(MODEL_MISSING !== null)('filters and the vector channel (with ve
     }
   });
 
-  it('a broad filter not seen before is checked on the nearest nodes; its allowed set is read only when that gives up', async () => {
+  it('a broad filter seen for the first time is checked on the nearest nodes; its allowed set is read when it comes again or checking gives up', async () => {
     const query = 'retry a failed payment with a delay';
     const reader = engine.reader();
     const { ctx } = await engine.searchContext(query, {}, await engine.embedQuery(query));
@@ -530,8 +530,13 @@ describe.skipIf(MODEL_MISSING !== null)('filters and the vector channel (with ve
     // Every filter text is new to the connection, so no allowed set is cached. `lang:ts` passes
     // most nodes of the fixture (92% in the sample: one JS file): checked on the nearest nodes.
     const broad = 'lang:ts and not name:neverSeen1';
-    expect(reader.passingFraction({ expression: parseFilter(broad) })).toBeGreaterThanOrEqual(BROAD_FILTER_FRACTION);
+    expect(reader.knownPassingFraction({ expression: parseFilter(broad) })).toBeNull();
     expect(run(broad)).toEqual({ calls: ['checked'], names: billing });
+    expect(reader.knownPassingFraction({ expression: parseFilter(broad) })).toBeGreaterThanOrEqual(BROAD_FILTER_FRACTION);
+    // The same filter again: its allowed set is read (and cached for the searches that follow).
+    expect(reader.cachedNodeIdsMatching({ expression: parseFilter(broad) })).toBeNull();
+    expect(run(broad)).toEqual({ calls: ['set'], names: billing });
+    expect(reader.cachedNodeIdsMatching({ expression: parseFilter(broad) })).not.toBeNull();
     // When checking gives up, the same answer from the allowed set.
     const again = 'lang:ts and not name:neverSeen2';
     expect(run(again, true)).toEqual({ calls: ['checked', 'set'], names: billing });

@@ -246,6 +246,8 @@ interface Source {
   readonly filter: NodeFilter;
   /** Whether the filter restricts anything. */
   readonly restrictive: boolean;
+  /** Whether an earlier search on this connection used the same filter (the index unchanged since). */
+  readonly repeated: boolean;
   /** Which of `ids` pass the filter (null: all pass); a check of these ids, not a scan. */
   passing(ids: readonly number[]): AllowedIds | null;
   /** Every node passing the filter (null: no filter); read once per search, cached across searches by the store. */
@@ -329,7 +331,7 @@ export function searchSources(
     notices.push('empty query');
     return done([]);
   }
-  const sources: Source[] = inputs.map((input) => {
+  const sources: Source[] = inputs.map((input, s) => {
     const filter: NodeFilter = expression ? { expression } : {};
     const restrictive = isRestrictive(filter);
     let allowed: AllowedIds | null | undefined;
@@ -338,6 +340,8 @@ export function searchSources(
       ctx: input.ctx,
       filter,
       restrictive,
+      // Asked before any channel samples the filter: a fraction known now was sampled by an earlier search.
+      repeated: restrictive && guard(s, null, () => input.ctx.reader.knownPassingFraction(filter)) !== null,
       passing: (ids) => (restrictive ? input.ctx.reader.idsPassing(filter, ids) : null),
       // The whole allowed set is read once per search, and only when a channel needs it.
       allowed: () => (allowed === undefined ? (allowed = restrictive ? input.ctx.reader.nodeIdsMatching(filter) : null) : allowed),
@@ -450,10 +454,12 @@ function mergeHits(perSource: readonly SourceHits[], k: number): number[] {
 /**
  * The nearest nodes passing the source's filter: `k` of them when that many pass and have
  * vectors, exactly the top of the filtered ranking. The filter's allowed set is used when the
- * store has it cached or a sample says few nodes pass (BM25 reads it then too); a broad filter
- * not seen before is checked on the nearest nodes a batch at a time instead (`searchChecked`),
- * and its set read only when that gives up — so a filter leaving one node deep in the ranking
- * still finds it, and a selective one still returns `k`.
+ * store has it cached, when a sample says few nodes pass (BM25 reads it then too), or when the
+ * filter comes again (an agent repeats its filters: the set is read once and cached for the
+ * searches that follow). A broad filter seen for the first time is checked on the nearest nodes
+ * a batch at a time instead (`searchChecked`), and its set read only when that gives up — so a
+ * filter leaving one node deep in the ranking still finds it, and a selective one still
+ * returns `k`.
  */
 function filteredNearest(src: Source, vector: VectorChannel, k: number): { nodeId: number; score: number }[] {
   if (!src.restrictive) return vector.search(k, null);
@@ -461,7 +467,7 @@ function filteredNearest(src: Source, vector: VectorChannel, k: number): { nodeI
   const cached = reader.cachedNodeIdsMatching(src.filter);
   if (cached) return vector.search(k, cached);
   const fraction = reader.passingFraction(src.filter);
-  if (fraction >= BROAD_FILTER_FRACTION && vector.searchChecked) {
+  if (fraction >= BROAD_FILTER_FRACTION && !src.repeated && vector.searchChecked) {
     const hits = vector.searchChecked(k, (ids) => src.passing(ids) ?? EVERY_ID, fraction);
     if (hits) return hits;
   }

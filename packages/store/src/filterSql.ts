@@ -311,15 +311,16 @@ const fractionCache = new WeakMap<SqliteDatabase, { stamp: string; fractions: Ma
  * hundred nodes, well under a millisecond where random node lookups cost ~10 ms at 100K
  * symbols), cached like allowed sets. Channels use it to choose between checking their best
  * unfiltered candidates and reading the filter's whole allowed set; a wrong guess costs time,
- * never results.
+ * never results. `onlyCached`: null unless it is cached (the filter was used before).
  */
-export function passingFraction(db: SqliteDatabase, scope: FilterScope, where: string, params: readonly unknown[]): number {
+export function passingFraction(db: SqliteDatabase, scope: FilterScope, where: string, params: readonly unknown[], onlyCached = false): number | null {
   const stamp = changeStamp(db);
   let cache = fractionCache.get(db);
   if (!cache || cache.stamp !== stamp) fractionCache.set(db, (cache = { stamp, fractions: new Map() }));
   const key = JSON.stringify([scope.label, where, params]);
   const known = cache.fractions.get(key);
   if (known !== undefined) return known;
+  if (onlyCached) return null;
   const { lo, hi } = cachedStatement(db, `SELECT min(id) AS lo, max(id) AS hi FROM files`).get() as { lo: number | null; hi: number | null };
   let fraction = 1;
   if (lo !== null && hi !== null) {

@@ -444,7 +444,17 @@ export class IndexReader {
   passingFraction(filter: NodeFilter): number {
     const params: unknown[] = [];
     const where = filterSql(this.db, filter, params);
-    return where === '' ? 1 : passingFraction(this.db, this.filterScope(), where, params);
+    return where === '' ? 1 : passingFraction(this.db, this.filterScope(), where, params)!;
+  }
+
+  /**
+   * `passingFraction` when an earlier call sampled it (the filter was used before on this
+   * connection since the index last changed), else null: nothing is computed.
+   */
+  knownPassingFraction(filter: NodeFilter): number | null {
+    const params: unknown[] = [];
+    const where = filterSql(this.db, filter, params);
+    return where === '' ? 1 : passingFraction(this.db, this.filterScope(), where, params, true);
   }
 
   /** `nodeIdsMatching` when its answer is cached (nothing to compute), else null. */
