@@ -341,26 +341,43 @@ export class IndexReader {
       return rows.map((r) => ({ nodeId: r.id, score: r.score }));
     }
     // BM25 scores do not depend on the filter: the filtered answer is the unfiltered ranking
-    // with the rows that fail it left out. FTS ranks every matching row alone (no join: it
-    // scores them all before sorting anyway); the rows are then kept by the filter's allowed set
-    // when it is cached or the filter is selective (a sample says under a quarter of the nodes
-    // pass: the set is cheap to read, or needed by the vector channel too), else checked a batch
-    // at a time in ranking order (`idsPassing`) until `limit` pass — exact either way.
-    const ranked = this.cached(
-      `SELECT rowid AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score FROM fts_nodes WHERE fts_nodes MATCH ? ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}), rowid`,
-    ).all(q.match) as { id: number; score: number }[];
+    // with the rows that fail it left out. FTS ranks the matching rows alone (no join); they are
+    // kept by the filter's allowed set when it is cached or the filter is selective (a sample
+    // says under a quarter of the nodes pass: the set is cheap to read, or needed by the vector
+    // channel too), else checked a batch at a time in ranking order (`idsPassing`) until `limit`
+    // pass — exact either way. A broad filter's passing rows are near the top: the head of the
+    // ranking is read under LIMIT (SQLite's bounded sort, as without a filter), and the whole
+    // ranking only when the head holds fewer than `limit` of them.
+    const ranking = (head: number | null) =>
+      this.cached(
+        `SELECT rowid AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score FROM fts_nodes WHERE fts_nodes MATCH ?
+         ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}), rowid${head === null ? '' : ' LIMIT ?'}`,
+      ).all(...(head === null ? [q.match] : [q.match, head])) as { id: number; score: number }[];
     const out: RankedHit[] = [];
-    const allowed = this.cachedNodeIdsMatching(filter!) ?? (this.passingFraction(filter!) < BROAD_FILTER_FRACTION ? this.nodeIdsMatching(filter!) : null);
+    const cached = this.cachedNodeIdsMatching(filter!);
+    const fraction = cached ? 1 : this.passingFraction(filter!);
+    const allowed = cached ?? (fraction < BROAD_FILTER_FRACTION ? this.nodeIdsMatching(filter!) : null);
     if (allowed) {
-      for (const r of ranked) {
+      for (const r of ranking(null)) {
         if (!allowed.has(r.id)) continue;
         out.push({ nodeId: r.id, score: r.score });
         if (out.length >= limit) break;
       }
       return out;
     }
-    for (let at = 0, batch = limit * 2; at < ranked.length && out.length < limit; at += batch, batch *= 2) {
+    const head = Math.ceil((2 * limit) / fraction);
+    let ranked = ranking(head);
+    let whole = ranked.length < head;
+    for (let at = 0, batch = limit * 2; out.length < limit; ) {
+      if (at >= ranked.length) {
+        if (whole) break;
+        ranked = ranking(null);
+        whole = true;
+        continue;
+      }
       const slice = ranked.slice(at, at + batch);
+      at += slice.length;
+      batch *= 2;
       const passing = this.idsPassing(filter!, slice.map((r) => r.id));
       for (const r of slice) {
         if (!passing.has(r.id)) continue;
