@@ -292,7 +292,8 @@ export function allowedNodeIds(db: SqliteDatabase, scope: FilterScope, where: st
  */
 export function idsPassingWhere(db: SqliteDatabase, scope: FilterScope, where: string, whereParams: readonly unknown[], ids: readonly number[]): Set<number> {
   if (ids.length === 0) return new Set();
-  const params: unknown[] = [JSON.stringify(ids)];
+  // In id order: neighbouring lookups then share node pages.
+  const params: unknown[] = [JSON.stringify(Array.from(Float64Array.from(ids).sort()))];
   const { joins, condition } = scopeSql(scope, where, params);
   const rows = db
     .prepare(`SELECT n.id FROM json_each(?) t CROSS JOIN nodes n ON n.id = t.value ${joins} WHERE 1 = 1 ${condition} ${where}`)
