@@ -542,7 +542,10 @@ export class Engine {
         const vec = q;
         // Only the label's nodes, when the index holds other versions too.
         const scoped = reader.exclusive() ? {} : { label: name };
-        vector = { search: (k, allow) => store.knn(vec, k, { ...scoped, ...(allow ? { allow: (id: number) => allow.has(id) } : {}) }) };
+        vector = {
+          search: (k, allow) => store.knn(vec, k, { ...scoped, ...(allow ? { allow: (id: number) => allow.has(id) } : {}) }),
+          searchChecked: (k, check, passRate) => store.knnChecked(vec, k, check, { ...scoped, passRate }),
+        };
       }
     }
     // Vectors still being filled in (or an index run that stopped before they were): said, never silent.

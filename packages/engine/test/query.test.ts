@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { search as runSearch, type VectorChannel } from '@ca/retrieve';
 import { CaError, parseFilter } from '@ca/schema';
+import { BROAD_FILTER_FRACTION } from '@ca/store';
 import { Engine, searchWorkspace, type FindResponse, type ResultContext, type SearchResult, type SiteContext } from '../src/index.js';
 import { copyFixture, REPO_ROOT, TS_APP, testModels } from './helpers.js';
 
@@ -165,8 +167,10 @@ describe('filter fields and filter-only queries on fixtures/ts-app', () => {
   it('a filtered BM25 channel answers the unfiltered ranking with the failing rows left out', () => {
     const reader = engine.reader();
     // lang:ts passes most nodes (the best unfiltered rows are checked), lang:js few (its allowed
-    // set is read); either way the answer is the unfiltered ranking, filtered.
-    for (const f of ['lang:ts', 'lang:js', 'name:*token* or is:test', 'not kind:property']) {
+    // set is read); either way the answer is the unfiltered ranking, filtered. `not
+    // path:src/auth/**` passes two thirds of the nodes but only 4 of the 31 best rows for this
+    // query (the head read for limit 10: 2 × 10 ÷ 0.66), so the whole ranking is read after it.
+    for (const f of ['lang:ts', 'lang:js', 'name:*token* or is:test', 'not kind:property', 'not path:src/auth/**']) {
       const filter = { expression: parseFilter(f) };
       const all = reader.bm25('token session user login', undefined, 1000);
       const pass = reader.idsPassing(filter, all.map((h) => h.nodeId));
@@ -493,6 +497,59 @@ describe.skipIf(MODEL_MISSING !== null)('filters and the vector channel (with ve
       const shown = r.results.flatMap((x) => [x.id, ...(x.expandedChildren ?? [])]).map(Number);
       expect([f, shown.sort((a, b) => a - b)]).toEqual([f, [...expected].sort((a, b) => a - b)]);
     }
+  });
+
+  it('a broad filter seen for the first time is checked on the nearest nodes; its allowed set is read when it comes again or checking gives up', async () => {
+    const query = 'retry a failed payment with a delay';
+    const reader = engine.reader();
+    const { ctx } = await engine.searchContext(query, {}, await engine.embedQuery(query));
+    const all = ctx.vector!.search(1000, null);
+    const nameOf = new Map(reader.nodesByIds(all.map((h) => h.nodeId)).map((n) => [n.id, n.qualifiedName]));
+    /** The vector channel alone, through a channel that records how it was asked (`gaveUp`: checking answers null). */
+    const run = (filter: string, gaveUp = false) => {
+      const calls: string[] = [];
+      const vector: VectorChannel = {
+        search: (k, allow) => (calls.push(allow ? 'set' : 'unfiltered'), ctx.vector!.search(k, allow)),
+        searchChecked: (k, check, passRate) => (calls.push('checked'), gaveUp ? null : ctx.vector!.searchChecked!(k, check, passRate)),
+      };
+      const r = runSearch({ reader, vector }, query, { channels: ['vector'], channelK: 5, limit: 5, filter, facts: false });
+      // Selection may show a child inside its selected parent: the same five symbols either way.
+      const ids = r.results.flatMap((x) => [x.id, ...(x.expandedChildren ?? [])]).map(Number);
+      return { calls, names: ids.map((id) => nameOf.get(id)).sort() };
+    };
+    /** The unfiltered ranking's first five that pass. */
+    const expected = (filter: string) => {
+      const pass = reader.idsPassing({ expression: parseFilter(filter) }, all.map((h) => h.nodeId));
+      return all.filter((h) => pass.has(h.nodeId)).slice(0, 5).map((h) => nameOf.get(h.nodeId)).sort();
+    };
+    // Unfiltered, the best hit is `retry`, the JS helper; the next ones are TS symbols of billing
+    // with close scores (their order can change with the embedding batch: compared as sets).
+    expect(nameOf.get(all[0]!.nodeId)).toBe('retry');
+    const billing = expected('lang:ts');
+    expect(billing).toHaveLength(5);
+    expect(billing).not.toContain('retry');
+    expect(billing).toEqual(expect.arrayContaining(['StripeProvider', 'StripeProvider.charge']));
+    // Every filter text is new to the connection, so no allowed set is cached. `lang:ts` passes
+    // most nodes of the fixture (92% in the sample: one JS file): checked on the nearest nodes.
+    const broad = 'lang:ts and not name:neverSeen1';
+    expect(reader.knownPassingFraction({ expression: parseFilter(broad) })).toBeNull();
+    expect(run(broad)).toEqual({ calls: ['checked'], names: billing });
+    expect(reader.knownPassingFraction({ expression: parseFilter(broad) })).toBeGreaterThanOrEqual(BROAD_FILTER_FRACTION);
+    // The same filter again: its allowed set is read (and cached for the searches that follow).
+    expect(reader.cachedNodeIdsMatching({ expression: parseFilter(broad) })).toBeNull();
+    expect(run(broad)).toEqual({ calls: ['set'], names: billing });
+    expect(reader.cachedNodeIdsMatching({ expression: parseFilter(broad) })).not.toBeNull();
+    // When checking gives up, the same answer from the allowed set.
+    const again = 'lang:ts and not name:neverSeen2';
+    expect(run(again, true)).toEqual({ calls: ['checked', 'set'], names: billing });
+    // A selective filter (the JS file's symbols) reads its allowed set at once.
+    const selective = 'lang:js and not name:neverSeen3';
+    expect(reader.passingFraction({ expression: parseFilter(selective) })).toBeLessThan(BROAD_FILTER_FRACTION);
+    const js = run(selective);
+    expect(js).toEqual({ calls: ['set'], names: expected(selective) });
+    expect(js.names).toContain('retry');
+    // A filter whose allowed set is cached (the fallback above read it) uses it.
+    expect(run(again)).toEqual({ calls: ['set'], names: billing });
   });
 
   it('a selective filter still returns the limit when that many symbols pass it', async () => {

@@ -13,7 +13,7 @@ import {
   type Language,
   type NodeKind,
 } from '@ca/schema';
-import { filterProbeEnough, filterProbeSize, isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord } from '@ca/store';
+import { BROAD_FILTER_FRACTION, isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord } from '@ca/store';
 import { estimateTokens, expandChildren } from './budget.js';
 import { reciprocalRankFusion, type ChannelRanking, type FusedHit } from './fusion.js';
 import { analyzeQuery, type Intent } from './queryAnalysis.js';
@@ -72,6 +72,13 @@ export interface VectorChannel {
    * `k` when at least `k` allowed nodes have vectors, however few the filter leaves.
    */
   search(k: number, allow: AllowedIds | null): { nodeId: number; score: number }[];
+  /**
+   * `search` among the nodes `check` accepts, asked about the nearest nodes a batch at a time
+   * (a broad filter not seen before: no allowed set to compute). The same answer as `search`
+   * with the accepted set, or null when too many near nodes failed (`passRate`, the fraction
+   * expected to pass, was wrong there) and the caller should pass the set after all.
+   */
+  searchChecked?(k: number, check: (ids: readonly number[]) => AllowedIds, passRate: number): { nodeId: number; score: number }[] | null;
 }
 
 export interface SearchContext {
@@ -239,6 +246,8 @@ interface Source {
   readonly filter: NodeFilter;
   /** Whether the filter restricts anything. */
   readonly restrictive: boolean;
+  /** Whether an earlier search on this connection used the same filter (the index unchanged since). */
+  readonly repeated: boolean;
   /** Which of `ids` pass the filter (null: all pass); a check of these ids, not a scan. */
   passing(ids: readonly number[]): AllowedIds | null;
   /** Every node passing the filter (null: no filter); read once per search, cached across searches by the store. */
@@ -322,7 +331,7 @@ export function searchSources(
     notices.push('empty query');
     return done([]);
   }
-  const sources: Source[] = inputs.map((input) => {
+  const sources: Source[] = inputs.map((input, s) => {
     const filter: NodeFilter = expression ? { expression } : {};
     const restrictive = isRestrictive(filter);
     let allowed: AllowedIds | null | undefined;
@@ -331,6 +340,8 @@ export function searchSources(
       ctx: input.ctx,
       filter,
       restrictive,
+      // Asked before any channel samples the filter: a fraction known now was sampled by an earlier search.
+      repeated: restrictive && guard(s, null, () => input.ctx.reader.knownPassingFraction(filter)) !== null,
       passing: (ids) => (restrictive ? input.ctx.reader.idsPassing(filter, ids) : null),
       // The whole allowed set is read once per search, and only when a channel needs it.
       allowed: () => (allowed === undefined ? (allowed = restrictive ? input.ctx.reader.nodeIdsMatching(filter) : null) : allowed),
@@ -394,7 +405,7 @@ export function searchSources(
     const perSource = sources.map((src, s): SourceHits =>
       guard(s, { ids: [], scores: [] }, () => {
         if (!src.ctx.vector) return { ids: [], scores: [] };
-        const hits = filteredNearest(src, src.ctx.vector, channelK, limit);
+        const hits = filteredNearest(src, src.ctx.vector, channelK);
         return { ids: hits.map((h) => h.nodeId), scores: hits.map((h) => h.score) };
       }),
     );
@@ -442,28 +453,28 @@ function mergeHits(perSource: readonly SourceHits[], k: number): number[] {
 
 /**
  * The nearest nodes passing the source's filter: `k` of them when that many pass and have
- * vectors — or, for a filter many nodes pass, the ones among the 2k nearest unfiltered
- * neighbours, when at least `atLeast` (the results asked for) and k/2 pass (`filterProbeEnough`;
- * they are the exact top of the filtered ranking, every node further away scoring lower). The
- * filter's allowed set is used when the store has it cached, when a sample says few nodes pass,
- * or when too few passed the probe — so a filter leaving one node deep in the ranking still
- * finds it, and a selective one still returns `k`.
+ * vectors, exactly the top of the filtered ranking. The filter's allowed set is used when the
+ * store has it cached, when a sample says few nodes pass (BM25 reads it then too), or when the
+ * filter comes again (an agent repeats its filters: the set is read once and cached for the
+ * searches that follow). A broad filter seen for the first time is checked on the nearest nodes
+ * a batch at a time instead (`searchChecked`), and its set read only when that gives up — so a
+ * filter leaving one node deep in the ranking still finds it, and a selective one still
+ * returns `k`.
  */
-function filteredNearest(src: Source, vector: VectorChannel, k: number, atLeast: number): { nodeId: number; score: number }[] {
+function filteredNearest(src: Source, vector: VectorChannel, k: number): { nodeId: number; score: number }[] {
   if (!src.restrictive) return vector.search(k, null);
   const { reader } = src.ctx;
   const cached = reader.cachedNodeIdsMatching(src.filter);
   if (cached) return vector.search(k, cached);
-  const probeK = filterProbeSize(k, reader.passingFraction(src.filter));
-  if (probeK !== null) {
-    const raw = vector.search(probeK, null);
-    const pass = src.passing(raw.map((h) => h.nodeId));
-    const kept = pass ? raw.filter((h) => pass.has(h.nodeId)) : raw;
-    // Fewer than asked for means every vector was returned: nothing further away was left out.
-    if (kept.length >= filterProbeEnough(k, atLeast) || raw.length < probeK) return kept.slice(0, k);
+  const fraction = reader.passingFraction(src.filter);
+  if (fraction >= BROAD_FILTER_FRACTION && !src.repeated && vector.searchChecked) {
+    const hits = vector.searchChecked(k, (ids) => src.passing(ids) ?? EVERY_ID, fraction);
+    if (hits) return hits;
   }
   return vector.search(k, src.allowed());
 }
+
+const EVERY_ID: AllowedIds = { has: () => true };
 
 /** Runs one index's reads, or drops the index with a notice when it fails (workspace search). */
 type Guard = <T>(source: number, fallback: T, read: () => T) => T;

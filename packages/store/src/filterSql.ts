@@ -224,16 +224,41 @@ export class NodeIdSet {
 const allowedCache = new WeakMap<SqliteDatabase, { stamp: string; sets: Map<string, NodeIdSet> }>();
 const ALLOWED_CACHE_ENTRIES = 16;
 
+/** Where a filter's nodes are looked for: one label's, or every node when the label holds every file version of the index. */
+export interface FilterScope {
+  readonly label: string;
+  /** Every file version of the index belongs to the label (`IndexReader.exclusive`): its check is skipped. */
+  readonly wholeIndex: boolean;
+}
+
+/** The files table joined as `f` when a condition reads it (compiled conditions name it `f.` and nothing else so: values are parameters). */
+function filesJoin(where: string): string {
+  return /\bf\./.test(where) ? 'JOIN files f ON f.id = n.file_id' : '';
+}
+
 /**
- * The ids of the label's nodes passing `where` (a condition over `n` and `f`), cached per
- * connection until any write: an agent repeats a filter across queries, and computing the set
- * reads every node row (docs/benchmarks.md, "Filters"). `onlyCached`: null unless it is cached.
+ * The joins and condition that keep `n` to the scope's nodes and bring in `f` when `where`
+ * reads it, for a query whose nodes come first (`… nodes n ${joins} WHERE … ${condition}`). A
+ * per-node label check and file lookup cost more than the filter's own columns, read from the
+ * covering index `nodes_filter` (docs/benchmarks.md, "Filters"); `params` gets the label first.
  */
-export function allowedNodeIds(db: SqliteDatabase, label: string, where: string, params: readonly unknown[], onlyCached = false): NodeIdSet | null {
+function scopeSql(scope: FilterScope, where: string, params: unknown[]): { joins: string; condition: string } {
+  const joins = filesJoin(where);
+  if (scope.wholeIndex) return { joins, condition: '' };
+  params.push(scope.label);
+  return { joins, condition: 'AND EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?))' };
+}
+
+/**
+ * The ids of the scope's nodes passing `where` (a condition over `n` and `f`), cached per
+ * connection until any write: an agent repeats a filter across queries, and computing the set
+ * reads every node of the label (docs/benchmarks.md, "Filters"). `onlyCached`: null unless it is cached.
+ */
+export function allowedNodeIds(db: SqliteDatabase, scope: FilterScope, where: string, params: readonly unknown[], onlyCached = false): NodeIdSet | null {
   const stamp = changeStamp(db);
   let cache = allowedCache.get(db);
   if (!cache || cache.stamp !== stamp) allowedCache.set(db, (cache = { stamp, sets: new Map() }));
-  const key = JSON.stringify([label, where, params]);
+  const key = JSON.stringify([scope.label, where, params]);
   let set = cache.sets.get(key);
   if (set) {
     cache.sets.delete(key);
@@ -242,18 +267,39 @@ export function allowedNodeIds(db: SqliteDatabase, label: string, where: string,
   }
   if (onlyCached) return null;
   // Prepared per call: conditions vary with every filter and must not fill the statement cache.
-  const ids = db
-    .prepare(
-    `SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id
-     JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
-     WHERE 1 = 1 ${where}`,
-  )
-    .pluck()
-    .all(label, ...params) as number[];
+  const joins = filesJoin(where);
+  const ids = (
+    scope.wholeIndex
+      ? db.prepare(`SELECT n.id FROM nodes n ${joins} WHERE 1 = 1 ${where}`).pluck().all(...params)
+      : // The label's files first, then their nodes through the covering index.
+        db
+          .prepare(
+            `SELECT n.id FROM label_files lf CROSS JOIN nodes n ON n.file_id = lf.file_id ${joins}
+             WHERE lf.label_id = (SELECT id FROM labels WHERE name = ?) ${where}`,
+          )
+          .pluck()
+          .all(scope.label, ...params)
+  ) as number[];
   set = NodeIdSet.of(ids);
   cache.sets.set(key, set);
   if (cache.sets.size > ALLOWED_CACHE_ENTRIES) cache.sets.delete(cache.sets.keys().next().value!);
   return set;
+}
+
+/**
+ * Which of `ids` are nodes of the scope passing `where`: the ids drive the loop, so the cost is
+ * per id, not per node of the index.
+ */
+export function idsPassingWhere(db: SqliteDatabase, scope: FilterScope, where: string, whereParams: readonly unknown[], ids: readonly number[]): Set<number> {
+  if (ids.length === 0) return new Set();
+  // In id order: neighbouring lookups then share node pages.
+  const params: unknown[] = [JSON.stringify(Array.from(Float64Array.from(ids).sort()))];
+  const { joins, condition } = scopeSql(scope, where, params);
+  const rows = db
+    .prepare(`SELECT n.id FROM json_each(?) t CROSS JOIN nodes n ON n.id = t.value ${joins} WHERE 1 = 1 ${condition} ${where}`)
+    .pluck()
+    .all(...params, ...whereParams) as number[];
+  return new Set(rows);
 }
 
 /** Files whose nodes a selectivity estimate checks (evenly spread over the file ids). */
@@ -266,27 +312,29 @@ const fractionCache = new WeakMap<SqliteDatabase, { stamp: string; fractions: Ma
  * hundred nodes, well under a millisecond where random node lookups cost ~10 ms at 100K
  * symbols), cached like allowed sets. Channels use it to choose between checking their best
  * unfiltered candidates and reading the filter's whole allowed set; a wrong guess costs time,
- * never results.
+ * never results. `onlyCached`: null unless it is cached (the filter was used before).
  */
-export function passingFraction(db: SqliteDatabase, label: string, where: string, params: readonly unknown[]): number {
+export function passingFraction(db: SqliteDatabase, scope: FilterScope, where: string, params: readonly unknown[], onlyCached = false): number | null {
   const stamp = changeStamp(db);
   let cache = fractionCache.get(db);
   if (!cache || cache.stamp !== stamp) fractionCache.set(db, (cache = { stamp, fractions: new Map() }));
-  const key = JSON.stringify([label, where, params]);
+  const key = JSON.stringify([scope.label, where, params]);
   const known = cache.fractions.get(key);
   if (known !== undefined) return known;
+  if (onlyCached) return null;
   const { lo, hi } = cachedStatement(db, `SELECT min(id) AS lo, max(id) AS hi FROM files`).get() as { lo: number | null; hi: number | null };
   let fraction = 1;
   if (lo !== null && hi !== null) {
     const step = Math.max(1, (hi - lo + 1) / SAMPLE_FILES);
     const ids = [...new Set(Array.from({ length: SAMPLE_FILES }, (_, i) => Math.floor(lo + i * step)))];
+    const scoped: unknown[] = [];
+    const { joins, condition } = scopeSql(scope, where, scoped);
     const row = db
       .prepare(
         `SELECT count(*) AS total, coalesce(sum(CASE WHEN 1 = 1 ${where} THEN 1 ELSE 0 END), 0) AS pass
-         FROM json_each(?) t CROSS JOIN nodes n ON n.file_id = t.value JOIN files f ON f.id = n.file_id
-         WHERE EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?))`,
+         FROM json_each(?) t CROSS JOIN nodes n ON n.file_id = t.value ${joins} WHERE 1 = 1 ${condition}`,
       )
-      .get(...params, JSON.stringify(ids), label) as { total: number; pass: number };
+      .get(...params, JSON.stringify(ids), ...scoped) as { total: number; pass: number };
     fraction = row.total > 0 ? row.pass / row.total : 1;
   }
   if (cache.fractions.size > 256) cache.fractions.clear();

@@ -17,7 +17,7 @@ export type {
   PreviousNode,
   PartialTarget,
 } from './writer.js';
-export { IndexReader, isRestrictive, filterProbeSize, filterProbeEnough } from './reader.js';
+export { IndexReader, isRestrictive, BROAD_FILTER_FRACTION } from './reader.js';
 export type { NodeRecord, NodeFilter, RankedHit, FileStatusRecord, LabelEntry, EdgeRecord } from './reader.js';
 export { compileFilter, NodeIdSet } from './filterSql.js';
 export type { CompiledFilter } from './filterSql.js';
@@ -39,6 +39,7 @@ export type {
   VectorStoreOptions,
   CoarseMode,
   KnnHit,
+  NodeCheck,
 } from './vectors.js';
 export { LoadNotes, LOAD_NOTE_KINDS } from './loadNotes.js';
 export type { LoadNote, LoadNoteKind } from './loadNotes.js';

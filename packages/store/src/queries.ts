@@ -56,21 +56,6 @@ export function findNodes(
   return { nodes, total, next: rows.length > limit && last ? { path: last.path, startByte: last.startByte, id: last.id } : null };
 }
 
-/** Which of `ids` are nodes of the label passing `filter`: the ids drive the loop, so the cost is per id, not per node of the index. */
-export function idsPassing(db: SqliteDatabase, label: string, filter: NodeFilter, ids: readonly number[]): Set<number> {
-  if (ids.length === 0) return new Set();
-  const params: unknown[] = [JSON.stringify(ids), label];
-  const where = filterSql(db, filter, params);
-  const rows = db
-    .prepare(
-      `SELECT n.id FROM json_each(?) t CROSS JOIN nodes n ON n.id = t.value JOIN files f ON f.id = n.file_id
-       WHERE EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)) ${where}`,
-    )
-    .pluck()
-    .all(...params) as number[];
-  return new Set(rows);
-}
-
 /** What a search result says about its symbol's place in the graph. */
 export interface NodeFacts {
   /** Distinct symbols with a call edge into it (in the label). */

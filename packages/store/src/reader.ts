@@ -1,8 +1,8 @@
 import { inflateRawSync } from 'node:zlib';
 import type { Confidence, EdgeType, FilterNode, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { allowedNodeIds, compileFilter, passingFraction, type NodeIdSet } from './filterSql.js';
-import { findNodes, idsPassing, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
+import { allowedNodeIds, compileFilter, idsPassingWhere, passingFraction, type FilterScope, type NodeIdSet } from './filterSql.js';
+import { findNodes, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
 import { cachedPluck, cachedStatement, changeStamp, readMetadata, type Statement } from './statements.js';
 
@@ -216,25 +216,13 @@ export function filterSql(db: SqliteDatabase, filter: NodeFilter | undefined, pa
 export const BM25_POSTING_BUDGET = 8000;
 
 /**
- * How many of its nearest unfiltered neighbours the filtered vector channel checks before it
- * reads the filter's allowed set, given the fraction of nodes a sample says pass: twice what it
- * was asked for, when at least a quarter pass (then about half of what was asked for passes, or
- * more); null for a more selective filter (its allowed set is then cheaper than a long probe:
- * the vector channel's KNN cost grows with k, 22 → 65 ms from 50 to 207 neighbours at 100K
- * symbols under load). The candidates that pass are the exact top of the filtered ranking.
+ * The fraction of nodes (as `IndexReader.passingFraction` estimates it) from which a filter not
+ * yet cached counts as broad: channels then check their best candidates against it a batch at a
+ * time (BM25 its ranked rows, the vector channel its nearest nodes, `VectorStore.knnChecked`)
+ * instead of reading its allowed set. Below it the set is small to hold and is read once, for
+ * every channel of the search (docs/decisions/019-filter-language.md).
  */
-export function filterProbeSize(limit: number, fraction: number): number | null {
-  return fraction >= 0.25 ? limit * 2 : null;
-}
-
-/**
- * How many hits the filtered vector channel must keep from its probe to answer without the allowed set:
- * at least `atLeast` (the results the search returns), and half of what it was asked for (the
- * channel's depth for fusion).
- */
-export function filterProbeEnough(limit: number, atLeast: number): number {
-  return Math.min(limit, Math.max(atLeast, Math.ceil(limit / 2)));
-}
+export const BROAD_FILTER_FRACTION = 0.25;
 
 interface TermStats {
   /** Rows matching one MATCH expression. */
@@ -353,27 +341,44 @@ export class IndexReader {
       return rows.map((r) => ({ nodeId: r.id, score: r.score }));
     }
     // BM25 scores do not depend on the filter: the filtered answer is the unfiltered ranking
-    // with the rows that fail it left out. FTS ranks every matching row alone (no join: it
-    // scores them all before sorting anyway); the rows are then kept by the filter's allowed set
-    // when it is cached or the filter is selective (a sample says under a quarter of the nodes
-    // pass: the set is cheap to read, or needed by the vector channel too), else checked a batch
-    // at a time in ranking order (`idsPassing`) until `limit` pass — exact either way.
-    const ranked = this.cached(
-      `SELECT rowid AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score FROM fts_nodes WHERE fts_nodes MATCH ? ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}), rowid`,
-    ).all(q.match) as { id: number; score: number }[];
+    // with the rows that fail it left out. FTS ranks the matching rows alone (no join); they are
+    // kept by the filter's allowed set when it is cached or the filter is selective (a sample
+    // says under a quarter of the nodes pass: the set is cheap to read, or needed by the vector
+    // channel too), else checked a batch at a time in ranking order (`idsPassing`) until `limit`
+    // pass — exact either way. A broad filter's passing rows are near the top: the head of the
+    // ranking is read under LIMIT (SQLite's bounded sort, as without a filter), and the whole
+    // ranking only when the head holds fewer than `limit` of them.
+    const ranking = (head: number | null) =>
+      this.cached(
+        `SELECT rowid AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score FROM fts_nodes WHERE fts_nodes MATCH ?
+         ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}), rowid${head === null ? '' : ' LIMIT ?'}`,
+      ).all(...(head === null ? [q.match] : [q.match, head])) as { id: number; score: number }[];
     const out: RankedHit[] = [];
-    const allowed = this.cachedNodeIdsMatching(filter!) ?? (this.passingFraction(filter!) < 0.25 ? this.nodeIdsMatching(filter!) : null);
+    const cached = this.cachedNodeIdsMatching(filter!);
+    const fraction = cached ? 1 : this.passingFraction(filter!);
+    const allowed = cached ?? (fraction < BROAD_FILTER_FRACTION ? this.nodeIdsMatching(filter!) : null);
     if (allowed) {
-      for (const r of ranked) {
+      for (const r of ranking(null)) {
         if (!allowed.has(r.id)) continue;
         out.push({ nodeId: r.id, score: r.score });
         if (out.length >= limit) break;
       }
       return out;
     }
-    for (let at = 0, batch = limit * 2; at < ranked.length && out.length < limit; at += batch, batch *= 2) {
+    const head = Math.ceil((2 * limit) / fraction);
+    let ranked = ranking(head);
+    let whole = ranked.length < head;
+    for (let at = 0, batch = limit * 2; out.length < limit; ) {
+      if (at >= ranked.length) {
+        if (whole) break;
+        ranked = ranking(null);
+        whole = true;
+        continue;
+      }
       const slice = ranked.slice(at, at + batch);
-      const passing = idsPassing(this.db, this.label, filter!, slice.map((r) => r.id));
+      at += slice.length;
+      batch *= 2;
+      const passing = this.idsPassing(filter!, slice.map((r) => r.id));
       for (const r of slice) {
         if (!passing.has(r.id)) continue;
         out.push({ nodeId: r.id, score: r.score });
@@ -449,26 +454,43 @@ export class IndexReader {
   nodeIdsMatching(filter: NodeFilter): NodeIdSet {
     const params: unknown[] = [];
     const where = filterSql(this.db, filter, params);
-    return allowedNodeIds(this.db, this.label, where, params)!;
+    return allowedNodeIds(this.db, this.filterScope(), where, params)!;
   }
 
   /** About what fraction of the label's nodes pass a filter (a sample; 1 without a filter). */
   passingFraction(filter: NodeFilter): number {
     const params: unknown[] = [];
     const where = filterSql(this.db, filter, params);
-    return where === '' ? 1 : passingFraction(this.db, this.label, where, params);
+    return where === '' ? 1 : passingFraction(this.db, this.filterScope(), where, params)!;
+  }
+
+  /**
+   * `passingFraction` when an earlier call sampled it (the filter was used before on this
+   * connection since the index last changed), else null: nothing is computed.
+   */
+  knownPassingFraction(filter: NodeFilter): number | null {
+    const params: unknown[] = [];
+    const where = filterSql(this.db, filter, params);
+    return where === '' ? 1 : passingFraction(this.db, this.filterScope(), where, params, true);
   }
 
   /** `nodeIdsMatching` when its answer is cached (nothing to compute), else null. */
   cachedNodeIdsMatching(filter: NodeFilter): NodeIdSet | null {
     const params: unknown[] = [];
     const where = filterSql(this.db, filter, params);
-    return allowedNodeIds(this.db, this.label, where, params, true);
+    return allowedNodeIds(this.db, this.filterScope(), where, params, true);
   }
 
   /** Which of `ids` are nodes of the label passing the filter (a check of a few candidates, not a scan). */
   idsPassing(filter: NodeFilter, ids: readonly number[]): Set<number> {
-    return idsPassing(this.db, this.label, filter, ids);
+    const params: unknown[] = [];
+    const where = filterSql(this.db, filter, params);
+    return idsPassingWhere(this.db, this.filterScope(), where, params, ids);
+  }
+
+  /** The label, and whether it holds the whole index (then filters need not check it per node). */
+  private filterScope(): FilterScope {
+    return { label: this.label, wholeIndex: this.exclusive() };
   }
 
   /** The label's nodes passing a filter, one page at a time in a stable order (`ca find`). */

@@ -56,12 +56,21 @@ function grow<T extends Float32Array | Int8Array | Uint8Array | Float64Array>(ar
   return next;
 }
 
-/** Min-heap of (score, payload) keeping the `capacity` largest scores. */
+/** Which of a batch of node ids a filter accepts (one question for the whole batch). */
+export type NodeCheck = (nodeIds: readonly number[]) => { has(nodeId: number): boolean };
+
+/**
+ * Min-heap of (score, item, payload) keeping the `capacity` best entries: the highest scores,
+ * the lowest item on equal scores — so which of several equal scores are kept does not depend
+ * on the order they came in, or on the capacity.
+ */
 class TopHeap {
   readonly scores: Float64Array;
   readonly items: Int32Array;
   readonly extra: Int32Array;
   size = 0;
+  /** Entries offered (`scan`: the nodes eligible), kept or not. */
+  eligible = 0;
 
   constructor(readonly capacity: number) {
     this.scores = new Float64Array(capacity);
@@ -69,9 +78,15 @@ class TopHeap {
     this.extra = new Int32Array(capacity);
   }
 
-  /** The score a new entry must beat once the heap is full. */
+  /** The score a new entry must reach once the heap is full (equal to it, a lower item wins). */
   get floor(): number {
     return this.size < this.capacity ? -Infinity : this.scores[0]!;
+  }
+
+  /** Whether entry `i` ranks below (score, item). */
+  private below(i: number, score: number, item: number): boolean {
+    const s = this.scores[i]!;
+    return s < score || (s === score && this.items[i]! > item);
   }
 
   push(score: number, item: number, extra: number): void {
@@ -80,7 +95,7 @@ class TopHeap {
       let i = this.size++;
       while (i > 0) {
         const p = (i - 1) >> 1;
-        if (scores[p]! <= score) break;
+        if (this.below(p, score, item)) break;
         scores[i] = scores[p]!;
         items[i] = items[p]!;
         this.extra[i] = this.extra[p]!;
@@ -91,7 +106,7 @@ class TopHeap {
       this.extra[i] = extra;
       return;
     }
-    if (score <= scores[0]!) return;
+    if (!this.below(0, score, item)) return;
     // Replace the root and sift down.
     let i = 0;
     const n = this.size;
@@ -99,8 +114,8 @@ class TopHeap {
       const l = 2 * i + 1;
       if (l >= n) break;
       const r = l + 1;
-      const c = r < n && scores[r]! < scores[l]! ? r : l;
-      if (scores[c]! >= score) break;
+      const c = r < n && this.below(r, scores[l]!, items[l]!) ? r : l;
+      if (!this.below(c, score, item)) break;
       scores[i] = scores[c]!;
       items[i] = items[c]!;
       this.extra[i] = this.extra[c]!;
@@ -308,18 +323,96 @@ export class VectorIndex {
    */
   search(query: Float32Array, k: number, allow: ((nodeId: number) => boolean) | null, rescore?: number): KnnHit[] {
     if (k <= 0 || this.assignmentCount === 0) return [];
+    const { scores, qInv } = this.score(query);
+    const need = this.firstPassSize(k, rescore);
+    const heap = this.scan(need, allow, scores);
+    if (this.mode === 'float') return this.finish(heap, qInv);
+    return this.refine(Array.from(heap.items.subarray(0, heap.size)), query, qInv, k);
+  }
+
+  /**
+   * `search` among the nodes `check` accepts, without the set of every accepted node: the
+   * first pass walks the nearest nodes (those `allow` passes) best first and asks `check` about
+   * them a batch at a time, until it has as many accepted candidates as `search` keeps. The
+   * answer is `search(query, k, accepted)`'s, exactly; the cost is the nodes checked, which
+   * `passRate` (the expected fraction accepted) sizes. Returns null when fewer than that many
+   * are accepted among the `maxChecked` nearest (nodes near the query fail far more often than
+   * the rate said): the caller then passes the accepted set to `search`.
+   */
+  searchChecked(
+    query: Float32Array,
+    k: number,
+    allow: ((nodeId: number) => boolean) | null,
+    check: NodeCheck,
+    options: { readonly passRate: number; readonly maxChecked: number; readonly rescore?: number },
+  ): KnnHit[] | null {
+    if (k <= 0 || this.assignmentCount === 0) return [];
+    const { scores, qInv } = this.score(query);
+    const need = this.firstPassSize(k, options.rescore);
+    const maxChecked = Math.max(need, Math.floor(options.maxChecked));
+    let rate = Math.min(1, Math.max(options.passRate, 1 / 64));
+    const starts: number[] = [];
+    const bestRows: number[] = [];
+    const bestScores: number[] = [];
+    let checked = 0;
+    // Nearest nodes first: a heap of `capacity`, sorted, widened (×4) while too few were accepted.
+    let capacity = Math.min(maxChecked, Math.ceil((need / rate) * 1.5) + 64);
+    for (;;) {
+      const heap = this.scan(capacity, allow, scores);
+      const order = sortedEntries(heap);
+      while (checked < order.length && starts.length < need) {
+        // Enough for the candidates still missing at the rate seen so far, with a margin.
+        const size = Math.max(64, Math.ceil(((need - starts.length) / rate) * 1.2));
+        const batch = order.slice(checked, checked + size);
+        const ids = batch.map((e) => this.rowNode[heap.items[e]!]!);
+        const accepted = check(ids);
+        for (let i = 0; i < batch.length && starts.length < need; i++) {
+          if (!accepted.has(ids[i]!)) continue;
+          const e = batch[i]!;
+          starts.push(heap.items[e]!);
+          bestRows.push(heap.extra[e]!);
+          bestScores.push(heap.scores[e]!);
+        }
+        checked += batch.length;
+        rate = Math.max(starts.length / checked, 1 / 64);
+      }
+      // Enough, or every eligible node was checked: the answer is exact.
+      if (starts.length >= need || checked >= heap.eligible) break;
+      if (capacity >= maxChecked) return null;
+      capacity = Math.min(maxChecked, capacity * 4);
+    }
+    if (this.mode === 'float') {
+      return starts.map((_, i) => ({ nodeId: this.rowNode[bestRows[i]!]!, score: bestScores[i]! * qInv, window: this.rowWindow[bestRows[i]!]! }));
+    }
+    return this.refine(starts, query, qInv, k);
+  }
+
+  /** Scores every vector against the query (into the reused scratch array). */
+  private score(query: Float32Array): { scores: Float32Array; qInv: number } {
     let qn = 0;
     for (let i = 0; i < this.dims; i++) qn += query[i]! * query[i]!;
-    const qInv = qn > 0 ? 1 / Math.sqrt(qn) : 0;
     if (this.scratch.length < this.vectorCount) this.scratch = new Float32Array(this.ids.length);
-    const scores = this.scratch;
-    this.denseScores(query, scores);
-    // Never more heap slots than assignment rows (a huge k must not allocate k × factor).
-    const cap = (n: number): number => Math.max(1, Math.min(n, this.assignmentCount));
-    if (this.mode === 'float') return this.finish(this.scan(cap(k), allow, scores), qInv);
-    const candidates = cap(Math.max(k * this.options.rescoreFactor, rescore ?? this.options.rescoreMin));
-    const heap = this.scan(candidates, allow, scores);
-    let starts = Array.from(heap.items.subarray(0, heap.size));
+    this.denseScores(query, this.scratch);
+    return { scores: this.scratch, qInv: qn > 0 ? 1 / Math.sqrt(qn) : 0 };
+  }
+
+  /**
+   * How many nodes the first pass keeps: `k` for the exact `float` mode, else the candidates
+   * re-scored (`max(k × rescoreFactor, rescore)`). Never more than the assignment rows (a huge k
+   * must not allocate k × factor).
+   */
+  private firstPassSize(k: number, rescore: number | undefined): number {
+    const n = this.mode === 'float' ? k : Math.max(k * this.options.rescoreFactor, rescore ?? this.options.rescoreMin);
+    return Math.max(1, Math.min(n, this.assignmentCount));
+  }
+
+  /**
+   * Quantised modes: the first pass's candidates (by first assignment row) re-scored, narrowed
+   * by int8 first for `binary-lut-int8`. In row order, so that ties break alike however the
+   * candidates were found.
+   */
+  private refine(starts: number[], query: Float32Array, qInv: number, k: number): KnnHit[] {
+    starts.sort((a, b) => a - b);
     if (this.mode === 'binary-lut-int8') starts = this.narrowInt8(starts, query, Math.max(k * 3, this.options.floatCandidates));
     return this.rescore(starts, query, qInv, k);
   }
@@ -337,6 +430,7 @@ export class VectorIndex {
       while (end < n && rowNode[end] === node) end++;
       r = end;
       if (allow !== null && !allow(node)) continue;
+      heap.eligible++;
       let best = -Infinity;
       let bestRow = start;
       for (let i = start; i < end; i++) {
@@ -346,7 +440,7 @@ export class VectorIndex {
           bestRow = i;
         }
       }
-      if (best > heap.floor) heap.push(best, start, bestRow);
+      if (best >= heap.floor) heap.push(best, start, bestRow);
     }
     return heap;
   }
@@ -502,6 +596,16 @@ export class VectorIndex {
       }
     }
   }
+}
+
+/**
+ * A scan's heap entries best first: score descending, then first assignment row (so node id)
+ * ascending — the order in which a heap of any smaller capacity would have kept them.
+ */
+function sortedEntries(heap: TopHeap): number[] {
+  const order = Array.from({ length: heap.size }, (_, i) => i);
+  const { scores, items } = heap;
+  return order.sort((a, b) => scores[b]! - scores[a]! || items[a]! - items[b]!);
 }
 
 const POPCOUNT8 = (() => {

@@ -3,7 +3,7 @@ import type { Statement } from 'better-sqlite3';
 import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { cachedPluck, cachedRaw, cachedStatement, changeStamp } from './statements.js';
-import { VectorIndex, type CoarseMode, type KnnHit } from './vectorIndex.js';
+import { VectorIndex, type CoarseMode, type KnnHit, type NodeCheck } from './vectorIndex.js';
 
 /** The embedding model whose vectors the index holds; any change re-embeds from scratch. */
 export interface EmbeddingModel {
@@ -68,13 +68,21 @@ export interface VectorStoreOptions {
   readonly floatCandidates?: number;
 }
 
-export type { CoarseMode, KnnHit };
+export type { CoarseMode, KnnHit, NodeCheck };
 
 const META_MODEL = 'embedding_model';
 const META_REVISION = 'embedding_revision';
 const META_DIMS = 'embedding_dims';
 const META_GENERATION = 'vectors_generation';
 const META_EPOCH = 'vectors_epoch';
+
+/**
+ * `knnChecked`: nodes checked per first-pass candidate, at most, before it gives up. A checked
+ * node costs several times what one node of a whole accepted set's scan does, so the limit keeps
+ * a failed attempt well under the cost of the set that follows it at 100K symbols, while a
+ * filter a quarter of the nodes pass needs about 4 per candidate (docs/benchmarks.md, "Filters").
+ */
+const CHECKED_PER_CANDIDATE = 16;
 
 /** sqlite-vec's hard limit on `k` in a KNN query. */
 export const VEC0_MAX_K = 4096;
@@ -441,6 +449,37 @@ export class VectorStore {
     if (this.opts.search === 'vec0') return this.knnVec0(model, query, k, allow);
     const index = this.refresh(model);
     return index.search(query, k, allow, options.rescore);
+  }
+
+  /**
+   * `knn` among the nodes `check` accepts, asking it about the nearest nodes a batch at a time
+   * instead of taking the set of every accepted node (a filter never seen before: computing its
+   * whole set reads every node of the label). The answer is `knn` with `allow` = the accepted
+   * nodes, exactly. `passRate`: the fraction of nodes expected to pass (sizes the batches);
+   * `maxChecked`: how many nodes may be checked (default 16 × the candidates `knn` keeps) before
+   * giving up with null — nodes near the query fail far more often than the rate said, and the
+   * caller is better off computing the accepted set. Also null in `vec0` search mode.
+   */
+  knnChecked(
+    query: Float32Array,
+    k: number,
+    check: NodeCheck,
+    options: Omit<KnnOptions, 'allow'> & { readonly passRate: number; readonly maxChecked?: number },
+  ): KnnHit[] | null {
+    const model = this.model();
+    if (!model) return [];
+    if (query.length !== model.dims) {
+      throw new CaError('invalid_query', `query vector has ${query.length} dims, the index holds ${model.dims}`);
+    }
+    if (!Number.isInteger(k) || k <= 0) return [];
+    if (this.opts.search === 'vec0') return null;
+    const index = this.refresh(model);
+    const candidates = this.opts.coarse === 'float' ? k : Math.max(k * this.opts.rescoreFactor, options.rescore ?? this.opts.rescoreMin);
+    return index.searchChecked(query, k, this.allowPredicate(options), check, {
+      passRate: options.passRate,
+      maxChecked: options.maxChecked ?? candidates * CHECKED_PER_CANDIDATE,
+      ...(options.rescore !== undefined ? { rescore: options.rescore } : {}),
+    });
   }
 
   /**

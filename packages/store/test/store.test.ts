@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { CaError } from '@ca/schema';
-import { LATEST_SCHEMA_VERSION, Store } from '../src/index.js';
+import { CaError, parseFilter } from '@ca/schema';
+import { LATEST_SCHEMA_VERSION, Store, type IndexReader } from '../src/index.js';
 import { fileWithSymbols, fileWrite, node, dbOf, keyPlanner } from './helpers.js';
 
 function tempDb(): string {
@@ -129,6 +129,37 @@ describe('writer', () => {
     store.writer.removePaths('main', ['src/a.ts']);
     expect(dbOf(store).prepare(`SELECT COUNT(*) AS c FROM files`).get()).toEqual({ c: 0 });
     expect(dbOf(store).prepare(`SELECT COUNT(*) AS c FROM nodes`).get()).toEqual({ c: 0 });
+    store.close();
+  });
+
+  it('filters read the label\'s nodes only, with and without other labels in the index', () => {
+    const store = Store.open(tempDb());
+    const generated = { ...fileWithSymbols('src/gen.ts', 'g1', [{ name: 'made' }]), generated: true };
+    store.writer.writeBatch('working', [fileWithSymbols('src/a.ts', 'h1', [{ name: 'alpha' }, { name: 'beta' }]), generated], keyPlanner);
+    const working = store.reader('working');
+    const functions = { expression: parseFilter('kind:function') };
+    const madeOnes = { expression: parseFilter('is:generated and kind:function') };
+    const idOf = (reader: IndexReader, name: string) => reader.bySuffix(name)[0]!.id;
+    const [alpha, beta, made] = ['alpha', 'beta', 'made'].map((n) => idOf(working, n)) as [number, number, number];
+    // One label: it holds every file version (the per-node label check is skipped).
+    expect(working.exclusive()).toBe(true);
+    expect([...working.nodeIdsMatching(functions)]).toEqual([alpha, beta, made]);
+    expect([...working.nodeIdsMatching(madeOnes)]).toEqual([made]);
+    expect(working.idsPassing(functions, [made, alpha, 9999])).toEqual(new Set([made, alpha]));
+    expect(working.idsPassing(madeOnes, [alpha, made])).toEqual(new Set([made]));
+    // 3 of the 5 nodes (two file nodes) are functions.
+    expect(working.passingFraction(functions)).toBe(3 / 5);
+    // Another label with another version of src/a.ts: each label sees its own nodes.
+    store.writer.writeBatch('main', [fileWithSymbols('src/a.ts', 'h2', [{ name: 'gamma' }])], keyPlanner);
+    const main = store.reader('main');
+    const gamma = idOf(main, 'gamma');
+    expect([working.exclusive(), main.exclusive()]).toEqual([false, false]);
+    expect([...working.nodeIdsMatching(functions)]).toEqual([alpha, beta, made]);
+    expect([...main.nodeIdsMatching(functions)]).toEqual([gamma]);
+    expect(working.idsPassing(functions, [gamma, beta])).toEqual(new Set([beta]));
+    expect(main.idsPassing(functions, [gamma, beta, made])).toEqual(new Set([gamma]));
+    expect(main.idsPassing(madeOnes, [gamma, made])).toEqual(new Set());
+    expect([working.passingFraction(functions), main.passingFraction(functions)]).toEqual([3 / 5, 1 / 2]);
     store.close();
   });
 

@@ -298,6 +298,110 @@ describe.each(MODES)('knn ($name)', ({ options }) => {
   });
 });
 
+/** Deterministic pseudo-random unit vectors (a fixed LCG): quantised modes then see varied codes and ties. */
+function scattered(count: number, seed = 7): Float32Array[] {
+  let s = seed;
+  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 2 - 1;
+  return Array.from({ length: count }, () => unit(next(), next(), next(), next()));
+}
+
+describe.each(MODES)('knnChecked ($name)', ({ name, options }) => {
+  it('answers what knn does with the accepted set, asking about the nearest nodes a batch at a time', () => {
+    const store = open();
+    const ids = seedMany(store, 'working', 'src/bulk.ts', 3000);
+    const vs = new VectorStore(dbOf(store), options);
+    vs.ensureModel(MODEL);
+    putAndAssign(vs, ids, scattered(ids.length));
+    // A third of the nodes pass, spread over the index.
+    const accepted = new Set(ids.filter((_, i) => i % 3 === 1));
+    const asked: number[][] = [];
+    const check = (batch: readonly number[]) => (asked.push([...batch]), new Set(batch.filter((id) => accepted.has(id))));
+    for (const [query, k] of [[unit(1, 0.2, -0.3, 0.5), 10], [unit(-0.4, 1, 0.1, 0), 40], [unit(0, 0, 0, 1), 1]] as const) {
+      asked.length = 0;
+      const hits = vs.knnChecked(query, k, check, { passRate: 1 / 3 });
+      if (name === 'vec0') {
+        // sqlite-vec has no nearest-first walk here: the caller passes the accepted set instead.
+        expect(hits).toBeNull();
+        continue;
+      }
+      expect(hits).toEqual(vs.knn(query, k, { allow: accepted }));
+      expect(hits!.length).toBe(k);
+      // Each node asked about once, and not every node: the first pass keeps k (float) or 400
+      // candidates (the quantised modes' rescoreMin, over k × 10 here), a third pass, so one
+      // batch of 1.2 × 3 × 400 = 1,440 nodes is enough; float: 64 (the smallest batch) for
+      // k = 10, 1.2 × 3 × 40 = 144 for k = 40, and for k = 1 the 16 per candidate it may check.
+      const seen = asked.flat();
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen.length).toBe(name === 'memory/float' ? { 10: 64, 40: 144, 1: 16 }[k] : 1440);
+    }
+  });
+});
+
+describe('knnChecked (exact float mode, nodes on a quarter circle)', () => {
+  /** 6,000 nodes, node i at angle i·(π/2)/6000: a query along the first axis ranks them by index. */
+  function quarterCircle(): { vs: VectorStore; ids: number[] } {
+    const store = open();
+    const ids = seedMany(store, 'working', 'src/bulk.ts', 6000);
+    const vs = new VectorStore(dbOf(store), { coarse: 'float' });
+    vs.ensureModel(MODEL);
+    putAndAssign(
+      vs,
+      ids,
+      ids.map((_, i) => {
+        const t = (i * Math.PI) / 2 / ids.length;
+        return v(Math.cos(t), Math.sin(t), 0, 0);
+      }),
+    );
+    return { vs, ids };
+  }
+
+  it('asks about the nearest nodes in order, no more than the rate says it needs', () => {
+    const { vs, ids } = quarterCircle();
+    const asked: number[][] = [];
+    // Every third node passes (indexes 0, 3, 6 …).
+    const check = (batch: readonly number[]) => (asked.push([...batch]), new Set(batch.filter((id) => ids.indexOf(id) % 3 === 0)));
+    const hits = vs.knnChecked(v(1, 0, 0, 0), 10, check, { passRate: 1 / 3 });
+    // 10 wanted at a rate of 1/3: one batch of 64 (the smallest), nodes 0–63, of which 22 pass.
+    expect(asked).toEqual([ids.slice(0, 64)]);
+    expect(hits!.map((h) => ids.indexOf(h.nodeId))).toEqual([0, 3, 6, 9, 12, 15, 18, 21, 24, 27]);
+    hits!.forEach((h, j) => expect(h.score).toBeCloseTo(Math.cos((j * 3 * Math.PI) / 2 / ids.length), 5));
+  });
+
+  it('gives up (null) when the nearest maxChecked nodes hold too few, and is exact when it reads them all', () => {
+    const { vs, ids } = quarterCircle();
+    // Every 400th node passes (15 nodes), while the caller expected half.
+    const allowedIdx = Array.from({ length: 15 }, (_, j) => j * 400);
+    const accepted = new Set(allowedIdx.map((i) => ids[i]!));
+    let asked = 0;
+    const check = (batch: readonly number[]) => ((asked += batch.length), new Set(batch.filter((id) => accepted.has(id))));
+    // The 500 nearest are nodes 0–499: two pass (0 and 400), ten were asked for.
+    expect(vs.knnChecked(v(1, 0, 0, 0), 10, check, { passRate: 0.5, maxChecked: 500 })).toBeNull();
+    expect(asked).toBe(500);
+    // Allowed to check every node: the ten nearest that pass, as knn with the set answers.
+    const all = vs.knnChecked(v(1, 0, 0, 0), 10, check, { passRate: 0.5, maxChecked: ids.length });
+    expect(all!.map((h) => h.nodeId)).toEqual(allowedIdx.slice(0, 10).map((i) => ids[i]!));
+    expect(all).toEqual(vs.knn(v(1, 0, 0, 0), 10, { allow: accepted }));
+    // Fewer pass than asked for, within the limit: all of them, no padding, no null.
+    const two = new Set([ids[5999]!, ids[3000]!]);
+    expect(vs.knnChecked(v(1, 0, 0, 0), 10, (batch) => new Set(batch.filter((id) => two.has(id))), { passRate: 0.5, maxChecked: ids.length })!.map((h) => h.nodeId)).toEqual([ids[3000], ids[5999]]);
+  });
+
+  it('keeps to the label, like knn', () => {
+    const store = open();
+    const work = seedMany(store, 'working', 'src/bulk.ts', 50);
+    const feature = seedMany(store, 'feature/x', 'src/feature.ts', 3);
+    const vs = new VectorStore(dbOf(store), { coarse: 'float' });
+    vs.ensureModel(MODEL);
+    putAndAssign(vs, work, work.map(() => unit(1, 0.01, 0, 0)), 'w');
+    putAndAssign(vs, feature, [unit(0, 1, 0, 0), unit(0, 1, 1, 0), unit(0, 0, 1, 0)], 'f');
+    const asked: number[] = [];
+    const hits = vs.knnChecked(unit(1, 0, 0, 0), 2, (batch) => (asked.push(...batch), new Set(batch)), { passRate: 1, label: 'feature/x' });
+    // Only the label's three nodes are candidates; cos is 0 for all three, so ties break by node id.
+    expect(asked).toEqual(feature);
+    expect(hits!.map((h) => h.nodeId)).toEqual([feature[0], feature[1]]);
+  });
+});
+
 describe('model changes', () => {
   it('resets on a new model, revision or dimension, recreating vec0, and never serves old vectors', () => {
     const path = tempDb();
