@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Engine, NAVIGATIONS, renderGraph, toSymbolView, validateLabelName, type Navigation, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
 import { CaError, CONFIDENCES, type Confidence } from '@ca/schema';
-import { printJson, ProgressBar, reportError } from './output.js';
+import { printJson, ProgressBar, reportError, watchErrorLine } from './output.js';
 import { cmdFind, cmdSearch, cmdView, freshnessNote, joinNegativeNumbers, labelOf, labelOption, openRepo, viewOptionsOf, type QueryValues } from './query.js';
 import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
 import { readContext, writeContext } from './context.js';
@@ -234,7 +234,11 @@ async function cmdWatch(values: Values, args: string[]): Promise<number> {
         if (first && !values.json) process.stdout.write(`watching ${engine.repoRoot} (Ctrl-C to stop)\n`);
         first = false;
       },
-      printError: (e) => reportError(e, values.json),
+      // With --json a failed run is one line too (`event: "error"`); the watch goes on.
+      printError: (e) => {
+        if (values.json) process.stdout.write(watchErrorLine(e));
+        reportError(e, false);
+      },
     });
     return 0;
   } finally {

@@ -18,6 +18,12 @@ export function reportError(e: unknown, json: boolean): number {
   return exitCodeOf(err);
 }
 
+/** `ca watch --json`: a failed run as one JSON line (the stream stays one object per line). */
+export function watchErrorLine(e: unknown): string {
+  const err = toCaError(e);
+  return `${JSON.stringify({ event: 'error', error: { code: err.code, message: err.message } })}\n`;
+}
+
 /** A single-line progress bar on stderr, only on a TTY and never with --json. */
 export class ProgressBar {
   private lastDraw = 0;

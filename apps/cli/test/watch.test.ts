@@ -125,3 +125,14 @@ describe.skipIf(MODEL_MISSING !== null)('ca watch with the embedding model: vect
     }
   }, 180_000);
 });
+
+describe('ca watch --json: a failed run', () => {
+  it('is one JSON line on stdout (the stream stays one object per line), its message on stderr', async () => {
+    const { watchErrorLine } = await import('../src/output.js');
+    const { CaError } = await import('@ca/schema');
+    const line = watchErrorLine(new CaError('io_error', 'cannot write the index: disk full\nat writeBatch'));
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.slice(0, -1).includes('\n')).toBe(false);
+    expect(JSON.parse(line)).toEqual({ event: 'error', error: { code: 'io_error', message: 'cannot write the index: disk full\nat writeBatch' } });
+  });
+});
