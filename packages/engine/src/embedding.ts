@@ -159,6 +159,25 @@ export async function embedPending(
 }
 
 /**
+ * Starts loading the model into the indexing embedder's workers without embedding anything, so
+ * a run whose vectors come after a long step (the semantic pass) finds it ready. Never fails
+ * and never downloads: a model that is not on disk is left to `embedPending` to report.
+ */
+export async function prewarmEmbedder(
+  config: Config['embedding'],
+  acquire: (resolution: ResolvedModel, options: WorkerEmbedderOptions) => Promise<Embedder>,
+): Promise<void> {
+  if (!config.enabled) return;
+  try {
+    const resolution = await resolveModel({ ...config, allow_download: false });
+    if (!resolution.ok) return;
+    await acquire(resolution, { batchSize: config.batch_size, batchTokens: config.batch_tokens, workers: config.workers });
+  } catch {
+    // embedPending meets the same failure and reports it.
+  }
+}
+
+/**
  * The indexing embedder of a long-lived engine: its workers are kept across `index()` calls (an
  * edit then re-embeds without reloading the model); replaced when the model, batch limits or
  * worker count change, dropped after a failure. Idle workers do not keep the process alive.

@@ -28,7 +28,7 @@ import { skeletonOf, type AnalysisRegion, type SyntacticSkeleton, type TsSemanti
 import type { RoslynHost } from '@ca/parse-cs';
 import type { AdapterSet } from './adapters.js';
 import { projectFiles } from './csProjects.js';
-import { embedPending, META_VECTORS_PENDING, type EmbedReport, type IndexEmbedder } from './embedding.js';
+import { embedPending, META_VECTORS_PENDING, prewarmEmbedder, type EmbedReport, type IndexEmbedder } from './embedding.js';
 import { unreadableFile, type ProcessedFile } from './fileProcessing.js';
 import { ParsePool } from './parsePool.js';
 import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
@@ -318,6 +318,8 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
         store.semantic.markPending(scope.paths.flatMap((p) => now.get(p)?.fileId ?? []), scope.reason);
       }
     }
+    // The new symbols' vectors come after the pass: the model loads meanwhile.
+    if (wroteFiles) void prewarmEmbedder(config.embedding, ctx.embedder.acquire);
     const regions = contextChanges.length > 0 ? [] : semanticRegions(planned, carried, dirty);
     semantic = await runSemantic(ctx, label, request.contextKey, source, skeletons, regions, options, progress);
   }

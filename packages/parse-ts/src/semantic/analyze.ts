@@ -566,6 +566,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
 
   for (const abs of targets) {
     await ctx.checkpoint();
+    const tf = ctx.timing ? process.cpuUsage() : null;
     const sf = program.getSourceFile(abs);
     const rel = repoRelative(root, abs);
     const excludedReason = excluded.get(abs);
@@ -970,6 +971,11 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
       const cur = counts.get(k);
       if (cur) cur.count++;
       else counts.set(k, { path: c.path, symbolKey: c.key, count: 1 });
+    }
+    if (tf !== null) {
+      const u = process.cpuUsage(tf);
+      const region = ctx.regions?.get(abs);
+      ctx.timing!(`file ${rel} ${region ? `region=${region.size}` : 'whole'} edges=${pending.length} cpu=${((u.user + u.system) / 1e6).toFixed(2)}`);
     }
   }
 
