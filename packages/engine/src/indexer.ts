@@ -319,7 +319,7 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
       }
     }
     // The new symbols' vectors come after the pass: the model loads meanwhile.
-    if (wroteFiles) void prewarmEmbedder(config.embedding, ctx.embedder.acquire);
+    if (wroteFiles && options.embedLimit !== 0) void prewarmEmbedder(config.embedding, ctx.embedder.acquire);
     const regions = contextChanges.length > 0 ? [] : semanticRegions(planned, carried, dirty);
     semantic = await runSemantic(ctx, label, request.contextKey, source, skeletons, regions, options, progress);
   }
