@@ -55,7 +55,7 @@ describe('ts-monorepo: projects', () => {
   });
 
   it('handshake reports protocol, capabilities and extractor version', () => {
-    expect(service.workerInfo?.protocolVersion).toBe(3);
+    expect(service.workerInfo?.protocolVersion).toBe(4);
     expect(service.workerInfo?.extractorVersion).toBe('ts-semantic-6');
     expect(service.workerInfo?.capabilities).toEqual([
       'calls',
@@ -67,6 +67,8 @@ describe('ts-monorepo: projects', () => {
       'imports',
       'key_refinements',
       'reference_counts',
+      'regions',
+      'prepare',
     ]);
   });
 });
