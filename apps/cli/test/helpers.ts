@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -72,4 +72,44 @@ export function dotnetMissing(): string | null {
 export function mkfifo(path: string): void {
   const r = spawnSync('mkfifo', [path], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`mkfifo ${path} failed: ${r.stderr}`);
+}
+
+/** A line `ca watch --json` prints per run. */
+export interface WatchLine {
+  event: string;
+  files: number;
+  changed: number;
+  removed: number;
+}
+
+/** `ca watch --json` on `repo` in a child process, its lines parsed as they come; `line(n)` waits for the n-th (1-based). */
+export function watchChild(repo: string, env: NodeJS.ProcessEnv, timeoutMs: number) {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'watch', repo, '--json', '--debounce', '100'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: WatchLine[] = [];
+  let stderr = '';
+  const waiters: (() => void)[] = [];
+  let buffer = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (d: string) => {
+    buffer += d;
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      lines.push(JSON.parse(buffer.slice(0, nl)) as WatchLine);
+      buffer = buffer.slice(nl + 1);
+      for (const w of waiters.splice(0)) w();
+    }
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (d: string) => (stderr += d));
+  const line = (n: number) =>
+    new Promise<WatchLine>((res, rej) => {
+      const timer = setTimeout(() => rej(new Error(`no line ${n} within ${timeoutMs} ms; got ${JSON.stringify(lines)}; stderr: ${stderr}`)), timeoutMs);
+      const check = () => {
+        if (lines.length < n) return waiters.push(check);
+        clearTimeout(timer);
+        res(lines[n - 1]!);
+      };
+      check();
+    });
+  return { child, lines, line, stderr: () => stderr };
 }

@@ -1,54 +1,25 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type IndexReport } from '@ca/engine';
 import { watchRepository } from '../src/watch.js';
+import { watchChild, type WatchLine } from './helpers.js';
 
 const ROOT = resolve(__dirname, '../../..');
 const BIN = join(ROOT, 'apps/cli/dist/main.js');
 const ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CA_')));
 
-interface WatchLine {
-  event: string;
-  files: number;
-  changed: number;
-  removed: number;
-}
-
 describe('ca watch', () => {
   let repo: string;
   let child: ChildProcess;
-  const lines: WatchLine[] = [];
-  const waiters: (() => void)[] = [];
-  /** Resolves with the n-th JSON line (1-based) once it has been printed. */
-  const line = (n: number) =>
-    new Promise<WatchLine>((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`no line ${n} within 60 s; got ${JSON.stringify(lines)}`)), 60_000);
-      const check = () => {
-        if (lines.length < n) return waiters.push(check);
-        clearTimeout(timer);
-        res(lines[n - 1]!);
-      };
-      check();
-    });
+  let line: (n: number) => Promise<WatchLine>;
 
   beforeAll(() => {
     repo = join(mkdtempSync(join(tmpdir(), 'ca-watch-')), 'repo');
     cpSync(join(ROOT, 'fixtures/ts-app'), repo, { recursive: true });
-    child = spawn(process.execPath, [BIN, 'watch', repo, '--json', '--debounce', '100'], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-    let buffer = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (d: string) => {
-      buffer += d;
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        lines.push(JSON.parse(buffer.slice(0, nl)) as WatchLine);
-        buffer = buffer.slice(nl + 1);
-        for (const w of waiters.splice(0)) w();
-      }
-    });
+    ({ child, line } = watchChild(repo, ENV, 60_000));
   });
   afterAll(() => {
     if (child.exitCode === null) child.kill('SIGKILL');

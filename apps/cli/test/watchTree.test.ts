@@ -1,10 +1,11 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type IndexReport, type WatchDirectory } from '@ca/engine';
 import { watchRepository } from '../src/watch.js';
+import { watchChild as watchChildOf } from './helpers.js';
 
 const ROOT = resolve(__dirname, '../../..');
 const BIN = join(ROOT, 'apps/cli/dist/main.js');
@@ -12,44 +13,8 @@ const ENV = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => 
 /** How long a change may take to show (a run after the debounce; generous for a loaded machine). */
 const CHANGE_TIMEOUT_MS = 30_000;
 
-interface WatchLine {
-  event: string;
-  files: number;
-  changed: number;
-  removed: number;
-}
-
-/** `ca watch --json` on `repo` in a child process, its lines parsed as they come. */
 function watchChild(repo: string) {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'watch', repo, '--json', '--debounce', '100'], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: WatchLine[] = [];
-  let stderr = '';
-  const waiters: (() => void)[] = [];
-  let buffer = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (d: string) => {
-    buffer += d;
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      lines.push(JSON.parse(buffer.slice(0, nl)) as WatchLine);
-      buffer = buffer.slice(nl + 1);
-      for (const w of waiters.splice(0)) w();
-    }
-  });
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (d: string) => (stderr += d));
-  /** Resolves with the n-th JSON line (1-based) once it has been printed. */
-  const line = (n: number) =>
-    new Promise<WatchLine>((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`no line ${n} within ${CHANGE_TIMEOUT_MS} ms; got ${JSON.stringify(lines)}; stderr: ${stderr}`)), CHANGE_TIMEOUT_MS);
-      const check = () => {
-        if (lines.length < n) return waiters.push(check);
-        clearTimeout(timer);
-        res(lines[n - 1]!);
-      };
-      check();
-    });
-  return { child, lines, line, stderr: () => stderr };
+  return watchChildOf(repo, ENV, CHANGE_TIMEOUT_MS);
 }
 
 function symbolPaths(repo: string, name: string): string[][] {
