@@ -13,11 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createRequire } from 'node:module';
+import { CLI, sqliteDriver } from './lib.mjs';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'apps/cli/dist/main.js');
-const BetterSqlite3 = createRequire(join(ROOT, 'apps/cli/package.json'))('better-sqlite3');
+const BetterSqlite3 = sqliteDriver();
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { from: { type: 'string', default: 'HEAD~10' }, steps: { type: 'string', default: '10' }, show: { type: 'string', default: '20' } },

@@ -16,12 +16,9 @@ import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createRequire } from 'node:module';
+import { CLI, sqliteDriver } from './lib.mjs';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'apps/cli/dist/main.js');
-// The CLI's own driver (tools/ has no dependencies of its own).
-const BetterSqlite3 = createRequire(join(ROOT, 'apps/cli/package.json'))('better-sqlite3');
+const BetterSqlite3 = sqliteDriver();
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {

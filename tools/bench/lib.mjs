@@ -9,6 +9,13 @@ import { fileURLToPath } from 'node:url';
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(BENCH_DIR, '../..');
 export const OUT_DIR = join(ROOT, 'bench-out');
+/** The built CLI, run as a user runs it. */
+export const CLI = join(ROOT, 'apps/cli/dist/main.js');
+
+/** The CLI's own SQLite driver (tools/ has no dependencies of its own), for reading an index directly. */
+export function sqliteDriver() {
+  return createRequire(join(ROOT, 'apps/cli/package.json'))('better-sqlite3');
+}
 export const CACHE_DIR = join(OUT_DIR, 'cache');
 
 const require = createRequire(import.meta.url);

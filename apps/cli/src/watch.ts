@@ -6,6 +6,7 @@ import {
   mayHoldIndexedFiles,
   Refresher,
   TreeWatcher,
+  treeChanges,
   type Engine,
   type IndexReport,
   type TreeWatcherOptions,
@@ -20,8 +21,6 @@ export const DEFAULT_DEBOUNCE_MS = 300;
  */
 export const DEFAULT_RESCAN_MS = 2_000;
 
-/** The index's folder: never a change of the tree, even where a keep pattern reaches inside. */
-const INDEX_FOLDER = /(^|\/)\.codeagent(\/|$)/;
 
 export interface WatchOptions {
   readonly debounceMs: number;
@@ -56,7 +55,6 @@ export interface WatchOptions {
  */
 export async function watchRepository(engine: Engine, options: WatchOptions): Promise<void> {
   const root = resolve(engine.repoRoot);
-  const dbPath = resolve(engine.dbPath);
   const slice = embedSliceOf(options.embedSlice);
   const rescanMs = options.rescanMs ?? DEFAULT_RESCAN_MS;
   const notice = options.printNotice ?? ((m: string) => process.stderr.write(`note: ${m}\n`));
@@ -110,15 +108,7 @@ export async function watchRepository(engine: Engine, options: WatchOptions): Pr
       ...options.watcher,
       root,
       watchDir: mayHoldIndexedFiles(engine.config.indexing),
-      onChange: (paths) => {
-        for (const p of paths) {
-          // The index's own files (kept inside the tree) are not changes of the tree.
-          if (resolve(root, p).startsWith(dbPath) || INDEX_FOLDER.test(p)) continue;
-          // A changed ignore file changes what is indexed anywhere below it: look at everything.
-          if (p === '.gitignore' || p.endsWith('/.gitignore')) refresher.overflow(`${p} changed`);
-          else refresher.notify([p]);
-        }
-      },
+      onChange: treeChanges(root, engine.dbPath, refresher),
       onOverflow: (reason) => refresher.overflow(reason),
       onFailure: (reason) => fallBack(`the file watcher stopped: ${reason}`),
     });

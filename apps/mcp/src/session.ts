@@ -5,6 +5,7 @@ import {
   mayHoldIndexedFiles,
   Refresher,
   TreeWatcher,
+  treeChanges,
   type EngineOptions,
   type IndexProgress,
   type IndexReport,
@@ -145,20 +146,11 @@ export class Session {
    */
   private startWatcher(engine: Engine): void {
     const root = resolve(engine.repoRoot);
-    const db = resolve(engine.dbPath);
     const watcher = new TreeWatcher({
       ...this.options.watcher,
       root,
       watchDir: mayHoldIndexedFiles(engine.config.indexing),
-      onChange: (paths) => {
-        for (const p of paths) {
-          // The index's own files (an index kept inside the tree) are not changes of the tree.
-          if (resolve(root, p).startsWith(db)) continue;
-          // A changed ignore file changes what is indexed anywhere below it.
-          if (p === '.gitignore' || p.endsWith('/.gitignore')) this.refresher.overflow(`${p} changed`);
-          else this.refresher.notify([p]);
-        }
-      },
+      onChange: treeChanges(root, engine.dbPath, this.refresher),
       onOverflow: (reason) => {
         this.options.log(`file watcher: ${reason}; the next refresh walks the tree`);
         this.refresher.overflow(reason);

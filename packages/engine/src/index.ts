@@ -13,7 +13,7 @@ export type {
 } from './engine.js';
 export type { LockHolder } from './indexLock.js';
 export type { GcReport, LabelInfo } from '@ca/store';
-export { Refresher, DEFAULT_BURST, TreeWatcher, HeadWatcher, mayHoldIndexedFiles, validateLabelName, validateRevision, LABEL_NAME_RULES } from '@ca/invalidation';
+export { Refresher, DEFAULT_BURST, TreeWatcher, treeChanges, HeadWatcher, mayHoldIndexedFiles, validateLabelName, validateRevision, LABEL_NAME_RULES } from '@ca/invalidation';
 export type { RefreshRequest, RefreshOutcome, RefresherOptions, RefresherState, TreeWatcherOptions, HeadWatcherOptions, WatchDirectory } from '@ca/invalidation';
 export { NAVIGATIONS, renderGraph } from './navigation.js';
 export type { Navigation, NavigationOptions, NavigationResult, NavigationEdge, NavigationNode, Gap, ImpactFile } from './navigation.js';

@@ -52,7 +52,7 @@ export async function runTsSemanticPass(
      * Files (among `files`) analysed for some symbols only, with the carried nodes whose exact
      * edges the pass replaces (`replaced`); the others keep theirs. Ignored without `files`.
      */
-    regions?: readonly (AnalysisRegion & { readonly replaced: readonly number[]; readonly symbols?: number })[];
+    regions?: readonly (AnalysisRegion & { readonly replaced: readonly number[]; readonly symbols: number })[];
   },
 ): Promise<TsSemanticReport> {
   const started = performance.now();
@@ -113,7 +113,7 @@ export async function runTsSemanticPass(
       ? {
           files: regions.length,
           symbolsAnalysed: regions.reduce((n, r) => n + r.keys.length, 0),
-          symbols: regions.reduce((n, r) => n + (r.symbols ?? r.keys.length), 0),
+          symbols: regions.reduce((n, r) => n + r.symbols, 0),
         }
       : null;
   return {

@@ -25,7 +25,7 @@ export type {
 export { semanticRegion, carriedLines, changedNames, changedFileNames, chunkLines, normalizedChunk, identifiersOf } from './regions.js';
 export { Refresher, DEFAULT_BURST } from './refresher.js';
 export type { RefreshRequest, RefreshOutcome, RefresherOptions, RefresherState, RefresherTimers } from './refresher.js';
-export { TreeWatcher } from './watcher.js';
+export { TreeWatcher, treeChanges } from './watcher.js';
 export type { TreeWatcherOptions, WatchDirectory } from './watcher.js';
 export { HeadWatcher } from './headWatcher.js';
 export type { HeadWatcherOptions } from './headWatcher.js';

@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, readFileSync, watch as fsWatch, type FSWatcher } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /** The subset of `fs.watch` the watcher uses (non-recursive, on one directory). */
 export type WatchDirectory = (path: string, listener: (event: string, name: string | Buffer | null) => void) => Pick<FSWatcher, 'close' | 'on'>;
@@ -22,6 +22,30 @@ export interface TreeWatcherOptions {
   readonly floodEvents?: number;
   /** Tests: replaces `fs.watch`. */
   readonly watch?: WatchDirectory;
+}
+
+/** The index's folder: never a change of the tree, even where a keep pattern reaches inside. */
+const INDEX_FOLDER = /(^|\/)\.codeagent(\/|$)/;
+
+/**
+ * A TreeWatcher's `onChange` for a refresher (what `ca watch` and the MCP server both do with
+ * file events): the index's own files (an index kept inside the tree, `.codeagent/`) are not
+ * changes of the tree; a changed ignore file changes what is indexed anywhere below it, so
+ * everything is looked at; any other path is a change.
+ */
+export function treeChanges(
+  root: string,
+  dbPath: string,
+  refresher: { notify(paths: readonly string[]): void; overflow(reason: string): void },
+): (paths: readonly string[]) => void {
+  const db = resolve(dbPath);
+  return (paths) => {
+    for (const p of paths) {
+      if (resolve(root, p).startsWith(db) || INDEX_FOLDER.test(p)) continue;
+      if (p === '.gitignore' || p.endsWith('/.gitignore')) refresher.overflow(`${p} changed`);
+      else refresher.notify([p]);
+    }
+  };
 }
 
 /** `fs.watch` on one directory, not holding the process open (the caller decides how long it lives). */

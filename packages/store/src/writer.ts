@@ -163,6 +163,13 @@ export type NodePlanner = (input: NodePlannerInput) => NodePlan;
 /** Files larger than this keep no copy of their bytes in the index (`file_contents`). */
 export const CONTENT_MAX_BYTES = 4 * 1024 * 1024;
 
+/** A file version's nodes as the writer reads them (`extra`: more columns, e.g. their chunk texts). */
+function nodesOfFileSql(extra: string): string {
+  return `SELECT id, symbol_key, disambiguator, kind, name, qualified_name, start_line, end_line, signature, chunk_hash, ${extra}
+      (SELECT COUNT(*) FROM node_spans ns WHERE ns.node_id = nodes.id AND ns.file_id <> nodes.file_id) AS other_spans
+    FROM nodes WHERE file_id = ?`;
+}
+
 function now(): string {
   return new Date().toISOString();
 }
@@ -213,12 +220,8 @@ export class IndexWriter {
       fileHolders: s(`SELECT COUNT(*) AS n FROM label_files WHERE file_id = ?`),
       deleteFile: s(`DELETE FROM files WHERE id = ?`),
       filePath: s(`SELECT path FROM files WHERE id = ?`),
-      nodesOfFile: s(`SELECT id, symbol_key, disambiguator, kind, name, qualified_name, start_line, end_line, signature,
-          chunk_hash, (SELECT COUNT(*) FROM node_spans ns WHERE ns.node_id = nodes.id AND ns.file_id <> nodes.file_id) AS other_spans
-          FROM nodes WHERE file_id = ?`),
-      nodesOfFileWithText: s(`SELECT id, symbol_key, disambiguator, kind, name, qualified_name, start_line, end_line, signature,
-          chunk_hash, chunk_text, (SELECT COUNT(*) FROM node_spans ns WHERE ns.node_id = nodes.id AND ns.file_id <> nodes.file_id) AS other_spans
-          FROM nodes WHERE file_id = ?`),
+      nodesOfFile: s(nodesOfFileSql('')),
+      nodesOfFileWithText: s(nodesOfFileSql('chunk_text, ')),
       semanticStateOf: s(`SELECT semantic_state FROM files WHERE id = ?`),
       insertNode: s(`INSERT INTO nodes(file_id, parent_id, kind, language, name, qualified_name, symbol_key, disambiguator,
           project, start_line, end_line, start_byte, end_byte, signature, parameter_count, return_type, modifiers,
@@ -392,8 +395,6 @@ export class IndexWriter {
       const approx = this.db.prepare(
         `SELECT id, source_id, line FROM edges WHERE file_id = ? AND extractor NOT LIKE 'semantic:%' AND type IN (${typeList})`,
       );
-      const setAside = this.db.prepare(`INSERT INTO superseded_edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM edges WHERE id = ?`);
-      const delEdge = this.db.prepare(`DELETE FROM edges WHERE id = ?`);
       const markOk = this.db.prepare(`UPDATE files SET semantic_state = 'ok', semantic_reason = NULL WHERE id = ?`);
       const delSourceSemantic = this.db.prepare(
         `DELETE FROM edges WHERE file_id = ? AND source_id = ? AND extractor LIKE 'semantic:%' AND type IN (${typeList})`,
@@ -411,8 +412,7 @@ export class IndexWriter {
         }
         for (const e of approx.all(fileId, ...pass.types) as { id: number; source_id: number; line: number }[]) {
           if (covered.has(`${e.source_id}:${e.line}`)) {
-            setAside.run(e.id);
-            delEdge.run(e.id);
+            this.setAside(e.id);
             superseded++;
           }
         }
@@ -452,16 +452,16 @@ export class IndexWriter {
 
   /** Moves the set-aside syntactic edges of `types` in a file back into `edges` (inside a caller's transaction). */
   private restoreSuperseded(fileId: number, types: readonly EdgeType[], source?: number): void {
-    const typeList = types.map(() => '?').join(',');
-    if (source !== undefined) {
-      const where = `file_id = ? AND source_id = ? AND type IN (${typeList})`;
-      cachedStatement(this.db, `INSERT INTO edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM superseded_edges WHERE ${where} ORDER BY id`).run(fileId, source, ...types);
-      cachedStatement(this.db, `DELETE FROM superseded_edges WHERE ${where}`).run(fileId, source, ...types);
-      return;
-    }
-    cachedStatement(this.db, `INSERT INTO edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM superseded_edges WHERE file_id = ? AND type IN (${typeList}) ORDER BY id`)
-      .run(fileId, ...types);
-    cachedStatement(this.db, `DELETE FROM superseded_edges WHERE file_id = ? AND type IN (${typeList})`).run(fileId, ...types);
+    const where = `file_id = ?${source !== undefined ? ' AND source_id = ?' : ''} AND type IN (${types.map(() => '?').join(',')})`;
+    const params = source !== undefined ? [fileId, source, ...types] : [fileId, ...types];
+    cachedStatement(this.db, `INSERT INTO edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM superseded_edges WHERE ${where} ORDER BY id`).run(...params);
+    cachedStatement(this.db, `DELETE FROM superseded_edges WHERE ${where}`).run(...params);
+  }
+
+  /** Moves a syntactic edge into `superseded_edges` (a semantic edge resolved its site; inside a caller's transaction). */
+  private setAside(edgeId: number): void {
+    cachedStatement(this.db, `INSERT INTO superseded_edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM edges WHERE id = ?`).run(edgeId);
+    cachedStatement(this.db, `DELETE FROM edges WHERE id = ?`).run(edgeId);
   }
 
   /** Records why a scope has no (or failed) semantic edges. */
@@ -524,18 +524,16 @@ export class IndexWriter {
     this.stmts.upsertLabelEntry.run(labelId, f.path, fileId, f.mtimeMs);
     // The previous version's nodes may continue (only when no other label still needs it).
     let previousNodes: ExistingNode[] = [];
+    // The planner compares the old texts (what changed, what may carry); the exact edges of
+    // unchanged symbols move over only when the old version's pass was complete.
+    let withTexts = false;
     let carrying = false;
     if (previous !== null) {
       const holders = (this.stmts.fileHolders.get(previous) as { n: number }).n;
       if (holders === 0) {
-        // The exact edges of unchanged symbols can move over when the old version's pass was complete.
-        carrying =
-          carry !== undefined &&
-          f.language !== null &&
-          carry.languages.includes(f.language) &&
-          f.index !== null &&
-          (this.stmts.semanticStateOf.get(previous) as { semantic_state: string } | undefined)?.semantic_state === 'ok';
-        previousNodes = (carrying ? this.stmts.nodesOfFileWithText : this.stmts.nodesOfFile).all(previous) as ExistingNode[];
+        withTexts = carry !== undefined && f.language !== null && carry.languages.includes(f.language) && f.index !== null;
+        carrying = withTexts && (this.stmts.semanticStateOf.get(previous) as { semantic_state: string } | undefined)?.semantic_state === 'ok';
+        previousNodes = (withTexts ? this.stmts.nodesOfFileWithText : this.stmts.nodesOfFile).all(previous) as ExistingNode[];
         if (!carrying) this.stmts.deleteEdgesOfFile.run(previous);
         this.stmts.deleteSpansOfFile.run(previous);
       }
@@ -550,7 +548,7 @@ export class IndexWriter {
         kind: n.kind,
         chunkHash: n.chunk_hash,
         otherSpans: n.other_spans,
-        ...(carrying
+        ...(withTexts
           ? { name: n.name, signature: n.signature, startLine: n.start_line, endLine: n.end_line, chunkText: n.chunk_text ?? '' }
           : {}),
       })),
@@ -585,19 +583,15 @@ export class IndexWriter {
   private carryEdges(previous: number, fileId: number, plan: NodePlan, carry: CarryOptions): number[] {
     const moved: number[] = [];
     const typeList = carry.types.map(() => '?').join(',');
-    const edgesOf = cachedStatement(this.db, `SELECT id, line FROM edges WHERE file_id = ? AND source_id = ? AND extractor LIKE 'semantic:%'`);
-    const foreign = cachedStatement(this.db, `SELECT 1 FROM edges WHERE file_id = ? AND source_id = ? AND extractor LIKE 'semantic:%' AND extractor <> ? LIMIT 1`);
+    const edgesOf = cachedStatement(this.db, `SELECT id, line, extractor FROM edges WHERE file_id = ? AND source_id = ? AND extractor LIKE 'semantic:%'`);
     const move = cachedStatement(this.db, `UPDATE edges SET file_id = ?, line = ? WHERE id = ?`);
     const approx = cachedStatement(
       this.db,
       `SELECT id, line FROM edges WHERE file_id = ? AND source_id = ? AND extractor NOT LIKE 'semantic:%' AND type IN (${typeList})`,
     );
-    const setAside = cachedStatement(this.db, `INSERT INTO superseded_edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM edges WHERE id = ?`);
-    const delEdge = cachedStatement(this.db, `DELETE FROM edges WHERE id = ?`);
     for (const c of plan.carry ?? []) {
-      if (foreign.get(previous, c.id, carry.extractor) !== undefined) continue;
-      const rows = edgesOf.all(previous, c.id) as { id: number; line: number }[];
-      if (!rows.every((r) => c.lines.has(r.line))) continue;
+      const rows = edgesOf.all(previous, c.id) as { id: number; line: number; extractor: string }[];
+      if (!rows.every((r) => r.extractor === carry.extractor && c.lines.has(r.line))) continue;
       const sites = new Set<number>();
       for (const r of rows) {
         const line = c.lines.get(r.line)!;
@@ -606,9 +600,7 @@ export class IndexWriter {
       }
       if (sites.size > 0) {
         for (const a of approx.all(fileId, c.id, ...carry.types) as { id: number; line: number }[]) {
-          if (!sites.has(a.line)) continue;
-          setAside.run(a.id);
-          delEdge.run(a.id);
+          if (sites.has(a.line)) this.setAside(a.id);
         }
       }
       moved.push(c.id);

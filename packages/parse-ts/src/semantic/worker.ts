@@ -60,6 +60,10 @@ const warm: { sourceFiles: NonNullable<AnalyzeContext['sourceFiles']>; syntactic
 };
 /** Past this many cached files a request starts cold (bounds a long-lived worker's heap). */
 const WARM_MAX_FILES = 20_000;
+/** Whether the warm caches passed their bound (the request starts cold). */
+const warmIsFull = (): boolean => warm.sourceFiles.size > WARM_MAX_FILES || warm.syntactic.size > WARM_MAX_FILES;
+/** The root files of a program shared by `projects`. */
+const rootsOf = (projects: readonly LoadedProject[]): string[] => [...new Set(projects.flatMap((q) => q.rootNames))];
 let adapterPromise: Promise<LanguageAdapter> | null = null;
 let queue: Promise<void> = Promise.resolve();
 
@@ -132,7 +136,7 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
   adapterPromise ??= createTsAdapter();
   const adapter = await adapterPromise;
   const partial = msg.files !== null;
-  if (!partial || warm.sourceFiles.size > WARM_MAX_FILES || warm.syntactic.size > WARM_MAX_FILES) {
+  if (!partial || warmIsFull()) {
     warm.sourceFiles.clear();
     warm.syntactic.clear();
   } else if (requested !== null) {
@@ -187,7 +191,7 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
     try {
       let state = programs.get(group);
       if (state === undefined) {
-        const roots = [...new Set(group.flatMap((q) => q.rootNames))];
+        const roots = rootsOf(group);
         const t0 = process.cpuUsage();
         state = buildProgram(ctx, options, roots);
         timing(`program ${p.id} roots=${roots.length} files=${state.program.getSourceFiles().length} cpu=${cpuSince(t0)}`);
@@ -243,7 +247,7 @@ async function prepare(msg: Extract<ParentMessage, { type: 'prepare' }>): Promis
     if (wanted.length === 0) return;
     const merged = mergeGroups(groupProjects(layout.projects), layout.packages, warm.merge, requested, layout.root);
     const groups = restrictGroups(merged, wanted, requested);
-    if (warm.sourceFiles.size > WARM_MAX_FILES || warm.syntactic.size > WARM_MAX_FILES) {
+    if (warmIsFull()) {
       warm.sourceFiles.clear();
       warm.syntactic.clear();
     }
@@ -259,7 +263,7 @@ async function prepare(msg: Extract<ParentMessage, { type: 'prepare' }>): Promis
       checkSync: () => {},
       checkpoint: async () => {},
     };
-    for (const g of groups) buildProgram(ctx, g.options, [...new Set(g.projects.flatMap((q) => q.rootNames))]);
+    for (const g of groups) buildProgram(ctx, g.options, rootsOf(g.projects));
     timing(`prepare ${Date.now() - t0} ms (${groups.length} programs)`);
   } catch (e) {
     timing(`prepare failed: ${e instanceof Error ? e.message : String(e)}`);
