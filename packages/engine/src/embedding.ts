@@ -3,6 +3,7 @@ import {
   buildFileEmbeddingText,
   createEmbedder,
   createWorkerEmbedder,
+  defaultEmbeddingWorkers,
   embedWithCache,
   modelInfo,
   resolveModel,
@@ -81,7 +82,7 @@ export async function embedPending(
   const round = Math.max(1, Math.floor(maxNodes === undefined ? roundSize : Math.min(roundSize, maxNodes)));
   store.writer.setMetadata(META_VECTORS_PENDING, String(total));
   onProgress?.(0, total);
-  const workerOptions = { batchSize: config.batch_size, batchTokens: config.batch_tokens, workers: config.workers };
+  const workerOptions = { batchSize: config.batch_size, batchTokens: config.batch_tokens, workers: embeddingWorkersFor(config.workers, total) };
   const embedder = acquire ? await acquire(resolution, workerOptions) : await createWorkerEmbedder(resolution, workerOptions);
   let nodes = 0;
   let texts = 0;
@@ -166,31 +167,48 @@ export async function embedPending(
 export async function prewarmEmbedder(
   config: Config['embedding'],
   acquire: (resolution: ResolvedModel, options: WorkerEmbedderOptions) => Promise<Embedder>,
+  /** Nodes the run will embed (as `embedPending` will count them). */
+  pending: number,
 ): Promise<void> {
   if (!config.enabled) return;
   try {
     const resolution = await resolveModel({ ...config, allow_download: false });
     if (!resolution.ok) return;
-    await acquire(resolution, { batchSize: config.batch_size, batchTokens: config.batch_tokens, workers: config.workers });
+    await acquire(resolution, { batchSize: config.batch_size, batchTokens: config.batch_tokens, workers: embeddingWorkersFor(config.workers, pending) });
   } catch {
     // embedPending meets the same failure and reports it.
   }
 }
 
 /**
+ * Model workers for a run embedding `pending` nodes: `embedding.workers` when set; otherwise one
+ * for a few hundred nodes (a second worker's model load, 0.3–0.6 CPU-s, costs more than it saves
+ * on ~60 ms of embedding, and competes with the TS pass it runs beside), else the default.
+ */
+export function embeddingWorkersFor(configured: number, pending: number): number {
+  if (configured > 0) return configured;
+  return pending <= ONE_WORKER_MAX_NODES ? 1 : defaultEmbeddingWorkers();
+}
+
+/** See `embeddingWorkersFor`. */
+const ONE_WORKER_MAX_NODES = 512;
+
+/**
  * The indexing embedder of a long-lived engine: its workers are kept across `index()` calls (an
- * edit then re-embeds without reloading the model); replaced when the model, batch limits or
- * worker count change, dropped after a failure. Idle workers do not keep the process alive.
+ * edit then re-embeds without reloading the model); replaced when the model or batch limits
+ * change or more workers are asked for (fewer are served by the ones running), dropped after a
+ * failure. Idle workers do not keep the process alive.
  */
 export class IndexEmbedder {
-  private current: { key: string; embedder: Promise<Embedder> } | null = null;
+  private current: { key: string; workers: number; embedder: Promise<Embedder> } | null = null;
 
   readonly acquire = (resolution: ResolvedModel, options: WorkerEmbedderOptions): Promise<Embedder> => {
-    const key = `${resolution.dir}\0${resolution.modelId}\0${options.batchSize}\0${options.batchTokens}\0${options.workers}`;
-    if (this.current?.key !== key) {
+    const key = `${resolution.dir}\0${resolution.modelId}\0${options.batchSize}\0${options.batchTokens}`;
+    const workers = options.workers || defaultEmbeddingWorkers();
+    if (this.current?.key !== key || this.current.workers < workers) {
       void this.dispose();
       const embedder = createWorkerEmbedder(resolution, options);
-      this.current = { key, embedder };
+      this.current = { key, workers, embedder };
       embedder.catch(() => {
         if (this.current?.embedder === embedder) this.current = null;
       });

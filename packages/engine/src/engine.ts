@@ -367,7 +367,11 @@ export class Engine {
       config: this.config,
       adapters: () => this.adapters(),
       tsService: () =>
-        (this.tsServiceInstance ??= createTsSemanticService({ maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb, onEvent: tsLoadNoteRecorder(this.repoRoot, () => this.store) })),
+        (this.tsServiceInstance ??= createTsSemanticService({
+          maxOldSpaceSizeMb: this.config.semantic.max_old_space_mb,
+          onEvent: tsLoadNoteRecorder(this.repoRoot, () => this.store),
+          programCacheFile: `${this.dbPath}${PROGRAM_CACHE_SUFFIX}`,
+        })),
       csHost: () => (this.csHostInstance ??= new RoslynHost()),
       embedder: this.indexEmbedder,
       semanticRetried: this.semanticRetried,
@@ -904,6 +908,8 @@ function notEmbedded(recorded: string | null): string | null {
 
 /** Beside the index: the stamp of the file as the last engine that checked it left it. */
 const CHECKED_SUFFIX = '-checked';
+/** Beside the index: which TS projects share a program (a cache the semantic worker checks on every use). */
+const PROGRAM_CACHE_SUFFIX = '-tsprograms.json';
 
 /** Size, mtime and inode of a file (`-` when it cannot be read): moves whenever the file is written. */
 function fileStamp(path: string): string {

@@ -67,9 +67,11 @@ export function unreadableFile(path: string, language: Language | null, extracto
 
 /**
  * Classifies and parses one file's bytes (read by the file source). Never throws: binary,
- * minified or unparsable files come back with a status and a reason.
+ * minified or unparsable files come back with a status and a reason. `fts`: the nodes' FTS
+ * texts are computed here (a parse worker's time, not the writer's); without, the writer
+ * computes those it writes (an edited file's unchanged nodes keep their rows).
  */
-export async function processFile(bytes: Uint8Array, path: string, adapter: LanguageAdapter, deadlineMs: number): Promise<ProcessedFile> {
+export async function processFile(bytes: Uint8Array, path: string, adapter: LanguageAdapter, deadlineMs: number, fts = true): Promise<ProcessedFile> {
   const extractor = extractorOf(adapter, path);
   const language = adapter.languageOf(path);
   const contentHash = gitBlobId(bytes);
@@ -114,6 +116,6 @@ export async function processFile(bytes: Uint8Array, path: string, adapter: Lang
     statusReason: reasons.length > 0 ? reasons.join('; ') : null,
     generated: index.generated,
     index,
-    fts: index.nodes.map(ftsTextOf),
+    ...(fts ? { fts: index.nodes.map(ftsTextOf) } : {}),
   };
 }

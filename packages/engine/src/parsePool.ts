@@ -65,7 +65,7 @@ export class ParsePool {
       for (const t of tasks) {
         const adapter = this.local.forPath(t.path);
         if (!adapter) continue;
-        onResult(await processFile(t.bytes, t.path, adapter, t.deadlineMs), t);
+        onResult(await processFile(t.bytes, t.path, adapter, t.deadlineMs, false), t);
       }
       return;
     }

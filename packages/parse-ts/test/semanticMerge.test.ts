@@ -1,7 +1,9 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMergeCache, importSpecifiers, mergeGroups } from '../src/semantic/merge.js';
+import { createMergeCache, importSpecifiers, loadMergeCache, mergeGroups, saveMergeCache, type MergeCache } from '../src/semantic/merge.js';
 import { discoverRepo, groupProjects, type ProgramGroup } from '../src/semantic/projects.js';
 import { removeTempRepos, tempRepo } from './semanticHelpers.js';
 
@@ -139,5 +141,95 @@ describe('mergeGroups', () => {
     const again = mergeGroups(groupProjects(layout3.projects), layout3.packages, cache, new Set([main]));
     expect(cache.importsChanged).toBe(true);
     expect(shape(again).find((ids) => ids.includes('packages/app/tsconfig.json'))).toEqual(['packages/app/tsconfig.json']);
+  });
+});
+
+describe('the merge cache between processes', () => {
+  /** Per file (repo-relative), what resolved alike under each pair of option sets compared. */
+  const alikeOf = (root: string, cache: MergeCache): [string, boolean[]][] =>
+    [...cache.alike].map(([f, pairs]): [string, boolean[]] => [relative(root, f), [...pairs.values()]]).sort((a, b) => a[0].localeCompare(b[0]));
+  const cacheFile = (): string => join(mkdtempSync(join(tmpdir(), 'ca-semmerge-cache-')), 'index.db-tsprograms.json');
+
+  it('a saved decision is replayed by a new process: same groups, same widened options', () => {
+    const root = workspace();
+    const file = cacheFile();
+    const layout = discoverRepo(root);
+    const cache = createMergeCache();
+    const first = mergeGroups(groupProjects(layout.projects), layout.packages, cache, null, root);
+    // By hand from the workspace: app's two files against lib's options; tool's run.js against
+    // lib's with allowJs; then lib's and app's files again for the widening (TypeScript targets
+    // stay); site fails at page.ts ('@/part'), so part.ts is never compared; node is never compared.
+    expect(alikeOf(root, cache)).toEqual([
+      ['packages/app/src/helper.ts', [true, true]],
+      ['packages/app/src/main.ts', [true, true]],
+      ['packages/lib/src/index.ts', [true]],
+      ['packages/lib/src/store.ts', [true]],
+      ['packages/site/src/page.ts', [false]],
+      ['packages/tool/src/run.js', [true]],
+    ]);
+    saveMergeCache(cache, file);
+    expect(cache.dirty).toBe(false);
+
+    const loaded = loadMergeCache(file);
+    expect(loaded.last).toEqual(cache.last);
+    expect(alikeOf(root, loaded)).toEqual(alikeOf(root, cache));
+    const main = join(root, 'packages/app/src/main.ts');
+    const layout2 = discoverRepo(root);
+    const replayed = mergeGroups(groupProjects(layout2.projects), layout2.packages, loaded, new Set([main]), root);
+    expect(shape(replayed)).toEqual(shape(first));
+    expect(replayed.map((g) => g.options)).toEqual(first.map((g) => g.options));
+    expect(replayed[0]!.options.allowJs).toBe(true);
+    expect(loaded.importsChanged).toBe(false);
+  });
+
+  it('deciding again re-resolves only the files whose imports changed; an install or a new set of files forgets the rest', () => {
+    const root = workspace({ 'node_modules/.keep': '' });
+    const layout = () => discoverRepo(root);
+    const cache = createMergeCache();
+    const decide = () => shape(mergeGroups(groupProjects(layout().projects), layout().packages, cache, null, root));
+    const together = decide();
+    expect(together[0]).toEqual(['packages/app/tsconfig.json', 'packages/lib/tsconfig.json', 'packages/tool/tsconfig.json']);
+    // What the cache says is what a decision uses: told that app's main.ts does not resolve
+    // alike, app stays apart (nothing is resolved again for it).
+    const main = join(root, 'packages/app/src/main.ts');
+    const planted = cache.alike.get(main)!;
+    for (const k of planted.keys()) planted.set(k, false);
+    const apart = decide();
+    expect(apart).toEqual([
+      ['packages/app/tsconfig.json'],
+      ['packages/lib/tsconfig.json', 'packages/tool/tsconfig.json'],
+      ['packages/node/tsconfig.json'],
+      ['packages/site/tsconfig.json'],
+    ]);
+    // A new import list of main.ts drops its entries: resolved again, app joins again.
+    writeFileSync(main, `import { Store } from '@ws/lib';\nimport { helper } from './helper';\nimport { v1 } from '../../lib/src/index';\nexport const n = new Store().get(helper() + v1);\n`);
+    expect(decide()).toEqual(together);
+    // An install (node_modules rewritten) may move any bare import: everything is resolved again.
+    for (const k of cache.alike.get(main)!.keys()) cache.alike.get(main)!.set(k, false);
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(root, 'node_modules'), later, later);
+    expect(decide()).toEqual(together);
+    // So does a new file of a project (its imports may resolve to it).
+    for (const k of cache.alike.get(main)!.keys()) cache.alike.get(main)!.set(k, false);
+    writeFileSync(join(root, 'packages/app/src/extra.ts'), 'export const extra = 1;\n');
+    expect(decide()).toEqual(together);
+  });
+
+  it('a damaged, foreign or unreadable cache file reads as empty', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ca-semmerge-bad-'));
+    const empty = { last: null, alike: 0, imports: 0, fingerprint: null };
+    const summary = (c: MergeCache) => ({ last: c.last, alike: c.alike.size, imports: c.imports.size, fingerprint: c.fingerprint });
+    const cases: Record<string, () => void> = {
+      garbage: () => writeFileSync(join(dir, 'garbage'), 'not json {'),
+      otherFormat: () => writeFileSync(join(dir, 'otherFormat'), JSON.stringify({ format: 1, last: null, imports: [] })),
+      wrongTypes: () => writeFileSync(join(dir, 'wrongTypes'), JSON.stringify({ format: 2, last: { fingerprint: 3, hosts: 'x' }, imports: [[1, 'a', null, 4]], alike: 'no', fingerprint: null })),
+      directory: () => mkdirSync(join(dir, 'directory')),
+      fifo: () => execFileSync('mkfifo', [join(dir, 'fifo')]),
+      missing: () => {},
+    };
+    for (const [name, make] of Object.entries(cases)) {
+      make();
+      expect([name, summary(loadMergeCache(join(dir, name)))]).toEqual([name, empty]);
+    }
   });
 });

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTsSemanticService, type SemanticEdge, type TsSemanticService } from '../src/index.js';
+import { gitBlobId } from '@ca/schema';
+import { createTsAdapter, createTsSemanticService, skeletonOf, type SemanticEdge, type SyntacticSkeleton, type TsSemanticService } from '../src/index.js';
 import { edgeRows, ensureWorkerBuilt, removeTempRepos, tempRepo, TS_APP } from './semanticHelpers.js';
 
 const FILE = 'src/auth/authService.ts';
@@ -92,9 +93,87 @@ describe('prepare: the programs built ahead of a partial request', () => {
       ]);
       const lines = readFileSync(timingFile, 'utf8').split('\n');
       expect(lines.filter((l) => l.startsWith('prepare ')).map((l) => l.replace(/\d+ ms/, 'N ms'))).toEqual(['prepare N ms (1 programs)']);
+      // main.ts changed after the preparation (and no skeleton vouches for its new text): the
+      // prepared program is not used, the request builds its own.
+      expect(programLines(lines)).toEqual(['program tsconfig.json (built)']);
     } finally {
       await prepared.dispose();
       removeTempRepos();
     }
   }, 60_000);
+
+  it('the first prepare starts with the worker, while the caller is still busy parsing', async () => {
+    const { root, timingFile } = smallRepo();
+    const svc2 = withTiming(timingFile, () => createTsSemanticService({ maxOldSpaceSizeMb: 512, workers: 1 }));
+    try {
+      withTiming(timingFile, () => svc2.prepare(root, ['src/main.ts']));
+      // This thread never yields (as `ca index` parsing files synchronously): a prepare posted
+      // after the worker's handshake would wait for it; one handed over with the fork does not.
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      const until = Date.now() + 50_000;
+      let text = '';
+      while (Date.now() < until && !text.includes('prepare ')) {
+        Atomics.wait(pause, 0, 0, 25);
+        text = existsSync(timingFile) ? readFileSync(timingFile, 'utf8') : '';
+      }
+      expect(text.split('\n').filter((l) => l.startsWith('prepare ')).map((l) => l.replace(/\d+ ms/, 'N ms'))).toEqual(['prepare N ms (1 programs)']);
+    } finally {
+      await svc2.dispose();
+      removeTempRepos();
+    }
+  }, 60_000);
+
+  it('the prepared program serves the request while its files are as prepared, with the edges a cold worker gives', async () => {
+    const { root, timingFile } = smallRepo();
+    const main = "import { foo } from './lib';\nexport function run(): number {\n  return foo();\n}\n";
+    const adapter = await createTsAdapter();
+    // The caller's skeleton of the changed file vouches for the text the worker prepared.
+    const skeleton: SyntacticSkeleton = skeletonOf('src/main.ts', gitBlobId(Buffer.from(main)), await adapter.parse({ path: 'src/main.ts', text: main }));
+    const request = { deadlineMs: 60_000, files: ['src/main.ts'], syntactic: [skeleton] };
+    const cold = createTsSemanticService({ maxOldSpaceSizeMb: 512, workers: 1 });
+    const warmSvc = withTiming(timingFile, () => createTsSemanticService({ maxOldSpaceSizeMb: 512, workers: 1 }));
+    try {
+      const expected = (await cold.analyzeRepository(root, request)).projects.flatMap((p) => p.edges);
+      withTiming(timingFile, () => warmSvc.prepare(root, ['src/main.ts']));
+      const r = await warmSvc.analyzeRepository(root, request);
+      expect(edgeRows(r.projects.flatMap((p) => p.edges), true).sort()).toEqual(edgeRows(expected, true).sort());
+      expect(edgeRows(expected.filter((e) => e.type === 'calls'), true)).toEqual(['calls ts:file:src/main.ts#run() -> ts:file:src/lib.ts#foo() exact L3']);
+      expect(programLines(readFileSync(timingFile, 'utf8').split('\n'))).toEqual(['program tsconfig.json (prepared)']);
+      // Used once: the next request builds (from the warm parsed files) again.
+      await warmSvc.analyzeRepository(root, request);
+      expect(programLines(readFileSync(timingFile, 'utf8').split('\n'))).toEqual(['program tsconfig.json (prepared)', 'program tsconfig.json (built)']);
+    } finally {
+      await cold.dispose();
+      await warmSvc.dispose();
+      removeTempRepos();
+    }
+  }, 60_000);
 });
+
+/** A two-file project and a timing file for its worker. */
+function smallRepo(): { root: string; timingFile: string } {
+  const timingFile = join(mkdtempSync(join(tmpdir(), 'ca-prepare-')), 'timing.txt');
+  const root = tempRepo({
+    'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true }, include: ['src'] }),
+    'src/lib.ts': 'export function foo(): number {\n  return 1;\n}\nexport function bar(): number {\n  return 2;\n}\n',
+    'src/main.ts': "import { foo } from './lib';\nexport function run(): number {\n  return foo();\n}\n",
+  });
+  return { root, timingFile };
+}
+
+/** Runs `f` with `CA_DEBUG_SEMANTIC_TIMING` set (a worker forked meanwhile inherits it). */
+function withTiming<T>(file: string, f: () => T): T {
+  const before = process.env.CA_DEBUG_SEMANTIC_TIMING;
+  process.env.CA_DEBUG_SEMANTIC_TIMING = file;
+  try {
+    return f();
+  } finally {
+    if (before === undefined) delete process.env.CA_DEBUG_SEMANTIC_TIMING;
+    else process.env.CA_DEBUG_SEMANTIC_TIMING = before;
+  }
+}
+
+/** The worker's `program` timing lines: which project's program, prepared ahead or built by the request. */
+function programLines(lines: readonly string[]): string[] {
+  return lines.filter((l) => l.startsWith('program ')).map((l) => `program ${l.split(' ')[1]} (${l.endsWith('(prepared)') ? 'prepared' : 'built'})`);
+}

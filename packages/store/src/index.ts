@@ -45,7 +45,7 @@ export { LoadNotes, LOAD_NOTE_KINDS } from './loadNotes.js';
 export type { LoadNote, LoadNoteKind } from './loadNotes.js';
 export { MIN_SQLITE_VERSION, assertSqliteVersion, compareVersions } from './sqliteVersion.js';
 export { SemanticStore, SemanticKeyResolver } from './semanticStore.js';
-export type { AnalysableFile, SemanticSummaryRow } from './semanticStore.js';
+export type { AnalysableFile, SemanticSummaryRow, StoredSkeleton, StoredSkeletonNode } from './semanticStore.js';
 export { NodeLocator } from './nodeLocator.js';
 export type { SpanNode } from './nodeLocator.js';
 export { LabelStore, stagingName } from './labels.js';

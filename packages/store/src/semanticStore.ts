@@ -15,6 +15,24 @@ export interface AnalysableFile {
   readonly semanticReason: string | null;
 }
 
+/** A stored node of `storedSkeletons`: what a semantic pass needs to name a declaration's node. */
+export interface StoredSkeletonNode {
+  readonly id: number;
+  readonly parentId: number | null;
+  readonly kind: string;
+  readonly name: string;
+  readonly symbolKey: string;
+  readonly startByte: number;
+  readonly endByte: number;
+}
+
+/** The stored nodes of one parsed file version, with the content hash they were extracted from. */
+export interface StoredSkeleton {
+  readonly path: string;
+  readonly contentHash: string;
+  readonly nodes: readonly StoredSkeletonNode[];
+}
+
 /** One group of `semanticSummary`: files of a language in one semantic state. */
 export interface SemanticSummaryRow {
   readonly language: string;
@@ -42,6 +60,40 @@ export class SemanticStore {
     return cachedStatement(this.db, `SELECT f.id, f.path, f.language, f.project, f.line_count AS lines, f.semantic_state AS semanticState, f.semantic_reason AS semanticReason FROM files f ${IN_LABEL}
          WHERE f.language IN (${languages.map(() => '?').join(',')}) AND f.parse_status IN ('ok','partial') ORDER BY f.path`)
       .all(label, ...languages) as AnalysableFile[];
+  }
+
+  /**
+   * The stored nodes of the label's parsed files in `languages`, file by file in path order,
+   * whole files only and at most `maxNodes` nodes in all. A file holding fragments of a node
+   * declared in another file (`node_spans`) is left out: its stored nodes are not what a parse
+   * of it gives.
+   */
+  storedSkeletons(label: string, languages: readonly string[], maxNodes: number): StoredSkeleton[] {
+    if (languages.length === 0 || maxNodes <= 0) return [];
+    const rows = cachedStatement(
+      this.db,
+      `SELECT f.path, f.content_hash AS contentHash, n.id, n.parent_id AS parentId, n.kind, n.name, n.symbol_key AS symbolKey, n.start_byte AS startByte, n.end_byte AS endByte
+         FROM files f ${IN_LABEL} JOIN nodes n ON n.file_id = f.id
+        WHERE f.language IN (${languages.map(() => '?').join(',')}) AND f.parse_status IN ('ok','partial')
+          AND NOT EXISTS (SELECT 1 FROM node_spans s WHERE s.file_id = f.id)
+        ORDER BY f.path, n.id`,
+    ).iterate(label, ...languages) as IterableIterator<StoredSkeletonNode & { path: string; contentHash: string }>;
+    const out: StoredSkeleton[] = [];
+    let count = 0;
+    let current: { path: string; contentHash: string; nodes: StoredSkeletonNode[] } | null = null;
+    for (const r of rows) {
+      if (current === null || current.path !== r.path) {
+        if (current !== null) {
+          if (count + current.nodes.length > maxNodes) break;
+          count += current.nodes.length;
+          out.push(current);
+        }
+        current = { path: r.path, contentHash: r.contentHash, nodes: [] };
+      }
+      current.nodes.push({ id: r.id, parentId: r.parentId, kind: r.kind, name: r.name, symbolKey: r.symbolKey, startByte: r.startByte, endByte: r.endByte });
+    }
+    if (current !== null && count + current.nodes.length <= maxNodes && out.at(-1) !== current) out.push(current);
+    return out;
   }
 
   /** Analysable files without exact edges: new, changed, pending, or failed. */

@@ -165,9 +165,21 @@ export const CONTENT_MAX_BYTES = 4 * 1024 * 1024;
 
 /** A file version's nodes as the writer reads them (`extra`: more columns, e.g. their chunk texts). */
 function nodesOfFileSql(extra: string): string {
-  return `SELECT id, symbol_key, disambiguator, kind, name, qualified_name, start_line, end_line, signature, chunk_hash, ${extra}
+  return `SELECT id, symbol_key, disambiguator, kind, name, qualified_name, start_line, end_line, signature, doc, chunk_hash, ${extra}
       (SELECT COUNT(*) FROM node_spans ns WHERE ns.node_id = nodes.id AND ns.file_id <> nodes.file_id) AS other_spans
     FROM nodes WHERE file_id = ?`;
+}
+
+/** Whether a node of the same file keeps every word its FTS row was made of (`ftsTextOf`). */
+function sameFtsText(old: ExistingNode, n: ExtractedNode, chunkHash: string): boolean {
+  return (
+    old.chunk_hash === chunkHash &&
+    old.name === n.name &&
+    old.qualified_name === n.qualifiedName &&
+    old.kind === n.kind &&
+    old.signature === n.signature &&
+    (old.doc ?? null) === (n.doc ?? null)
+  );
 }
 
 function now(): string {
@@ -184,6 +196,7 @@ interface ExistingNode {
   start_line: number;
   end_line: number;
   signature: string;
+  doc: string | null;
   chunk_hash: string;
   other_spans: number;
   /** Only from `nodesOfFileWithText`. */
@@ -410,12 +423,11 @@ export class IndexWriter {
             this.restoreSuperseded(fileId, pass.types, source);
           }
         }
-        for (const e of approx.all(fileId, ...pass.types) as { id: number; source_id: number; line: number }[]) {
-          if (covered.has(`${e.source_id}:${e.line}`)) {
-            this.setAside(e.id);
-            superseded++;
-          }
-        }
+        const aside = (approx.all(fileId, ...pass.types) as { id: number; source_id: number; line: number }[])
+          .filter((e) => covered.has(`${e.source_id}:${e.line}`))
+          .map((e) => e.id);
+        this.setAside(aside);
+        superseded += aside.length;
         markOk.run(fileId);
       }
       for (const e of pass.edges) {
@@ -459,9 +471,11 @@ export class IndexWriter {
   }
 
   /** Moves a syntactic edge into `superseded_edges` (a semantic edge resolved its site; inside a caller's transaction). */
-  private setAside(edgeId: number): void {
-    cachedStatement(this.db, `INSERT INTO superseded_edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM edges WHERE id = ?`).run(edgeId);
-    cachedStatement(this.db, `DELETE FROM edges WHERE id = ?`).run(edgeId);
+  private setAside(edgeIds: readonly number[]): void {
+    if (edgeIds.length === 0) return;
+    const ids = JSON.stringify(edgeIds);
+    cachedStatement(this.db, `INSERT INTO superseded_edges(${EDGE_COLUMNS}) SELECT ${EDGE_COLUMNS} FROM edges WHERE id IN (SELECT value FROM json_each(?))`).run(ids);
+    cachedStatement(this.db, `DELETE FROM edges WHERE id IN (SELECT value FROM json_each(?))`).run(ids);
   }
 
   /** Records why a scope has no (or failed) semantic edges. */
@@ -557,7 +571,7 @@ export class IndexWriter {
     });
     const previousById = new Map(previousNodes.map((n) => [n.id, n]));
     checkPlan(plan, nodes.length, previousById);
-    if (f.index) this.insertIndex(fileId, f, plan, stats);
+    if (f.index) this.insertIndex(fileId, f, plan, stats, previousById);
     if (carrying) {
       const moved = this.carryEdges(previous!, fileId, plan, carry!);
       if (moved.length > 0) (stats.carried ??= new Map()).set(f.path, moved);
@@ -582,15 +596,37 @@ export class IndexWriter {
    */
   private carryEdges(previous: number, fileId: number, plan: NodePlan, carry: CarryOptions): number[] {
     const moved: number[] = [];
-    const typeList = carry.types.map(() => '?').join(',');
-    const edgesOf = cachedStatement(this.db, `SELECT id, line, extractor FROM edges WHERE file_id = ? AND source_id = ? AND extractor LIKE 'semantic:%'`);
-    const move = cachedStatement(this.db, `UPDATE edges SET file_id = ?, line = ? WHERE id = ?`);
-    const approx = cachedStatement(
-      this.db,
-      `SELECT id, line FROM edges WHERE file_id = ? AND source_id = ? AND extractor NOT LIKE 'semantic:%' AND type IN (${typeList})`,
+    if ((plan.carry ?? []).length === 0) return moved;
+    // Each version's edges read once and grouped by source (a hub file carries hundreds of
+    // nodes: one query per node would scan the file's edges once per node).
+    const bySource = <R extends { source_id: number }>(rows: R[]): Map<number, R[]> => {
+      const m = new Map<number, R[]>();
+      for (const r of rows) {
+        const list = m.get(r.source_id);
+        if (list) list.push(r);
+        else m.set(r.source_id, [r]);
+      }
+      return m;
+    };
+    const exact = bySource(
+      cachedStatement(this.db, `SELECT id, source_id, line, extractor FROM edges WHERE file_id = ? AND extractor LIKE 'semantic:%'`).all(previous) as {
+        id: number;
+        source_id: number;
+        line: number;
+        extractor: string;
+      }[],
     );
+    const typeList = carry.types.map(() => '?').join(',');
+    const approx = bySource(
+      cachedStatement(this.db, `SELECT id, source_id, line FROM edges WHERE file_id = ? AND extractor NOT LIKE 'semantic:%' AND type IN (${typeList})`).all(
+        fileId,
+        ...carry.types,
+      ) as { id: number; source_id: number; line: number }[],
+    );
+    const move = cachedStatement(this.db, `UPDATE edges SET file_id = ?, line = ? WHERE id = ?`);
+    const aside: number[] = [];
     for (const c of plan.carry ?? []) {
-      const rows = edgesOf.all(previous, c.id) as { id: number; line: number; extractor: string }[];
+      const rows = exact.get(c.id) ?? [];
       if (!rows.every((r) => r.extractor === carry.extractor && c.lines.has(r.line))) continue;
       const sites = new Set<number>();
       for (const r of rows) {
@@ -599,16 +635,17 @@ export class IndexWriter {
         sites.add(line);
       }
       if (sites.size > 0) {
-        for (const a of approx.all(fileId, c.id, ...carry.types) as { id: number; line: number }[]) {
-          if (sites.has(a.line)) this.setAside(a.id);
+        for (const a of approx.get(c.id) ?? []) {
+          if (sites.has(a.line)) aside.push(a.id);
         }
       }
       moved.push(c.id);
     }
+    this.setAside(aside);
     return moved;
   }
 
-  private insertIndex(fileId: number, f: FileWrite, plan: NodePlan, stats: WriteStats): void {
+  private insertIndex(fileId: number, f: FileWrite, plan: NodePlan, stats: WriteStats, previous: ReadonlyMap<number, ExistingNode> = new Map()): void {
     const index = f.index!;
     const ids = new Map<string, number>();
     const pathText = pathTokens(f.path);
@@ -650,8 +687,14 @@ export class IndexWriter {
       if (action.kind === 'update') {
         id = action.id;
         this.stmts.updateNode.run({ ...row, id });
-        this.stmts.deleteFts.run(id);
         stats.nodesUpdated++;
+        // Same path, same words: the FTS row stays (most nodes of an edited file).
+        const old = previous.get(id);
+        if (old !== undefined && sameFtsText(old, n, chunkHash)) {
+          ids.set(n.localId, id);
+          return;
+        }
+        this.stmts.deleteFts.run(id);
       } else {
         id = Number(this.stmts.insertNode.run(row).lastInsertRowid);
         stats.nodesInserted++;

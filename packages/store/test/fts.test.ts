@@ -233,3 +233,56 @@ describe('migration 5 (Porter-stemmed FTS)', () => {
     reopened.close();
   });
 });
+
+describe('FTS rows of a re-parsed file', () => {
+  it('a node whose words did not change keeps its row; a changed chunk, doc, signature or name gets a new one', () => {
+    const s = Store.open(':memory:');
+    const fn = (name: string, chunk: string, extra: Partial<Parameters<typeof node>[0]> = {}, line = 1) =>
+      node({
+        localId: name,
+        name,
+        kind: 'function',
+        parentLocalId: 'f',
+        symbolKey: `ts:file:src/words.ts#${name}`,
+        chunkText: chunk,
+        span: { startLine: line, endLine: line, startByte: line * 20, endByte: line * 20 + 19 },
+        ...extra,
+      });
+    const file = node({ localId: 'f', name: 'words.ts', kind: 'file', symbolKey: 'ts:file:src/words.ts#' });
+    s.writer.writeBatch('working', [
+      fileWrite('src/words.ts', 'v1', [
+        file,
+        fn('keepsWords', 'function keepsWords() { return walnut(); }', {}, 1),
+        fn('changesBody', 'function changesBody() { return hazel(); }', {}, 2),
+        fn('changesDoc', 'function changesDoc() {}', { doc: 'mentions almond' }, 3),
+        fn('changesSignature', 'function changesSignature() {}', { signature: 'changesSignature(pecan)' }, 4),
+      ]),
+    ], keyPlanner);
+    const hits = (q: string) => s.reader().bm25(q).map((h) => s.reader().nodeById(h.nodeId)!.name).sort();
+    expect([hits('walnut'), hits('hazel'), hits('almond'), hits('pecan')]).toEqual([['keepsWords'], ['changesBody'], ['changesDoc'], ['changesSignature']]);
+    // Every node moved down a line (a line added above them): same ids, new spans.
+    s.writer.writeBatch('working', [
+      fileWrite('src/words.ts', 'v2', [
+        file,
+        fn('keepsWords', 'function keepsWords() { return walnut(); }', {}, 2),
+        fn('changesBody', 'function changesBody() { return chestnut(); }', {}, 3),
+        fn('changesDoc', 'function changesDoc() {}', { doc: 'mentions cashew' }, 4),
+        fn('changesSignature', 'function changesSignature() {}', { signature: 'changesSignature(pistachio)' }, 5),
+      ]),
+    ], keyPlanner);
+    expect([hits('walnut'), hits('hazel'), hits('chestnut'), hits('almond'), hits('cashew'), hits('pecan'), hits('pistachio')]).toEqual([
+      ['keepsWords'],
+      [],
+      ['changesBody'],
+      [],
+      ['changesDoc'],
+      [],
+      ['changesSignature'],
+    ]);
+    // One row per node, none left over.
+    const rows = dbOf(s).prepare(`SELECT count(*) FROM fts_nodes`).pluck().get();
+    const nodes = dbOf(s).prepare(`SELECT count(*) FROM nodes`).pluck().get();
+    expect([rows, nodes]).toEqual([5, 5]);
+    expect(s.reader().byQualifiedName('keepsWords')[0]!.startLine).toBe(2);
+  });
+});

@@ -71,3 +71,23 @@ describe('semantic passes and their failure (store)', () => {
     store.close();
   });
 });
+
+describe('stored skeletons (the nodes a partial TS pass names its targets by)', () => {
+  it("gives each parsed file's nodes with its content hash, files in path order, whole files within the cap", () => {
+    const { store } = setup();
+    const view = (cap: number, languages: string[] = ['ts'], label = 'working') =>
+      store.semantic.storedSkeletons(label, languages, cap).map((f) => {
+        const names = new Map(f.nodes.map((n) => [n.id, n.name]));
+        return [f.path, f.contentHash, f.nodes.map((n) => [n.kind, n.name, n.symbolKey, n.parentId === null ? null : names.get(n.parentId), n.startByte, n.endByte])];
+      });
+    expect(view(100)).toEqual([
+      ['src/a.ts', 'h2', [['file', 'a.ts', 'ts:file:src/a.ts#', null, 0, 10], ['function', 'runA', 'ts:file:src/a.ts#runA', 'a.ts', 0, 10]]],
+      ['src/money.ts', 'h1', [['file', 'money.ts', 'ts:file:src/money.ts#', null, 0, 10], ['function', 'format', 'ts:file:src/money.ts#format', 'money.ts', 0, 10]]],
+    ]);
+    // a.ts (2 nodes) fits in 3, money.ts would not: files are never cut.
+    expect(view(3).map((f) => f[0])).toEqual(['src/a.ts']);
+    expect(view(1)).toEqual([]);
+    expect(view(100, ['cs'])).toEqual([]);
+    expect(view(100, ['ts'], 'no-such-label')).toEqual([]);
+  });
+});

@@ -204,6 +204,12 @@ describe('writer', () => {
     expect(dbOf(store).prepare(`SELECT f.path, s.start_line FROM node_spans s JOIN files f ON f.id = s.file_id WHERE node_id = ?`).all(c.id))
       .toEqual([{ path: 'src/Customer.cs', start_line: 3 }]);
     expect(reader.children(c.id).map((n) => n.name).sort()).toEqual(['M3', 'M7']);
+    // A file holding a fragment of a node declared elsewhere has no stored skeleton (its
+    // stored nodes are not what a parse of it gives); the primary fragment's file has one.
+    expect(store.semantic.storedSkeletons('working', ['cs'], 100).map((f) => [f.path, f.nodes.map((n) => n.name)])).toEqual([
+      // In id order: the class was inserted with the first fragment's file.
+      ['src/Customer.Billing.cs', ['Customer', 'src/Customer.Billing.cs', 'M7']],
+    ]);
     // Deleting the primary fragment's file keeps the node with the remaining span.
     store.writer.removePaths('working', ['src/Customer.Billing.cs']);
     const after = reader.byQualifiedName('Acme.Customer');

@@ -361,8 +361,11 @@ function createHost(
   packages: readonly WorkspacePackage[],
   sourceFiles: Map<string, CachedSourceFile> | undefined,
   tooDeep: Map<string, string>,
+  used: string[],
 ): ts.CompilerHost {
-  const host = ts.createCompilerHost(options, true);
+  // No parent pointers from the parser: the binder sets them on every node (and the program on
+  // the import nodes it resolves before binding), as for tsc; a second walk of every file is spared.
+  const host = ts.createCompilerHost(options, false);
   // Every read (sources, package.json files during resolution, lib files) goes through the safe
   // reader: the host's getSourceFile reads through host.readFile.
   host.readFile = compilerReadFile(root);
@@ -378,10 +381,15 @@ function createHost(
     const key = `${optionsKey}\0${lv.languageVersion}\0${lv.impliedNodeFormat ?? ''}\0${lv.jsDocParsingMode ?? ''}\0${fileName}`;
     const st = statSync(fileName, { throwIfNoEntry: false });
     const cached = sourceFiles.get(key);
-    if (cached !== undefined && st !== undefined && cached.mtimeMs === st.mtimeMs && cached.size === st.size) return cached.sf;
+    if (cached !== undefined && st !== undefined && cached.mtimeMs === st.mtimeMs && cached.size === st.size) {
+      used.push(key);
+      return cached.sf;
+    }
     const sf = base(fileName, languageVersionOrOptions, onError, shouldCreate);
-    if (sf !== undefined && st !== undefined) sourceFiles.set(key, { sf, mtimeMs: st.mtimeMs, size: st.size });
-    else sourceFiles.delete(key);
+    if (sf !== undefined && st !== undefined) {
+      sourceFiles.set(key, { sf, mtimeMs: st.mtimeMs, size: st.size });
+      used.push(key);
+    } else sourceFiles.delete(key);
     return sf;
   };
   const cache = ts.createModuleResolutionCache(host.getCurrentDirectory(), (f) => host.getCanonicalFileName(f), options);
@@ -429,13 +437,43 @@ export interface ProgramState {
   readonly isRepoName: (name: string) => boolean;
 }
 
+/**
+ * A program with its checker, built (parsed, resolved, bound) and not yet asked anything: what
+ * a worker's `prepare` keeps for the request that follows (`programState` adds that request's
+ * lookups). `files` are the cache keys of the shared parsed files it holds, for `stillCurrent`.
+ */
+export interface BuiltProgram {
+  readonly key: string;
+  readonly program: ts.Program;
+  readonly checker: ts.TypeChecker;
+  readonly excluded: Map<string, string>;
+  readonly files: readonly string[];
+  /** Names declared by the repository's files of the program (see `mayNameRepoSymbol`). */
+  readonly repoNames: ReadonlySet<string>;
+}
+
+/** Identity of a program: its options and root files (a prepared program serves a request with the same). */
+export function programKey(options: ts.CompilerOptions, rootNames: readonly string[]): string {
+  return JSON.stringify([options, [...rootNames].sort()]);
+}
+
 /** Builds a program over `rootNames` (the union of the root files of the projects sharing it). */
 export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOptions, rootNames: readonly string[]): ProgramState {
+  return programState(ctx, createBuiltProgram(ctx, projectOptions, rootNames));
+}
+
+/** Parses, resolves and binds a program over `rootNames`; see `BuiltProgram`. */
+export function createBuiltProgram(
+  ctx: Pick<AnalyzeContext, 'layout' | 'tooDeep' | 'sourceFiles' | 'timing'>,
+  projectOptions: ts.CompilerOptions,
+  rootNames: readonly string[],
+): BuiltProgram {
   const root = ctx.layout.root;
   const options: ts.CompilerOptions = { ...projectOptions, noEmit: true };
   delete options.plugins;
   const excluded = ctx.tooDeep ?? new Map<string, string>();
-  const host = createHost(options, root, ctx.layout.packages, ctx.sourceFiles, excluded);
+  const files: string[] = [];
+  const host = createHost(options, root, ctx.layout.packages, ctx.sourceFiles, excluded, files);
   // Project references are deliberately not passed: imports of referenced projects then resolve
   // to their sources (as an editor does) instead of to possibly unbuilt output .d.ts files.
   const tp = process.cpuUsage();
@@ -463,17 +501,55 @@ export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOpt
     if (ctx.sourceFiles !== undefined) {
       for (const [k, c] of ctx.sourceFiles) if (excluded.has(resolve(c.sf.fileName))) ctx.sourceFiles.delete(k);
     }
+    files.length = 0;
     program = ts.createProgram({ rootNames: [...rootNames], options, host });
     checker = program.getTypeChecker();
   }
+  // Names declared anywhere in the repository's files of this program: a member access whose
+  // name is not among them cannot resolve to a repository symbol, so its receiver need not be
+  // type-checked (most `.map`, `.length`, `Math.max` … of a typical file).
+  const repoNames = new Set<string>(['default', 'constructor']);
+  for (const sf of program.getSourceFiles()) {
+    if (isSyntacticCandidate(root, sf)) for (const n of declaredNames(sf)) repoNames.add(n);
+  }
+  return { key: programKey(projectOptions, rootNames), program, checker, excluded, files, repoNames };
+}
 
+/**
+ * True while every parsed file `built` holds is still the shared cache's current version of
+ * that file (same object, size and mtime unchanged on disk): a prepared program then serves
+ * the request as if the request had built it.
+ */
+export function stillCurrent(built: BuiltProgram, sourceFiles: ReadonlyMap<string, CachedSourceFile>): boolean {
+  // Built without the shared cache: nothing to compare with.
+  if (built.files.length === 0) return false;
+  for (const key of built.files) {
+    const cached = sourceFiles.get(key);
+    if (cached === undefined) return false;
+    const fileName = key.slice(key.lastIndexOf('\0') + 1);
+    if (built.program.getSourceFile(fileName) !== cached.sf) return false;
+    const st = statSync(fileName, { throwIfNoEntry: false });
+    if (st === undefined || st.mtimeMs !== cached.mtimeMs || st.size !== cached.size) return false;
+  }
+  return true;
+}
+
+/** True for repository source files (the only files that can hold targets). */
+function isSyntacticCandidate(root: string, sf: ts.SourceFile): boolean {
+  const abs = resolve(sf.fileName);
+  return isRepoSource(root, abs) && classifyTsPath(abs) !== null;
+}
+
+/** The lookups of one request over a built program (they read the request's skeletons and syntactic cache). */
+export function programState(ctx: AnalyzeContext, built: BuiltProgram): ProgramState {
+  const root = ctx.layout.root;
+  const { program, checker, excluded, repoNames } = built;
   const candidateBySf = new Map<ts.SourceFile, boolean>();
   /** True for repository source files (the only files that can hold targets). */
   const syntacticCandidate = (sf: ts.SourceFile): boolean => {
     let c = candidateBySf.get(sf);
     if (c === undefined) {
-      const abs = resolve(sf.fileName);
-      c = isRepoSource(root, abs) && classifyTsPath(abs) !== null;
+      c = isSyntacticCandidate(root, sf);
       candidateBySf.set(sf, c);
     }
     return c;
@@ -526,13 +602,6 @@ export function buildProgram(ctx: AnalyzeContext, projectOptions: ts.CompilerOpt
     return { path: f.rel, node: n };
   };
 
-  // Names declared anywhere in the repository's files of this program: a member access whose
-  // name is not among them cannot resolve to a repository symbol, so its receiver need not be
-  // type-checked (most `.map`, `.length`, `Math.max` … of a typical file).
-  const repoNames = new Set<string>(['default', 'constructor']);
-  for (const sf of program.getSourceFiles()) {
-    if (syntacticCandidate(sf)) for (const n of declaredNames(sf)) repoNames.add(n);
-  }
   /** False when `id` is a member name (`a.b`, `a['b']`, JSX attribute) no repository declaration carries. */
   const mayNameRepoSymbol = (id: ts.Node): boolean => {
     const p = id.parent;
@@ -783,6 +852,11 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
        * type. Properties the literal declares itself are not uses. Only for names some
        * repository declaration carries (the checker is not asked about the others).
        */
+      const contextual = new Map<ts.Node, ts.Type | undefined>();
+      const contextualTypeOf = (literal: ts.ObjectLiteralExpression | ts.JsxAttributes): ts.Type | undefined => {
+        if (!contextual.has(literal)) contextual.set(literal, checker.getContextualType(literal));
+        return contextual.get(literal);
+      };
       const heldProperties = (name: ts.Identifier): ts.Symbol[] => {
         const p = name.parent;
         if (p === undefined || (p as { name?: ts.Node }).name !== name) return [];
@@ -792,8 +866,9 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
           ts.isJsxAttribute(p);
         const destructured = !member && ts.isBindingElement(p) && p.propertyName === undefined && ts.isObjectBindingPattern(p.parent);
         if ((!member && !destructured) || !isRepoName(name.text)) return [];
-        // The literal's (the JSX attributes') contextual type; the destructured value's type.
-        const type = member ? checker.getContextualType(p.parent as ts.ObjectLiteralExpression | ts.JsxAttributes) : checker.getTypeAtLocation(p.parent);
+        // The literal's (the JSX attributes') contextual type, once per literal (each attribute
+        // would resolve the element's props again); the destructured value's type.
+        const type = member ? contextualTypeOf(p.parent as ts.ObjectLiteralExpression | ts.JsxAttributes) : checker.getTypeAtLocation(p.parent);
         if (type === undefined) return [];
         return propertiesNamed(type, name.text).filter((prop) => !(prop.declarations ?? []).includes(p as ts.Declaration));
       };

@@ -14,9 +14,11 @@
  * here). A group with JavaScript roots may join one without `allowJs`: the merged program then
  * gets `allowJs`, only when every import of the larger group's roots still resolves as before.
  */
-import { statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import ts from 'typescript';
+import { safeReadFile } from '@ca/schema';
 import { safeSystem } from './safeSystem.js';
 import type { LoadedProject, ProgramGroup, WorkspacePackage } from './projects.js';
 import { resolveWorkspaceSpecifier } from './projects.js';
@@ -85,20 +87,110 @@ interface FileImports {
   readonly modules: readonly string[];
 }
 
+/** One program of a decision: the projects it holds and whether `allowJs` was added to its host group's options. */
+interface DecidedHost {
+  /** Key of the group whose options the program is built with (the largest of those merged). */
+  readonly key: string;
+  readonly projectIds: readonly string[];
+  readonly widened: boolean;
+}
+
 /**
- * What resolution checks keep between requests of a warm worker: the import list of each file
- * (re-read when its size or mtime changes).
+ * What resolution checks keep between requests of a warm worker, and between processes when
+ * saved (`saveMergeCache`): the import list of each file read (re-read when its size or mtime
+ * changes) and the last decision.
  */
 export interface MergeCache {
   readonly imports: Map<string, FileImports>;
   /** Set when a re-read file's import list differs from the one kept. */
   importsChanged: boolean;
-  /** The last decision: which projects share a program, with which options. */
-  last: { fingerprint: string; hosts: { key: string; options: ts.CompilerOptions; projectIds: string[] }[] } | null;
+  /** The last decision: which projects share a program. */
+  last: { fingerprint: string; hosts: readonly DecidedHost[] } | null;
+  /**
+   * Per file, whether its imports resolve alike under a pair of option sets (`sameResolution`),
+   * by pair: valid while the file's import list and `fingerprint` (the projects, their root
+   * files, the workspace and the installed packages) are unchanged. A decision taken again after
+   * one import list changed re-resolves that file's imports only.
+   */
+  readonly alike: Map<string, Map<string, boolean>>;
+  fingerprint: string | null;
+  /** Set when the cache changed since it was loaded or saved. */
+  dirty: boolean;
 }
 
 export function createMergeCache(): MergeCache {
-  return { imports: new Map(), importsChanged: false, last: null };
+  return { imports: new Map(), importsChanged: false, last: null, alike: new Map(), fingerprint: null, dirty: false };
+}
+
+/** Format of a saved cache; another one reads as empty. */
+const SAVED_FORMAT = 2;
+/** A saved cache larger than this is not read (a real one is a few hundred KB). */
+const SAVED_MAX_BYTES = 64 * 1024 * 1024;
+
+interface SavedCache {
+  readonly format: number;
+  readonly last: MergeCache['last'];
+  readonly fingerprint: string | null;
+  readonly alike: readonly (readonly [file: string, pairs: readonly (readonly [pair: string, alike: boolean])[]])[];
+  readonly imports: readonly (readonly [file: string, mtimeMs: number, size: number, modules: readonly string[]])[];
+}
+
+/**
+ * The cache a worker saved to `file`, or an empty one (missing, unreadable, another format).
+ * A one-shot `ca index` thus replays the decision of the run before it: every file it relies
+ * on is checked again (`mergeGroups`), so the saved file can make a decision cheaper, never
+ * another one.
+ */
+export function loadMergeCache(file: string): MergeCache {
+  const cache = createMergeCache();
+  const read = safeReadFile(file, { maxBytes: SAVED_MAX_BYTES });
+  if (!read.ok) return cache;
+  try {
+    const saved = JSON.parse(read.bytes.toString('utf8')) as SavedCache;
+    if (saved.format !== SAVED_FORMAT || !Array.isArray(saved.imports)) return cache;
+    for (const [f, mtimeMs, size, modules] of saved.imports) {
+      if (typeof f === 'string' && typeof mtimeMs === 'number' && typeof size === 'number' && Array.isArray(modules)) {
+        cache.imports.set(f, { mtimeMs, size, modules: modules.filter((m): m is string => typeof m === 'string') });
+      }
+    }
+    if (typeof saved.fingerprint === 'string' && Array.isArray(saved.alike)) {
+      cache.fingerprint = saved.fingerprint;
+      for (const [f, pairs] of saved.alike) {
+        if (typeof f !== 'string' || !Array.isArray(pairs)) continue;
+        cache.alike.set(f, new Map(pairs.filter(([k, v]) => typeof k === 'string' && typeof v === 'boolean')));
+      }
+    }
+    const last = saved.last;
+    if (last !== null && typeof last?.fingerprint === 'string' && Array.isArray(last.hosts)) {
+      cache.last = {
+        fingerprint: last.fingerprint,
+        hosts: last.hosts.map((h) => ({ key: String(h.key), projectIds: (h.projectIds ?? []).map(String), widened: h.widened === true })),
+      };
+    }
+  } catch {
+    return createMergeCache();
+  }
+  return cache;
+}
+
+/** Writes `cache` to `file` (atomically, by rename) when it changed; best effort. */
+export function saveMergeCache(cache: MergeCache, file: string): void {
+  if (!cache.dirty) return;
+  const saved: SavedCache = {
+    format: SAVED_FORMAT,
+    last: cache.last,
+    fingerprint: cache.fingerprint,
+    alike: [...cache.alike].map(([f, pairs]) => [f, [...pairs]] as const),
+    imports: [...cache.imports].map(([f, e]) => [f, e.mtimeMs, e.size, e.modules] as const),
+  };
+  const tmp = join(dirname(file), `.${process.pid}.${Date.now()}.tsprograms.tmp`);
+  try {
+    writeFileSync(tmp, JSON.stringify(saved), { flag: 'wx', mode: 0o600 });
+    renameSync(tmp, file);
+    cache.dirty = false;
+  } catch {
+    rmSync(tmp, { force: true });
+  }
 }
 
 function importsOf(cache: MergeCache, file: string, fresh: ReadonlySet<string> | null, sys: ts.System): FileImports | null {
@@ -113,8 +205,12 @@ function importsOf(cache: MergeCache, file: string, fresh: ReadonlySet<string> |
   const text = sys.readFile(file);
   if (text === undefined) return null;
   const entry: FileImports = { mtimeMs: st.mtimeMs, size: st.size, modules: importSpecifiers(text) };
-  if (cached !== undefined && cached.modules.join('\0') !== entry.modules.join('\0')) cache.importsChanged = true;
+  if (cached !== undefined && cached.modules.join('\0') !== entry.modules.join('\0')) {
+    cache.importsChanged = true;
+    cache.alike.delete(file);
+  }
   cache.imports.set(file, entry);
+  cache.dirty = true;
   return entry;
 }
 
@@ -123,6 +219,8 @@ class Resolver {
   private readonly cache: ts.ModuleResolutionCache;
   private readonly memo = new Map<string, string>();
   private readonly allowJs: boolean;
+  /** Names the option set (in `MergeCache.alike` pairs). */
+  readonly id: string;
   constructor(
     readonly options: ts.CompilerOptions,
     private readonly packages: readonly WorkspacePackage[],
@@ -130,6 +228,7 @@ class Resolver {
   ) {
     this.cache = ts.createModuleResolutionCache(ts.sys.getCurrentDirectory(), (f) => f, options);
     this.allowJs = allowsJs(options);
+    this.id = createHash('sha1').update(JSON.stringify(options)).digest('hex').slice(0, 16);
   }
 
   /** Resolved file of `specifier` imported from `containingFile`, '' when it does not resolve. */
@@ -174,15 +273,28 @@ const TS_TARGET = /\.(d\.[mc]?ts|[mc]?tsx?)$/;
  */
 function sameResolution(files: readonly string[], own: Resolver, wider: Resolver, cache: MergeCache, fresh: ReadonlySet<string> | null, widening = false): boolean {
   const relativeAlike = relativeKey(own.options) === relativeKey(wider.options);
-  for (const f of files) {
-    const imps = importsOf(cache, f, fresh, own.sys);
-    if (imps === null) continue;
-    for (const s of imps.modules) {
+  const pair = `${own.id}:${wider.id}:${widening ? 1 : 0}`;
+  const alike = (f: string, modules: readonly string[]): boolean => {
+    for (const s of modules) {
       if (relativeAlike && isRelative(s)) continue;
       const a = own.resolve(s, f);
       if (widening && TS_TARGET.test(a)) continue;
       if (a !== wider.resolve(s, f)) return false;
     }
+    return true;
+  };
+  for (const f of files) {
+    const imps = importsOf(cache, f, fresh, own.sys);
+    if (imps === null) continue;
+    let pairs = cache.alike.get(f);
+    let same = pairs?.get(pair);
+    if (same === undefined) {
+      same = alike(f, imps.modules);
+      if (pairs === undefined) cache.alike.set(f, (pairs = new Map()));
+      pairs.set(pair, same);
+      cache.dirty = true;
+    }
+    if (!same) return false;
   }
   return true;
 }
@@ -205,6 +317,8 @@ function statically(a: ts.CompilerOptions, b: ts.CompilerOptions): boolean {
 interface Host {
   readonly first: number;
   key: string;
+  /** `allowJs` was added to the options of group `key`. */
+  widened: boolean;
   options: ts.CompilerOptions;
   resolver: Resolver;
   projects: LoadedProject[];
@@ -232,7 +346,17 @@ export function mergeGroups(
 ): ProgramGroup[] {
   // Files inside the repository are read through the safe reader (safeSystem.ts).
   const sys = safeSystem(root);
-  const fingerprint = JSON.stringify(groups.map((g) => [g.key, g.projects.map((p) => [p.id, p.rootNames])]));
+  const fingerprint = JSON.stringify([
+    groups.map((g) => [g.key, g.projects.map((p) => [p.id, p.rootNames])]),
+    packages.map((p) => [p.name, p.dir, p.entries]),
+    root === null ? null : installStamp(root),
+  ]);
+  // What resolved alike stays so while the projects, packages and installs are the same.
+  if (cache.fingerprint !== fingerprint) {
+    cache.alike.clear();
+    cache.fingerprint = fingerprint;
+    cache.dirty = true;
+  }
   if (fresh !== null && cache.last !== null && cache.last.fingerprint === fingerprint) {
     cache.importsChanged = false;
     // The decision read only some files' imports (those it compared): only they can change it.
@@ -240,21 +364,48 @@ export function mergeGroups(
     if (!cache.importsChanged) return replay(groups, cache.last.hosts);
   }
   const result = decide(groups, packages, cache, fresh, sys);
-  cache.last = { fingerprint, hosts: result.map((h) => ({ key: h.key, options: h.options, projectIds: h.projects.map((p) => p.id) })) };
-  return result;
+  cache.last = { fingerprint, hosts: result.map((h) => ({ key: h.key, projectIds: h.projects.map((p) => p.id), widened: h.widened })) };
+  cache.dirty = true;
+  return result.map(({ widened: _, ...g }) => g);
+}
+
+/**
+ * What installed packages look like, cheaply: bare specifiers resolve into `node_modules`,
+ * which an install rewrites (its folder's and the lockfiles' times and sizes move).
+ */
+function installStamp(root: string): (number | null)[] {
+  return ['node_modules', 'node_modules/.modules.yaml', 'node_modules/.package-lock.json', 'package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lockb'].flatMap(
+    (f) => {
+      const st = statSync(join(root, f), { throwIfNoEntry: false });
+      return st === undefined ? [null, null] : [st.mtimeMs, st.size];
+    },
+  );
 }
 
 /** The groups of an earlier decision, rebuilt from this request's project objects. */
 function replay(groups: readonly ProgramGroup[], hosts: NonNullable<MergeCache['last']>['hosts']): ProgramGroup[] {
   const byId = new Map<string, { p: LoadedProject; g: ProgramGroup }>();
   for (const g of groups) for (const p of g.projects) byId.set(p.id, { p, g });
+  const byKey = new Map(groups.map((g) => [g.key, g]));
   return hosts.map((h) => {
     const members = h.projectIds.map((id) => byId.get(id)!);
-    return { key: h.key, options: h.options, projects: members.map((m) => m.p), cost: [...new Set(members.map((m) => m.g))].reduce((n, g) => n + g.cost, 0) };
+    const own = byKey.get(h.key)!.options;
+    return {
+      key: h.key,
+      options: h.widened ? { ...own, allowJs: true } : own,
+      projects: members.map((m) => m.p),
+      cost: [...new Set(members.map((m) => m.g))].reduce((n, g) => n + g.cost, 0),
+    };
   });
 }
 
-function decide(groups: readonly ProgramGroup[], packages: readonly WorkspacePackage[], cache: MergeCache, fresh: ReadonlySet<string> | null, sys: ts.System): ProgramGroup[] {
+function decide(
+  groups: readonly ProgramGroup[],
+  packages: readonly WorkspacePackage[],
+  cache: MergeCache,
+  fresh: ReadonlySet<string> | null,
+  sys: ts.System,
+): (ProgramGroup & { readonly widened: boolean })[] {
   const order = groups.map((g, i) => ({ g, i })).sort((x, y) => y.g.cost - x.g.cost || x.i - y.i);
   const hosts: Host[] = [];
   for (const { g, i } of order) {
@@ -269,6 +420,7 @@ function decide(groups: readonly ProgramGroup[], packages: readonly WorkspacePac
       if (!sameResolution(roots, own, merged, cache, fresh)) continue;
       if (widen && !sameResolution(h.roots, h.resolver, merged, cache, fresh, true)) continue;
       h.options = merged.options;
+      h.widened ||= widen;
       h.resolver = merged;
       h.projects.push(...g.projects);
       h.cost += g.cost;
@@ -276,9 +428,9 @@ function decide(groups: readonly ProgramGroup[], packages: readonly WorkspacePac
       placed = true;
       break;
     }
-    if (!placed) hosts.push({ first: i, key: g.key, options: g.options, resolver: own, projects: [...g.projects], cost: g.cost, roots });
+    if (!placed) hosts.push({ first: i, key: g.key, widened: false, options: g.options, resolver: own, projects: [...g.projects], cost: g.cost, roots });
   }
   return hosts
     .sort((a, b) => a.first - b.first)
-    .map((h) => ({ key: h.key, options: h.options, projects: h.projects, cost: h.cost }));
+    .map((h) => ({ key: h.key, options: h.options, projects: h.projects, cost: h.cost, widened: h.widened }));
 }

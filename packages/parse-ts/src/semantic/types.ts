@@ -6,6 +6,13 @@ import type { Confidence, EdgeType, ErrorCode, FileIndex, NodeKind } from '@ca/s
 
 /** Bumped on any incompatible change of the messages below. */
 export const SEMANTIC_PROTOCOL_VERSION = 4;
+/**
+ * Environment variable carrying a new worker's first `prepare` request (JSON): the worker starts
+ * it right after its handshake, without waiting for the supervisor's event loop.
+ */
+export const INITIAL_PREPARE_ENV = 'CA_TSWORKER_INITIAL_PREPARE';
+/** Environment variable naming the file where the worker keeps its program-merge decisions between processes (`loadMergeCache`). */
+export const PROGRAM_CACHE_ENV = 'CA_TSWORKER_PROGRAM_CACHE';
 /** Bumped whenever the semantic output changes, so stored exact edges are recomputed. */
 export const TS_SEMANTIC_EXTRACTOR_VERSION = 'ts-semantic-6';
 /** What this worker can do; the supervisor refuses a worker lacking one it needs. */

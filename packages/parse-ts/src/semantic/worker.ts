@@ -5,17 +5,33 @@
  *
  * Built by tsup as dist/semanticWorker.js. Never imports anything from the analysed repository.
  */
-import type { ErrorCode, LanguageAdapter } from '@ca/schema';
+import { gitBlobId, type ErrorCode, type LanguageAdapter } from '@ca/schema';
 import { createTsAdapter } from '../adapter.js';
-import { analyzeProject, buildProgram, PassStopped, releaseSourceFiles, sourceFileKey, type AnalyzeContext, type ProgramState, type SyntacticFile } from './analyze.js';
-import { createMergeCache, mergeGroups, type MergeCache } from './merge.js';
-import { discoverRepo, groupProjects, restrictGroups, shardProjects, type LoadedProject } from './projects.js';
+import {
+  analyzeProject,
+  buildProgram,
+  createBuiltProgram,
+  PassStopped,
+  programKey,
+  programState,
+  releaseSourceFiles,
+  sourceFileKey,
+  stillCurrent,
+  type AnalyzeContext,
+  type BuiltProgram,
+  type ProgramState,
+  type SyntacticFile,
+} from './analyze.js';
+import { createMergeCache, loadMergeCache, mergeGroups, saveMergeCache, type MergeCache } from './merge.js';
+import { discoverRepo, groupProjects, restrictGroups, shardProjects, type LoadedProject, type ProgramGroup, type RepoLayout } from './projects.js';
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type ts from 'typescript';
 // Not process.memoryUsage(): it also reads the RSS from /proc, ~0.25 s over a pass of excalidraw.
 import { getHeapStatistics } from 'node:v8';
 import {
+  INITIAL_PREPARE_ENV,
+  PROGRAM_CACHE_ENV,
   SEMANTIC_CAPABILITIES,
   SEMANTIC_PROTOCOL_VERSION,
   TS_SEMANTIC_EXTRACTOR_VERSION,
@@ -47,16 +63,31 @@ const send = (m: ChildMessage): void => {
 /** Heap ceiling in bytes; passing it stops the pass with `oom_restart` and exits (a fresh process is cheaper than a fragmented heap). */
 const ceilingBytes = Number(process.env.CA_SEMANTIC_HEAP_CEILING_MB ?? '0') * 1024 * 1024;
 const cancelled = new Set<number>();
+/** Where merge decisions persist between processes (PROGRAM_CACHE_ENV), if anywhere. */
+const programCacheFile = process.env[PROGRAM_CACHE_ENV];
+/** Which projects share a program, with the checks that keep it valid (`mergeGroups`). */
+const mergeGroupsOf = (layout: RepoLayout, requested: ReadonlySet<string> | null): ProgramGroup[] => {
+  const merged = mergeGroups(groupProjects(layout.projects), layout.packages, warm.merge, requested, layout.root);
+  if (programCacheFile) saveMergeCache(warm.merge, programCacheFile);
+  return merged;
+};
 /**
  * What a warm worker keeps between requests: parsed and bound files (reused while their size
  * and mtime are unchanged) and syntactic indexes (reused while the text is the same), so an
  * edit re-parses and re-binds only the edited files. A full pass starts from nothing and
  * releases files as it goes (one program alive at a time); partial passes keep what they used.
  */
-const warm: { sourceFiles: NonNullable<AnalyzeContext['sourceFiles']>; syntactic: Map<string, SyntacticFile>; merge: MergeCache } = {
+const warm: {
+  sourceFiles: NonNullable<AnalyzeContext['sourceFiles']>;
+  syntactic: Map<string, SyntacticFile>;
+  merge: MergeCache;
+  /** Programs the last `prepare` built, each taken by the request that needs it while still current. */
+  prepared: BuiltProgram[];
+} = {
   sourceFiles: new Map(),
   syntactic: new Map(),
-  merge: createMergeCache(),
+  merge: programCacheFile ? loadMergeCache(programCacheFile) : createMergeCache(),
+  prepared: [],
 };
 /** Past this many cached files a request starts cold (bounds a long-lived worker's heap). */
 const WARM_MAX_FILES = 20_000;
@@ -104,7 +135,7 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
   // and groups whose files resolve alike are merged (decided over all projects, so a partial
   // pass builds its program with the same options as a full one).
   const tm = Date.now();
-  const merged = mergeGroups(groupProjects(layout.projects), layout.packages, warm.merge, requested, layout.root);
+  const merged = mergeGroupsOf(layout, requested);
   timing(`merge ${Date.now() - tm} ms`);
   const groups = restrictGroups(merged, wanted, requested);
   const order = wanted.map((p) => p.id);
@@ -136,13 +167,23 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
   adapterPromise ??= createTsAdapter();
   const adapter = await adapterPromise;
   const partial = msg.files !== null;
+  const skeletons = new Map<string, SyntacticSkeleton>();
+  for (const sk of msg.syntactic ?? []) skeletons.set(resolve(layout.root, sk.path), sk);
+  const prepared = warm.prepared;
+  warm.prepared = [];
   if (!partial || warmIsFull()) {
     warm.sourceFiles.clear();
     warm.syntactic.clear();
   } else if (requested !== null) {
     // The files of the request changed: never trust size + mtime for them (an edit within the
-    // file system's timestamp granularity keeps both).
-    for (const k of [...warm.sourceFiles.keys()]) if (requested.has(resolve(k.slice(k.lastIndexOf('\0') + 1)))) warm.sourceFiles.delete(k);
+    // file system's timestamp granularity keeps both), only a text whose hash is the one the
+    // caller parsed (its skeleton's).
+    for (const [k, cached] of [...warm.sourceFiles]) {
+      const abs = resolve(k.slice(k.lastIndexOf('\0') + 1));
+      if (!requested.has(abs)) continue;
+      const sk = skeletons.get(abs);
+      if (sk === undefined || gitBlobId(cached.sf.text) !== sk.contentHash) warm.sourceFiles.delete(k);
+    }
   }
   const stopIfNeeded = (): void => {
     if (cancelled.has(id)) throw new PassStopped('cancelled', 'superseded by a newer request');
@@ -151,8 +192,6 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
       throw new PassStopped('oom_restart', `heap passed the ${Math.round(ceilingBytes / 1048576)} MB ceiling`);
     }
   };
-  const skeletons = new Map<string, SyntacticSkeleton>();
-  for (const sk of msg.syntactic ?? []) skeletons.set(resolve(layout.root, sk.path), sk);
   const regions = new Map<string, ReadonlySet<string>>();
   for (const r of msg.regions ?? []) regions.set(resolve(layout.root, r.path), new Set(r.keys));
   const ctx: AnalyzeContext = {
@@ -193,8 +232,12 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
       if (state === undefined) {
         const roots = rootsOf(group);
         const t0 = process.cpuUsage();
-        state = buildProgram(ctx, options, roots);
-        timing(`program ${p.id} roots=${roots.length} files=${state.program.getSourceFiles().length} cpu=${cpuSince(t0)}`);
+        // The program `prepare` built for this group, while none of its files changed since.
+        const key = programKey(options, roots);
+        const ready = partial ? prepared.find((b) => b.key === key && stillCurrent(b, warm.sourceFiles)) : undefined;
+        if (ready !== undefined) for (const [f, reason] of ready.excluded) ctx.tooDeep!.set(f, reason);
+        state = ready !== undefined ? programState(ctx, ready) : buildProgram(ctx, options, roots);
+        timing(`program ${p.id} roots=${roots.length} files=${state.program.getSourceFiles().length} cpu=${cpuSince(t0)}${ready !== undefined ? ' (prepared)' : ''}`);
         programs.set(group, state);
       }
       const t1 = process.cpuUsage();
@@ -240,30 +283,23 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
  */
 async function prepare(msg: Extract<ParentMessage, { type: 'prepare' }>): Promise<void> {
   const t0 = Date.now();
+  warm.prepared = [];
   try {
     const layout = discoverRepo(msg.repoRoot, msg.maxFileBytes !== undefined ? { maxFileBytes: msg.maxFileBytes } : {});
     const requested = new Set(msg.files.map((f) => resolve(layout.root, f)));
     const wanted = layout.projects.filter((p) => p.status === 'ok' && p.owned.some((f) => requested.has(f)));
     if (wanted.length === 0) return;
-    const merged = mergeGroups(groupProjects(layout.projects), layout.packages, warm.merge, requested, layout.root);
-    const groups = restrictGroups(merged, wanted, requested);
+    const tm = Date.now();
+    const groups = restrictGroups(mergeGroupsOf(layout, requested), wanted, requested);
+    timing(`prepare: discover ${tm - t0} ms, merge ${Date.now() - tm} ms`);
     if (warmIsFull()) {
       warm.sourceFiles.clear();
       warm.syntactic.clear();
     }
+    // The request's syntactic indexes need the adapter: its grammars load meanwhile.
     adapterPromise ??= createTsAdapter();
-    const ctx: AnalyzeContext = {
-      layout,
-      adapter: await adapterPromise,
-      requested,
-      syntactic: warm.syntactic,
-      sourceFiles: warm.sourceFiles,
-      tooDeep: new Map(),
-      timing,
-      checkSync: () => {},
-      checkpoint: async () => {},
-    };
-    for (const g of groups) buildProgram(ctx, g.options, rootsOf(g.projects));
+    const ctx = { layout, sourceFiles: warm.sourceFiles, tooDeep: new Map<string, string>(), timing };
+    warm.prepared = groups.map((g) => createBuiltProgram(ctx, g.options, rootsOf(g.projects)));
     timing(`prepare ${Date.now() - t0} ms (${groups.length} programs)`);
   } catch (e) {
     timing(`prepare failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -306,3 +342,14 @@ send({
   extractorVersion: TS_SEMANTIC_EXTRACTOR_VERSION,
   pid: process.pid,
 });
+// A prepare the supervisor handed over with the fork starts now (see INITIAL_PREPARE_ENV).
+const initial = process.env[INITIAL_PREPARE_ENV];
+delete process.env[INITIAL_PREPARE_ENV];
+if (initial !== undefined) {
+  try {
+    const msg = JSON.parse(initial) as ParentMessage;
+    if (msg.type === 'prepare') onMessage(msg);
+  } catch {
+    // Best effort, as every prepare: the request that follows builds what it needs.
+  }
+}
