@@ -57,7 +57,7 @@ const embeddingSchema = z
     batch_size: z.number().int().positive().default(16),
     /** Padded tokens per model call at most (0 = no limit; a text over it is embedded alone). */
     batch_tokens: z.number().int().min(0).default(512),
-    /** Model worker threads while indexing (0 = two on a machine with two or more cores, else one). */
+    /** Model worker threads while indexing (0 = one for a run embedding at most 512 symbols, else two on a machine with two or more cores, else one). */
     workers: z.number().int().min(0).max(16).default(0),
     enabled: z.boolean().default(true),
     /** Extra body windows embedded per symbol after its main text (0 = main text only). */
