@@ -180,6 +180,9 @@ export async function prewarmEmbedder(
   }
 }
 
+/** See `embeddingWorkersFor`. */
+const ONE_WORKER_MAX_NODES = 512;
+
 /**
  * Model workers for a run embedding `pending` nodes: `embedding.workers` when set; otherwise one
  * for a few hundred nodes (a second worker's model load, 0.3–0.6 CPU-s, costs more than it saves
@@ -189,9 +192,6 @@ export function embeddingWorkersFor(configured: number, pending: number): number
   if (configured > 0) return configured;
   return pending <= ONE_WORKER_MAX_NODES ? 1 : defaultEmbeddingWorkers();
 }
-
-/** See `embeddingWorkersFor`. */
-const ONE_WORKER_MAX_NODES = 512;
 
 /**
  * The indexing embedder of a long-lived engine: its workers are kept across `index()` calls (an

@@ -365,7 +365,6 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
 
 type RegionNode = Pick<ExtractedNode, 'symbolKey' | 'chunkText'>;
 
-
 /** What the run's node planner saw of a re-parsed file, for its semantic region. */
 interface PlannedFile {
   readonly nodes: readonly RegionNode[];
@@ -491,9 +490,9 @@ async function runSemantic(
   const staleCs = staleOf(['cs']);
   const out: { ts?: TsSemanticReport; cs?: CsSemanticReport } = {};
   if (staleTs.length === 0 && staleCs.length === 0) return out;
+  if (staleTs.length === 0) programReady();
   // A commit is analysed from its own blobs, written to a private directory: the compilers read
   // the label's content, never the working tree's.
-  if (staleTs.length === 0) programReady();
   const root = source.kind === 'worktree' ? { dir: source.root, dispose: () => {} } : await materialize(store, label, source, contextKey);
   try {
     if (staleTs.length > 0) {

@@ -222,7 +222,7 @@ describe('the merge cache between processes', () => {
     const cases: Record<string, () => void> = {
       garbage: () => writeFileSync(join(dir, 'garbage'), 'not json {'),
       otherFormat: () => writeFileSync(join(dir, 'otherFormat'), JSON.stringify({ format: 1, last: null, imports: [] })),
-      wrongTypes: () => writeFileSync(join(dir, 'wrongTypes'), JSON.stringify({ format: 2, last: { fingerprint: 3, hosts: 'x' }, imports: [[1, 'a', null, 4]], alike: 'no', fingerprint: null })),
+      wrongTypes: () => writeFileSync(join(dir, 'wrongTypes'), JSON.stringify({ format: 3, last: 'x', imports: [[1, 'a', null, 4]], alike: 'no', fingerprint: 3 })),
       directory: () => mkdirSync(join(dir, 'directory')),
       fifo: () => execFileSync('mkfifo', [join(dir, 'fifo')]),
       missing: () => {},

@@ -684,22 +684,21 @@ export class IndexWriter {
         chunkHash,
       };
       let id: number;
+      let writeFts = true;
       if (action.kind === 'update') {
         id = action.id;
         this.stmts.updateNode.run({ ...row, id });
         stats.nodesUpdated++;
         // Same path, same words: the FTS row stays (most nodes of an edited file).
         const old = previous.get(id);
-        if (old !== undefined && sameFtsText(old, n, chunkHash)) {
-          ids.set(n.localId, id);
-          return;
-        }
-        this.stmts.deleteFts.run(id);
+        writeFts = old === undefined || !sameFtsText(old, n, chunkHash);
+        if (writeFts) this.stmts.deleteFts.run(id);
       } else {
         id = Number(this.stmts.insertNode.run(row).lastInsertRowid);
         stats.nodesInserted++;
       }
       ids.set(n.localId, id);
+      if (!writeFts) return;
       const fts = f.fts?.[i] ?? ftsTextOf(n);
       this.stmts.insertFts.run(id, n.name, n.qualifiedName, fts.split, n.signature, n.doc ?? '', pathText, fts.body);
     });

@@ -104,16 +104,19 @@ export interface MergeCache {
   readonly imports: Map<string, FileImports>;
   /** Set when a re-read file's import list differs from the one kept. */
   importsChanged: boolean;
-  /** The last decision: which projects share a program. */
-  last: { fingerprint: string; hosts: readonly DecidedHost[] } | null;
+  /**
+   * What `last` and `alike` hold for: the projects, their root files, the workspace and the
+   * installed packages. Another fingerprint forgets both.
+   */
+  fingerprint: string | null;
+  /** The last decision under `fingerprint`: which projects share a program. */
+  last: readonly DecidedHost[] | null;
   /**
    * Per file, whether its imports resolve alike under a pair of option sets (`sameResolution`),
-   * by pair: valid while the file's import list and `fingerprint` (the projects, their root
-   * files, the workspace and the installed packages) are unchanged. A decision taken again after
-   * one import list changed re-resolves that file's imports only.
+   * by pair: valid while the file's import list and `fingerprint` are unchanged. A decision
+   * taken again after one import list changed re-resolves that file's imports only.
    */
   readonly alike: Map<string, Map<string, boolean>>;
-  fingerprint: string | null;
   /** Set when the cache changed since it was loaded or saved. */
   dirty: boolean;
 }
@@ -123,7 +126,7 @@ export function createMergeCache(): MergeCache {
 }
 
 /** Format of a saved cache; another one reads as empty. */
-const SAVED_FORMAT = 2;
+const SAVED_FORMAT = 3;
 /** A saved cache larger than this is not read (a real one is a few hundred KB). */
 const SAVED_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -159,13 +162,9 @@ export function loadMergeCache(file: string): MergeCache {
         if (typeof f !== 'string' || !Array.isArray(pairs)) continue;
         cache.alike.set(f, new Map(pairs.filter(([k, v]) => typeof k === 'string' && typeof v === 'boolean')));
       }
-    }
-    const last = saved.last;
-    if (last !== null && typeof last?.fingerprint === 'string' && Array.isArray(last.hosts)) {
-      cache.last = {
-        fingerprint: last.fingerprint,
-        hosts: last.hosts.map((h) => ({ key: String(h.key), projectIds: (h.projectIds ?? []).map(String), widened: h.widened === true })),
-      };
+      if (Array.isArray(saved.last)) {
+        cache.last = saved.last.map((h) => ({ key: String(h.key), projectIds: (h.projectIds ?? []).map(String), widened: h.widened === true }));
+      }
     }
   } catch {
     return createMergeCache();
@@ -351,20 +350,21 @@ export function mergeGroups(
     packages.map((p) => [p.name, p.dir, p.entries]),
     root === null ? null : installStamp(root),
   ]);
-  // What resolved alike stays so while the projects, packages and installs are the same.
+  // The decision and what resolved alike stay so while the projects, packages and installs are the same.
   if (cache.fingerprint !== fingerprint) {
+    cache.last = null;
     cache.alike.clear();
     cache.fingerprint = fingerprint;
     cache.dirty = true;
   }
-  if (fresh !== null && cache.last !== null && cache.last.fingerprint === fingerprint) {
+  if (fresh !== null && cache.last !== null) {
     cache.importsChanged = false;
     // The decision read only some files' imports (those it compared): only they can change it.
     for (const g of groups) for (const p of g.projects) for (const f of p.rootNames) if (cache.imports.has(f)) importsOf(cache, f, fresh, sys);
-    if (!cache.importsChanged) return replay(groups, cache.last.hosts);
+    if (!cache.importsChanged) return replay(groups, cache.last);
   }
   const result = decide(groups, packages, cache, fresh, sys);
-  cache.last = { fingerprint, hosts: result.map((h) => ({ key: h.key, projectIds: h.projects.map((p) => p.id), widened: h.widened })) };
+  cache.last = result.map((h) => ({ key: h.key, projectIds: h.projects.map((p) => p.id), widened: h.widened }));
   cache.dirty = true;
   return result.map(({ widened: _, ...g }) => g);
 }
@@ -383,7 +383,7 @@ function installStamp(root: string): (number | null)[] {
 }
 
 /** The groups of an earlier decision, rebuilt from this request's project objects. */
-function replay(groups: readonly ProgramGroup[], hosts: NonNullable<MergeCache['last']>['hosts']): ProgramGroup[] {
+function replay(groups: readonly ProgramGroup[], hosts: readonly DecidedHost[]): ProgramGroup[] {
   const byId = new Map<string, { p: LoadedProject; g: ProgramGroup }>();
   for (const g of groups) for (const p of g.projects) byId.set(p.id, { p, g });
   const byKey = new Map(groups.map((g) => [g.key, g]));

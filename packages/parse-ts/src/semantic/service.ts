@@ -208,11 +208,11 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
   const running = (): Worker[] => workers.filter((w): w is Worker => w !== null);
 
   /**
-   * Forks the worker of `slot`. `initial` (a prepare) travels in the worker's environment and
+   * Forks the worker of `slot`. `initial` (a prepare, as JSON) travels in the worker's environment and
    * starts as soon as the worker is up: posted after the handshake instead, it would wait until
    * this process's event loop turns, and the caller is then parsing files synchronously.
    */
-  const spawn = (slot: number, initial?: Extract<ParentMessage, { type: 'prepare' }>): Worker => {
+  const spawn = (slot: number, initial?: string): Worker => {
     const workerPath = opts.workerPath ?? defaultWorkerPath();
     const proc = fork(workerPath, [], {
       // A larger young generation: the compiler allocates short-lived nodes by the million
@@ -221,7 +221,7 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
       env: {
         ...process.env,
         CA_SEMANTIC_HEAP_CEILING_MB: String(ceiling),
-        ...(initial ? { [INITIAL_PREPARE_ENV]: JSON.stringify(initial) } : {}),
+        ...(initial !== undefined ? { [INITIAL_PREPARE_ENV]: initial } : {}),
         ...(opts.programCacheFile ? { [PROGRAM_CACHE_ENV]: opts.programCacheFile } : {}),
       },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -452,8 +452,9 @@ export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): Ts
       // A new worker gets the request with its environment (bounded: a long list is posted).
       let sent = false;
       if (!w) {
-        sent = JSON.stringify(msg).length <= INITIAL_PREPARE_MAX_CHARS;
-        w = spawn(0, sent ? msg : undefined);
+        const json = JSON.stringify(msg);
+        sent = json.length <= INITIAL_PREPARE_MAX_CHARS;
+        w = spawn(0, sent ? json : undefined);
         workers[0] = w;
       }
       const worker = w;
