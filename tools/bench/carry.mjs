@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Declaration-scoped invalidation against a clean index (INVALIDATION.md; decision 021): for each
-// of `--steps` git checkouts (HEAD~k → HEAD~(k-1) …, or the commits given), a copy of the
-// repository indexed at the first commit is moved to the next one and indexed incrementally; a
-// clean index of the same tree is built beside it, and the two are compared edge for edge
-// (source symbol, type, confidence, target, line, semantic or syntactic). Prints, per step, the
-// files parsed, the symbols the TS pass resolved again of those it could have (regions), both
-// run times, and every differing edge (at most `--show`). Embeddings off. Build first.
+// Declaration-scoped invalidation against a clean index (docs/architecture.md, "The life of an
+// edit"; decision 021): for each of `--steps` git checkouts (HEAD~k → HEAD~(k-1) …, or the commits
+// given), a copy of the repository indexed at the first commit is moved to the next one and indexed
+// incrementally; a clean index of the same tree is built beside it, and the two are compared edge
+// for edge (source symbol, type, confidence, target, line, semantic or syntactic). Prints, per
+// step, the files parsed, the symbols the TS pass resolved again of those it could have (regions),
+// both run times, and every differing edge (at most `--show`). Embeddings off. Build first.
 //
 //   node tools/bench/carry.mjs REPO [--from HEAD~10] [--steps 10] [--show 20]
 import { execFileSync, spawnSync } from 'node:child_process';

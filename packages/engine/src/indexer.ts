@@ -414,9 +414,10 @@ function semanticRegions(
 }
 
 /**
- * Compares the label's semantic-context files with the facts recorded by its previous run and
- * marks the source files each changed one shapes pending (INVALIDATION.md, second class;
- * decision 012). The first run only records them: every file is pending then anyway.
+ * Compares the label's semantic-context files with the facts recorded by its previous run and marks
+ * the source files each changed one shapes pending (the second invalidation class,
+ * docs/architecture.md; decision 012). The first run only records them: every file is pending then
+ * anyway.
  */
 export function applyContextChanges(
   store: Store,

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../src/index.js';
 import { dbOf, tempDir } from './helpers.js';
 
-// Declaration-scoped invalidation (INVALIDATION.md row 1, decision 021): a re-parsed file keeps
-// the exact edges of the symbols whose own text did not change; the TS pass resolves the rest.
+// Declaration-scoped invalidation (the invalidation matrix's first row, docs/architecture.md;
+// decision 021): a re-parsed file keeps the exact edges of the symbols whose own text did not
+// change; the TS pass resolves the rest.
 const FILES: Record<string, string> = {
   'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler' }, include: ['src'] }),
   'src/base.ts': 'export class Base {\n  helper(): number {\n    return 1;\n  }\n}\n',

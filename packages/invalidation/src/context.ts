@@ -150,10 +150,10 @@ export interface ContextState {
 }
 
 /**
- * The source files each changed context file shapes (INVALIDATION.md, second class; decision
- * 012): the config's directory and the folders its `include`/`files` reach, projects whose
- * tsconfig `extends` it, files importing a changed workspace package, projects referencing a
- * changed `.csproj`, projects that `<Import>` a changed MSBuild file.
+ * The source files each changed context file shapes (the second invalidation class,
+ * docs/architecture.md; decision 012): the config's directory and the folders its `include`/`files`
+ * reach, projects whose tsconfig `extends` it, files importing a changed workspace package,
+ * projects referencing a changed `.csproj`, projects that `<Import>` a changed MSBuild file.
  */
 export function contextScopes(
   changed: readonly { path: string; change: ContextChange['change'] }[],

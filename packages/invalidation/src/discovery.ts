@@ -57,9 +57,10 @@ export interface DiscoveryResult {
 }
 
 /**
- * Files whose change alters how a compiler sees the code around them (INVALIDATION.md, second
- * class): TS/JS project and workspace configs and lockfiles, C# projects, solutions, MSBuild
- * props/targets and NuGet configuration. Matched on the file name, case-insensitively.
+ * Files whose change alters how a compiler sees the code around them (the second invalidation
+ * class, docs/architecture.md): TS/JS project and workspace configs and lockfiles, C# projects,
+ * solutions, MSBuild props/targets and NuGet configuration. Matched on the file name,
+ * case-insensitively.
  */
 export function isSemanticContextFile(name: string): boolean {
   const n = name.toLowerCase();

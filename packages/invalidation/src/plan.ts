@@ -213,8 +213,9 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
   reuse.sort(byPath((r) => r.file.path));
   moves.sort(byPath((m) => m.to.path));
 
-  // Source-driven edges: a parsed or moved file's own edges are recomputed, and its semantic
-  // pass runs again; files that merely use it keep theirs (INVALIDATION.md).
+  // Source-driven edges: a parsed or moved file's own edges are recomputed, and its semantic pass
+  // runs again; files that merely use it keep theirs (the invalidation matrix,
+  // docs/architecture.md).
   const semantic: SemanticScope[] = [];
   const reasons = new Map<string, string[]>();
   const add = (reason: string, path: string) => {

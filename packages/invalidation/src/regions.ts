@@ -1,13 +1,14 @@
 import type { ExtractedNode } from '@ca/schema';
 
 /**
- * Declaration-scoped semantic invalidation (INVALIDATION.md, first row: a source symbol's exact
- * edges are recomputed when *its* text changed). A re-parsed file keeps the exact edges of every
- * symbol whose own text (its chunk, children collapsed) is unchanged: they are carried to the new
- * version with their lines moved, and the semantic pass resolves only the uses inside the
- * symbols that changed — plus the unchanged symbols that name something the change batch
- * declared, removed or re-declared (`dirtyNames`), so an unchanged method calling a method that
- * was just added, renamed or retyped is resolved again. Pure functions, no I/O.
+ * Declaration-scoped semantic invalidation (the invalidation matrix's first row,
+ * docs/architecture.md: a source symbol's exact edges are recomputed when *its* text changed). A
+ * re-parsed file keeps the exact edges of every symbol whose own text (its chunk, children
+ * collapsed) is unchanged: they are carried to the new version with their lines moved, and the
+ * semantic pass resolves only the uses inside the symbols that changed — plus the unchanged symbols
+ * that name something the change batch declared, removed or re-declared (`dirtyNames`), so an
+ * unchanged method calling a method that was just added, renamed or retyped is resolved again. Pure
+ * functions, no I/O.
  */
 
 const MARKER = /\{ \/\* (\d+) lines? collapsed \*\/ \}/g;

@@ -69,9 +69,9 @@ const prev = (id: number, name: string, chunk = `function ${name}() {}`, extra: 
 const chunkHash = (text: string) => `c:${text}`;
 const noPartial = () => null;
 
-// ------------------------------------------------------------------ INVALIDATION.md, row by row
+// ------------------------------------- the invalidation matrix (docs/architecture.md), row by row
 
-describe('the decision matrix (INVALIDATION.md): which files and nodes a change touches', () => {
+describe('the invalidation matrix (docs/architecture.md): which files and nodes a change touches', () => {
   // src/caller.ts calls into src/a.ts (the target), both at version 1. Edges belong to their
   // source file: only a changed file's own edges are recomputed.
   it.each([

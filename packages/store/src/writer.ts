@@ -85,7 +85,7 @@ export interface WriteStats {
 }
 
 /**
- * Carrying exact edges across a re-parse (declaration-scoped invalidation, INVALIDATION.md): a
+ * Carrying exact edges across a re-parse (declaration-scoped invalidation, docs/architecture.md): a
  * continued node whose own text did not change keeps the semantic edges of `extractor` its
  * previous version had, when that version's pass was complete and the file is one of
  * `languages`; the syntactic edges of `types` at the same sites are set aside as the pass would.
@@ -443,10 +443,11 @@ export class IndexWriter {
   }
 
   /**
-   * Degrades files to syntactic-only in one transaction (INVALIDATION.md): their semantic edges
-   * of `types` go, the syntactic edges a pass had set aside come back, and the state and reason
-   * are recorded. Used when the pass that should have replaced a file's exact edges failed (its
-   * project no longer loads): stale exact edges are never served as current.
+   * Degrades files to syntactic-only in one transaction (the degradation rule,
+   * docs/architecture.md): their semantic edges of `types` go, the syntactic edges a pass had set
+   * aside come back, and the state and reason are recorded. Used when the pass that should have
+   * replaced a file's exact edges failed (its project no longer loads): stale exact edges are never
+   * served as current.
    */
   degradeSemantic(fileIds: readonly number[], types: readonly EdgeType[], state: 'none' | 'failed', reason: string | null): { removed: number } {
     let removed = 0;

@@ -114,9 +114,10 @@ export function skeletonOf(path: string, contentHash: string, index: FileIndex):
 /**
  * The declarations of one requested file whose uses the pass resolves (protocol 4): by the
  * syntactic key of the innermost node around each use site (the file node's key for imports and
- * top-level statements). The other declarations of the file keep the exact edges the caller
- * already holds for them (their text did not change, INVALIDATION.md): the checker is never
- * asked about their uses. Key refinements and file errors are reported for the whole file.
+ * top-level statements). The other declarations of the file keep the exact edges the caller already
+ * holds for them (their text did not change: the invalidation matrix, docs/architecture.md): the
+ * checker is never asked about their uses. Key refinements and file errors are reported for the
+ * whole file.
  */
 export interface AnalysisRegion {
   /** Repo-relative POSIX path; one of the request's `files`. */
