@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Enforces the layer rules (docs/architecture.md, "Layers"): a package imports only packages below
-// it, apps import only @ca/engine and @ca/schema, and nobody deep-imports another package's files.
+// it, apps import only @ca/engine and @ca/schema (the CLI also the apps it dispatches to), and
+// nobody deep-imports another package's files.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
