@@ -53,6 +53,7 @@ Search options:
                   with and, or, not and parentheses; ANDed with --lang --kind --path)
   --limit N  --lang ts|js|cs  --kind KIND  --path GLOB  --include-tests  --explain
   --budget TOKENS (default 16384)  --min-score 0..1 (drop results under this fraction of the best)
+  --min-similarity -1..1 (default 0.2: with no name/word match, drop results less similar in meaning)
   --context N  --context-before N  --context-after N  --max-line-length N
 
 Find options:
@@ -95,6 +96,7 @@ const OPTIONS = {
   'through-interfaces': { type: 'boolean', default: false },
   budget: { type: 'string' },
   'min-score': { type: 'string' },
+  'min-similarity': { type: 'string' },
   debounce: { type: 'string' },
   label: { type: 'string' },
   commit: { type: 'string' },
@@ -119,6 +121,7 @@ type Values = QueryValues & {
   'through-interfaces': boolean;
   budget?: string;
   'min-score'?: string;
+  'min-similarity'?: string;
   debounce?: string;
   label?: string;
   commit?: string;

@@ -47,6 +47,7 @@ export interface QueryValues {
   explain: boolean;
   budget?: string;
   'min-score'?: string;
+  'min-similarity'?: string;
   context?: string;
   'context-before'?: string;
   'context-after'?: string;
@@ -55,7 +56,7 @@ export interface QueryValues {
 }
 
 /** Options taking a number: `--context -1` reaches their check (a clear message) instead of parseArgs' "ambiguous argument". */
-export const NUMERIC_OPTIONS = ['--limit', '--offset', '--context', '--context-before', '--context-after', '--max-line-length', '--budget', '--depth', '--max-nodes', '--debounce', '--min-score'];
+export const NUMERIC_OPTIONS = ['--limit', '--offset', '--context', '--context-before', '--context-after', '--max-line-length', '--budget', '--depth', '--max-nodes', '--debounce', '--min-score', '--min-similarity'];
 
 /** `--flag -1` → `--flag=-1` for numeric flags, so the value is checked like any other. */
 export function joinNegativeNumbers(argv: readonly string[]): string[] {
@@ -177,10 +178,11 @@ function parseList<T extends string>(raw: string[] | undefined, flag: string, al
   return items as T[];
 }
 
-function parseFraction(raw: string | undefined): number | undefined {
+/** A number option within [min, max] (`--min-score 0..1`, `--min-similarity -1..1`), or undefined when absent. */
+function parseNumber(raw: string | undefined, flag: string, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw usage(`--min-score must be a number from 0 to 1 (got "${raw}")`);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw usage(`${flag} must be a number from ${min} to ${max} (got "${raw}")`);
   return n;
 }
 
@@ -236,7 +238,8 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
   const languages = parseList<Language>(values.lang, '--lang', LANGUAGES);
   const kinds = parseList<NodeKind>(values.kind, '--kind', NODE_KINDS);
   const budget = parseInteger(values.budget, '--budget', 0, Number.MAX_SAFE_INTEGER);
-  const minScore = parseFraction(values['min-score']);
+  const minScore = parseNumber(values['min-score'], '--min-score', 0, 1);
+  const minSimilarity = parseNumber(values['min-similarity'], '--min-similarity', -1, 1);
   const view = viewOptionsOf(values);
   const filter = filterOf(values);
   const options: SearchOptions = {
@@ -248,6 +251,7 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
     includeTests: values['include-tests'],
     ...(budget !== undefined ? { budget } : {}),
     ...(minScore !== undefined ? { minScore } : {}),
+    ...(minSimilarity !== undefined ? { minSimilarity } : {}),
   };
   const repos = reposOf(values, 'search', true);
   let response: SearchResponse & { repos?: unknown };
