@@ -1,8 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Engine, NAVIGATIONS, renderGraph, toSymbolView, validateLabelName, type Navigation, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
+import { answerPaths, Engine, NAVIGATIONS, renderGraph, toSymbolView, validateLabelName, type Navigation, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
 import { CaError, CONFIDENCES, type Confidence } from '@ca/schema';
 import { printJson, ProgressBar, reportError, watchErrorLine } from './output.js';
-import { cmdFind, cmdSearch, cmdView, freshnessNote, joinNegativeNumbers, labelOf, labelOption, openRepo, viewOptionsOf, type QueryValues } from './query.js';
+import { cmdFind, cmdSearch, cmdView, warnIfStale, joinNegativeNumbers, labelOf, labelOption, openRepo, viewOptionsOf, type QueryValues } from './query.js';
 import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
 import { readContext, writeContext } from './context.js';
 
@@ -53,6 +53,7 @@ Search options:
                   with and, or, not and parentheses; ANDed with --lang --kind --path)
   --limit N  --lang ts|js|cs  --kind KIND  --path GLOB  --include-tests  --explain
   --budget TOKENS (default 16384)  --min-score 0..1 (drop results under this fraction of the best)
+  --min-similarity -1..1 (default 0.2: with no name/word match, drop results less similar in meaning)
   --context N  --context-before N  --context-after N  --max-line-length N
 
 Find options:
@@ -95,6 +96,7 @@ const OPTIONS = {
   'through-interfaces': { type: 'boolean', default: false },
   budget: { type: 'string' },
   'min-score': { type: 'string' },
+  'min-similarity': { type: 'string' },
   debounce: { type: 'string' },
   label: { type: 'string' },
   commit: { type: 'string' },
@@ -119,6 +121,7 @@ type Values = QueryValues & {
   'through-interfaces': boolean;
   budget?: string;
   'min-score'?: string;
+  'min-similarity'?: string;
   debounce?: string;
   label?: string;
   commit?: string;
@@ -261,8 +264,12 @@ async function cmdSymbol(values: Values, args: string[]): Promise<number> {
     const label = labelOf(values, engine);
     const found = engine.findSymbols(args[0]!, label);
     if (found.length === 0) throw new CaError('not_found', `no symbol matches "${args[0]}"`);
-    if (values.json) printJson({ symbols: found.map(toSymbolView), freshness: engine.freshness(label) });
-    else process.stdout.write(`${found.map(describe).join('\n\n')}\n`);
+    const freshness = engine.freshness(label, answerPaths(found));
+    if (values.json) printJson({ symbols: found.map(toSymbolView), freshness });
+    else {
+      warnIfStale(freshness);
+      process.stdout.write(`${found.map(describe).join('\n\n')}\n`);
+    }
     return 0;
   } finally {
     engine.close();
@@ -274,14 +281,16 @@ async function cmdOutline(values: Values, args: string[]): Promise<number> {
   const engine = openEngine(values);
   try {
     const nodes = engine.outline(args[0]!, labelOption(values, engine));
+    const freshness = engine.freshness(labelOf(values, engine), answerPaths(nodes));
     if (values.json) {
       printJson({
         path: nodes[0]?.path ?? args[0],
         symbols: nodes.map((n) => ({ ...toSymbolView(n), parentId: n.parentId === null ? null : String(n.parentId) })),
-        freshness: engine.freshness(labelOf(values, engine)),
+        freshness,
       });
       return 0;
     }
+    warnIfStale(freshness);
     const depth = new Map<number, number>();
     for (const n of nodes) {
       const d = n.parentId !== null && depth.has(n.parentId) ? depth.get(n.parentId)! + 1 : 0;
@@ -303,8 +312,10 @@ async function cmdSource(values: Values, args: string[]): Promise<number> {
   const engine = openEngine(values);
   try {
     const { node, code, stale } = engine.source(args[0]!, labelOption(values, engine));
-    if (values.json) printJson({ symbol: toSymbolView(node), code, stale, freshness: engine.freshness(labelOf(values, engine)) });
+    const freshness = engine.freshness(labelOf(values, engine), [node.path]);
+    if (values.json) printJson({ symbol: toSymbolView(node), code, stale, freshness });
     else {
+      warnIfStale(freshness);
       process.stdout.write(`// ${node.qualifiedName} — ${location(node)}${stale ? ' (file changed since indexing: showing the indexed text)' : ''}\n${code}\n`);
     }
     return 0;
@@ -330,8 +341,13 @@ async function cmdStatus(values: Values): Promise<number> {
       `parse:      ok ${p.ok}, partial ${p.partial}, error ${p.error}, skipped ${p.skipped}, no grammar ${p.no_grammar}`,
       `semantic:   ${s.semantic}`,
       `vectors:    ${s.vectorChannel}`,
-      `label:      ${s.label}${f.commit ? ` @ ${f.commit.slice(0, 12)}` : ''}${f.branch ? ` (${f.branch})` : ''}${f.uncommittedChanges ? ', with uncommitted changes' : ''}${f.headMoved ? `; HEAD moved since (now ${f.head?.slice(0, 12)}): run ca index` : ''}`,
+      `label:      ${s.label}${f.commit ? ` @ ${f.commit.slice(0, 12)}` : ''}${f.branch ? ` (${f.branch})` : ''}${f.uncommittedChanges ? ', indexed with uncommitted changes' : ''}${f.headMoved ? `; HEAD moved since (now ${f.head?.slice(0, 12)}): run ca index` : ''}`,
     ];
+    if (f.stale) {
+      out.push(`changed since indexed (${f.staleCount} file${f.staleCount === 1 ? '' : 's'}; run ca index):`);
+      for (const path of f.staleFiles) out.push(`  ${path}`);
+      if (f.staleCount > f.staleFiles.length) out.push(`  … and ${f.staleCount - f.staleFiles.length} more`);
+    }
     if (s.labels.length > 1) out.push(`labels:     ${s.labels.map((l) => l.name).join(', ')}`);
     if (s.problems.length > 0) {
       out.push('files not fully indexed:');
@@ -437,13 +453,14 @@ async function cmdNavigate(navigation: Navigation, values: Values, args: string[
       ...labelOption(values, engine),
     });
     if (view) result = engine.navigationContext(result, view, labelOption(values, engine));
-    const freshness = engine.freshness(labelOf(values, engine));
-    if (format) process.stdout.write(`${renderGraph(result, format)}\n`);
-    else if (values.json) printJson({ ...result, freshness });
+    const freshness = engine.freshness(labelOf(values, engine), answerPaths([result.symbol], result.nodes, result.edges));
+    if (format) {
+      warnIfStale(freshness);
+      process.stdout.write(`${renderGraph(result, format)}\n`);
+    } else if (values.json) printJson({ ...result, freshness });
     else {
+      warnIfStale(freshness);
       printNavigation(result);
-      const note = freshnessNote(freshness);
-      if (note) process.stderr.write(`${note}\n`);
     }
     return 0;
   } finally {
@@ -457,8 +474,10 @@ async function cmdSimilar(values: Values, args: string[]): Promise<number> {
   const engine = openEngine(values);
   try {
     const r = await engine.similar(args[0]!, { ...(limit !== undefined ? { limit } : {}), ...labelOption(values, engine) });
-    if (values.json) printJson({ query: r.query, results: r.results.map(({ ranks: _r, ...x }) => x), tookMs: r.tookMs, notices: r.notices, freshness: engine.freshness(labelOf(values, engine)) });
+    const freshness = engine.freshness(labelOf(values, engine), answerPaths(r.results));
+    if (values.json) printJson({ query: r.query, results: r.results.map(({ ranks: _r, ...x }) => x), tookMs: r.tookMs, notices: r.notices, freshness });
     else {
+      warnIfStale(freshness);
       r.results.forEach((x, i) => process.stdout.write(`${i + 1}. ${x.qualifiedName}  (${x.kind})  ${location(x)}  similarity ${x.score.toFixed(3)}\n`));
       for (const n of r.notices) process.stderr.write(`note: ${n}\n`);
     }

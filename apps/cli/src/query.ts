@@ -4,6 +4,7 @@
  * the option parsing they share with navigation (`--context*`, `--max-line-length`, `--repo`).
  */
 import {
+  answerPaths,
   Engine,
   findWorkspace,
   loadWorkspace,
@@ -46,6 +47,7 @@ export interface QueryValues {
   explain: boolean;
   budget?: string;
   'min-score'?: string;
+  'min-similarity'?: string;
   context?: string;
   'context-before'?: string;
   'context-after'?: string;
@@ -54,7 +56,7 @@ export interface QueryValues {
 }
 
 /** Options taking a number: `--context -1` reaches their check (a clear message) instead of parseArgs' "ambiguous argument". */
-export const NUMERIC_OPTIONS = ['--limit', '--offset', '--context', '--context-before', '--context-after', '--max-line-length', '--budget', '--depth', '--max-nodes', '--debounce', '--min-score'];
+export const NUMERIC_OPTIONS = ['--limit', '--offset', '--context', '--context-before', '--context-after', '--max-line-length', '--budget', '--depth', '--max-nodes', '--debounce', '--min-score', '--min-similarity'];
 
 /** `--flag -1` → `--flag=-1` for numeric flags, so the value is checked like any other. */
 export function joinNegativeNumbers(argv: readonly string[]): string[] {
@@ -145,10 +147,28 @@ export function labelOption(values: QueryValues, engine: Engine): { label?: stri
   return label === undefined ? {} : { label };
 }
 
-/** One line saying how fresh an answer is, when it is not the working tree as it is now. */
-export function freshnessNote(f: Freshness): string | null {
-  if (f.headMoved) return `note: HEAD moved since ${f.label} was indexed (${f.commit?.slice(0, 12) ?? '?'} → ${f.head?.slice(0, 12) ?? '?'}); run ca index to refresh`;
-  return null;
+/** Changed paths a stale warning names before "and N more". */
+const WARNING_PATHS = 3;
+
+/**
+ * The warning lines of an answer that is not the tree as it is now (one per cause, each
+ * `warning: …`), printed on stderr before the answer by every command.
+ */
+export function freshnessWarnings(f: Freshness): string[] {
+  const out: string[] = [];
+  if (f.stale) {
+    const named = f.staleFiles.slice(0, WARNING_PATHS);
+    const more = f.staleCount - named.length;
+    const list = more > 0 ? `${named.join(', ')} and ${more} more` : named.length > 1 ? `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}` : named[0];
+    out.push(`warning: index is stale: ${list} changed since ${f.staleCount === 1 ? 'it was' : 'they were'} indexed (run ca index)`);
+  }
+  if (f.headMoved) out.push(`warning: HEAD moved since ${f.label} was indexed (${f.commit?.slice(0, 12) ?? '?'} → ${f.head?.slice(0, 12) ?? '?'}); run ca index`);
+  return out;
+}
+
+/** Writes an answer's freshness warnings on stderr. */
+export function warnIfStale(f: Freshness | null): void {
+  for (const line of f ? freshnessWarnings(f) : []) process.stderr.write(`${line}\n`);
 }
 
 function parseList<T extends string>(raw: string[] | undefined, flag: string, allowed: readonly T[]): T[] | undefined {
@@ -158,10 +178,11 @@ function parseList<T extends string>(raw: string[] | undefined, flag: string, al
   return items as T[];
 }
 
-function parseFraction(raw: string | undefined): number | undefined {
+/** A number option within [min, max] (`--min-score 0..1`, `--min-similarity -1..1`), or undefined when absent. */
+function parseNumber(raw: string | undefined, flag: string, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw usage(`--min-score must be a number from 0 to 1 (got "${raw}")`);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw usage(`${flag} must be a number from ${min} to ${max} (got "${raw}")`);
   return n;
 }
 
@@ -217,7 +238,8 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
   const languages = parseList<Language>(values.lang, '--lang', LANGUAGES);
   const kinds = parseList<NodeKind>(values.kind, '--kind', NODE_KINDS);
   const budget = parseInteger(values.budget, '--budget', 0, Number.MAX_SAFE_INTEGER);
-  const minScore = parseFraction(values['min-score']);
+  const minScore = parseNumber(values['min-score'], '--min-score', 0, 1);
+  const minSimilarity = parseNumber(values['min-similarity'], '--min-similarity', -1, 1);
   const view = viewOptionsOf(values);
   const filter = filterOf(values);
   const options: SearchOptions = {
@@ -229,6 +251,7 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
     includeTests: values['include-tests'],
     ...(budget !== undefined ? { budget } : {}),
     ...(minScore !== undefined ? { minScore } : {}),
+    ...(minSimilarity !== undefined ? { minSimilarity } : {}),
   };
   const repos = reposOf(values, 'search', true);
   let response: SearchResponse & { repos?: unknown };
@@ -243,7 +266,7 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
       const label = labelOption(values, engine);
       response = await engine.search(query, { ...options, ...label });
       if (view) response = engine.withContext(response, view, label);
-      freshness = engine.freshness(label.label);
+      freshness = engine.freshness(label.label, answerPaths(response.results, response.results.flatMap((r) => r.locations ?? [])));
     } finally {
       await engine.dispose();
     }
@@ -253,8 +276,7 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
     printJson({ ...body, ...(response.repos !== undefined ? { repos: response.repos } : {}), ...(freshness ? { freshness } : {}) });
     return 0;
   }
-  const note = freshness ? freshnessNote(freshness) : null;
-  if (note) process.stderr.write(`${note}\n`);
+  warnIfStale(freshness);
   if (response.results.length === 0) process.stdout.write(`No results for "${query}".\n`);
   response.results.forEach((r, i) => printResult(r, i, values.explain));
   for (const n of response.notices) process.stderr.write(`note: ${n}\n`);
@@ -277,7 +299,7 @@ export async function cmdFind(values: QueryValues, args: string[]): Promise<numb
       ...(values.cursor !== undefined ? { cursor: values.cursor } : {}),
       ...label,
     });
-    freshness = engine.freshness(label.label);
+    freshness = engine.freshness(label.label, answerPaths(answer.results));
   } finally {
     engine.close();
   }
@@ -285,8 +307,7 @@ export async function cmdFind(values: QueryValues, args: string[]): Promise<numb
     printJson({ ...answer, freshness });
     return 0;
   }
-  const note = freshnessNote(freshness);
-  if (note) process.stderr.write(`${note}\n`);
+  warnIfStale(freshness);
   if (answer.total === 0) process.stdout.write(`No symbols match ${answer.filter}.\n`);
   answer.results.forEach((r, i) => {
     process.stdout.write(`${answer.offset + i + 1}. ${r.qualifiedName}  (${r.kind}, ${r.language})  ${location(r)}${r.package ? `  ${r.package}` : ''}  [id ${r.id}]\n`);
@@ -315,8 +336,12 @@ export async function cmdView(values: QueryValues, args: string[]): Promise<numb
       labelOption(values, engine),
     );
     const text = capLines(view.text, maxLineLength);
-    if (values.json) printJson({ ...view, text });
-    else process.stdout.write(text);
+    const freshness = engine.freshness(labelOf(values, engine), [view.path]);
+    if (values.json) printJson({ ...view, text, freshness });
+    else {
+      warnIfStale(freshness);
+      process.stdout.write(text);
+    }
     return 0;
   } finally {
     engine.close();

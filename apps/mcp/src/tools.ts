@@ -4,6 +4,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { ListToolsRequestSchema, type CallToolResult, type ServerNotification, type ServerRequest, type Tool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
+  answerPaths,
   discoverDirectories,
   estimateTokens,
   fileOutline,
@@ -331,7 +332,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         // A full page may have a next one (it may be empty): asking retrieval for one result more
         // would change the page itself (selection under the budget depends on the limit).
         const more = response.results.length >= offset + limit || page.nextOffset !== null ? offset + items.length : null;
-        const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more, freshness: engine.freshness(args.label) };
+        const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more, freshness: engine.freshness(args.label, answerPaths(response.results)) };
         const summary = `search_code ${JSON.stringify(json.query)}: ${items.length} result${items.length === 1 ? '' : 's'} (intent ${json.intent}${more !== null ? `; more from offset ${more}` : ''})${notices.map((n) => `\nnotice: ${n}`).join('')}`;
         return new Shaped((warning) => searchResult(summary, items, structured, warning));
       };
@@ -496,7 +497,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
           });
           const label = args['label'] as string | undefined;
           const paged = pageNavigation(engine, result, (args['detail'] as 'signatures' | 'code' | undefined) ?? 'signatures', (args['offset'] as number | undefined) ?? 0, cap, label);
-          return { ...paged, freshness: engine.freshness(label) };
+          return { ...paged, freshness: engine.freshness(label, answerPaths([result.symbol], result.nodes, result.edges)) };
         }),
     );
   });

@@ -25,6 +25,8 @@ import { IndexLock, type LockHolder } from './indexLock.js';
 import { runIndex, type IndexReport, type RunOptions } from './indexer.js';
 import { tsLoadNoteRecorder } from './loadNotes.js';
 import { checkIndexPath, requireIndexed } from './indexPresence.js';
+import { dirtyAgainst, freshnessOf, type Freshness } from './freshness.js';
+export type { Freshness } from './freshness.js';
 export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './indexer.js';
 import { findSymbols, type FindOptions, type FindResponse } from './find.js';
 import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
@@ -70,20 +72,6 @@ export interface IndexOptions extends RunOptions {
   readonly lockTimeoutMs?: number;
   /** Told once when the run waits for another process's run. */
   readonly onWait?: (holder: LockHolder) => void;
-}
-
-/** How fresh an answer is: what the label was indexed at, and whether the working tree moved since. */
-export interface Freshness {
-  readonly label: string;
-  /** The commit the label was indexed at (the working tree: HEAD then); null without git. */
-  readonly commit: string | null;
-  readonly indexedAt: string | null;
-  /** Working labels: whether indexed files differed from `commit` (uncommitted changes) when indexed. */
-  readonly uncommittedChanges: boolean | null;
-  /** Working labels: HEAD now, and whether it moved since the index (a checkout, pull, rebase). */
-  readonly head: string | null;
-  readonly headMoved: boolean;
-  readonly branch: string | null;
 }
 
 export interface StatusReport {
@@ -273,7 +261,7 @@ export class Engine {
       // caches keyed by the change stamp (answers, BM25 term statistics, label filters) survive it.
       if (result.wrote || reader.metadata('last_indexed_at') === null) this.store.writer.setMetadata('last_indexed_at', new Date().toISOString());
       if (result.wrote || before?.commit !== (head?.commit ?? null) || before?.indexedAt === null) {
-        this.store.labels.setIndexed(label, { commit: head?.commit ?? null, headRef: head?.ref ?? null, dirty: this.git && head?.commit ? await this.dirtyAgainst(head.commit, label) : null });
+        this.store.labels.setIndexed(label, { commit: head?.commit ?? null, headRef: head?.ref ?? null, dirty: this.git && head?.commit ? await dirtyAgainst(this, head.commit, label, (await this.adapters()).extensions) : null });
       }
       return this.report(label, head?.commit ?? null, started, result);
     } finally {
@@ -340,21 +328,12 @@ export class Engine {
     throw new CaError('db_locked', `another process (pid ${h?.pid ?? '?'}) is indexing ${h?.label ?? 'this index'}; try again when it is done`);
   }
 
-  /** How fresh answers from `label` are (the working tree's: also whether HEAD moved since it was indexed). */
-  freshness(label?: string): Freshness {
-    const name = this.labelOf(label);
-    const info = this.store.labels.state(name);
-    const working = info?.kind !== 'commit';
-    const head = working ? (this.git?.head() ?? null) : null;
-    return {
-      label: name,
-      commit: info?.commit ?? null,
-      indexedAt: info?.indexedAt ?? null,
-      uncommittedChanges: working ? (info?.dirty ?? null) : false,
-      head: head?.commit ?? null,
-      headMoved: working && head?.commit != null && info?.commit != null && head.commit !== info.commit,
-      branch: working ? (head?.ref?.replace(/^refs\/heads\//, '') ?? null) : null,
-    };
+  /**
+   * How fresh an answer from `label` is, now: HEAD against the commit indexed, and the files the
+   * answer comes from (`paths`; `'all'` walks every indexed file) against the versions indexed.
+   */
+  freshness(label?: string, paths: Iterable<string> | 'all' = []): Freshness {
+    return freshnessOf(this, this.labelOf(label), paths);
   }
 
   private contextKey(label: string): string {
@@ -397,36 +376,6 @@ export class Engine {
       ...(result.contextChanges ? { contextChanges: result.contextChanges } : {}),
       embeddings: result.embeddings,
     };
-  }
-
-  /**
-   * Whether the label's files differ from `commit`'s (uncommitted changes): compared by blob id,
-   * path by path, over the files the label indexes and the commit's files discovery would index.
-   */
-  private async dirtyAgainst(commit: string, label: string): Promise<boolean | null> {
-    if (!this.git) return null;
-    let entries;
-    try {
-      entries = await this.git.listTree(commit);
-    } catch {
-      return null;
-    }
-    const inCommit = new Map(entries.map((e) => [e.path, e.oid]));
-    const files = this.store.planState(label).files();
-    for (const [path, f] of files) {
-      if (f.parseStatus === 'skipped' || f.parseStatus === 'no_grammar') continue;
-      if (inCommit.get(path) !== f.contentHash) return true;
-    }
-    const adapters = await this.adapters();
-    for (const e of entries) {
-      if (e.type !== 'blob' || files.has(e.path)) continue;
-      const dot = e.path.lastIndexOf('.');
-      if (dot > e.path.lastIndexOf('/') && adapters.extensions.has(e.path.slice(dot).toLowerCase()) && !/(^|\/)(node_modules|dist|build|out|bin|obj)\//.test(e.path)) {
-        // A source file of the commit the working tree no longer has (deleted, or ignored since).
-        if (!existsSync(join(this.repoRoot, ...e.path.split('/')))) return true;
-      }
-    }
-    return false;
   }
 
   /**
@@ -812,7 +761,7 @@ export class Engine {
       vectorChannel: this.vectorSummary(),
       lastIndexedAt: reader.metadata('last_indexed_at'),
       notLoaded: this.store.loadNotes.list(),
-      freshness: this.freshness(label),
+      freshness: this.freshness(label, 'all'),
       labels: this.store.labels.list(),
     };
   }

@@ -12,6 +12,7 @@ export type {
   SymbolView,
 } from './engine.js';
 export type { LockHolder } from './indexLock.js';
+export { answerPaths, STALE_FILES_SHOWN } from './freshness.js';
 export type { GcReport, LabelInfo } from '@ca/store';
 export { Refresher, DEFAULT_BURST, TreeWatcher, treeChanges, HeadWatcher, mayHoldIndexedFiles, validateLabelName, validateRevision, LABEL_NAME_RULES } from '@ca/invalidation';
 export type { RefreshRequest, RefreshOutcome, RefresherOptions, RefresherState, TreeWatcherOptions, HeadWatcherOptions, WatchDirectory } from '@ca/invalidation';

@@ -479,8 +479,10 @@ describe.skipIf(MODEL_MISSING !== null)('filters and the vector channel (with ve
     expect(top.results.some((x) => x.qualifiedName === 'stamp')).toBe(false);
     const filtered = await engine.search(query, { channels: ['vector'], channelK: 3, filter: 'name:stamp' });
     expect(filtered.results.map((x) => [x.qualifiedName, x.matchedBy])).toEqual([['stamp', ['vector']]]);
-    const hybrid = await engine.search(query, { channelK: 3, filter: 'name:stamp and lang:js' });
+    // No lexical channel matches: the similarity floor (decision 026) would drop stamp(); this test is about the filter, so it is off.
+    const hybrid = await engine.search(query, { channelK: 3, filter: 'name:stamp and lang:js', minSimilarity: -1 });
     expect(hybrid.results.map((x) => x.qualifiedName)).toEqual(['stamp']);
+    expect((await engine.search(query, { channelK: 3, filter: 'name:stamp and lang:js' })).results).toEqual([]);
   });
 
   it('the filtered vector channel is the unfiltered ranking with the failing nodes left out', async () => {
@@ -554,7 +556,8 @@ describe.skipIf(MODEL_MISSING !== null)('filters and the vector channel (with ve
 
   it('a selective filter still returns the limit when that many symbols pass it', async () => {
     // 17 TS properties, UserDto.email and UserCardProps.email identical ("email: string"): 16 distinct.
-    const r = await engine.search('weather forecast for tomorrow', { filter: 'kind:property and lang:ts', limit: 16 });
+    // Words no property holds: only the vector channel answers, so the similarity floor is off here (decision 026).
+    const r = await engine.search('weather forecast for tomorrow', { filter: 'kind:property and lang:ts', limit: 16, minSimilarity: -1 });
     expect(r.results.length).toBe(16);
     expect(r.results.every((x) => x.kind === 'property')).toBe(true);
     const email = r.results.find((x) => x.name === 'email')!;

@@ -16,3 +16,4 @@ export type { AnalyzedQuery, Intent } from './queryAnalysis.js';
 export { reciprocalRankFusion } from './fusion.js';
 export type { ChannelRanking, FusedHit } from './fusion.js';
 export { isTestPath } from './testCode.js';
+export { DEFAULT_MIN_SIMILARITY, MAX_RESULTS_PER_FILE, SEMANTIC_ONLY_NOTICE, underFloorNotice } from './relevance.js';

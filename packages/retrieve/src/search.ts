@@ -18,6 +18,7 @@ import { estimateTokens, expandChildren } from './budget.js';
 import { reciprocalRankFusion, type ChannelRanking, type FusedHit } from './fusion.js';
 import { analyzeQuery, type Intent } from './queryAnalysis.js';
 import { isTestPath } from './testCode.js';
+import { crowded, minSimilarityOf, perFileOf, perFileDiversity, SEMANTIC_ONLY_NOTICE, similarityFloor, underFloorNotice } from './relevance.js';
 
 export type Channel = 'bm25' | 'name' | 'vector' | 'graph';
 
@@ -46,8 +47,19 @@ export interface SearchOptions {
   readonly definitionBoost?: boolean;
   /** Token budget of all returned code (default 16384; estimator in budget.ts). */
   readonly budget?: number;
-  /** Relevance gate: drop results scoring under this fraction of the best result (0-1, default 0). */
+  /**
+   * Relevance gate, relative: drop results whose fused score is under this fraction of the best
+   * result's (0-1, default 0). Fused scores have no absolute scale; `minSimilarity` has one.
+   */
   readonly minScore?: number;
+  /**
+   * Relevance floor, absolute: when no lexical channel (names, BM25, graph) matched anything,
+   * results whose cosine similarity to the query (−1…1) is under this are dropped (default
+   * DEFAULT_MIN_SIMILARITY); -1 keeps them all.
+   */
+  readonly minSimilarity?: number;
+  /** Results one file may hold before other files' results come first (default MAX_RESULTS_PER_FILE). */
+  readonly perFile?: number;
   /**
    * RRF weight per channel, over the defaults (`DEFAULT_WEIGHTS`, per intent): a weight given
    * here applies to every intent.
@@ -201,7 +213,7 @@ export function searchFilter(options: Pick<SearchOptions, 'filter' | 'languages'
 }
 
 /** Validates user-facing numeric options; bad values are usage errors, never SQL errors. */
-function validate(options: SearchOptions): { limit: number; budget: number; minScore: number } {
+function validate(options: SearchOptions): { limit: number; budget: number; minScore: number; minSimilarity: number } {
   const limit = options.limit ?? 10;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     throw new CaError('invalid_query', `--limit must be an integer from 1 to 1000 (got ${String(options.limit)})`);
@@ -210,7 +222,7 @@ function validate(options: SearchOptions): { limit: number; budget: number; minS
   if (!Number.isInteger(budget) || budget < 0) throw new CaError('invalid_query', `--budget must be a non-negative integer (got ${String(options.budget)})`);
   const minScore = options.minScore ?? 0;
   if (!(minScore >= 0 && minScore <= 1)) throw new CaError('invalid_query', `--min-score must be between 0 and 1 (got ${String(options.minScore)})`);
-  return { limit, budget, minScore };
+  return { limit, budget, minScore, minSimilarity: minSimilarityOf(options.minSimilarity) };
 }
 
 /**
@@ -285,7 +297,7 @@ export function searchSources(
   how: { readonly named?: boolean } = {},
 ): SearchResponse {
   const started = performance.now();
-  const { limit, budget, minScore } = validate(options);
+  const { limit, budget, minScore, minSimilarity } = validate(options);
   const notices: string[] = [];
   let text = query.trim();
   if (text.length > MAX_QUERY_CHARS) {
@@ -401,11 +413,13 @@ export function searchSources(
     );
     rankings.push({ channel: 'graph', ids: mergeHits(perSource, channelK) });
   }
+  const cosine = new Map<number, number>();
   if (wanted.has('vector') && sources.some((src) => src.ctx.vector)) {
     const perSource = sources.map((src, s): SourceHits =>
       guard(s, { ids: [], scores: [] }, () => {
         if (!src.ctx.vector) return { ids: [], scores: [] };
         const hits = filteredNearest(src, src.ctx.vector, channelK);
+        for (const h of hits) cosine.set(keyOf(s, h.nodeId), h.score);
         return { ids: hits.map((h) => h.nodeId), scores: hits.map((h) => h.score) };
       }),
     );
@@ -422,11 +436,21 @@ export function searchSources(
   if (analyzed.intent === 'cross_cutting') diversify(scored);
   const facts = options.facts !== false;
   if (facts) scored = oncePerChunk(scored);
+  // Without the lexical channels asked for (an ablation), there is no "no lexical match" to tell.
+  const lexical = !(wanted.has('name') || wanted.has('bm25')) || rankings.some((r) => r.channel !== 'vector' && r.ids.length > 0);
+  const floor = similarityFloor(scored, lexical, cosine, minSimilarity);
+  scored = floor.kept;
+  if (!lexical && scored.length > 0) notices.push(SEMANTIC_ONLY_NOTICE);
+  else if (floor.dropped > 0 && scored.length === 0) notices.push(underFloorNotice(minSimilarity));
 
   // Relevance gate, relative to the best base score.
   const top = scored.reduce((m, s) => Math.max(m, s.base), 0);
   const gated = minScore > 0 ? scored.filter((s) => s.base >= minScore * top || exact.has(s.key)) : scored;
-  const selected = select(gated, limit, budget, named, multi ? sources.map((s) => s.name) : null);
+  const repoNames = multi ? sources.map((s) => s.name) : null;
+  let selected = select(gated, limit, budget, named, repoNames);
+  // One file over its share of the results: its further candidates go behind other files'.
+  const perFile = options.perFile ?? perFileOf(limit);
+  if (options.pathGlob === undefined && crowded(selected.results, perFile, text)) selected = select(perFileDiversity(gated, text, perFile, false), limit, budget, named, repoNames);
   if (selected.overBudget > 0) {
     const n = selected.overBudget;
     notices.push(`token budget: ${n} matching result${n === 1 ? '' : 's'} left out (over the budget of ${budget} tokens; raise it to see ${n === 1 ? 'it' : 'them'})`);

@@ -562,6 +562,16 @@ export class IndexReader {
     return out;
   }
 
+  /** One path of the label with its version data (an answer's freshness check), or null. */
+  labelEntry(path: string): LabelEntry | null {
+    const labelId = this.labelId();
+    if (labelId === null) return null;
+    const r = cachedStatement(this.db, `SELECT lf.file_id, lf.mtime_ms, f.content_hash, f.size, f.extractor FROM label_files lf
+        JOIN files f ON f.id = lf.file_id WHERE lf.label_id = ? AND lf.path = ?`)
+      .get(labelId, path) as { file_id: number; mtime_ms: number | null; content_hash: string; size: number; extractor: string } | undefined;
+    return r ? { fileId: r.file_id, contentHash: r.content_hash, mtimeMs: r.mtime_ms, size: r.size, extractor: r.extractor } : null;
+  }
+
   /** Files of the label whose parse status is not `ok`, with the recorded reason. */
   fileStatuses(): FileStatusRecord[] {
     const rows = cachedStatement(this.db, `SELECT f.path, f.language, f.parse_status, f.status_reason, f.line_count, f.generated FROM files f
