@@ -18,7 +18,7 @@ function random(seed: number): () => number {
 function allPages(units: readonly string[], cap: number, head: string) {
   const pages: { items: string[]; text: string; notice: string | null }[] = [];
   for (let offset: number | null = 0; offset !== null; ) {
-    const r = budgetAnswer({
+    const r: { rendered: string; notice: string | null; page: { nextOffset: number | null } } = budgetAnswer({
       units,
       offset,
       cap,
