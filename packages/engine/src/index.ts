@@ -54,4 +54,4 @@ export type { FilterNode } from '@ca/schema';
 export { budgetAnswer, budgetNotice, keptCounts, answerTokens, cutLongestString, offsetContinuation } from './budget.js';
 export type { BudgetPage, BudgetSpec, BudgetedAnswer } from './budget.js';
 export { budgetNavigation, navigationUnits, navigationPageValue } from './navigationPage.js';
-export type { NavigationUnit, WideNavigation } from './navigationPage.js';
+export type { NavigationPage, NavigationUnit, WideNavigation } from './navigationPage.js';

@@ -42,13 +42,16 @@ export function navigationUnits<N extends NavigationNode, E extends NavigationEd
   return units;
 }
 
+/** One page of a navigation answer: the answer with its lists narrowed and the paging fields. */
+export type NavigationPage<T> = T & { offset: number; nextOffset: number | null; notices: string[] };
+
 /** The answer of one page: the head unchanged, the page's nodes and edges, `byFile` narrowed, the paging fields. */
-export function navigationPageValue<N extends NavigationNode, E extends NavigationEdge>(
-  result: WideNavigation<N, E>,
+export function navigationPageValue<N extends NavigationNode, E extends NavigationEdge, T extends WideNavigation<N, E>>(
+  result: T,
   units: readonly NavigationUnit<N, E>[],
   page: BudgetPage,
   notice: string | null,
-): WideNavigation<N, E> & { offset: number; nextOffset: number | null; notices: string[] } {
+): NavigationPage<T> {
   const nodes: N[] = [];
   const edges: E[] = [];
   for (const u of units) {
@@ -65,20 +68,20 @@ export function navigationPageValue<N extends NavigationNode, E extends Navigati
  * The page of a navigation answer from `offset` that fits `cap` tokens once rendered by
  * `render` (the exact value or text returned) and measured by `texts`.
  */
-export function budgetNavigation<N extends NavigationNode, E extends NavigationEdge, R>(
-  result: WideNavigation<N, E>,
+export function budgetNavigation<N extends NavigationNode, E extends NavigationEdge, T extends WideNavigation<N, E>, R>(
+  result: T & WideNavigation<N, E>,
   offset: number,
   cap: number,
-  render: (value: WideNavigation<N, E> & { offset: number; nextOffset: number | null; notices: string[] }) => R,
+  render: (value: NavigationPage<T>) => R,
   texts: (rendered: R) => readonly string[],
 ): BudgetedAnswer<R> {
-  const units = navigationUnits(result);
+  const units = navigationUnits<N, E>(result);
   return budgetAnswer({
     units,
     offset,
     cap,
     kinds: (u) => ('node' in u ? ['nodes'] : ['edges']),
-    render: (page, at, notice) => render(navigationPageValue(result, page, at, notice)),
+    render: (page, at, notice) => render(navigationPageValue<N, E, T>(result, page, at, notice)),
     texts,
   });
 }
