@@ -62,7 +62,8 @@ function argValues(tool, arg) {
   const navigation = ['get_callers', 'get_callees', 'get_references', 'get_implementations', 'get_dependencies', 'get_dependents', 'impact_analysis'];
   switch (arg) {
     case 'symbol':
-      return tool === 'get_dependencies' || tool === 'get_dependents' ? [fileSymbol, symbol] : [symbol];
+      // The name (every match with `all`) and the id of its definition in --file (tools without `all`).
+      return tool === 'get_dependencies' || tool === 'get_dependents' ? [fileSymbol, symbol, symbolId] : [symbol, symbolId];
     case 'depth':
       return tool === 'get_directory_tree' ? [10] : navigation.includes(tool) ? [1, 3, 20] : [undefined];
     case 'max_nodes':
@@ -82,7 +83,7 @@ function argValues(tool, arg) {
     case 'query':
       return ['context request response handler'];
     case 'path':
-      if (tool === 'read_file' || tool === 'get_file_outline') return [largest.file];
+      if (tool === 'read_file' || tool === 'get_file_outline') return [largest.file, fileSymbol];
       if (tool === 'list_directory') return [largest.dir];
       if (tool === 'get_directory_tree') return ['.'];
       return ['src/**'];
@@ -96,6 +97,9 @@ const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
 await app.server.connect(serverSide);
 const client = new Client({ name: 'answer-caps', version: '0.0.0' });
 await client.connect(clientSide);
+const lookup = await client.callTool({ name: 'lookup_symbol', arguments: { symbol, limit: 100 } });
+const symbolId = lookup.structuredContent?.matches?.find((m) => m.path === fileSymbol)?.id ?? JSON.parse(lookup.content[0].text).matches.find((m) => m.path === fileSymbol)?.id;
+if (symbolId === undefined) throw new Error(`${symbol} has no definition in ${fileSymbol}`);
 const tokens = (texts) => texts.reduce((n, t) => n + Math.ceil(t.length / 3.5), 0);
 
 const rows = [];
