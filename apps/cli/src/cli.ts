@@ -1,8 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { answerPaths, Engine, NAVIGATIONS, renderGraph, toSymbolView, validateLabelName, type Navigation, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
+import { answerPaths, budgetNavigation, Engine, NAVIGATIONS, renderGraph, toSymbolView, validateLabelName, type Navigation, type NavigationPage, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
 import { CaError, CONFIDENCES, type Confidence } from '@ca/schema';
 import { printJson, ProgressBar, reportError, watchErrorLine } from './output.js';
-import { cmdFind, cmdSearch, cmdView, warnIfStale, joinNegativeNumbers, labelOf, labelOption, openRepo, viewOptionsOf, type QueryValues } from './query.js';
+import { cmdFind, cmdSearch, cmdView, warnIfStale, joinNegativeNumbers, labelOf, labelOption, openRepo, parseInteger, viewOptionsOf, type QueryValues } from './query.js';
 import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
 import { readContext, writeContext } from './context.js';
 
@@ -47,6 +47,8 @@ Navigation options:
   --depth N  --min-confidence exact|probable|approximate  --format mermaid|dot  --all
   --max-nodes N  (cap on nodes an answer keeps, nearest first; impact default graph.impact_max_nodes = 1000)
   --context N  --context-before N  --context-after N  (lines around each site, 0-1000)
+  --max-tokens N  (answer budget of the printed text, default 50000; a cut answer says so and
+                  names the --offset of the next page)  --offset N
 
 Search options:
   --filter EXPR  (lang: kind: path: name: project: is:test|generated|public returns: type: label:,
@@ -92,6 +94,7 @@ const OPTIONS = {
   depth: { type: 'string' },
   'min-confidence': { type: 'string' },
   'max-nodes': { type: 'string' },
+  'max-tokens': { type: 'string' },
   format: { type: 'string' },
   'through-interfaces': { type: 'boolean', default: false },
   budget: { type: 'string' },
@@ -117,6 +120,7 @@ type Values = QueryValues & {
   depth?: string;
   'min-confidence'?: string;
   'max-nodes'?: string;
+  'max-tokens'?: string;
   format?: string;
   'through-interfaces': boolean;
   budget?: string;
@@ -386,7 +390,13 @@ function parseDepth(raw: string | undefined): number | undefined {
 /** Sites listed on one row of a human navigation answer (the JSON keeps every edge). */
 const SITES_SHOWN = 10;
 
-function printNavigation(result: NavigationResult): void {
+/** Tokens a navigation answer prints by default (larger than the MCP cap: a terminal or a script reads it, not an agent's context). */
+export const CLI_ANSWER_TOKENS = 50_000;
+/** Largest `--max-tokens`. */
+const MAX_ANSWER_TOKENS = 100_000_000;
+
+/** A navigation answer as people read it, with the notices of a cut page at the end. */
+function navigationText(result: NavigationResult & { notices?: readonly string[] }): string {
   const byId = new Map(result.nodes.map((n) => [n.id, n]));
   const s = result.symbol;
   const out: string[] = [`${result.navigation} of ${s.qualifiedName} (${s.kind}) ${location(s)}`];
@@ -429,7 +439,8 @@ function printNavigation(result: NavigationResult): void {
     for (const g of result.gaps) out.push(`  ${g.scope}: ${g.reason}`);
     if (result.truncated) out.push(`  kept the nearest ${result.maxNodes} of at least ${result.totalReached} reached nodes (--max-nodes)`);
   }
-  process.stdout.write(`${out.join('\n')}\n`);
+  for (const n of result.notices ?? []) out.push(`notice: ${n}`);
+  return out.join('\n');
 }
 
 async function cmdNavigate(navigation: Navigation, values: Values, args: string[]): Promise<number> {
@@ -442,6 +453,8 @@ async function cmdNavigate(navigation: Navigation, values: Values, args: string[
   const format = values.format;
   if (format !== undefined && format !== 'mermaid' && format !== 'dot') throw usage(`--format must be mermaid or dot (got "${format}")`);
   const view = viewOptionsOf(values);
+  const cap = parseInteger(values['max-tokens'], '--max-tokens', 100, MAX_ANSWER_TOKENS) ?? CLI_ANSWER_TOKENS;
+  const offset = parseInteger(values.offset, '--offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
   const engine = openEngine(values, undefined, {}, navigation);
   try {
     let result: NavigationResult = engine.navigate(navigation, args[0]!, {
@@ -454,14 +467,13 @@ async function cmdNavigate(navigation: Navigation, values: Values, args: string[
     });
     if (view) result = engine.navigationContext(result, view, labelOption(values, engine));
     const freshness = engine.freshness(labelOf(values, engine), answerPaths([result.symbol], result.nodes, result.edges));
-    if (format) {
-      warnIfStale(freshness);
-      process.stdout.write(`${renderGraph(result, format)}\n`);
-    } else if (values.json) printJson({ ...result, freshness });
-    else {
-      warnIfStale(freshness);
-      printNavigation(result);
-    }
+    if (!values.json) warnIfStale(freshness);
+    // The same budget as the MCP tools: the printed text is measured, the page from --offset that fits is printed.
+    const whole = { ...result, freshness };
+    const render = (page: NavigationPage<typeof whole>): string =>
+      format ? [renderGraph(page, format), ...page.notices.map((n) => `${format === 'dot' ? '//' : '%%'} notice: ${n}`)].join('\n') : values.json ? JSON.stringify(page, null, 2) : navigationText(page);
+    const { rendered } = budgetNavigation(whole, offset, cap, render, (text) => [text]);
+    process.stdout.write(`${rendered}\n`);
     return 0;
   } finally {
     engine.close();

@@ -56,7 +56,7 @@ export interface QueryValues {
 }
 
 /** Options taking a number: `--context -1` reaches their check (a clear message) instead of parseArgs' "ambiguous argument". */
-export const NUMERIC_OPTIONS = ['--limit', '--offset', '--context', '--context-before', '--context-after', '--max-line-length', '--budget', '--depth', '--max-nodes', '--debounce', '--min-score', '--min-similarity'];
+export const NUMERIC_OPTIONS = ['--limit', '--offset', '--context', '--context-before', '--context-after', '--max-line-length', '--budget', '--depth', '--max-nodes', '--max-tokens', '--debounce', '--min-score', '--min-similarity'];
 
 /** `--flag -1` → `--flag=-1` for numeric flags, so the value is checked like any other. */
 export function joinNegativeNumbers(argv: readonly string[]): string[] {

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { estimateTokens, type SearchResult } from '@ca/engine';
+import { budgetAnswer, estimateTokens, type BudgetPage, type SearchResult } from '@ca/engine';
 import { CaError, toCaError } from '@ca/schema';
 
 /**
@@ -8,35 +8,48 @@ import { CaError, toCaError } from '@ca/schema';
  */
 export const DEFAULT_ANSWER_TOKENS = 10_000;
 
-/** The page an answer holds of a longer list: where the next call starts, or null when it is all there. */
-export interface Page {
-  readonly offset: number;
-  readonly returned: number;
-  readonly total: number;
-  readonly nextOffset: number | null;
+/** Options of a budgeted page: what its units count as, and how its notice says where to go on. */
+export interface PageOptions<U> {
+  readonly kinds?: (u: U) => readonly string[];
+  readonly continuation?: (next: number) => string;
+}
+
+/** An answer already rendered within the budget (`answer` returns it as it is). */
+export class Budgeted {
+  constructor(readonly result: CallToolResult) {}
 }
 
 /**
- * The items of `items` from `offset` that fit in `cap` tokens (each item measured by `size`),
- * at least one so that paging always moves on.
+ * The answer budget of one call: the token cap and the refresh warning the answer will carry,
+ * so that every page is measured as exactly the text the client receives. Every tool answers
+ * through it: lists as pages of units (`json`, `page`), single values checked whole (`whole`).
  */
-export function takePage<T>(items: readonly T[], offset: number, cap: number, size: (item: T) => number): { items: T[]; page: Page } {
-  const out: T[] = [];
-  let used = 0;
-  for (let i = offset; i < items.length; i++) {
-    const s = size(items[i]!);
-    if (out.length > 0 && used + s > cap) break;
-    out.push(items[i]!);
-    used += s;
+export class AnswerBudget {
+  constructor(
+    readonly cap: number,
+    readonly warning: string | null,
+  ) {}
+
+  /** The JSON page of `units` from `offset` that fits: `build` makes the answer value of a page. */
+  json<U>(units: readonly U[], offset: number, build: (units: readonly U[], page: BudgetPage, notice: string | null) => object, options: PageOptions<U> = {}): Budgeted {
+    return this.page(units, offset, (u, p, n) => jsonResult(build(u, p, n), this.warning), options);
   }
-  const next = offset + out.length;
-  return { items: out, page: { offset, returned: out.length, total: items.length, nextOffset: next < items.length ? next : null } };
+
+  /** The page of `units` from `offset` that fits, rendered by `render` (which adds the warning itself). */
+  page<U>(units: readonly U[], offset: number, render: (units: readonly U[], page: BudgetPage, notice: string | null) => CallToolResult, options: PageOptions<U> = {}): Budgeted {
+    const r = budgetAnswer({ units, offset, cap: this.cap, render, texts: resultTexts, ...options });
+    return new Budgeted(r.rendered);
+  }
+
+  /** A value without units: returned whole when it fits, else a `usage` error naming the cap. */
+  whole(value: object): Budgeted {
+    return this.json([], 0, () => value);
+  }
 }
 
-/** The sentence an answer carries when its page is not the whole list. */
-export function cutNotice(page: Page, cap: number, what: string): string | null {
-  if (page.nextOffset === null) return null;
-  return `answer cut at about ${cap} tokens: ${page.returned} of ${page.total} ${what} from offset ${page.offset}; call again with offset ${page.nextOffset} for the rest`;
+/** The text items of a result, as the client receives them. */
+export function resultTexts(result: CallToolResult): string[] {
+  return (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '');
 }
 
 /** Tokens of a value as compact JSON (what the text item carries). */

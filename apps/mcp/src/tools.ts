@@ -5,6 +5,7 @@ import { ListToolsRequestSchema, type CallToolResult, type ServerNotification, t
 import { z } from 'zod';
 import {
   answerPaths,
+  budgetNavigation,
   discoverDirectories,
   estimateTokens,
   fileOutline,
@@ -29,7 +30,7 @@ import {
   Workspace,
 } from '@ca/engine';
 import { CaError, CONFIDENCES, LANGUAGES, NODE_KINDS, toCaError } from '@ca/schema';
-import { bounded, cutNotice, DEFAULT_ANSWER_TOKENS, errorResult, jsonResult, jsonTokens, resultText, searchResult, takePage, type ShapedResult } from './answers.js';
+import { AnswerBudget, bounded, Budgeted, DEFAULT_ANSWER_TOKENS, errorResult, jsonResult, jsonTokens, resultTexts, searchResult, type ShapedResult } from './answers.js';
 import type { RepoSessions } from './pool.js';
 import { DEFAULT_PROGRESS_TIMINGS, progressNotifier } from './progress.js';
 import type { Session } from './session.js';
@@ -39,6 +40,8 @@ import { searchOutput } from './shapes.js';
 export const MAX_QUERY_CHARS = 8192;
 /** Nodes a navigation walk keeps by default (nearest first); the token cap pages what is kept. */
 export const DEFAULT_MAX_NODES = 100;
+/** Most entries a directory tree walks (the budget then keeps as many as fit). */
+const MAX_TREE_ENTRIES = 20_000;
 /** Most results or files a list answer asks for at once. */
 const MAX_LIMIT = 100;
 
@@ -81,11 +84,6 @@ export interface ToolOptions {
 }
 
 type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** An answer that renders itself (content items, structuredContent), given the refresh warning. */
-class Shaped {
-  constructor(readonly render: (warning: string | null) => CallToolResult) {}
-}
 
 /** Candidates of an ambiguous name, as symbol views (the agent retries with an id). */
 function candidatesOf(engine: Engine | null, e: unknown): Record<string, unknown> {
@@ -173,15 +171,14 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
    * (a refresh warning is kept), those that cannot be opened reported as unavailable, the rest
    * searched as one workspace. `work` gets the first engine (for paths and limits) and the workspace.
    */
-  const searchRepos = async (names: readonly string[], extra: RequestExtra, work: (first: Engine, ws: Workspace) => Promise<object>): Promise<CallToolResult> => {
+  const searchRepos = async (names: readonly string[], extra: RequestExtra, work: (first: Engine, ws: Workspace, budget: AnswerBudget) => Promise<object>): Promise<CallToolResult> => {
     const opened: { name: string; engine: Engine }[] = [];
     const unavailable: { name: string; root: string; status: 'unavailable'; reason: string }[] = [];
     const warnings: string[] = [];
     const visit = async (i: number): Promise<CallToolResult> => {
       if (i === names.length) {
-        const value = await work(opened[0]?.engine ?? (null as never), Workspace.of(opened, unavailable));
-        const warning = warnings.length > 0 ? warnings.join('; ') : null;
-        return value instanceof Shaped ? value.render(warning) : jsonResult(value, warning);
+        const budget = new AnswerBudget(cap, warnings.length > 0 ? warnings.join('; ') : null);
+        return withinBudget(await work(opened[0]?.engine ?? (null as never), Workspace.of(opened, unavailable), budget), budget);
       }
       const name = names[i]!;
       try {
@@ -229,7 +226,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
   const answer = async (
     repo: string | undefined,
     extra: RequestExtra,
-    produce: (engine: Engine, session: Session) => object | Promise<object>,
+    produce: (engine: Engine, session: Session, budget: AnswerBudget) => object | Promise<object>,
     refresh = true,
   ): Promise<CallToolResult> => {
     let engine: Engine | null = null;
@@ -239,9 +236,8 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         try {
           const opened = (engine = session.engine());
           return await session.answer(async () => {
-            const warning = refresh ? await session.beforeAnswer() : null;
-            const value = await produce(opened, session);
-            return value instanceof Shaped ? value.render(warning) : jsonResult(value, warning);
+            const budget = new AnswerBudget(cap, refresh ? await session.beforeAnswer() : null);
+            return withinBudget(await produce(opened, session, budget), budget);
           });
         } finally {
           progress?.();
@@ -288,13 +284,13 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       annotations: readOnly,
     }),
     (args, extra) => {
-      const search = async (engine: Engine, several: ((options: SearchOptions) => Promise<SearchResponse>) | null) => {
+      const search = async (engine: Engine, budget: AnswerBudget, several: ((options: SearchOptions) => Promise<SearchResponse>) | null) => {
         const pathGlob = args.path === undefined ? undefined : insideRepo(engine.repoRoot, args.path, 'path');
         const languages = args.language;
         const kinds = args.kind;
         const limit = args.limit ?? 10;
         const offset = args.offset ?? 0;
-        const budget = args.budget_tokens ?? Math.min(8000, cap);
+        const searchBudget = args.budget_tokens ?? Math.min(8000, cap);
         // Each page gets the budget: the first `offset` results are asked for again and skipped.
         const pages = Math.ceil((offset + limit) / limit);
         const options: SearchOptions = {
@@ -304,7 +300,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
           ...(pathGlob !== undefined ? { pathGlob } : {}),
           ...(args.filter !== undefined ? { filter: args.filter } : {}),
           includeTests: args.include_tests === true,
-          budget: Math.min(Number.MAX_SAFE_INTEGER, budget * pages),
+          budget: Math.min(Number.MAX_SAFE_INTEGER, searchBudget * pages),
           ...(args.min_score !== undefined ? { minScore: args.min_score } : {}),
         };
         const response = several ? await several(options) : await engine.search(args.query, { ...options, ...labelOf(args) });
@@ -326,20 +322,21 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
           const parent = p === null || p === undefined ? undefined : parentNodes.get(p);
           return { ...r, container: parent && parent.kind !== 'file' && parent.kind !== 'module' ? parent.qualifiedName : null };
         });
-        const { items, page } = takePage(shaped.slice(0, Math.max(0, offset + limit)), offset, cap, (r) => estimateTokens(resultText(r)) + 20);
-        const cut = page.returned < Math.min(limit, Math.max(0, shaped.length - offset)) ? cutNotice(page, cap, 'results') : null;
-        const notices = [...json.notices, ...(cut ? [cut] : [])];
-        // A full page may have a next one (it may be empty): asking retrieval for one result more
-        // would change the page itself (selection under the budget depends on the limit).
-        const more = response.results.length >= offset + limit || page.nextOffset !== null ? offset + items.length : null;
-        const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more, freshness: engine.freshness(args.label, answerPaths(response.results)) };
-        const summary = `search_code ${JSON.stringify(json.query)}: ${items.length} result${items.length === 1 ? '' : 's'} (intent ${json.intent}${more !== null ? `; more from offset ${more}` : ''})${notices.map((n) => `\nnotice: ${n}`).join('')}`;
-        return new Shaped((warning) => searchResult(summary, items, structured, warning));
+        // The results of this page that fit, measured as the items the client receives (summary included).
+        return budget.page(shaped.slice(0, Math.max(0, offset + limit)), offset, (items, page, cut) => {
+          const notices = [...json.notices, ...(cut ? [cut] : [])];
+          // A full page may have a next one (it may be empty): asking retrieval for one result more
+          // would change the page itself (selection under the budget depends on the limit).
+          const more = response.results.length >= offset + limit || page.nextOffset !== null ? offset + items.length : null;
+          const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more, freshness: engine.freshness(args.label, answerPaths(response.results)) };
+          const summary = `search_code ${JSON.stringify(json.query)}: ${items.length} result${items.length === 1 ? '' : 's'} (intent ${json.intent}${more !== null ? `; more from offset ${more}` : ''})${notices.map((n) => `\nnotice: ${n}`).join('')}`;
+          return searchResult(summary, items, structured, budget.warning);
+        }, { kinds: () => ['results'] });
       };
-      if (args.repos === undefined) return answer(args.repo, extra, (engine) => search(engine, null));
+      if (args.repos === undefined) return answer(args.repo, extra, (engine, _session, budget) => search(engine, budget, null));
       // Several repositories: one ranking over their indexes (fusion across them), each result naming its repository.
       if (args.label !== undefined || args.repo !== undefined) return Promise.resolve(errorResult(new CaError('usage', 'repos searches the working trees of several repositories: it goes without repo and label')));
-      return searchRepos(args.repos, extra, (engine, ws) => search(engine, (options) => ws.search(args.query, options)));
+      return searchRepos(args.repos, extra, (engine, ws, budget) => search(engine, budget, (options) => ws.search(args.query, options)));
     },
   );
 
@@ -350,11 +347,12 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       annotations: readOnly,
     }),
     (args, extra) =>
-      answer(args.repo, extra, (engine) => {
+      answer(args.repo, extra, (engine, _session, budget) => {
         const r = lookupSymbols(engine, args.symbol, args.limit ?? 20, args.label);
-        const { items } = takePage(r.matches, 0, cap, jsonTokens);
-        const cut = items.length < r.matches.length ? `answer cut at about ${cap} tokens: ${items.length} of ${r.total} matches; ask with a more qualified name` : null;
-        return { matches: items, total: r.total, ...(cut ? { notices: [cut] } : {}) };
+        return budget.json(r.matches, 0, (matches, _page, cut) => ({ matches, total: r.total, ...(cut ? { notices: [cut] } : {}) }), {
+          kinds: () => ['matches'],
+          continuation: () => 'ask with a more qualified name',
+        });
       }),
   );
 
@@ -365,11 +363,12 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       annotations: readOnly,
     }),
     (args, extra) =>
-      answer(args.repo, extra, async (engine) => {
+      answer(args.repo, extra, async (engine, _session, budget) => {
         const r = searchJson(await engine.similar(args.symbol, { limit: args.limit ?? 10, ...labelOf(args) }), false);
-        const { items, page } = takePage(r.results, 0, cap, (x) => jsonTokens(x));
-        const cut = cutNotice(page, cap, 'results');
-        return { ...r, results: items, notices: [...r.notices, ...(cut ? [cut] : [])] };
+        return budget.json(r.results, 0, (results, _page, cut) => ({ ...r, results, notices: [...r.notices, ...(cut ? [cut] : [])] }), {
+          kinds: () => ['results'],
+          continuation: () => 'ask with a smaller limit',
+        });
       }),
   );
 
@@ -399,38 +398,28 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       annotations: readOnly,
     }),
     (args, extra) =>
-      answer(args.repo, extra, (engine) => {
+      answer(args.repo, extra, (engine, _session, budget) => {
         const r = sourceSpans(engine, args.symbol, {
           ...labelOf(args),
           ...(args.span !== undefined ? { span: args.span } : {}),
           ...(args.start_line !== undefined ? { startLine: args.start_line } : {}),
           ...(args.end_line !== undefined ? { endLine: args.end_line } : {}),
         });
-        // One budget for all the spans asked for: a span past it is cut at a line (or left out) and said.
-        const notices: string[] = [];
-        let used = 0;
-        const spans = r.spans.flatMap((s, i) => {
-          const lines = s.code.split('\n');
-          let keep = lines.length;
-          for (let j = 0; j < lines.length; j++) {
-            used += estimateTokens(lines[j]!) + 1;
-            if (used > cap) {
-              keep = j;
-              break;
-            }
-          }
-          if (keep === lines.length) return [s];
-          if (keep === 0 && i > 0) {
-            notices.push(`span ${s.path}:${s.startLine}-${s.endLine} left out: the answer is at about ${cap} tokens; ask for span ${i}`);
-            used = Number.POSITIVE_INFINITY;
-            return [];
-          }
-          const endLine = s.startLine + Math.max(1, keep) - 1;
-          notices.push(`span ${s.path}:${s.startLine}-${s.endLine} cut at about ${cap} tokens after line ${endLine}; ask again with start_line ${endLine + 1}`);
-          used = Number.POSITIVE_INFINITY;
-          return [{ ...s, code: lines.slice(0, Math.max(1, keep)).join('\n'), endLine }];
-        });
-        return { symbol: r.symbol, spans, totalSpans: r.totalSpans, notices };
+        // One budget for all the spans asked for: the units are their lines, a page ends at a line and says where to go on.
+        const lines = r.spans.flatMap((span, i) => span.code.split('\n').map((text, k) => ({ span: i, line: span.startLine + k, text })));
+        return budget.json(
+          lines,
+          0,
+          (kept, page, cut) => {
+            const spans = r.spans.flatMap((span, i) => {
+              const mine = kept.filter((l) => l.span === i);
+              if (mine.length === 0) return [];
+              return [{ ...span, code: mine.map((l) => l.text).join('\n'), endLine: mine[mine.length - 1]!.line }];
+            });
+            return { symbol: r.symbol, spans, totalSpans: r.totalSpans, notices: cut && page.nextOffset !== null ? [cut] : [] };
+          },
+          { kinds: () => ['lines'], continuation: (next) => `ask again with span ${args.span === 'all' ? lines[next]!.span : (args.span ?? 'primary')} and start_line ${lines[next]!.line}` },
+        );
       }),
   );
 
@@ -441,19 +430,23 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       annotations: readOnly,
     }),
     (args, extra) =>
-      answer(args.repo, extra, (engine) => {
+      answer(args.repo, extra, (engine, _session, budget) => {
         const outline = fileOutline(engine, insideRepo(engine.repoRoot, args.path, 'path'), args.label);
         const offset = bounded('offset', args.offset, 0, 0, 1_000_000);
-        if (offset === 0 && jsonTokens(outline) <= cap) return { ...outline, nextOffset: null, notices: [] };
+        const whole = { ...outline, nextOffset: null, notices: [] };
+        if (offset === 0 && jsonTokens(whole) + (budget.warning ? jsonTokens(budget.warning) + 4 : 0) <= cap) return whole;
         // Over the cap: the members' signatures go first (names and lines stay), then the top-level symbols page.
         type Lean = Omit<(typeof outline.symbols)[number], 'signature' | 'children'> & { children: Lean[] };
         const lean = (n: (typeof outline.symbols)[number]): Lean => {
           const { signature: _s, children, ...rest } = n;
           return { ...rest, children: children.map(lean) };
         };
-        const { items, page } = takePage(outline.symbols.map(lean), offset, cap, jsonTokens);
-        const cut = cutNotice(page, cap, 'top-level symbols');
-        return { ...outline, symbols: items, offset, nextOffset: page.nextOffset, notices: [`outline over about ${cap} tokens: signatures left out`, ...(cut ? [cut] : [])] };
+        return budget.json(
+          outline.symbols.map(lean),
+          offset,
+          (symbols, page, cut) => ({ ...outline, symbols, offset, nextOffset: page.nextOffset, notices: [`outline over ${cap} tokens: signatures left out`, ...(cut ? [cut] : [])] }),
+          { kinds: () => ['top-level symbols'] },
+        );
       }),
   );
 
@@ -479,7 +472,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
         annotations: readOnly,
       }),
       (args: Record<string, unknown> & { symbol: string }, extra: RequestExtra) =>
-        answer(args['repo'] as string | undefined, extra, (engine) => {
+        answer(args['repo'] as string | undefined, extra, (engine, _session, budget) => {
           // A file argument is looked up inside the repository only.
           const target = tool.fileOrSymbol && /[\\/]/.test(args.symbol) ? insideRepo(engine.repoRoot, args.symbol, 'file') : args.symbol;
           const depth = args['depth'] as number | undefined;
@@ -496,8 +489,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
             ...labelOf(args as { label?: string }),
           });
           const label = args['label'] as string | undefined;
-          const paged = pageNavigation(engine, result, (args['detail'] as 'signatures' | 'code' | undefined) ?? 'signatures', (args['offset'] as number | undefined) ?? 0, cap, label);
-          return { ...paged, freshness: engine.freshness(label, answerPaths([result.symbol], result.nodes, result.edges)) };
+          return pageNavigation(engine, result, (args['detail'] as 'signatures' | 'code' | undefined) ?? 'signatures', (args['offset'] as number | undefined) ?? 0, budget, label);
         }),
     );
   });
@@ -515,16 +507,17 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       annotations: readOnly,
     }),
     (args, extra) =>
-      answer(args.repo, extra, async (engine) => {
+      answer(args.repo, extra, async (engine, _session, budget) => {
         const pathGlob = args.path === undefined ? undefined : insideRepo(engine.repoRoot, args.path, 'path');
         const r = await discoverDirectories(engine, args.query, {
           limit: args.limit ?? 10,
           includeTests: args.include_tests === true,
           ...(pathGlob !== undefined ? { pathGlob } : {}),
         });
-        const { items, page } = takePage(r.directories, 0, cap, jsonTokens);
-        const cut = cutNotice(page, cap, 'directories');
-        return { directories: items, total: r.total, notices: [...r.notices, ...(cut ? [cut] : [])] };
+        return budget.json(r.directories, 0, (directories, _page, cut) => ({ directories, total: r.total, notices: [...r.notices, ...(cut ? [cut] : [])] }), {
+          kinds: () => ['directories'],
+          continuation: () => 'ask with a smaller limit or a path glob',
+        });
       }),
   );
 
@@ -542,7 +535,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       annotations: readOnly,
     }),
     (args, extra) =>
-      answer(args.repo, extra, async (engine) => {
+      answer(args.repo, extra, async (engine, _session, budget) => {
         const pathGlob = args.path === undefined ? undefined : insideRepo(engine.repoRoot, args.path, 'path');
         if (pathGlob === undefined && args.query === undefined) throw new CaError('usage', 'map_symbols needs a path glob or a query');
         const offset = args.offset ?? 0;
@@ -553,10 +546,17 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
           offset,
           signatures: args.detail !== 'names',
         });
-        const { items, page } = takePage(r.files, 0, cap, jsonTokens);
-        const next = offset + items.length < r.total ? offset + items.length : null;
-        const cut = page.nextOffset !== null ? cutNotice({ ...page, offset, total: r.total, nextOffset: next }, cap, 'files') : null;
-        return { files: items, total: r.total, offset, nextOffset: next, notices: [...r.notices, ...(cut ? [cut] : [])] };
+        // The page asked for (offset, limit) is what the budget cuts: its files are the units, counted from the answer's offset.
+        return budget.json(
+          r.files,
+          0,
+          (files, page, cut) => {
+            const next = offset + files.length < r.total ? offset + files.length : null;
+            const said = cut && page.nextOffset !== null ? [`answer cut at ${cap} tokens: kept ${files.length} of the ${r.files.length} files asked for (from offset ${offset}); call again with offset ${offset + files.length} for the next page`] : [];
+            return { files, total: r.total, offset, nextOffset: next, notices: [...r.notices, ...said] };
+          },
+          { kinds: () => ['files'] },
+        );
       }),
   );
 
@@ -574,15 +574,25 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       annotations: readOnly,
     }),
     (args, extra) =>
-      answer(args.repo, extra, (engine) => {
-        const maxEntries = Math.max(20, Math.floor(cap / 12));
-        const tree = repoDirectoryTree(engine.repoRoot, args.path ?? '.', { depth: args.depth ?? 2, includeIgnored: args.include_ignored === true, maxEntries });
+      answer(args.repo, extra, (engine, _session, budget) => {
+        const walk = (maxEntries: number) => repoDirectoryTree(engine.repoRoot, args.path ?? '.', { depth: args.depth ?? 2, includeIgnored: args.include_ignored === true, maxEntries });
         const indexed = indexedFiles(engine);
         const annotate = (n: TreeNode): object => {
           const f = n.type === 'file' ? indexed.get(n.path) : undefined;
           return { ...n, ...(f ? { language: f.language, symbols: f.symbols } : {}), ...(n.children ? { children: n.children.map(annotate) } : {}) };
         };
-        return { tree: annotate(tree.root), entries: tree.entries, notices: tree.cut ? [`tree cut at ${maxEntries} entries: directories marked cut hold more; ask for one of them`] : [] };
+        // The entries are the units: a page is the tree walked breadth first up to as many entries as fit.
+        const full = walk(MAX_TREE_ENTRIES);
+        return budget.json(
+          Array.from({ length: full.entries }, (_, i) => i),
+          0,
+          (kept, page) => {
+            const tree = page.nextOffset === null ? full : walk(kept.length);
+            const cut = tree.cut ? [`tree cut at ${budget.cap} tokens: kept ${kept.length} of ${full.entries}${full.cut ? '+' : ''} entries; directories marked cut hold more: ask for one of them`] : [];
+            return { tree: annotate(tree.root), entries: tree.entries, notices: cut };
+          },
+          { kinds: () => ['entries'] },
+        );
       }),
   );
 
@@ -593,15 +603,16 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       annotations: readOnly,
     }),
     (args, extra) =>
-      answer(args.repo, extra, (engine) => {
+      answer(args.repo, extra, (engine, _session, budget) => {
         const indexed = indexedFiles(engine);
         const entries = listRepoDirectory(engine.repoRoot, args.path ?? '.', { includeIgnored: args.include_ignored === true }).map((e) => {
           const f = e.type === 'file' ? indexed.get(e.path) : undefined;
           return { ...e, ...(f ? { language: f.language, symbols: f.symbols } : {}) };
         });
-        const { items, page } = takePage(entries, args.offset ?? 0, cap, jsonTokens);
-        const cut = cutNotice(page, cap, 'entries');
-        return { path: repoRelativePath(args.path ?? '.') || '.', entries: items, total: page.total, nextOffset: page.nextOffset, notices: cut ? [cut] : [] };
+        const path = repoRelativePath(args.path ?? '.') || '.';
+        return budget.json(entries, args.offset ?? 0, (items, page, cut) => ({ path, entries: items, total: page.total, nextOffset: page.nextOffset, notices: cut ? [cut] : [] }), {
+          kinds: () => ['entries'],
+        });
       }),
   );
 
@@ -624,7 +635,7 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       answer(
         args.repo,
         extra,
-        (engine) => {
+        (engine, _session, budget) => {
           const r = args.label !== undefined && engine.labelOf(args.label) !== engine.workingLabel ? readLabelFile(engine, args.path, args.label, args) : readRepoFile(engine.repoRoot, args.path, {
             ...(args.start_line !== undefined ? { startLine: args.start_line } : {}),
             ...(args.end_line !== undefined ? { endLine: args.end_line } : {}),
@@ -636,24 +647,14 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
             if (estimateTokens(r.content) > cap) throw new CaError('usage', `${r.path} is ${r.size} bytes: as base64 it is over the answer cap of about ${cap} tokens`);
             return r;
           }
+          // The lines are the units: a page ends at a line and names the start_line of the next.
           const lines = r.content.split('\n');
-          let used = 0;
-          let keep = lines.length;
-          for (let i = 0; i < lines.length; i++) {
-            used += estimateTokens(lines[i]!) + 1;
-            if (used > cap) {
-              keep = Math.max(1, i);
-              break;
-            }
-          }
-          if (keep === lines.length) return { ...r, notices: [] };
-          const endLine = r.startLine + keep - 1;
-          return {
-            ...r,
-            endLine,
-            content: lines.slice(0, keep).join('\n'),
-            notices: [`answer cut at about ${cap} tokens after line ${endLine} of ${r.totalLines}; ask again with start_line ${endLine + 1}`],
-          };
+          return budget.json(
+            lines,
+            0,
+            (kept, page, cut) => ({ ...r, ...(page.nextOffset === null ? {} : { endLine: r.startLine + kept.length - 1, content: kept.join('\n') }), notices: cut ? [cut] : [] }),
+            { kinds: () => ['lines'], continuation: (next) => `ask again with start_line ${r.startLine + next} (of ${r.totalLines})` },
+          );
         },
         false,
       ),
@@ -690,21 +691,25 @@ export function registerTools(server: McpServer, repos: RepoSessions, options: T
       annotations: readOnly,
     }),
     (args, extra) =>
-      answer(args.repo, extra, async (engine, session) => {
+      answer(args.repo, extra, async (engine, session, budget) => {
         const status = engine.status();
         // The query side's own view: the model may be missing now although the index has vectors.
         const off = await engine.vectorOffReason();
-        // Every file not fully parsed is listed: on a large tree that can outgrow the answer.
-        const problems = takePage(status.problems, 0, Math.floor(cap / 2), jsonTokens);
-        return {
-          ...status,
-          problems: problems.items,
-          ...(problems.page.nextOffset !== null ? { problemsLeftOut: problems.page.total - problems.page.returned } : {}),
-          vectorChannel: off === null ? status.vectorChannel : `off: ${off}`,
-          // What the label was indexed at (the engine's), and what this server's refreshes did.
-          freshness: { ...status.freshness, ...session.state() },
-          ...(repos.multiRepo ? { repos: repos.repos } : {}),
-        };
+        // Every file not fully parsed is listed: on a large tree that can outgrow the answer, so they are the units.
+        return budget.json(
+          status.problems,
+          0,
+          (problems, page, cut) => ({
+            ...status,
+            problems,
+            ...(page.nextOffset !== null ? { problemsLeftOut: page.total - page.returned, notices: [cut] } : {}),
+            vectorChannel: off === null ? status.vectorChannel : `off: ${off}`,
+            // What the label was indexed at (the engine's), and what this server's refreshes did.
+            freshness: { ...status.freshness, ...session.state() },
+            ...(repos.multiRepo ? { repos: repos.repos } : {}),
+          }),
+          { kinds: () => ['problems'], continuation: () => 'ca status --json lists them all' },
+        );
       }),
   );
 
@@ -757,35 +762,28 @@ function compactToolList(server: McpServer, listing: readonly ListedTool[]): voi
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 }
 
+/** The answer of a call: a budgeted page as it is, any other value checked whole against the cap. */
+function withinBudget(value: object, budget: AnswerBudget): CallToolResult {
+  return (value instanceof Budgeted ? value : budget.whole(value)).result;
+}
+
 /**
- * A navigation answer cut to the token cap: the nodes from `offset` that fit (nearest first),
- * the edges that touch them, and `byFile` narrowed to them; `detail: code` adds each node's
- * (collapsed) code, `signatures` leaves the symbol's own code out.
+ * A navigation answer as the page from `offset` that fits the budget: whole nodes and edges
+ * (see `budgetNavigation`), `byFile` narrowed to the page's nodes; `detail: code` adds each
+ * node's (collapsed) code, `signatures` leaves the symbol's own code out.
  */
-function pageNavigation(engine: Engine, result: NavigationResult & { symbol: { code: string } }, detail: 'signatures' | 'code', offset: number, cap: number, label?: string): object {
+function pageNavigation(engine: Engine, result: NavigationResult & { symbol: { code: string } }, detail: 'signatures' | 'code', offset: number, budget: AnswerBudget, label?: string): Budgeted {
   const code = detail === 'code' ? new Map(engine.reader(label).nodesByIds(result.nodes.map((n) => Number(n.id))).map((n) => [String(n.id), n.chunkText] as const)) : null;
   const nodes = result.nodes.map((n) => (code ? { ...n, code: code.get(n.id) ?? '' } : n));
-  const inWalk = new Set(nodes.map((n) => n.id));
-  const edgesOf = new Map<string, typeof result.edges[number][]>();
-  const unattached: (typeof result.edges)[number][] = [];
-  for (const e of result.edges) {
-    const end = inWalk.has(e.from) ? e.from : e.to !== null && inWalk.has(e.to) ? e.to : null;
-    if (end === null) unattached.push(e);
-    else edgesOf.set(end, [...(edgesOf.get(end) ?? []), e]);
-  }
-  const { items, page } = takePage(nodes, offset, cap, (n) => jsonTokens(n) + jsonTokens(edgesOf.get(n.id) ?? []));
-  const kept = new Set(items.map((n) => n.id));
-  const edges = [...(offset === 0 ? unattached : []), ...result.edges.filter((e) => kept.has(e.from) || (e.to !== null && kept.has(e.to)))];
   const { code: symbolCode, ...symbol } = result.symbol;
-  const cut = cutNotice(page, cap, 'nodes');
-  return {
-    ...result,
-    symbol: detail === 'code' ? { ...symbol, code: symbolCode } : symbol,
-    edges: [...new Set(edges)],
-    nodes: items,
-    ...(result.byFile ? { byFile: result.byFile.map((f) => ({ ...f, symbols: f.symbols.filter((s) => kept.has(s.id)) })).filter((f) => f.symbols.length > 0) } : {}),
-    offset,
-    nextOffset: page.nextOffset,
-    notices: cut ? [cut] : [],
-  };
+  // The symbol's own code rides on every page: past half the cap it is cut (get_source_spans reads it whole).
+  const ownCode = detail === 'code' ? (estimateTokens(symbolCode) > budget.cap / 2 ? cutToTokens(symbolCode, Math.floor(budget.cap / 2)) : symbolCode) : null;
+  const whole = { ...result, symbol: ownCode === null ? symbol : { ...symbol, code: ownCode }, nodes, freshness: engine.freshness(label, answerPaths([result.symbol], result.nodes, result.edges)) };
+  return new Budgeted(budgetNavigation(whole, offset, budget.cap, (value) => jsonResult(value, budget.warning), resultTexts).rendered);
+}
+
+/** `text` cut to about `tokens` tokens, with a marker saying how much was cut. */
+function cutToTokens(text: string, tokens: number): string {
+  const keep = Math.max(0, Math.floor(tokens * 3.5) - 40);
+  return `${text.slice(0, keep)}… [cut ${text.length - keep} chars]`;
 }

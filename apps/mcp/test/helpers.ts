@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createServer, type CodeAgentServer, type ServerOptions } from '../src/index.js';
@@ -95,4 +95,60 @@ export function dotnetMissing(): string | null {
   if (process.env['CA_REQUIRE_DOTNET'] === '1') throw new Error(`CA_REQUIRE_DOTNET=1 but the C# MCP tests cannot run: ${reason}`);
   console.warn(`SKIPPED: the C# MCP tests need the .NET SDK and a built roslyn-host: ${reason}`);
   return reason;
+}
+
+/** What `generateHubRepo` wrote: the names a test asks about. */
+export interface HubRepo {
+  readonly root: string;
+  /** The most-connected class and one of its most-called methods. */
+  readonly hub: string;
+  readonly hubMethod: string;
+  /** The largest file (by lines and bytes) and the directory with the most entries. */
+  readonly largestFile: string;
+  readonly largestDirectory: string;
+  readonly files: number;
+}
+
+/**
+ * A generated TypeScript repository built to make answers large: a hub class with ten long
+ * documented methods used by `modules` feature files (each calls two hub methods, constructs
+ * the hub, extends nothing but calls the previous module's function, so walks go deep), one
+ * file of `hugeLines` lines, and a flat directory of `flatFiles` small files.
+ */
+export function generateHubRepo(options: { modules?: number; hugeLines?: number; flatFiles?: number } = {}): HubRepo {
+  const modules = options.modules ?? 200;
+  const hugeLines = options.hugeLines ?? 6000;
+  const flatFiles = options.flatFiles ?? 120;
+  const root = join(mkdtempSync(join(tmpdir(), 'ca-hub-')), 'repo');
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
+  write('package.json', JSON.stringify({ name: 'hub-repo', private: true, version: '1.0.0', type: 'module' }));
+  write('tsconfig.json', JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', strict: true }, include: ['src'] }));
+  const methods = Array.from({ length: 10 }, (_, k) =>
+    [
+      `  /**`,
+      `   * Method ${k} of the hub: ${'a long explanation of what the hub does for every feature that needs it, '.repeat(4)}`,
+      `   */`,
+      `  m${k}(value: number, label: string = 'hub-${k}'): number {`,
+      ...Array.from({ length: 12 }, (_, j) => `    value = value * ${j + 2} + label.length - ${k}; // step ${j} of method ${k}`),
+      `    return value;`,
+      `  }`,
+    ].join('\n'),
+  );
+  write('src/hub/hub.ts', `/** The class every feature uses. */\nexport class Hub {\n${methods.join('\n\n')}\n}\n`);
+  for (let i = 0; i < modules; i++) {
+    const prev = i > 0 ? `import { f${i - 1}a } from '../feat${i - 1}/mod${i - 1}';\n` : '';
+    write(
+      `src/feat${i}/mod${i}.ts`,
+      `import { Hub } from '../hub/hub';\n${prev}\n` +
+        `/** Feature ${i}: adds what two hub methods say. */\nexport function f${i}a(h: Hub): number {\n  return h.m${i % 10}(1) + h.m${(i + 1) % 10}(2)${i > 0 ? ` + f${i - 1}a(h)` : ''};\n}\n\n` +
+        `export function f${i}b(): Hub {\n  const h = new Hub();\n  h.m0(3);\n  return h;\n}\n\n` +
+        `export class Feature${i} {\n  run(h: Hub): number {\n    return f${i}a(h) + h.m${i % 10}(4) + h.m0(5);\n  }\n}\n`,
+    );
+  }
+  write('src/big/huge.ts', Array.from({ length: hugeLines / 3 }, (_, i) => `export function huge${i}(x: number): number {\n  return x + ${i}; // ${'padding '.repeat(6)}\n}`).join('\n') + '\n');
+  for (let i = 0; i < flatFiles; i++) write(`src/flat/item${String(i).padStart(3, '0')}.ts`, `export const item${i} = ${i};\n`);
+  return { root, hub: 'Hub', hubMethod: 'Hub.m0', largestFile: 'src/big/huge.ts', largestDirectory: 'src/flat', files: modules + flatFiles + 2 };
 }

@@ -343,44 +343,6 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
   });
 });
 
-describe('answers under a token cap page with offset', () => {
-  it('impact_analysis with a tiny cap: one node per page, nextOffset to the rest, and the cut is said', async () => {
-    const repo = copyFixture('ts-app');
-    // A cap below one node's JSON: every page holds exactly one node (a page always moves on).
-    const mcp = await connect({ repo, answerTokens: 10 });
-    try {
-      const pages: string[][] = [];
-      let offset: number | null = 0;
-      while (offset !== null) {
-        const r: any = (await mcp.call('impact_analysis', { symbol: 'TokenStore.save', depth: 5, offset })).json;
-        pages.push(r.nodes.map((n: any) => n.qualifiedName));
-        if (r.nextOffset !== null) expect(r.notices).toEqual([`answer cut at about 10 tokens: 1 of 4 nodes from offset ${offset}; call again with offset ${r.nextOffset} for the rest`]);
-        // Each page keeps the edges reaching its nodes, and byFile narrowed to them.
-        expect(r.byFile.flatMap((f: any) => f.symbols.map((s: any) => s.qualifiedName))).toEqual(r.nodes.map((n: any) => n.qualifiedName));
-        offset = r.nextOffset;
-      }
-      expect(pages).toEqual([['AuthService.login'], ['AuthService.refresh'], ['MemoryTokenStore.save'], ['App']]);
-      // An outline over the cap leaves signatures out and pages its top-level symbols (tokenStore.ts has three).
-      const outlinePages: string[][] = [];
-      for (let o: number | null = 0; o !== null; ) {
-        const r: any = (await mcp.call('get_file_outline', { path: 'src/auth/tokenStore.ts', offset: o })).json;
-        outlinePages.push(r.symbols.map((n: any) => `${n.name}(${n.children.length})${n.signature === undefined ? '' : ' with signature'}`));
-        o = r.nextOffset;
-      }
-      expect(outlinePages).toEqual([['StoredToken(2)'], ['TokenStore(3)'], ['MemoryTokenStore(4)']]);
-      // lookup_symbol keeps the matches that fit: one of the three refresh overloads per answer.
-      const lookup = (await mcp.call('lookup_symbol', { symbol: 'AuthService.refresh' })).json;
-      expect([lookup.matches.length, lookup.total, lookup.notices]).toEqual([1, 3, ['answer cut at about 10 tokens: 1 of 3 matches; ask with a more qualified name']]);
-      const read = (await mcp.call('read_file', { path: 'src/auth/tokenStore.ts' })).json;
-      expect([read.startLine, read.endLine]).toEqual([1, 1]);
-      expect(read.notices).toEqual(['answer cut at about 10 tokens after line 1 of 37; ask again with start_line 2']);
-    } finally {
-      await mcp.close();
-      rmSync(join(repo, '..'), { recursive: true, force: true });
-    }
-  }, 120_000);
-});
-
 describe('MCP server without automatic refresh (--no-refresh)', () => {
   it('serves the index as it is until index_files runs', async () => {
     const repo = copyFixture('ts-app');

@@ -52,3 +52,7 @@ export { Workspace, searchWorkspace, loadWorkspace, findWorkspace, resolveRepo, 
 export type { WorkspaceRepo, RepoStatus, WorkspaceSearchResponse } from './workspace.js';
 export { parseFilter, formatFilter } from '@ca/schema';
 export type { FilterNode } from '@ca/schema';
+export { budgetAnswer, budgetNotice, keptCounts, answerTokens, cutLongestString, offsetContinuation } from './budget.js';
+export type { BudgetPage, BudgetSpec, BudgetedAnswer } from './budget.js';
+export { budgetNavigation, navigationUnits, navigationPageValue } from './navigationPage.js';
+export type { NavigationPage, NavigationUnit, WideNavigation } from './navigationPage.js';
