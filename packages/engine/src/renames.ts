@@ -1,5 +1,5 @@
 import type { Store } from '@ca/store';
-import { fingerprint, pairBySimilarity, renameCandidates, type ExtractorOf, type FileSource, type Plan } from '@ca/invalidation';
+import { fingerprint, pairBySimilarity, pathAffinity, renameCandidates, type ExtractorOf, type FileSource, type Plan } from '@ca/invalidation';
 
 /** Files larger than this are not fingerprinted (a create and a delete stay what they are). */
 const RENAME_MAX_BYTES = 1 << 20;
@@ -8,7 +8,7 @@ const RENAME_MAX_BYTES = 1 << 20;
  * Which files a plan creates are files it deletes, moved and edited (created path → deleted
  * path), for `plan`'s `renames`: git's own renames first (`gitRenames`, deleted → created, when
  * git knew: a HEAD move), then pairs of similar content (fingerprint Jaccard ≥ the threshold,
- * same extractor, best pair first). The deleted files' bytes come from the index, the created
+ * same extractor, best pair first, closer paths first among equals). The deleted files' bytes come from the index, the created
  * files' from `bytes` (read already) or the source (kept in `bytes` for the parse).
  */
 export async function renamePairs(
@@ -56,7 +56,7 @@ export async function renamePairs(
   const similar = pairBySimilarity(
     olds.map((o) => fingerprint(o.text)),
     news.map((n) => fingerprint(n.text)),
-    { compatible: (l, r) => olds[l]!.extractor === news[r]!.extractor },
+    { compatible: (l, r) => olds[l]!.extractor === news[r]!.extractor, preference: (l, r) => pathAffinity(olds[l]!.path, news[r]!.path) },
   );
   for (const p of similar) pairs.set(news[p.right]!.path, olds[p.left]!.path);
   return pairs;

@@ -184,7 +184,7 @@ describe('moves with an edit, matched by content', () => {
   }, 90_000);
 });
 
-describe('git-known renames (a HEAD move)', () => {
+describe('git-known renames (a HEAD move: `ca index` or `ca watch` after a checkout)', () => {
   it('a rename git finds (70% alike to git) keeps the surviving symbols even under the content threshold; without git the same change does not', async () => {
     // Content similarity alone would not pair these (the fingerprints share less than 0.8).
     expect(jaccard(fingerprint(CALC), fingerprint(QUARTER))).toBeLessThan(SIMILARITY_THRESHOLD);
@@ -204,7 +204,8 @@ describe('git-known renames (a HEAD move)', () => {
     await engine.index();
     const before = ids(engine, 'src/calc.ts');
     git(root, 'checkout', '-q', 'pricing');
-    const r = await engine.index();
+    // As \`ca watch\` runs after a HEAD move: no paths of its own, git names what changed.
+    const r = await engine.index({ paths: [] });
     expect([r.blobs.parsed, r.blobs.renamed, r.removed]).toEqual([1, 1, 0]);
     const after = ids(engine, 'src/pricing.ts');
     // The file node and the three functions that stayed keep their ids; describeCart went

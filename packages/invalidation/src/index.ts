@@ -17,6 +17,7 @@ export {
   jaccard,
   fnv1a,
   pairBySimilarity,
+  pathAffinity,
   FINGERPRINT_K,
   FINGERPRINT_W,
   SIMILARITY_THRESHOLD,

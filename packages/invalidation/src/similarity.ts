@@ -103,6 +103,20 @@ export function jaccard(a: Fingerprint, b: Fingerprint): number {
   return shared / (a.size + b.size - shared);
 }
 
+/**
+ * How alike two paths are, for ties between equally similar files: the directories they share
+ * from the root plus the segments they share from the end (`src/a/x.ts`, `src/b/x.ts`: 2).
+ */
+export function pathAffinity(a: string, b: string): number {
+  const x = a.split('/');
+  const y = b.split('/');
+  let lead = 0;
+  while (lead < x.length - 1 && lead < y.length - 1 && x[lead] === y[lead]) lead++;
+  let tail = 0;
+  while (tail < x.length - lead && tail < y.length - lead && x[x.length - 1 - tail] === y[y.length - 1 - tail]) tail++;
+  return lead + tail;
+}
+
 /** One pair of `pairBySimilarity`: indexes into its two lists. */
 export interface SimilarPair {
   readonly left: number;
@@ -112,15 +126,20 @@ export interface SimilarPair {
 
 /**
  * Pairs items of two lists whose fingerprints reach `threshold` (Jaccard), each item at most
- * once, best pair first: higher similarity, then the lower left index, then the lower right
- * index — deterministic for lists in a deterministic order. `compatible` rules pairs out (another
- * language, another kind of symbol). Candidates are found through the hashes they share, so
+ * once, best pair first: higher similarity, then the higher `preference` (for files: the
+ * closer paths, so of two identical copies each pairs with its own), then the lower left index,
+ * then the lower right index — deterministic for lists in a deterministic order. `compatible`
+ * rules pairs out (another language, another kind of symbol). Candidates are found through the hashes they share, so
  * lists of thousands cost what their overlaps cost.
  */
 export function pairBySimilarity(
   left: readonly Fingerprint[],
   right: readonly Fingerprint[],
-  options: { readonly threshold?: number; readonly compatible?: (left: number, right: number) => boolean } = {},
+  options: {
+    readonly threshold?: number;
+    readonly compatible?: (left: number, right: number) => boolean;
+    readonly preference?: (left: number, right: number) => number;
+  } = {},
 ): SimilarPair[] {
   const threshold = options.threshold ?? SIMILARITY_THRESHOLD;
   const holders = new Map<number, number[]>();
@@ -140,7 +159,8 @@ export function pairBySimilarity(
       if (similarity >= threshold && (options.compatible?.(i, j) ?? true)) pairs.push({ left: i, right: j, similarity });
     }
   });
-  pairs.sort((a, b) => b.similarity - a.similarity || a.left - b.left || a.right - b.right);
+  const preference = options.preference ?? (() => 0);
+  pairs.sort((a, b) => b.similarity - a.similarity || preference(b.left, b.right) - preference(a.left, a.right) || a.left - b.left || a.right - b.right);
   const usedLeft = new Set<number>();
   const usedRight = new Set<number>();
   const chosen: SimilarPair[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprint, fnv1a, jaccard, kgramHashes, normalizedTokens, pairBySimilarity, winnow } from '../src/index.js';
+import { fingerprint, fnv1a, jaccard, kgramHashes, normalizedTokens, pairBySimilarity, pathAffinity, winnow } from '../src/index.js';
 
 describe('winnowing fingerprints (decision 023)', () => {
   it('FNV-1a 32-bit matches the published test vectors', () => {
@@ -75,5 +75,26 @@ describe('pairBySimilarity: best pair first, each item once, deterministic', () 
 
   it('incompatible pairs are ruled out', () => {
     expect(pairBySimilarity([A], [A], { compatible: () => false })).toEqual([]);
+  });
+});
+
+describe('pathAffinity: ties between identical copies go to the closer paths', () => {
+  it('counts shared leading directories and shared trailing segments', () => {
+    // src, helper shared from the root; index.ts from the end.
+    expect(pathAffinity('src/helper/accept/index.ts', 'src/helper/accepts/index.ts')).toBe(3);
+    expect(pathAffinity('deno_dist/helper/accept/index.ts', 'src/helper/accepts/index.ts')).toBe(1);
+    expect(pathAffinity('a.ts', 'b.ts')).toBe(0);
+  });
+
+  it('two identical deleted copies (a mirror): each created file pairs with the copy at the closer path', () => {
+    const A = new Set([1, 2, 3]);
+    const left = ['deno_dist/utils/x.ts', 'src/utils/x.ts'];
+    const right = ['src/x.ts', 'deno_dist/x.ts'];
+    // Without a preference the lower indexes win: deno_dist → src. With it: src → src, deno_dist → deno_dist.
+    expect(pairBySimilarity([A, A], [A, A]).map((p) => [p.left, p.right])).toEqual([[0, 0], [1, 1]]);
+    expect(pairBySimilarity([A, A], [A, A], { preference: (l, r) => pathAffinity(left[l]!, right[r]!) }).map((p) => [left[p.left], right[p.right]])).toEqual([
+      ['deno_dist/utils/x.ts', 'deno_dist/x.ts'],
+      ['src/utils/x.ts', 'src/x.ts'],
+    ]);
   });
 });
