@@ -137,6 +137,27 @@ describe('moves with an edit, matched by content', () => {
     expect(journaled(engine, 'src/%')).toBe(0);
   }, 60_000);
 
+  it('with the TS semantic pass: the moved file is analysed again and its callers still reach the same node', async () => {
+    const root = cartRepo();
+    const engine = open(root, { embedding: { enabled: false } });
+    await engine.index();
+    const before = ids(engine, 'src/calc.ts');
+    const callers = () => engine.navigate('callers', 'sumPrices').edges.map((e) => [e.from, e.to, e.path, e.line, e.confidence].join(' ')).sort();
+    // report (src/main.ts line 4), averagePrice (line 9) and describeCart (line 20) call sumPrices.
+    const was = callers();
+    expect(was.map((e) => e.split(' ').slice(2, 4).join(':')).sort()).toEqual(['src/calc.ts:20', 'src/calc.ts:9', 'src/main.ts:4']);
+    // The refactor a move is: the file moves (cheapest edited), its importer follows.
+    rmSync(join(root, 'src/calc.ts'));
+    writeFileSync(join(root, 'src/pricing.ts'), CALC.replace('item.price < best', 'item.price <= best'));
+    writeFileSync(join(root, 'src/main.ts'), readFileSync(join(root, 'src/main.ts'), 'utf8').replace("'./calc'", "'./pricing'"));
+    const r = await engine.index();
+    expect([r.blobs.parsed, r.blobs.renamed, r.removed]).toEqual([2, 1, 0]);
+    expect(ids(engine, 'src/pricing.ts').get('sumPrices')).toBe(before.get('sumPrices'));
+    // The same edges, from the same nodes to the same node, at the moved file's path.
+    expect(callers()).toEqual(was.map((e) => e.replace(' src/calc.ts ', ' src/pricing.ts ')).sort());
+    expect(was.every((e) => e.endsWith(' exact'))).toBe(true);
+  }, 120_000);
+
   it('a file moved and half rewritten (Jaccard under the threshold) is a delete and a create: new ids', async () => {
     expect(jaccard(fingerprint(CALC), fingerprint(HALF))).toBeLessThan(SIMILARITY_THRESHOLD);
     const root = cartRepo();
