@@ -43,17 +43,25 @@ function statusRecords(out) {
   return records;
 }
 
-const commits = git('rev-list', '--no-merges', `--max-count=${values.max}`, 'HEAD').split('\n').filter(Boolean);
+// Every commit's added and deleted paths from one `git log` (no renames: git's pairs come next).
+const commits = [];
+for (const line of git('log', '--no-merges', `--max-count=${values.max}`, '--no-renames', '--diff-filter=AD', '--name-status', '--format=@@%H %P', 'HEAD').split('\n')) {
+  if (line.startsWith('@@')) {
+    const [commit, parent] = line.slice(2).split(' ');
+    commits.push({ commit, parent, deleted: [], added: [] });
+    continue;
+  }
+  const m = /^([AD])\t(.+)$/.exec(line);
+  if (m && languageOf(m[2]) && commits.length > 0) commits[commits.length - 1][m[1] === 'A' ? 'added' : 'deleted'].push(m[2]);
+}
 const totals = { commits: commits.length, commitsWithCandidates: 0, deleted: 0, added: 0, git: 0, matcher: 0, both: 0, gitOnly: 0, matcherOnly: 0, ms: 0 };
 const gitOnly = [];
 const matcherOnly = [];
 const started = performance.now();
-for (const commit of commits) {
-  const parent = git('rev-list', '--parents', '-n', '1', commit).trim().split(' ')[1];
-  if (parent === undefined) continue;
-  const plain = statusRecords(git('diff-tree', '-r', '-z', '--no-renames', '--name-status', '--diff-filter=AD', parent, commit));
-  const deleted = plain.filter((r) => r.status === 'D' && languageOf(r.paths[0])).map((r) => r.paths[0]).sort();
-  const added = plain.filter((r) => r.status === 'A' && languageOf(r.paths[0])).map((r) => r.paths[0]).sort();
+for (const { commit, parent, deleted: d, added: a } of commits) {
+  if (parent === undefined || parent === '') continue;
+  const deleted = d.sort();
+  const added = a.sort();
   if (deleted.length === 0 || added.length === 0) continue;
   totals.commitsWithCandidates++;
   totals.deleted += deleted.length;
