@@ -128,7 +128,7 @@ describe('planNodes for a file moved and edited', () => {
     ]);
   });
 
-  it('without movedFrom (the defect before decision 023): the same inputs keep nothing', () => {
+  it('without movedFrom (an edit in place): keys naming the old path match nothing, as before decision 023', () => {
     const { movedFrom: _m, ...inPlace } = options;
     const p = planNodes([prev(2, 'total', total)], [at('total', total)], inPlace);
     expect(p).toEqual({ actions: [{ kind: 'insert' }], drop: [{ id: 2, survives: false }], reembed: 1 });
