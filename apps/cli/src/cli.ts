@@ -190,7 +190,7 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
         `Indexed ${report.files} files (${report.lines} lines): ${report.symbols} symbols, ${report.edges} edges in ${report.ms} ms\n` +
           `  ${report.changed} parsed this run, ${report.removed} removed; status ok ${s.ok}, partial ${s.partial}, error ${s.error}, skipped ${s.skipped}, no grammar ${s.no_grammar}\n` +
           contextLines(report) +
-          `  label ${report.label}${report.commit ? ` @ ${report.commit.slice(0, 12)}` : ''}: ${report.blobs.parsed} versions parsed, ${report.blobs.reused} reused, ${report.blobs.moved} moved, ${report.blobs.embedded} symbols embedded\n` +
+          `  label ${report.label}${report.commit ? ` @ ${report.commit.slice(0, 12)}` : ''}: ${report.blobs.parsed} versions parsed, ${report.blobs.reused} reused, ${report.blobs.moved} moved, ${report.blobs.renamed} moved with an edit, ${report.blobs.embedded} symbols embedded\n` +
           `  index: ${engine.dbPath}\n`,
       );
     }

@@ -255,7 +255,8 @@ export class Engine {
           paths = null;
         }
       }
-      const result = await runIndex(this.indexerContext(), { label, source, paths, contextKey: this.contextKey(label) }, options);
+      const renames = await this.renamesSince(before?.commit ?? null, head?.commit ?? null);
+      const result = await runIndex(this.indexerContext(), { label, source, paths, contextKey: this.contextKey(label), ...(renames ? { renames } : {}) }, options);
       const reader = this.store.reader(label);
       // Only a run that changed the index moves it: a no-change refresh writes nothing, so the
       // caches keyed by the change stamp (answers, BM25 term statistics, label filters) survive it.
@@ -299,6 +300,17 @@ export class Engine {
     } finally {
       source?.close();
       this.lock.release();
+    }
+  }
+
+  /** Renames git knows between the commit the label was indexed at and HEAD now (none when HEAD did not move). */
+  private async renamesSince(from: string | null, to: string | null): Promise<ReadonlyMap<string, string> | null> {
+    if (!this.git || from === null || to === null || from === to) return null;
+    try {
+      return await this.git.renamedPaths(from, to);
+    } catch {
+      // Only a hint is lost (an old commit gc'd away, a shallow clone): similar contents still pair.
+      return null;
     }
   }
 

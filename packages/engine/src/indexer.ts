@@ -32,6 +32,7 @@ import { projectFiles } from './csProjects.js';
 import { embedPending, META_VECTORS_PENDING, prewarmEmbedder, type EmbedReport, type IndexEmbedder } from './embedding.js';
 import { unreadableFile, type ProcessedFile } from './fileProcessing.js';
 import { ParsePool } from './parsePool.js';
+import { renamePairs } from './renames.js';
 import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
 import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, TS_SEMANTIC_TYPES, type TsSemanticReport } from './tsSemantic.js';
 
@@ -51,6 +52,8 @@ export interface BlobReport {
   readonly parsed: number;
   /** Moves that kept their nodes' identity. */
   readonly moved: number;
+  /** Moves with an edit (git's renames, similar content): parsed, their nodes kept their ids. */
+  readonly renamed: number;
   /** Symbols whose vectors were computed in this run (the rest came from the cache or wait for later). */
   readonly embedded: number;
 }
@@ -128,6 +131,8 @@ export interface RunRequest {
   readonly source: FileSource;
   /** Only these repo paths were looked at (watcher events, a HEAD move); null: the whole source. */
   readonly paths: readonly string[] | null;
+  /** Renames git knows between the label's commit and the source's (old path → new path). */
+  readonly renames?: ReadonlyMap<string, string>;
   /** `_metadata` key of the label's semantic-context facts. */
   readonly contextKey: string;
 }
@@ -192,7 +197,19 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   for (const f of changes.created) created.push(await withHash(f));
   const modified: SourceVersion[] = [];
   for (const f of changes.modified) modified.push(await withHash(f));
-  const thePlan = planChanges({ ...changes, created, modified }, state, extractorFor);
+  const changed = { ...changes, created, modified };
+  const firstPlan = planChanges(changed, state, extractorFor);
+  // A create and a delete that are one file moved and edited continue its nodes (decision 023).
+  const renames = await renamePairs(firstPlan, {
+    store,
+    label,
+    source,
+    bytes,
+    extractorOf: extractorFor,
+    maxFileBytes: cfg.max_file_bytes,
+    ...(request.renames ? { gitRenames: request.renames } : {}),
+  });
+  const thePlan = renames.size > 0 ? planChanges(changed, state, extractorFor, renames) : firstPlan;
   const worktree = source.kind === 'worktree';
 
   // A partial TS pass will follow: its worker builds (parses and binds) the programs now, while
@@ -227,7 +244,13 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   const dirty = new Set<string>();
   const planner: NodePlanner = (input) => {
     const tsLike = carrying && TS_LIKE.test(input.path);
-    const p = planNodes(input.previous, input.nodes, { path: input.path, partialTarget: input.partialTarget, chunkHash: chunkHashOf, carry: tsLike });
+    const p = planNodes(input.previous, input.nodes, {
+      path: input.path,
+      partialTarget: input.partialTarget,
+      chunkHash: chunkHashOf,
+      carry: tsLike,
+      ...(input.previousPath !== undefined ? { movedFrom: input.previousPath } : {}),
+    });
     for (const n of p.dirtyNames ?? []) dirty.add(n);
     // Only files that carried something get a region (and keep their nodes' texts until the pass).
     if ((p.carry?.length ?? 0) > 0) {
@@ -259,17 +282,24 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   const skeletons: SyntacticSkeleton[] = [];
   let skeletonNodes = 0;
   const keepSkeletons = config.semantic.enabled;
-  const byPath = new Map(thePlan.parse.map((p) => [p.file.path, p.file]));
+  const byPath = new Map(thePlan.parse.map((p) => [p.file.path, p]));
   let parsed = 0;
   const accept = (result: ProcessedFile, content: Uint8Array | null) => {
-    const f = byPath.get(result.path)!;
+    const toParse = byPath.get(result.path)!;
+    const f = toParse.file;
     parsed++;
     if (keepSkeletons && result.index !== null && (result.language === 'ts' || result.language === 'js') && skeletonNodes < SKELETON_NODE_CAP) {
       skeletons.push(skeletonOf(result.path, result.contentHash, result.index));
       skeletonNodes += result.index.nodes.length;
     }
     progress({ phase: 'parse', done: parsed, total: thePlan.parse.length });
-    batch.push({ ...result, project: f.project, mtimeMs: worktree ? f.mtimeMs : null, ...(content ? { content } : {}) });
+    batch.push({
+      ...result,
+      project: f.project,
+      mtimeMs: worktree ? f.mtimeMs : null,
+      ...(content ? { content } : {}),
+      ...(toParse.movedFrom !== undefined ? { previousPath: toParse.movedFrom } : {}),
+    });
     if (batch.length >= cfg.batch_files) flush();
   };
   const tasks: { path: string; bytes: Uint8Array; deadlineMs: number }[] = [];
@@ -356,7 +386,13 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   return {
     plan: thePlan,
     wrote,
-    blobs: { reused: thePlan.reuse.length, parsed: thePlan.parse.length, moved: thePlan.moves.length, embedded: embeddings.nodes },
+    blobs: {
+      reused: thePlan.reuse.length,
+      parsed: thePlan.parse.length,
+      moved: thePlan.moves.length,
+      renamed: thePlan.parse.filter((p) => p.movedFrom !== undefined).length,
+      embedded: embeddings.nodes,
+    },
     ...(semantic && Object.keys(semantic).length > 0 ? { semantic } : {}),
     ...(contextChanges.length > 0 ? { contextChanges } : {}),
     embeddings,

@@ -177,6 +177,26 @@ export class GitRepository {
       .filter((p) => p !== '');
   }
 
+  /**
+   * Renames git finds between two commits (old path → new path), tree to tree: a deleted and an
+   * added path whose contents are at least `minSimilarity` percent alike (git's own measure,
+   * `--find-renames=N%`); no working tree, no filters, no external diff.
+   */
+  async renamedPaths(from: string, to: string, minSimilarity = 50): Promise<Map<string, string>> {
+    assertObjectId(from);
+    assertObjectId(to);
+    if (!Number.isInteger(minSimilarity) || minSimilarity < 1 || minSimilarity > 100) throw new CaError('usage', `rename similarity must be 1–100 %, got ${minSimilarity}`);
+    const out = await this.run(['diff-tree', '-r', '-z', `--find-renames=${minSimilarity}%`, '--diff-filter=R', '--name-status', '--no-ext-diff', '--no-textconv', from, to]);
+    // "R<score>\0<old>\0<new>\0" per rename.
+    const fields = out.toString('utf8').split('\0');
+    const renames = new Map<string, string>();
+    for (let i = 0; i + 2 < fields.length; i += 3) {
+      if (!/^R\d*$/.test(fields[i]!)) throw new CaError('io_error', `unexpected git diff-tree output: ${printable(fields[i]!)}`);
+      renames.set(fields[i + 1]!, fields[i + 2]!);
+    }
+    return renames;
+  }
+
   /** Whether `ancestor` is reachable from `commit` (false when either is missing). */
   async isAncestor(ancestor: string, commit: string): Promise<boolean> {
     assertObjectId(ancestor);

@@ -8,7 +8,22 @@ export { WorktreeSource, CommitSource } from './source.js';
 export type { FileSource } from './source.js';
 export { scanContext, diffContext, contextScopes, parseJsonc, CONTEXT_METADATA_KEY, CONTEXT_READ_MAX_BYTES } from './context.js';
 export type { ContextChange, ContextFacts, ContextScan, ContextState, ContextTree, Recorded, ScopeFile, Tracked } from './context.js';
-export { detectChanges, plan, planNodes, movedKey, unrefinedKey, skippedHash, MERGEABLE_KINDS } from './plan.js';
+export { detectChanges, plan, planNodes, renameCandidates, movedKey, unrefinedKey, skippedHash, MERGEABLE_KINDS } from './plan.js';
+export {
+  fingerprint,
+  normalizedTokens,
+  kgramHashes,
+  winnow,
+  jaccard,
+  fnv1a,
+  pairBySimilarity,
+  pathAffinity,
+  FINGERPRINT_K,
+  FINGERPRINT_W,
+  SIMILARITY_THRESHOLD,
+  IDENTIFIER_TOKEN,
+} from './similarity.js';
+export type { Fingerprint, SimilarPair } from './similarity.js';
 export type { NodeAction, NodePlan, PartialTarget, PreviousNode } from '@ca/store';
 export type {
   ChangeSet,

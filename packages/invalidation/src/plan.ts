@@ -2,6 +2,7 @@ import type { ExtractedNode, Language, ParseStatus } from '@ca/schema';
 import type { NodeAction, NodePlan, PartialTarget, PreviousNode, StoredFileRecord } from '@ca/store';
 import type { DiscoveredFile, SkippedFile } from './discovery.js';
 import { carriedLines, changedFileNames, changedNames } from './regions.js';
+import { fingerprint, pairBySimilarity } from './similarity.js';
 
 // ---------------------------------------------------------------- what the index holds
 
@@ -105,13 +106,15 @@ export function detectChanges(
 
 // ---------------------------------------------------------------- the plan
 
-export type ParseReason = 'created' | 'modified' | 'extractor changed' | 'moved (another label holds the old version)';
+export type ParseReason = 'created' | 'modified' | 'extractor changed' | 'moved (another label holds the old version)' | 'moved and edited';
 
 export interface PlannedParse {
   readonly file: SourceVersion;
   readonly reason: ParseReason;
   /** The label's previous version of the path, whose nodes keep their ids when their keys survive. */
   readonly previousFileId: number | null;
+  /** A move with an edit (`moved and edited`): the path the previous version leaves, whose nodes the new one continues. */
+  readonly movedFrom?: string;
 }
 
 export interface PlannedMove {
@@ -152,9 +155,12 @@ export interface Plan {
  * change membership (the content is indexed already, e.g. for another label), which deletes and
  * creates are moves of one version (same content: node identity kept), what leaves the label,
  * and which files need their semantic pass again. Every created or modified path must carry its
- * `contentHash` (read by the caller); without one it is parsed.
+ * `contentHash` (read by the caller); without one it is parsed. `renames` (created path →
+ * deleted path: git's renames, similar contents; see `renameCandidates`) turns a create and a
+ * delete into one parse that continues the deleted version's nodes, when that version can be
+ * continued (same extractor, parsed, no other label holds it).
  */
-export function plan(changes: ChangeSet, state: StoredState, extractorOf: ExtractorOf): Plan {
+export function plan(changes: ChangeSet, state: StoredState, extractorOf: ExtractorOf, renames?: ReadonlyMap<string, string>): Plan {
   const stored = state.files();
   const parse: PlannedParse[] = [];
   const reuse: { file: SourceVersion; fileId: number }[] = [];
@@ -171,6 +177,12 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
     deletedByHash.set(s.contentHash, list);
   }
   const movedFrom = new Set<string>();
+  // A rename pair continues the deleted version only when nothing else took it and its nodes can move.
+  const renamedFrom = (to: string, from: string | undefined): { path: string; fileId: number } | null => {
+    const old = from === undefined || !deleted.has(from) || movedFrom.has(from) ? undefined : stored.get(from);
+    if (!old || old.extractor !== extractorOf(to) || old.parseStatus === 'skipped' || old.parseStatus === 'no_grammar') return null;
+    return state.holders(old.fileId) <= 1 ? { path: from!, fileId: old.fileId } : null;
+  };
   for (const f of changes.created) {
     const existing = f.contentHash !== undefined ? state.version(f.path, f.contentHash) : null;
     if (existing && existing.extractor === extractorOf(f.path)) {
@@ -188,6 +200,12 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
         continue;
       }
       parse.push({ file: f, reason: 'moved (another label holds the old version)', previousFileId: null });
+      continue;
+    }
+    const renamed = renamedFrom(f.path, renames?.get(f.path));
+    if (renamed !== null) {
+      movedFrom.add(renamed.path);
+      parse.push({ file: f, reason: 'moved and edited', previousFileId: renamed.fileId, movedFrom: renamed.path });
       continue;
     }
     parse.push({ file: f, reason: 'created', previousFileId: null });
@@ -231,6 +249,18 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
   return { label: changes.label, parse, reuse, touch, moves, remove, skipped: changes.skipped, semantic };
 }
 
+/**
+ * What a plan leaves as a plain create and a plain delete: the candidates of `plan`'s `renames`
+ * (a create may be a deleted file moved and edited). Created files in path order, deleted paths
+ * sorted.
+ */
+export function renameCandidates(p: Plan): { readonly created: readonly SourceVersion[]; readonly deleted: readonly string[] } {
+  return {
+    created: p.parse.filter((x) => x.reason === 'created').map((x) => x.file),
+    deleted: p.remove.filter((r) => r.reason === 'file deleted').map((r) => r.path),
+  };
+}
+
 // ---------------------------------------------------------------- nodes of one re-parsed file
 
 /** Kinds whose `partial` fragments in several files are merged into one node (C#). */
@@ -241,7 +271,11 @@ export const MERGEABLE_KINDS: ReadonlySet<string> = new Set(['class', 'struct', 
  * its id when its (symbol key, disambiguator) survives, and needs a new vector only when its
  * chunk changed; a `partial` fragment joins the label's node of the same key in another file;
  * the rest of the previous nodes go (journaled), except a merged node with spans elsewhere.
- * `chunkHash` is the digest the store keeps of a chunk text.
+ * `chunkHash` is the digest the store keeps of a chunk text. For a file moved and edited
+ * (`movedFrom`: the previous version's path), file-scoped keys are compared after the move, and
+ * a node no key matches continues the unclaimed previous node of its kind whose chunk is most
+ * similar (fingerprint Jaccard ≥ `SIMILARITY_THRESHOLD`: a renamed or edited symbol); both are
+ * re-keyed (`rekey`). Nothing is carried for a moved file: its whole semantic pass runs again.
  */
 export function planNodes(
   previous: readonly PreviousNode[],
@@ -252,26 +286,32 @@ export function planNodes(
     readonly chunkHash: (text: string) => string;
     /** Plan which continued nodes carry their exact edges, and the names the change touched (the previous nodes carry their texts). */
     readonly carry?: boolean;
+    /** The path the previous version had: a move with an edit (the previous nodes carry their texts). */
+    readonly movedFrom?: string;
   },
 ): NodePlan {
+  const movedFrom = options.movedFrom;
   const byKey = new Map<string, PreviousNode>();
   // Keys the TS pass refined to their package (`ts:pkg:NAME#local`), by the syntactic key the
   // re-parsed file gives the same symbol (`ts:file:PATH#local`).
   const byRefined = new Map<string, PreviousNode>();
+  // Previous nodes under the key they have at the new path (file-scoped keys follow a move).
+  const keyOf = (n: PreviousNode) => `${movedFrom === undefined ? n.symbolKey : movedKey(n.symbolKey, movedFrom, options.path)}\u0000${n.disambiguator}`;
   for (const n of previous) {
-    byKey.set(`${n.symbolKey}\u0000${n.disambiguator}`, n);
+    byKey.set(keyOf(n), n);
     const syntactic = unrefinedKey(n.symbolKey, options.path);
     if (syntactic !== null) byRefined.set(`${syntactic}\u0000${n.disambiguator}`, n);
   }
+  const similar = movedFrom === undefined ? new Map<number, PreviousNode>() : similarNodes(previous, next, byKey, byRefined);
   const actions: NodeAction[] = [];
   let reembed = 0;
-  const carrying = options.carry === true;
+  const carrying = options.carry === true && movedFrom === undefined;
   const carry: { id: number; lines: ReadonlyMap<number, number> }[] = [];
   const dirty = new Set<string>();
   const localDirty = new Set<string>();
   const insertedParents = new Set<string>();
   const facts = (n: ExtractedNode) => ({ kind: n.kind, name: n.name, chunkText: n.chunkText, signature: n.signature });
-  for (const n of next) {
+  for (const [i, n] of next.entries()) {
     if (n.modifiers.includes('partial') && MERGEABLE_KINDS.has(n.kind)) {
       const target = options.partialTarget(n);
       if (target !== null) {
@@ -284,13 +324,16 @@ export function planNodes(
     if (!old) {
       // Not under its own key: the refined key of the same symbol, when that node is still unclaimed.
       const refined = byRefined.get(key);
-      if (refined && byKey.get(`${refined.symbolKey}\u0000${refined.disambiguator}`) === refined) old = refined;
+      if (refined && byKey.get(keyOf(refined)) === refined) old = refined;
     }
+    old ??= similar.get(i);
     if (old) {
-      byKey.delete(`${old.symbolKey}\u0000${old.disambiguator}`);
+      byKey.delete(keyOf(old));
       const changed = old.chunkHash !== options.chunkHash(n.chunkText);
       if (changed) reembed++;
-      actions.push({ kind: 'update', id: old.id, reembed: changed });
+      // A moved file's nodes take their new keys (the path in file-scoped ones, a renamed symbol's name).
+      const rekey = movedFrom !== undefined && (old.symbolKey !== n.symbolKey || old.disambiguator !== n.disambiguator);
+      actions.push({ kind: 'update', id: old.id, reembed: changed, ...(rekey ? { rekey: true } : {}) });
       if (carrying && old.chunkText !== undefined && old.startLine !== undefined && old.endLine !== undefined) {
         const lines = carriedLines({ chunkText: old.chunkText, startLine: old.startLine, endLine: old.endLine }, { chunkText: n.chunkText, ...n.span });
         if (lines !== null) carry.push({ id: old.id, lines });
@@ -317,6 +360,34 @@ export function planNodes(
   if (!carrying) return { actions, drop, reembed };
   for (const n of byKey.values()) if (n.name !== undefined && n.kind !== 'file') dirty.add(n.name);
   return { actions, drop, reembed, carry, dirtyNames: [...dirty].sort(), localDirtyNames: [...localDirty].sort() };
+}
+
+/**
+ * For a file moved and edited: new nodes (by index) no key matches, each paired with the
+ * previous node of the same kind that no key claims and whose chunk is the most similar
+ * (`pairBySimilarity`: best pair first, ties to the earlier nodes). File nodes pair by key.
+ */
+function similarNodes(
+  previous: readonly PreviousNode[],
+  next: readonly ExtractedNode[],
+  byKey: ReadonlyMap<string, PreviousNode>,
+  byRefined: ReadonlyMap<string, PreviousNode>,
+): Map<number, PreviousNode> {
+  const claimed = new Set<PreviousNode>();
+  const unmatched: number[] = [];
+  next.forEach((n, i) => {
+    const key = `${n.symbolKey}\u0000${n.disambiguator}`;
+    const hit = byKey.get(key) ?? byRefined.get(key);
+    if (hit) claimed.add(hit);
+    else if (!n.modifiers.includes('partial')) unmatched.push(i);
+  });
+  const free = previous.filter((p) => !claimed.has(p) && p.chunkText !== undefined && p.kind !== 'file');
+  const pairs = pairBySimilarity(
+    free.map((p) => fingerprint(p.chunkText!)),
+    unmatched.map((i) => fingerprint(next[i]!.chunkText)),
+    { compatible: (l, r) => free[l]!.kind === next[unmatched[r]!]!.kind },
+  );
+  return new Map(pairs.map((p) => [unmatched[p.right]!, free[p.left]!]));
 }
 
 /**

@@ -37,6 +37,11 @@ export interface FileWrite {
   readonly fts?: readonly FtsText[];
   /** The file's bytes, kept (deflated, content-addressed) so the version can be shown as indexed. */
   readonly content?: Uint8Array;
+  /**
+   * A move with an edit: the path whose version this one continues (its label entry goes, its
+   * nodes continue as the planner decides, their FTS rows are written again for the new path).
+   */
+  readonly previousPath?: string;
 }
 
 /** One edge found by a semantic pass (compiler-resolved), already mapped to node ids. */
@@ -126,7 +131,7 @@ export interface PartialTarget {
 
 export type NodeAction =
   | { readonly kind: 'insert' }
-  | { readonly kind: 'update'; readonly id: number; readonly reembed: boolean }
+  | { readonly kind: 'update'; readonly id: number; readonly reembed: boolean; readonly rekey?: boolean }
   | { readonly kind: 'merge'; readonly id: number; readonly primary: boolean };
 
 /** What to do with each node of a re-parsed file (decided by @ca/invalidation's `planNodes`). */
@@ -150,6 +155,8 @@ export interface NodePlan {
 
 export interface NodePlannerInput {
   readonly path: string;
+  /** The path of the previous version when it was another one (a move with an edit, `FileWrite.previousPath`). */
+  readonly previousPath?: string;
   /** The label's previous version's nodes (empty when there was none, or another label still holds it). */
   readonly previous: readonly PreviousNode[];
   readonly nodes: readonly ExtractedNode[];
@@ -279,6 +286,7 @@ export class IndexWriter {
       insertContent: s(`INSERT OR IGNORE INTO file_contents(content_hash, size, data) VALUES (?, ?, ?)`),
       renameFile: s(`UPDATE files SET path = ?, project = ?, semantic_state = 'pending', semantic_reason = 'file moved' WHERE id = ?`),
       rekeyNode: s(`UPDATE OR IGNORE nodes SET symbol_key = ?, project = ? WHERE id = ?`),
+      setNodeKey: s(`UPDATE nodes SET symbol_key = ?, disambiguator = ? WHERE id = ?`),
       renameFileNode: s(`UPDATE nodes SET name = CASE WHEN name = @fromName THEN @toName ELSE name END,
           qualified_name = CASE WHEN qualified_name = @from THEN @to ELSE qualified_name END,
           signature = CASE WHEN signature = @from THEN @to ELSE signature END
@@ -512,6 +520,9 @@ export class IndexWriter {
     }
     // The version this label held before; its nodes keep their ids when their keys survive.
     let previous: number | null = entry ? entry.file_id : null;
+    // A move with an edit: the version leaves its old path and this one continues it.
+    const moved = this.takeMovedEntry(labelId, f, entry !== undefined);
+    if (moved !== null) previous = moved;
     if (existing) {
       // Same content, older extractor: re-extract in place of the stale version.
       if (previous !== existing.id) {
@@ -548,7 +559,8 @@ export class IndexWriter {
       if (holders === 0) {
         withTexts = carry !== undefined && f.language !== null && carry.languages.includes(f.language) && f.index !== null;
         carrying = withTexts && (this.stmts.semanticStateOf.get(previous) as { semantic_state: string } | undefined)?.semantic_state === 'ok';
-        previousNodes = (withTexts ? this.stmts.nodesOfFileWithText : this.stmts.nodesOfFile).all(previous) as ExistingNode[];
+        // A moved file's planner compares chunk texts too (renamed and edited symbols).
+        previousNodes = (withTexts || moved !== null ? this.stmts.nodesOfFileWithText : this.stmts.nodesOfFile).all(previous) as ExistingNode[];
         if (!carrying) this.stmts.deleteEdgesOfFile.run(previous);
         this.stmts.deleteSpansOfFile.run(previous);
       }
@@ -563,16 +575,18 @@ export class IndexWriter {
         kind: n.kind,
         chunkHash: n.chunk_hash,
         otherSpans: n.other_spans,
-        ...(withTexts
+        ...(withTexts || moved !== null
           ? { name: n.name, signature: n.signature, startLine: n.start_line, endLine: n.end_line, chunkText: n.chunk_text ?? '' }
           : {}),
       })),
+      ...(moved !== null ? { previousPath: f.previousPath! } : {}),
       nodes,
       partialTarget: (n) => this.partialTarget(labelId, fileId, f, n),
     });
     const previousById = new Map(previousNodes.map((n) => [n.id, n]));
     checkPlan(plan, nodes.length, previousById);
-    if (f.index) this.insertIndex(fileId, f, plan, stats, previousById);
+    // A moved file's FTS rows hold the old path's words: none is kept.
+    if (f.index) this.insertIndex(fileId, f, plan, stats, moved !== null ? new Map() : previousById);
     if (carrying) {
       const moved = this.carryEdges(previous!, fileId, plan, carry!);
       if (moved.length > 0) (stats.carried ??= new Map()).set(f.path, moved);
@@ -587,6 +601,19 @@ export class IndexWriter {
         cachedStatement(this.db, `UPDATE files SET content_hash = ? WHERE id = ?`).run(f.contentHash, fileId);
       }
     }
+  }
+
+  /**
+   * For a write that continues the version at `f.previousPath` (a move with an edit): removes that
+   * label entry and returns its version, or null when there is nothing to continue (no previous
+   * path, the new path already had a version, or the label no longer holds the old path).
+   */
+  private takeMovedEntry(labelId: number, f: FileWrite, hadEntry: boolean): number | null {
+    if (f.previousPath === undefined || hadEntry) return null;
+    const from = this.stmts.labelEntry.get(labelId, f.previousPath) as { file_id: number } | undefined;
+    if (!from) return null;
+    this.stmts.deleteLabelEntry.run(labelId, f.previousPath);
+    return from.file_id;
   }
 
   /**
@@ -689,6 +716,7 @@ export class IndexWriter {
       if (action.kind === 'update') {
         id = action.id;
         this.stmts.updateNode.run({ ...row, id });
+        if (action.rekey === true) this.stmts.setNodeKey.run(n.symbolKey, n.disambiguator, id);
         stats.nodesUpdated++;
         // Same path, same words: the FTS row stays (most nodes of an edited file).
         const old = previous.get(id);
