@@ -91,8 +91,11 @@ export interface NewDecl {
   typeParams: readonly string[];
 }
 
+/** Kinds that are types (members and nested types hang under them). */
 export const TYPE_KIND_SET: ReadonlySet<NodeKind> = new Set(['class', 'struct', 'record', 'interface', 'enum', 'delegate']);
+/** Members a name can refer to as a value (not called). */
 export const VALUE_MEMBER_KINDS: ReadonlySet<NodeKind> = new Set(['field', 'constant', 'property', 'event']);
+/** Kinds with a body of code: they own the use sites and locals inside it. */
 export const BODY_OWNER_KINDS: ReadonlySet<NodeKind> = new Set([
   'method',
   'constructor',

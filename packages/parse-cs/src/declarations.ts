@@ -120,7 +120,7 @@ export class DeclarationBuilder {
   }
 
   /** Modifiers kept on nodes and the declared accessibility (null when none is written). */
-  modifiersOf(n: TsNode): { mods: Modifier[]; access: Decl['access'] } {
+  private modifiersOf(n: TsNode): { mods: Modifier[]; access: Decl['access'] } {
     const mods: Modifier[] = [];
     let access: Decl['access'] = null;
     for (let i = 0; i < n.childCount; i++) {

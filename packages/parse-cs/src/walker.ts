@@ -222,16 +222,19 @@ export class CsFileWalker {
     return false;
   }
 
+  /** A block or file-scoped namespace; a file-scoped one stays in scope to the end of the file. */
   onNamespace(fileScoped: boolean): boolean {
     this.enter(this.build.namespace(this.cursor.currentNode, this.current(), fileScoped), fileScoped);
     return true;
   }
 
+  /** A type declaration: built, then the scope of what the walk finds inside it. */
   onType(kind: NodeKind): boolean {
     this.enter(this.build.type(this.cursor.currentNode, this.current(), kind));
     return true;
   }
 
+  /** A member declaration; a field declaration's first declarator owns its initializers' uses. */
   onMember(): boolean {
     const n = this.cursor.currentNode;
     const owner = this.current();
