@@ -24,7 +24,7 @@ import {
   type WorkspaceRepo,
 } from '@ca/engine';
 import { resolve } from 'node:path';
-import { CaError, LANGUAGES, NODE_KINDS, type Language, type NodeKind } from '@ca/schema';
+import { CaError, encodeText, LANGUAGES, NODE_KINDS, type Language, type NodeKind } from '@ca/schema';
 import { readContext } from './context.js';
 import { printJson } from './output.js';
 
@@ -316,7 +316,8 @@ export async function cmdView(values: QueryValues, args: string[]): Promise<numb
     );
     const text = capLines(view.text, maxLineLength);
     if (values.json) printJson({ ...view, text });
-    else process.stdout.write(text);
+    // The file's own bytes (decision 025): a whole-file view is the file byte for byte, whatever its encoding.
+    else process.stdout.write(encodeText(text, view.encoding));
     return 0;
   } finally {
     engine.close();
