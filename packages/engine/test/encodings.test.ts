@@ -9,7 +9,7 @@ import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeBytes, encodeText, type TextEncodingName } from '@ca/schema';
-import { Engine } from '../src/index.js';
+import { Engine, textWindow } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
 /** Deterministic PRNG (mulberry32), so a failure names a seed that reproduces it. */
@@ -170,5 +170,41 @@ describe('a hand-written Windows-1252 file and a UTF-8 file with a byte order ma
     } finally {
       engine.close();
     }
+  });
+});
+
+describe('the TypeScript pass over files that are not UTF-8', () => {
+  it('resolves calls in and out of a Windows-1252 file and a UTF-16 LE file exactly', async () => {
+    const repo = tempDir();
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'tsconfig.json'), '{"compilerOptions":{"strict":true}}');
+    // latin.ts (Windows-1252): line 1 a comment with é “ ” €, latinOne lines 2-4, latinTwo 6-8 calling latinOne on line 7.
+    writeFileSync(
+      join(repo, 'src/latin.ts'),
+      Buffer.from('// caf\xe9 \x93q\x94 \x80\x80\x80\nexport function latinOne(a: string): string {\n  return a + "na\xefve";\n}\n\nexport function latinTwo(): string {\n  return latinOne("\xe9");\n}\n', 'latin1'),
+    );
+    // u16.ts (UTF-16 LE with a byte order mark): user, lines 3-5, calls both on line 4.
+    writeFileSync(join(repo, 'src/u16.ts'), encodeText('\ufeffimport { latinOne, latinTwo } from "./latin";\n// é€\nexport function user(): string {\n  return latinOne("x") + latinTwo();\n}\n', 'utf-16le'));
+    const engine = Engine.open(repo, { env: {}, configOverrides: { embedding: { enabled: false } } });
+    try {
+      await engine.index();
+      expect(engine.status().problems).toEqual([]);
+      const callers = (name: string) => engine.navigate('callers', name).edges.map((e) => `${e.path}:${e.line} ${e.confidence}`);
+      expect(callers('latinOne')).toEqual(['src/latin.ts:7 exact', 'src/u16.ts:4 exact']);
+      expect(callers('latinTwo')).toEqual(['src/u16.ts:4 exact']);
+      expect(engine.source('user').code).toBe('export function user(): string {\n  return latinOne("x") + latinTwo();\n}');
+    } finally {
+      engine.close();
+    }
+  });
+});
+
+describe('read_file (textWindow) on a Windows-1252 file', () => {
+  it('returns the decoded lines, not replacement characters', () => {
+    // Two lines: `// café €` and `const s = "“q”";` in Windows-1252 (0xE9, 0x80, 0x93, 0x94), one
+    // byte a character: 9 + CRLF = 11 bytes, then 16 + CRLF = 18 bytes; 29 in all.
+    const bytes = Buffer.from('// caf\xe9 \x80\r\nconst s = "\x93q\x94";\r\n', 'latin1');
+    const w = textWindow('src/a.ts', bytes, { startLine: 2 });
+    expect([w.totalLines, w.startLine, w.endLine, w.content, w.size]).toEqual([2, 2, 2, 'const s = "“q”";', 29]);
   });
 });
