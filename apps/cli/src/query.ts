@@ -25,7 +25,7 @@ import {
   type WorkspaceRepo,
 } from '@ca/engine';
 import { resolve } from 'node:path';
-import { CaError, LANGUAGES, NODE_KINDS, type Language, type NodeKind } from '@ca/schema';
+import { CaError, encodeText, LANGUAGES, NODE_KINDS, type Language, type NodeKind } from '@ca/schema';
 import { readContext } from './context.js';
 import { printJson } from './output.js';
 
@@ -340,7 +340,8 @@ export async function cmdView(values: QueryValues, args: string[]): Promise<numb
     if (values.json) printJson({ ...view, text, freshness });
     else {
       warnIfStale(freshness);
-      process.stdout.write(text);
+      // The file's own bytes (decision 025): a whole-file view is the file byte for byte, whatever its encoding.
+      process.stdout.write(encodeText(text, view.encoding));
     }
     return 0;
   } finally {

@@ -84,29 +84,30 @@ export const FILE_KINDS: readonly FileKind[] = [
     },
   },
   {
-    kind: 'invalid UTF-8 (TS)',
+    kind: 'invalid UTF-8 (TS): read as Windows-1252 (decision 025)',
     make: (repo) => {
       write(repo, 'enc/latin1.ts', Buffer.concat([Buffer.from('export const s = "caf'), Buffer.from([0xe9]), Buffer.from('";\n')]));
-      return { 'enc/latin1.ts': { outcome: 'indexed', status: 'partial', reason: 'invalid UTF-8: decoded with replacement characters, byte offsets may be shifted' } };
+      return { 'enc/latin1.ts': ok };
     },
   },
   {
-    kind: 'invalid UTF-8 (C#)',
+    kind: 'invalid UTF-8 (C#): read as Windows-1252 (decision 025)',
     make: (repo) => {
       write(repo, 'enc/Latin1.cs', Buffer.concat([Buffer.from('class Latin1 { string s = "caf'), Buffer.from([0xe9]), Buffer.from('"; }\n')]));
-      return { 'enc/Latin1.cs': { outcome: 'indexed', status: 'partial', reason: 'invalid UTF-8: decoded with replacement characters, byte offsets may be shifted' } };
+      return { 'enc/Latin1.cs': ok };
     },
   },
   {
-    kind: 'UTF-16 LE and BE with a byte order mark',
+    kind: 'UTF-16 LE and BE with a byte order mark: decoded (decision 025); an odd byte count is skipped',
     make: (repo) => {
       const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('export const a = 1;\n', 'utf16le')]);
       const be = Buffer.from(le);
       be.swap16();
       write(repo, 'enc/utf16le.ts', le);
       write(repo, 'enc/utf16be.ts', be);
-      const reason = 'UTF-16 text (byte order mark): only UTF-8 files are indexed';
-      return { 'enc/utf16le.ts': { outcome: 'skipped', reason }, 'enc/utf16be.ts': { outcome: 'skipped', reason } };
+      write(repo, 'enc/utf16odd.ts', Buffer.concat([le, Buffer.from([0x41])]));
+      const reason = 'UTF-16 text that does not decode (odd length or unpaired surrogates)';
+      return { 'enc/utf16le.ts': ok, 'enc/utf16be.ts': ok, 'enc/utf16odd.ts': { outcome: 'skipped', reason } };
     },
   },
   {

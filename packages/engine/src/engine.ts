@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { CaError, CONFIG_DIR, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
+import { CaError, CONFIG_DIR, decodeFile, decodeSpan, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, Store, type GcReport, type IndexReader, type KnnHit, type LabelInfo, type LoadNote, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchContext, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
@@ -679,7 +679,7 @@ export class Engine {
     }
     if (seeds.length === 0) seeds = options.all ? this.findSymbols(target, label) : [this.resolveSymbol(target, label)];
     if (seeds.length === 0) throw new CaError('not_found', `no symbol matches "${target}"`, { context: { symbol: target } });
-    const indexedText = label === this.workingLabel ? this.indexedTexts() : (path: string) => reader.fileContent(path)?.toString('utf8') ?? null;
+    const indexedText = label === this.workingLabel ? this.indexedTexts() : (path: string) => decodedText(reader.fileContent(path));
     const result = navigate(this.store.graph, reader, label, navigation, seeds, { indexedText, ...options }, this.config.graph);
     return { ...result, symbol: { ...result.symbol, code: seeds[0]!.chunkText } };
   }
@@ -706,7 +706,7 @@ export class Engine {
     const label = this.labelOf(options.label);
     const node = this.resolveSymbol(name, label);
     const bytes = this.fileBytes(node.path, label);
-    if (bytes) return { node, code: bytes.subarray(node.startByte, node.endByte).toString('utf8'), stale: false };
+    if (bytes) return { node, code: decodeSpan(bytes, node.startByte, node.endByte), stale: false };
     return { node, code: node.chunkText, stale: true };
   }
 
@@ -742,7 +742,7 @@ export class Engine {
     return (path) => {
       let text = cache.texts.get(path);
       if (text === undefined) {
-        text = this.indexedBytes(path)?.toString('utf8') ?? null;
+        text = decodedText(this.indexedBytes(path));
         cache.texts.set(path, text);
         cache.chars += text?.length ?? 0;
       }
@@ -881,6 +881,11 @@ function fileStamp(path: string): string {
   } catch {
     return '-';
   }
+}
+
+/** A file's bytes as text in their own encoding (decision 025), or null. */
+function decodedText(bytes: Buffer | null): string | null {
+  return bytes === null ? null : decodeFile(bytes).text;
 }
 
 function readStamp(path: string): string | null {

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path/posix';
 import picomatch from 'picomatch';
-import { CaError, type EdgeType } from '@ca/schema';
+import { CaError, decodeSpan, type EdgeType } from '@ca/schema';
 import type { ExploreReader, FileImport, FileSummary, NodeRecord } from '@ca/store';
 import type { Engine } from './engine.js';
 import { toSymbolView, type SymbolView } from './symbolView.js';
@@ -86,7 +86,7 @@ export function sourceSpans(engine: Engine, name: string, options: SourceSpansOp
   }
   const spans = chosen.map((s) => {
     const bytes = engine.fileBytes(s.path, options.label);
-    let code = bytes ? bytes.subarray(s.startByte, s.endByte).toString('utf8') : s.primary ? node.chunkText : '';
+    let code = bytes ? decodeSpan(bytes, s.startByte, s.endByte) : s.primary ? node.chunkText : '';
     let startLine = s.startLine;
     let endLine = s.endLine;
     if (options.startLine !== undefined || options.endLine !== undefined) {

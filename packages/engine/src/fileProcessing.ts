@@ -1,4 +1,4 @@
-import { extractorOf, ftsTextOf, gitBlobId, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
+import { decodeSource, extractorOf, ftsTextOf, gitBlobId, sourceByteMap, type DecodedSource, type FileIndex, type FtsText, type Language, type LanguageAdapter, type ParseStatus } from '@ca/schema';
 
 /** What processing one file yields: everything the writer needs except project/mtime. */
 export interface ProcessedFile {
@@ -16,8 +16,16 @@ export interface ProcessedFile {
   readonly fts?: readonly FtsText[];
 }
 
-const utf8Strict = new TextDecoder('utf-8', { fatal: true });
-const utf8Lenient = new TextDecoder('utf-8');
+/**
+ * A parse of the decoded text with its spans moved to the file's own bytes: parsers report UTF-8
+ * offsets of the text they were given, which are the file's offsets only for UTF-8 without a
+ * byte order mark (decision 025).
+ */
+function inFileBytes(index: FileIndex, source: DecodedSource): FileIndex {
+  if (source.encoding === 'utf-8' && source.bomBytes === 0) return index;
+  const at = sourceByteMap(source);
+  return { ...index, nodes: index.nodes.map((n) => ({ ...n, span: { ...n.span, startByte: at(n.span.startByte), endByte: at(n.span.endByte) } })) };
+}
 
 function countLines(text: string): number {
   if (text.length === 0) return 0;
@@ -76,44 +84,36 @@ export async function processFile(bytes: Uint8Array, path: string, adapter: Lang
   const language = adapter.languageOf(path);
   const contentHash = gitBlobId(bytes);
   const base = { path, contentHash, language, size: bytes.length, extractor, generated: false };
-  // UTF-16 text is full of NUL bytes: say what it is rather than calling it binary. Spans are
-  // byte offsets into the file, which a UTF-16 decode would not keep.
-  if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
-    return { ...base, lineCount: 0, parseStatus: 'skipped', statusReason: 'UTF-16 text (byte order mark): only UTF-8 files are indexed', index: null };
-  }
-  if (isBinary(bytes)) {
+  // UTF-16 text is full of NUL bytes: decode it (byte order mark) before the binary check.
+  const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+  if (!utf16 && isBinary(bytes)) {
     return { ...base, lineCount: 0, parseStatus: 'skipped', statusReason: 'binary file (NUL bytes)', index: null };
   }
-  let text: string;
-  let decodeNote: string | null = null;
-  try {
-    text = utf8Strict.decode(bytes);
-  } catch {
-    text = utf8Lenient.decode(bytes);
-    decodeNote = 'invalid UTF-8: decoded with replacement characters, byte offsets may be shifted';
+  const source = decodeSource(bytes);
+  if (source === null) {
+    return { ...base, lineCount: 0, parseStatus: 'skipped', statusReason: 'UTF-16 text that does not decode (odd length or unpaired surrogates)', index: null };
   }
+  const text = source.text;
   const lineCount = countLines(text);
   if (looksMinified(text)) {
     return { ...base, lineCount, parseStatus: 'skipped', statusReason: 'minified or bundled code (very long lines)', index: null };
   }
   let index: FileIndex;
   try {
-    index = await adapter.parse({ path, text }, { deadlineMs });
+    index = inFileBytes(await adapter.parse({ path, text }, { deadlineMs }), source);
   } catch (e) {
     return { ...base, lineCount, parseStatus: 'error', statusReason: `parser failed: ${(e as Error).message}`, index: null };
   }
-  let parseStatus = index.parseStatus;
-  if (decodeNote && parseStatus === 'ok') parseStatus = 'partial';
+  const parseStatus = index.parseStatus;
   // A file that is not `ok` always says why: its first error, else its first warning (the TS
   // adapter reports recovered syntax errors as one), else that the parser had to recover.
   const why = index.diagnostics.find((d) => d.severity === 'error') ?? index.diagnostics.find((d) => d.severity === 'warning');
   const parseNote = index.parseStatus !== 'ok' ? (why?.message ?? 'syntax errors: the parser recovered, symbols may be incomplete') : null;
-  const reasons = [decodeNote, parseNote].filter(Boolean);
   return {
     ...base,
     lineCount,
     parseStatus,
-    statusReason: reasons.length > 0 ? reasons.join('; ') : null,
+    statusReason: parseNote,
     generated: index.generated,
     index,
     ...(fts ? { fts: index.nodes.map(ftsTextOf) } : {}),

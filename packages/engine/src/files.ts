@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { BUILTIN_EXCLUDED_DIRS, isSecretPath } from '@ca/invalidation';
-import { CaError } from '@ca/schema';
+import { CaError, decodeFile } from '@ca/schema';
 
 /** Bytes `readRepoFile` reads without being asked for more. */
 export const READ_FILE_DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -45,7 +45,7 @@ export interface RepoFileText {
   readonly totalLines: number;
   readonly startLine: number;
   readonly endLine: number;
-  /** The lines asked for (utf8), or the whole file in base64 when `encoding` is base64. */
+  /** The lines asked for (decoded from the file's own encoding, decision 025), or the whole file in base64 when `encoding` is base64. */
   readonly content: string;
   readonly encoding: 'utf8' | 'base64';
 }
@@ -291,7 +291,7 @@ function refuseTarget(rootReal: string, rel: string, real: string, isDir: boolea
  * normalised to `\n`, no final empty line); a window outside the file is a usage error.
  */
 export function textWindow(rel: string, bytes: Buffer, options: { readonly startLine?: number | undefined; readonly endLine?: number | undefined } = {}): RepoFileText {
-  const lines = bytes.toString('utf8').split(/\r?\n/);
+  const lines = decodeFile(bytes).text.split(/\r?\n/);
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   const total = lines.length;
   const start = Math.max(1, options.startLine ?? 1);

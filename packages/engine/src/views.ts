@@ -9,7 +9,7 @@
  * the index stores (content-addressed, so a label whose commit is not checked out is shown too).
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { CaError } from '@ca/schema';
+import { CaError, decodeFile, type TextEncodingName } from '@ca/schema';
 import type { IndexReader, NodeRecord } from '@ca/store';
 import type { SearchResult } from '@ca/retrieve';
 import type { NavigationEdge, NavigationResult } from './navigation.js';
@@ -94,7 +94,7 @@ export class IndexedTexts {
     let l = this.lines.get(path);
     if (l === undefined) {
       const b = this.fileBytes(path);
-      l = b ? splitLines(b.toString('utf8')) : null;
+      l = b ? splitLines(decodeFile(b).text) : null;
       this.lines.set(path, l);
     }
     return l;
@@ -182,6 +182,11 @@ export interface FileView {
   readonly path: string;
   /** Git blob id of the indexed content. */
   readonly contentHash: string;
+  /**
+   * How the file's bytes encode `text` (decision 025): `encodeText(text, encoding)` gives the
+   * file's bytes back (the whole file) or those of the selected lines.
+   */
+  readonly encoding: TextEncodingName;
   readonly totalLines: number;
   /** The lines shown (1-based, inclusive); the whole file unless a range or selector was given. */
   readonly startLine: number;
@@ -247,7 +252,7 @@ export function viewFile(repoRoot: string, reader: IndexReader, texts: IndexedTe
       context: { path: rel },
     });
   }
-  const text = bytes.toString('utf8');
+  const { text, encoding } = decodeFile(bytes);
   const lines = splitLines(text);
   const total = text === '' ? 0 : lines.length;
   const chunks = viewChunks(reader.outline(rel));
@@ -263,8 +268,8 @@ export function viewFile(repoRoot: string, reader: IndexReader, texts: IndexedTe
     from = picked[0]!.startLine;
     to = Math.max(...picked.map((c) => c.endLine));
   } else {
-    return { path: rel, contentHash: file.contentHash, totalLines: total, startLine: total === 0 ? 0 : 1, endLine: total, text, chunks };
+    return { path: rel, contentHash: file.contentHash, encoding, totalLines: total, startLine: total === 0 ? 0 : 1, endLine: total, text, chunks };
   }
   const shown = lines.slice(from - 1, to).map((l) => `${l}\n`).join('');
-  return { path: rel, contentHash: file.contentHash, totalLines: total, startLine: from, endLine: to, text: shown, chunks };
+  return { path: rel, contentHash: file.contentHash, encoding, totalLines: total, startLine: from, endLine: to, text: shown, chunks };
 }

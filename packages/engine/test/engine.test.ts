@@ -101,7 +101,7 @@ describe('bad input', () => {
     const repo = tempDir();
     mkdirSync(join(repo, 'src'));
     writeFileSync(join(repo, 'src/good.ts'), 'export function good(): number {\n  return 1;\n}\n');
-    // Latin-1 é (0xE9) is invalid UTF-8.
+    // Latin-1 é (0xE9) is invalid UTF-8: read as Windows-1252, a clean parse (decision 025).
     writeFileSync(join(repo, 'src/latin1.ts'), Buffer.concat([Buffer.from('// caf'), Buffer.from([0xe9]), Buffer.from('\nexport const cafe = 1;\n')]));
     writeFileSync(join(repo, 'src/bundle.js'), `var a=${'1+'.repeat(2_600_000)}1;`);
     writeFileSync(join(repo, 'src/wide.js'), `var a=[${'1,'.repeat(150_000)}1];\n`);
@@ -118,7 +118,7 @@ describe('bad input', () => {
       expect(reasons['src/bundle.js']).toEqual(['skipped', 'file is 5200008 bytes, over indexing.max_file_bytes (1048576)']);
       expect(reasons['src/wide.js']).toEqual(['skipped', 'minified or bundled code (very long lines)']);
       expect(reasons['src/binary.ts']).toEqual(['skipped', 'binary file (NUL bytes)']);
-      expect(reasons['src/latin1.ts']).toEqual(['partial', 'invalid UTF-8: decoded with replacement characters, byte offsets may be shifted']);
+      expect(reasons['src/latin1.ts']).toBeUndefined();
       expect(reasons['src/l1.ts']).toEqual(['skipped', 'symbolic link loop']);
       expect(reasons['src/l2.ts']).toEqual(['skipped', 'symbolic link loop']);
       expect(reasons['src/good.ts']).toBeUndefined();

@@ -7,6 +7,7 @@
  * export context, last comment), so no recursion and no explicit leave handling is needed.
  */
 import type { Node as TsNode, Tree, TreeCursor } from 'web-tree-sitter';
+import { commonJsDefinitions, type CommonJsDefinition } from './commonjs.js';
 import {
   disambiguate,
   symbolKey,
@@ -565,6 +566,44 @@ export function extractFile(tree: Tree, opts: ExtractOptions): FileIndex {
     return idx;
   };
 
+  /** CommonJS definitions met at their assignment, created when the walk reaches their member node. */
+  const pendingCommonJs = new Map<number, CommonJsDefinition>();
+
+  /** The function symbol of a CommonJS definition, spanning its `at` node; `docDepth`: where a JSDoc before it sits. */
+  const commonJsFunction = (d: CommonJsDefinition, parent: number, docDepth: number): number => {
+    const fn = d.value;
+    const body = fn.childForFieldName('body');
+    const mods = new Set<Modifier>(['export']);
+    if (d.isDefault) mods.add('default');
+    for (const c of fn.children) {
+      if (c?.type === 'async') mods.add('async');
+      else if (c?.type === '*') mods.add('generator');
+    }
+    return addSym({
+      kind: 'function',
+      name: d.name,
+      parent,
+      start: d.at.startIndex,
+      startRow: d.at.startPosition.row,
+      end: d.at.endIndex,
+      endRow: d.at.endPosition.row,
+      sigStart: d.at.startIndex,
+      sigEnd: body ? body.startIndex : fn.endIndex,
+      body,
+      fn,
+      modifiers: mods,
+      doc: docFor(d.at.startIndex, docDepth),
+      exported: true,
+    });
+  };
+
+  /** The class symbol of `module.exports = class X {}` / `exports.X = class {}`, spanning the statement. */
+  const commonJsClass = (d: CommonJsDefinition, depth: number): number => {
+    const at = d.at;
+    const ctx: DeclCtx = { exported: true, isDefault: d.isDefault, declare: false, spanStart: at.startIndex, spanRow: at.startPosition.row, anchorStart: at.startIndex, anchorDepth: 1, sigStart: at.startIndex };
+    return handleClass(d.value, depth, ctx, d.name, { start: at.startIndex, row: at.startPosition.row, end: at.endIndex, endRow: at.endPosition.row, anchorStart: at.startIndex, anchorDepth: 1, sigStart: at.startIndex });
+  };
+
   /** Start of a wrapper's signature: skip leading decorators and comments. */
   const sigStartOf = (wrapper: TsNode): number => {
     for (const c of wrapper.children) {
@@ -673,6 +712,22 @@ export function extractFile(tree: Tree, opts: ExtractOptions): FileIndex {
           case 'expression_statement':
             mode = MODE_DECL; // `namespace X {}` parses as an expression statement
             break;
+          case 'assignment_expression': {
+            // CommonJS exports that define a function or class in place (commonjs.ts).
+            if (depth !== 2 || typeAt[1] !== 'expression_statement') break;
+            const node = cursor.currentNode;
+            for (const d of commonJsDefinitions(node, node.parent!, text)) {
+              if (d.at.id !== node.parent!.id) pendingCommonJs.set(d.at.id, d);
+              else if (d.kind === 'function') sym = commonJsFunction(d, sym, 1);
+              else {
+                sym = commonJsClass(d, depth);
+                cls = sym;
+                mode = MODE_DECL;
+                pendingClassExpr = d.value.id;
+              }
+            }
+            break;
+          }
           case 'lexical_declaration':
           case 'variable_declaration': {
             const node = cursor.currentNode;
@@ -992,6 +1047,15 @@ export function extractFile(tree: Tree, opts: ExtractOptions): FileIndex {
           }
           default:
             break;
+        }
+      }
+
+      // A CommonJS export member (`module.exports = { f: function … }`) found at its assignment.
+      if (descend && pendingCommonJs.size > 0) {
+        const d = pendingCommonJs.get(cursor.nodeId);
+        if (d !== undefined) {
+          pendingCommonJs.delete(cursor.nodeId);
+          sym = commonJsFunction(d, sym, depth);
         }
       }
 
@@ -1355,6 +1419,9 @@ export function extractFile(tree: Tree, opts: ExtractOptions): FileIndex {
         else target = u.kind === UseKind.ThisCall ? { key: unresolvedKey(u.name), name: u.name } : null;
       } else {
         target = targetFor(u.name, resolveLocal(u.name, u.src));
+        // A whole module called or constructed (`const make = require('./make'); make()`,
+        // `new Shape()`): CommonJS `module.exports = fn`, i.e. the module's default export.
+        if (u.kind === UseKind.Call && target?.importedName === '*' && !target.name.includes('.')) target = { ...target, importedName: 'default' };
         if (target === null && u.kind === UseKind.Call) target = { key: unresolvedKey(u.name), name: u.name };
       }
       if (target === null) continue;

@@ -61,3 +61,5 @@ export type { FilterNode, FilterTerm, FilterField, FilterFlag } from './filter.j
 export { isTestPath, TEST_PATH_PATTERN } from './testPath.js';
 export { safeOpenFile, safeReadFile, safeReadText } from './safeRead.js';
 export type { SafeReadOptions, SafeReadRefusal, SafeOpened, SafeRefused, SafeOpenResult, SafeReadResult, SafeTextResult } from './safeRead.js';
+export { detectEncoding, decodeBytes, encodeText, decodeSource, decodeFile, decodeSpan, sourceByteMap } from './encoding.js';
+export type { TextEncodingName, DecodedSource } from './encoding.js';

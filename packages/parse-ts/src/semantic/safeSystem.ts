@@ -5,7 +5,7 @@
  */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
-import { safeReadFile } from '@ca/schema';
+import { decodeSource, safeReadFile } from '@ca/schema';
 
 /**
  * Largest file the compiler reads: well above any real declaration file (TypeScript's own
@@ -65,15 +65,8 @@ function isWithin(dir: string, abs: string): boolean {
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
-/** As `ts.sys.readFile` decodes: UTF-16 (either byte order) and UTF-8 byte order marks are honoured and dropped. */
+/** As `ts.sys.readFile` decodes (UTF-16 either byte order, UTF-8 byte order marks honoured and dropped), and text that is not UTF-8 as Windows-1252. */
 function decode(buffer: Buffer): string {
-  const len = buffer.length;
-  if (len >= 2 && buffer[0] === 0xfe && buffer[1] === 0xff) {
-    const swapped = Buffer.from(buffer.subarray(2, 2 + ((len - 2) & ~1)));
-    swapped.swap16();
-    return swapped.toString('utf16le');
-  }
-  if (len >= 2 && buffer[0] === 0xff && buffer[1] === 0xfe) return buffer.toString('utf16le', 2);
-  if (len >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) return buffer.toString('utf8', 3);
-  return buffer.toString('utf8');
+  // The indexer's decoding (decision 025): the program sees the text the syntactic pass parsed.
+  return decodeSource(buffer)?.text ?? buffer.toString('utf8');
 }
