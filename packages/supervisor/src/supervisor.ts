@@ -38,11 +38,11 @@ export interface HandshakeContext<Req, Res> {
 
 /** Lifecycle notifications. */
 export interface SupervisorEvent {
-  readonly type: 'spawned' | 'exit' | 'restart' | 'idle_shutdown' | 'gave_up' | 'event' | 'log' | 'stray';
+  readonly type: 'spawned' | 'ready' | 'exit' | 'restart' | 'idle_shutdown' | 'gave_up' | 'event' | 'log' | 'stray' | 'memory';
   readonly pid?: number;
   /** exit: why (`crash`, `oom`, `deadline`, `protocol`, `idle`, `close`, `start_failed`). */
   readonly reason?: string;
-  /** event: the unsolicited message; log: the stderr line. */
+  /** event: the unsolicited message; log: the stderr line; memory: the RSS polled (bytes). */
   readonly value?: unknown;
 }
 
@@ -112,7 +112,7 @@ interface Pending<Res> {
   settled: boolean;
 }
 
-type KillReason = 'crash' | 'oom' | 'deadline' | 'protocol' | 'idle' | 'close' | 'start_failed';
+type KillReason = 'crash' | 'oom' | 'deadline' | 'protocol' | 'idle' | 'stop' | 'close' | 'start_failed';
 
 interface Live {
   readonly channel: Channel;
@@ -131,6 +131,7 @@ const ERROR_BY_REASON: Record<KillReason, ErrorCode> = {
   deadline: 'worker_crashed',
   protocol: 'protocol_error',
   idle: 'worker_crashed',
+  stop: 'worker_crashed',
   close: 'cancelled',
   start_failed: 'worker_crashed',
 };
@@ -222,13 +223,31 @@ export class Supervisor<Req, Res> {
 
   /**
    * Stops for good: waiting and in-flight requests fail with `cancelled`, the process is asked
-   * to exit (`codec.shutdown`) and killed after the grace period.
+   * to exit (`codec.shutdown`) and killed after `graceMs` (default `shutdownGraceMs`).
    */
-  async close(): Promise<void> {
+  async close(graceMs = this.o.shutdownGraceMs ?? 2000): Promise<void> {
     this.closed = true;
     this.clearIdle();
     for (const p of [...this.queue, ...this.inFlight.values()]) this.settle(p, this.closedError());
-    await this.stopProcess('close');
+    await this.stopProcess('close', graceMs);
+  }
+
+  /**
+   * Stops the running process cleanly (as `close()` does) without closing the supervisor: its
+   * requests in flight fail with `worker_crashed`; the next request starts a new process.
+   */
+  async stop(graceMs?: number): Promise<void> {
+    this.clearIdle();
+    await this.stopProcess('stop', graceMs);
+  }
+
+  /**
+   * Kills the running process now, as if it had crashed (`crash`) or passed its memory ceiling
+   * (`oom`): counted as a crash, its requests in flight fail; waiting ones go to a new process.
+   * For a process that reports itself broken (out of memory, unhealthy).
+   */
+  kill(reason: 'crash' | 'oom' = 'crash'): void {
+    if (this.live) this.killLive(this.live, reason);
   }
 
   // ------------------------------------------------------------------ dispatch
@@ -294,12 +313,16 @@ export class Supervisor<Req, Res> {
       const error =
         e instanceof CaError && e.code !== 'worker_crashed'
           ? e
-          : new CaError('worker_crashed', `${this.o.transport.name} failed to start: ${(e as Error).message}${tail ? `: ${tail.slice(-500)}` : ''}`, { cause: e });
+          : new CaError('worker_crashed', `${this.o.transport.name} failed to start: ${(e as Error).message}${tail ? `: ${tail.slice(-500)}` : ''}`, {
+              cause: e,
+              context: { reason: 'start_failed' },
+            });
       for (const p of this.queue.splice(0)) this.settle(p, error);
-      this.kill(live, 'start_failed');
+      this.killLive(live, 'start_failed');
       throw error;
     }
     live.ready = true;
+    this.emit({ type: 'ready', pid: live.channel.pid });
     this.startMemoryCheck(live);
     this.pump();
   }
@@ -412,7 +435,7 @@ export class Supervisor<Req, Res> {
   private onProtocolError(live: Live, detail: string): void {
     if (live.killReason !== null) return;
     live.protocolDetail = detail;
-    this.kill(live, 'protocol');
+    this.killLive(live, 'protocol');
   }
 
   private onExit(live: Live, info: ExitInfo): void {
@@ -429,6 +452,7 @@ export class Supervisor<Req, Res> {
    */
   private lose(live: Live, reason: KillReason, info: ExitInfo): void {
     const counts = reason === 'crash' || reason === 'oom' || reason === 'protocol' || reason === 'start_failed';
+    if (reason === 'close') return;
     if (counts && !live.counted) {
       live.counted = true;
       this.counters.crashes++;
@@ -467,12 +491,13 @@ export class Supervisor<Req, Res> {
       deadline: `${name} was stopped: another request in flight on it passed its deadline`,
       protocol: `${name} broke the protocol (${live.protocolDetail}) and was stopped`,
       idle: `${name} was stopped while idle`,
+      stop: `${name} was stopped with the request in flight`,
       close: `${name} is closed`,
       start_failed: `${name} failed to start`,
     };
     return new CaError(ERROR_BY_REASON[reason], messages[reason], {
       ...(info.error ? { cause: info.error } : {}),
-      context: { code: info.code, signal: info.signal },
+      context: { code: info.code, signal: info.signal, reason },
     });
   }
 
@@ -484,7 +509,7 @@ export class Supervisor<Req, Res> {
     // A handshake request that times out fails the start, which kills the process itself.
     if (p.internal && !live?.ready) return;
     if (!wasInFlight || !live || live.channel !== p.channel) return;
-    if (this.o.killOnDeadline ?? true) this.kill(live, 'deadline');
+    if (this.o.killOnDeadline ?? true) this.killLive(live, 'deadline');
     else this.sendCancel(live, p.id);
   }
 
@@ -518,7 +543,7 @@ export class Supervisor<Req, Res> {
   // ------------------------------------------------------------------ lifecycle
 
   /** Stops `live` at once; its requests in flight fail now with the error of `reason`. */
-  private kill(live: Live, reason: KillReason): void {
+  private killLive(live: Live, reason: KillReason): void {
     if (live.killReason !== null) return;
     live.killReason = reason;
     this.detach(live);
@@ -526,7 +551,7 @@ export class Supervisor<Req, Res> {
     this.lose(live, reason, { code: null, signal: 'SIGKILL', oom: reason === 'oom' });
   }
 
-  private async stopProcess(reason: 'idle' | 'close'): Promise<void> {
+  private async stopProcess(reason: 'idle' | 'stop' | 'close', graceMs = this.o.shutdownGraceMs ?? 2000): Promise<void> {
     const live = this.live;
     if (!live) return;
     live.killReason ??= reason;
@@ -541,11 +566,12 @@ export class Supervisor<Req, Res> {
       }
     }
     let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((r) => (timer = setTimeout(r, bye === undefined ? 0 : (this.o.shutdownGraceMs ?? 2000))));
+    const grace = new Promise<void>((r) => (timer = setTimeout(r, bye === undefined ? 0 : graceMs)));
     await Promise.race([live.exited, grace]);
     clearTimeout(timer);
     live.channel.kill();
     await live.exited;
+    this.lose(live, reason, { code: null, signal: null, oom: false });
   }
 
   private maybeIdle(): void {
@@ -581,9 +607,10 @@ export class Supervisor<Req, Res> {
     this.stopMemoryCheck();
     this.memoryTimer = setInterval(() => {
       const rss = live.channel.rssBytes();
+      if (rss !== null) this.emit({ type: 'memory', pid: live.channel.pid, value: rss });
       if (rss !== null && rss > ceiling && live.killReason === null) {
         this.emit({ type: 'log', value: `${this.o.transport.name} RSS ${rss} bytes passed the ceiling ${ceiling}`, pid: live.channel.pid });
-        this.kill(live, 'oom');
+        this.killLive(live, 'oom');
       }
     }, this.o.memoryCheckIntervalMs ?? 1000);
     this.memoryTimer.unref();
