@@ -92,6 +92,8 @@ export interface SupervisorStats {
   /** Starts that followed a crash. */
   readonly restarts: number;
   readonly crashes: number;
+  /** Crashes that were out of memory (the ceiling, a resource limit or a V8 heap death). */
+  readonly oom: number;
   readonly inFlight: number;
   readonly queued: number;
   /** Unsolicited messages and replies to unknown ids, dropped. */
@@ -145,7 +147,7 @@ export class Supervisor<Req, Res> {
   private starting: Promise<void> | null = null;
   private nextId = 1;
   private consecutiveCrashes = 0;
-  private counters = { starts: 0, restarts: 0, crashes: 0, unsolicited: 0 };
+  private counters = { starts: 0, restarts: 0, crashes: 0, oom: 0, unsolicited: 0 };
   private gaveUp: CaError | null = null;
   private closed = false;
   private idleTimer: NodeJS.Timeout | null = null;
@@ -456,6 +458,7 @@ export class Supervisor<Req, Res> {
     if (counts && !live.counted) {
       live.counted = true;
       this.counters.crashes++;
+      if (reason === 'oom') this.counters.oom++;
       this.consecutiveCrashes++;
     }
     const error = this.lostError(reason, info, live);

@@ -72,7 +72,7 @@ for (const [kind, make] of Object.entries(transports)) {
       expect(await s.request({ op: 'progress', steps: 3 }, { onProgress: (v) => steps.push(v) })).toBe('done');
       expect(steps).toEqual([1, 2, 3]);
       expect(await codeOf(s.request({ op: 'fail', message: 'no' }))).toBe('internal');
-      expect(s.stats()).toMatchObject({ starts: 1, restarts: 0, crashes: 0, inFlight: 0, queued: 0 });
+      expect(s.stats()).toMatchObject({ starts: 1, restarts: 0, crashes: 0, oom: 0, inFlight: 0, queued: 0 });
     });
 
     it('a hung request passes its deadline, the process is replaced and the next request works', async () => {
@@ -174,12 +174,15 @@ for (const [kind, make] of Object.entries(transports)) {
     it('passing the memory ceiling kills the process with oom_restart; the next request works', async () => {
       const events: SupervisorEvent[] = [];
       // Threads have a heap limit (32 MB here); child processes are polled for RSS.
-      const s = supervisor(make(), { memoryCeilingBytes: 200 * 1024 * 1024, memoryCheckIntervalMs: 20 }, events);
+      // The fake starts near 45 MB of RSS; 120 MB is reached after ~80 MB of buffers.
+      const s = supervisor(make(), { memoryCeilingBytes: 120 * 1024 * 1024, memoryCheckIntervalMs: 20 }, events);
       expect(await codeOf(s.request({ op: 'alloc' }))).toBe('oom_restart');
       await waitFor(() => exits(events).length === 1); // the exit is observed after the requests fail
       expect(exits(events)).toEqual(['oom']);
       expect(await s.request({ op: 'echo', value: 'ok' })).toBe('ok');
-    });
+      expect(s.stats()).toMatchObject({ starts: 2, restarts: 1, crashes: 1, oom: 1 });
+      // Generous: on a loaded machine the fake grows slowly (no timing is asserted).
+    }, 60_000);
 
     it('goes idle: stopped after the idle timeout, started again on demand', async () => {
       const events: SupervisorEvent[] = [];
@@ -225,6 +228,30 @@ for (const [kind, make] of Object.entries(transports)) {
       // Running: 2 go in flight at once, 3 wait, the sixth is refused.
       expect(await Promise.all(more.map(codeOf))).toEqual(['resolved', 'resolved', 'resolved', 'resolved', 'resolved', 'overloaded']);
     });
+
+    it('stop() ends the process without closing: the request in flight fails, the next one starts a new process', async () => {
+      const events: SupervisorEvent[] = [];
+      const s = supervisor(make(), {}, events);
+      const pending = codeOf(s.request({ op: 'hang' }));
+      await waitFor(() => s.stats().inFlight === 1);
+      await s.stop();
+      expect(await pending).toBe('worker_crashed');
+      expect(exits(events)).toEqual(['stop']);
+      expect(await s.request({ op: 'echo', value: 5 })).toBe(5);
+      // A stop is ours, not a crash: no restart counted.
+      expect(s.stats()).toMatchObject({ starts: 2, restarts: 0, crashes: 0 });
+    });
+
+    it("kill('oom') replaces a process that reports itself out of memory", async () => {
+      const s = supervisor(make());
+      const pending = codeOf(s.request({ op: 'hang' }));
+      await waitFor(() => s.stats().inFlight === 1);
+      s.kill('oom');
+      expect(await pending).toBe('oom_restart');
+      expect(await s.request({ op: 'echo', value: 6 })).toBe(6);
+      expect(s.stats()).toMatchObject({ starts: 2, restarts: 1, crashes: 1, oom: 1 });
+      // Generous: on a loaded machine the fake grows slowly (no timing is asserted).
+    }, 60_000);
 
     it('close() fails what is pending with cancelled and refuses new requests', async () => {
       const s = supervisor(make());
