@@ -11,12 +11,14 @@ export {
 export {
   childProcessTransport,
   lineSplitter,
+  nodeIpcTransport,
   readRss,
   workerThreadTransport,
   type Channel,
   type ChannelListener,
   type ChildProcessOptions,
   type ExitInfo,
+  type NodeIpcOptions,
   type Transport,
   type WorkerThreadOptions,
 } from './transports.js';

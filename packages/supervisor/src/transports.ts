@@ -4,7 +4,7 @@
  * A transport only moves messages and reports the end of the process; ids, deadlines and
  * restarts belong to the supervisor.
  */
-import { spawn as spawnChild, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fork, spawn as spawnChild, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 
@@ -216,6 +216,79 @@ export function childProcessTransport(options: ChildProcessOptions): Transport {
           if (held) child.ref();
           else child.unref();
           for (const s of streams) (held ? s.ref : s.unref)?.call(s);
+        },
+        stderrTail: () => tail,
+        rssBytes: () => (child.pid === undefined ? null : readRss(child.pid)),
+      };
+    },
+  };
+}
+
+/** Options of `nodeIpcTransport`. */
+export interface NodeIpcOptions {
+  readonly name: string;
+  /** The Node script to fork. */
+  readonly script: string;
+  readonly args?: readonly string[];
+  /** Node flags, e.g. `--max-old-space-size=2048` (a heap death is reported as `oom`). */
+  readonly execArgv?: readonly string[];
+  /** The environment; a function is called at each start (per-start values such as a first task). */
+  readonly env?: NodeJS.ProcessEnv | (() => NodeJS.ProcessEnv);
+  /** How much of stderr is kept for error messages. Default 8 KiB. */
+  readonly stderrTailBytes?: number;
+}
+
+/**
+ * A transport that forks a Node script and exchanges messages over Node's IPC channel (JSON
+ * serialization); stdout is ignored, stderr kept (bounded) as for `childProcessTransport`.
+ */
+export function nodeIpcTransport(options: NodeIpcOptions): Transport {
+  const tailBytes = options.stderrTailBytes ?? 8 * 1024;
+  return {
+    name: options.name,
+    start(listener) {
+      const env = typeof options.env === 'function' ? options.env() : options.env;
+      const child = fork(options.script, [...(options.args ?? [])], {
+        execArgv: [...(options.execArgv ?? [])],
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        serialization: 'json',
+        ...(env ? { env } : {}),
+      });
+      let tail = '';
+      let ended = false;
+      let failure: Error | undefined;
+      const finish = (code: number | null, signal: string | null): void => {
+        if (ended) return;
+        ended = true;
+        listener.exit({ code, signal, oom: /heap out of memory/i.test(tail), ...(failure ? { error: failure } : {}) });
+      };
+      child.on('message', (m: unknown) => listener.message(m));
+      const logLine = lineSplitter(
+        tailBytes,
+        (text) => listener.log?.(text),
+        () => undefined,
+      );
+      child.stderr?.on('data', (d: Buffer) => {
+        tail = (tail + d.toString('utf8')).slice(-tailBytes);
+        logLine(d);
+      });
+      child.on('error', (e) => {
+        failure ??= e;
+        if (child.pid === undefined) finish(null, null);
+      });
+      child.on('close', (code, signal) => finish(code, signal));
+      const handles = [child.channel, child.stderr] as unknown as ({ ref?(): void; unref?(): void } | null | undefined)[];
+      return {
+        pid: child.pid ?? -1,
+        send(m) {
+          // A message to a child that is going away is lost; its exit is reported by 'close'.
+          if (!ended && child.connected) child.send(m as object, (e) => e && undefined);
+        },
+        kill: () => void child.kill('SIGKILL'),
+        hold(held) {
+          if (held) child.ref();
+          else child.unref();
+          for (const h of handles) (held ? h?.ref : h?.unref)?.call(h);
         },
         stderrTail: () => tail,
         rssBytes: () => (child.pid === undefined ? null : readRss(child.pid)),

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { CaError } from '@ca/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childProcessTransport, lineSplitter, Supervisor, workerThreadTransport, type Codec, type SupervisorEvent, type SupervisorOptions, type Transport } from '../src/index.js';
+import { childProcessTransport, lineSplitter, nodeIpcTransport, Supervisor, workerThreadTransport, type Codec, type SupervisorEvent, type SupervisorOptions, type Transport } from '../src/index.js';
 
 const FAKE = fileURLToPath(new URL('./fixtures/fakeChild.mjs', import.meta.url));
 
@@ -29,7 +29,7 @@ const codec: Codec<Req, unknown> = {
   shutdown: () => ({ shutdown: true }),
 };
 
-const transports: Record<'child process' | 'worker thread', (config?: FakeConfig, maxLineBytes?: number) => Transport> = {
+const transports: Record<'child process' | 'worker thread' | 'forked Node child', (config?: FakeConfig, maxLineBytes?: number) => Transport> = {
   'child process': (config = {}, maxLineBytes) =>
     childProcessTransport({
       name: 'fake',
@@ -38,6 +38,7 @@ const transports: Record<'child process' | 'worker thread', (config?: FakeConfig
       env: { ...process.env, FAKE_CONFIG: JSON.stringify(config) },
       ...(maxLineBytes ? { maxLineBytes } : {}),
     }),
+  'forked Node child': (config = {}) => nodeIpcTransport({ name: 'fake', script: FAKE, env: () => ({ ...process.env, FAKE_CONFIG: JSON.stringify(config) }) }),
   'worker thread': (config = {}) => workerThreadTransport({ name: 'fake', script: FAKE, workerData: config, resourceLimits: { maxOldGenerationSizeMb: 32 } }),
 };
 
