@@ -9,13 +9,15 @@ import { fileURLToPath } from 'node:url';
 /** Which @ca packages each workspace member may import. */
 export const ALLOWED = {
   '@ca/schema': [],
+  // The process supervisor sits beside @ca/schema: every package that runs a worker uses it.
+  '@ca/supervisor': ['@ca/schema'],
   '@ca/store': ['@ca/schema'],
-  '@ca/parse-ts': ['@ca/schema'],
-  '@ca/parse-cs': ['@ca/schema'],
-  '@ca/embed': ['@ca/schema'],
+  '@ca/parse-ts': ['@ca/schema', '@ca/supervisor'],
+  '@ca/parse-cs': ['@ca/schema', '@ca/supervisor'],
+  '@ca/embed': ['@ca/schema', '@ca/supervisor'],
   '@ca/retrieve': ['@ca/schema', '@ca/store', '@ca/embed'],
-  '@ca/invalidation': ['@ca/schema', '@ca/store', '@ca/parse-cs'],
-  '@ca/engine': ['@ca/schema', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/embed', '@ca/retrieve', '@ca/invalidation'],
+  '@ca/invalidation': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-cs'],
+  '@ca/engine': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/embed', '@ca/retrieve', '@ca/invalidation'],
   // The CLI dispatches `ca eval` to the eval app (apps compose apps; no package imports an app).
   '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp'],
   '@ca/mcp': ['@ca/engine', '@ca/schema'],

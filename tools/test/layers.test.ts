@@ -27,11 +27,18 @@ describe('layer rules', () => {
         `import type { Config } from '@ca/schema';`,
       ].join('\n'),
     );
+    // The supervisor is a bottom layer: it may use @ca/schema and nothing above.
+    const supervisor = join(root, 'packages', 'supervisor');
+    mkdirSync(join(supervisor, 'src'), { recursive: true });
+    writeFileSync(join(supervisor, 'package.json'), JSON.stringify({ name: '@ca/supervisor' }));
+    writeFileSync(join(supervisor, 'src', 'index.ts'), [`import { CaError } from '@ca/schema';`, `import { Store } from '@ca/store';`].join('\n'));
     const violations = checkLayers(root) as Violation[];
     expect(violations).toEqual([
       { file: 'packages/store/src/index.ts', specifier: '@ca/engine', reason: '@ca/store may not import @ca/engine (layer rule)' },
       { file: 'packages/store/src/index.ts', specifier: '@ca/schema/src/symbolKey.js', reason: 'deep import: use the package entry point' },
       { file: 'packages/store/src/index.ts', specifier: '../../retrieve/src/index.js', reason: 'relative import leaves the package' },
+      // Members are listed in directory order: store before supervisor.
+      { file: 'packages/supervisor/src/index.ts', specifier: '@ca/store', reason: '@ca/supervisor may not import @ca/store (layer rule)' },
     ]);
   });
 });

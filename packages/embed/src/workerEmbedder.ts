@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { CaError, toCaError } from '@ca/schema';
+import { Supervisor, workerThreadTransport, type Codec } from '@ca/supervisor';
 import { DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, embedderIdentity, planBatches, splitRows, windowLengths } from './embedder.js';
 import type { Embedder } from './embedder.js';
 import type { EmbedderOptions } from './localEmbedder.js';
@@ -26,12 +26,6 @@ type WorkerMessage =
   | { type: 'ready' }
   | { type: 'result'; id: number; data: Float32Array; dims: number }
   | { type: 'error'; id: number | null; message: string };
-
-interface Pending {
-  resolve(rows: Float32Array[]): void;
-  reject(e: Error): void;
-  count: number;
-}
 
 /** One worker thread with one model session. */
 interface ModelWorker {
@@ -79,7 +73,8 @@ export async function createWorkerEmbedder(
   const threads = Math.max(1, Math.floor(options.threadsPerWorker ?? cores / count));
   const startupTimeoutMs = options.startupTimeoutMs ?? 60_000;
 
-  const started = await Promise.allSettled(Array.from({ length: count }, () => startWorker(model, threads, startupTimeoutMs)));
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 5000;
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startWorker(model, threads, startupTimeoutMs, shutdownTimeoutMs)));
   const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const firstFailure = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (firstFailure) {
@@ -119,109 +114,89 @@ export async function createWorkerEmbedder(
     },
     async dispose() {
       disposed ??= new CaError('model_unavailable', 'embedder has been disposed');
-      await Promise.all(workers.map((w) => w.dispose(options.shutdownTimeoutMs ?? 5000)));
+      await Promise.all(workers.map((w) => w.dispose(shutdownTimeoutMs)));
     },
   };
 }
 
-async function startWorker(model: ResolvedModel, threads: number, startupTimeoutMs: number): Promise<ModelWorker> {
-  const worker = new Worker(WORKER_URL, {
-    workerData: { dir: model.dir, modelId: model.modelId, threads },
-    stdout: true,
-  });
-  worker.stdout.pipe(process.stderr, { end: false });
+/** What a worker sends back for one batch. */
+interface BatchResult {
+  readonly data: Float32Array;
+  readonly dims: number;
+}
 
-  const pending = new Map<number, Pending>();
-  let nextId = 1;
-  let dead: Error | null = null;
-  let exited = false;
-  const exitPromise = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+/** The embedding worker's wire format (runtime/embedWorker.mjs). */
+const EMBED_CODEC: Codec<string[], BatchResult> = {
+  encode: (id, texts) => ({ type: 'embed', id, texts }),
+  decode(message) {
+    const msg = message as WorkerMessage;
+    if (msg.type === 'result') return { kind: 'result', id: msg.id, value: { data: msg.data, dims: msg.dims } };
+    if (msg.type === 'error' && msg.id !== null) return { kind: 'error', id: msg.id, error: new CaError('internal', `embedding failed: ${msg.message}`) };
+    if (msg.type === 'ready' || msg.type === 'error') return { kind: 'event', value: msg };
+    return { kind: 'invalid', reason: `unknown message from the embedding worker` };
+  },
+  shutdown: () => ({ type: 'close' }),
+};
 
-  const failAll = (e: Error): void => {
-    dead ??= e;
-    for (const p of pending.values()) p.reject(e);
-    pending.clear();
-    worker.unref();
-  };
+/** The supervisor's failure of a worker as this package reports it (`timeout`, `model_unavailable`). */
+function workerFailure(e: unknown, model: ResolvedModel, startupTimeoutMs: number): CaError {
+  const err = toCaError(e);
+  if (err.code === 'deadline_exceeded') return new CaError('timeout', `embedding worker did not load ${model.modelId} within ${startupTimeoutMs} ms`, { cause: err });
+  if (err.code === 'model_unavailable') return err;
+  const code = err.context.code;
+  const how = typeof code === 'number' ? `exited (code ${code})` : `failed: ${err.message}`;
+  return new CaError('model_unavailable', `embedding worker ${how}`, { cause: err });
+}
 
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new CaError('timeout', `embedding worker did not load ${model.modelId} within ${startupTimeoutMs} ms`)),
-      startupTimeoutMs,
-    );
-    worker.on('message', (msg: WorkerMessage) => {
-      if (msg.type === 'ready') {
-        clearTimeout(timer);
-        resolve();
-        return;
-      }
-      if (msg.type === 'error' && msg.id === null) {
-        clearTimeout(timer);
-        const e = new CaError('model_unavailable', `cannot load embedding model ${model.modelId} from ${model.dir}: ${msg.message}`);
-        failAll(e);
-        reject(e);
-        return;
-      }
-      if (msg.id === null) return;
-      const p = pending.get(msg.id);
-      if (!p) return;
-      pending.delete(msg.id);
-      if (pending.size === 0) worker.unref();
-      if (msg.type === 'error') p.reject(new CaError('internal', `embedding failed: ${msg.message}`));
-      else {
-        try {
-          p.resolve(splitRows(msg.data, msg.dims, p.count));
-        } catch (e) {
-          p.reject(toCaError(e));
+async function startWorker(model: ResolvedModel, threads: number, startupTimeoutMs: number, shutdownTimeoutMs: number): Promise<ModelWorker> {
+  let dead: CaError | null = null;
+  // A worker that dies is not restarted: the embedder reports the failure (the engine then
+  // indexes without vectors) instead of loading the model again in the middle of a run.
+  const supervisor = new Supervisor<string[], BatchResult>({
+    transport: workerThreadTransport({
+      name: 'embedding worker',
+      script: WORKER_URL,
+      workerData: { dir: model.dir, modelId: model.modelId, threads },
+      stdoutToStderr: true,
+    }),
+    codec: EMBED_CODEC,
+    maxInFlight: Number.POSITIVE_INFINITY,
+    maxRestarts: 0,
+    startTimeoutMs: startupTimeoutMs,
+    shutdownGraceMs: shutdownTimeoutMs,
+    handshake: (ctx) =>
+      ctx.waitFor((m) => {
+        const msg = m as WorkerMessage;
+        if (msg.type === 'ready') return true;
+        if (msg.type === 'error' && msg.id === null) {
+          throw new CaError('model_unavailable', `cannot load embedding model ${model.modelId} from ${model.dir}: ${msg.message}`);
         }
-      }
-    });
-    worker.on('error', (e) => {
-      clearTimeout(timer);
-      const err = new CaError('model_unavailable', `embedding worker failed: ${e.message}`, { cause: e });
-      failAll(err);
-      reject(err);
-    });
-    worker.on('exit', (code) => {
-      exited = true;
-      clearTimeout(timer);
-      const err = dead ?? new CaError('model_unavailable', `embedding worker exited (code ${code})`);
-      failAll(err);
-      reject(err);
-    });
-  });
-
-  try {
-    await ready;
-  } catch (e) {
-    await worker.terminate();
-    throw e;
-  }
-  // Idle workers must not keep the process alive; `ref()` again while requests are in flight.
-  worker.unref();
-
-  return {
-    run: (texts) =>
-      new Promise((resolve, reject) => {
-        if (dead) return reject(dead);
-        const id = nextId++;
-        pending.set(id, { resolve, reject, count: texts.length });
-        worker.ref();
-        worker.postMessage({ type: 'embed', id, texts });
+        return undefined;
       }),
+  });
+  try {
+    await supervisor.start();
+  } catch (e) {
+    await supervisor.close(0);
+    throw workerFailure(e, model, startupTimeoutMs);
+  }
+  return {
+    async run(texts) {
+      if (dead) throw dead;
+      try {
+        const { data, dims } = await supervisor.request(texts);
+        return splitRows(data, dims, texts.length);
+      } catch (e) {
+        const err = toCaError(e);
+        if (err.code === 'internal') throw err;
+        dead ??= workerFailure(err, model, startupTimeoutMs);
+        throw dead;
+      }
+    },
     failure: () => dead,
     async dispose(timeoutMs) {
-      if (exited) return;
       dead ??= new CaError('model_unavailable', 'embedder has been disposed');
-      worker.ref();
-      worker.postMessage({ type: 'close' });
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = await Promise.race([
-        exitPromise.then(() => false),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
-      ]);
-      clearTimeout(timer);
-      if (timedOut) await worker.terminate();
+      await supervisor.close(timeoutMs);
     },
   };
 }

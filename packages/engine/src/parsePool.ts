@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { CaError, toCaError } from '@ca/schema';
+import { Supervisor, workerThreadTransport, type Codec } from '@ca/supervisor';
 import type { AdapterSet } from './adapters.js';
 import type { ProjectFile } from './csProjects.js';
 import { processFile, type ProcessedFile } from './fileProcessing.js';
@@ -30,26 +31,67 @@ function workerScript(): string | null {
   return null;
 }
 
+/** The parse worker's wire format: a task with its id out, a result or an error message back. */
+const PARSE_CODEC: Codec<Omit<ParseTask, 'id'>, ProcessedFile> = {
+  encode: (id, task) => ({ ...task, id }) satisfies ParseTask,
+  decode(message) {
+    const reply = message as WorkerReply;
+    if (typeof reply?.id !== 'number') return { kind: 'invalid', reason: 'a parse worker reply without an id' };
+    if ('result' in reply) return { kind: 'result', id: reply.id, value: reply.result };
+    return { kind: 'error', id: reply.id, error: new CaError('parse_failed', reply.error) };
+  },
+  shutdown: () => 'close',
+};
+
+/** The result standing for a file whose parse failed outside the parser (worker error or crash). */
+function failedFile(t: Omit<ParseTask, 'id'>, reason: string): ProcessedFile {
+  return {
+    path: t.path,
+    contentHash: `failed:${Date.now()}`,
+    language: null,
+    size: 0,
+    lineCount: 0,
+    parseStatus: 'error',
+    statusReason: reason,
+    generated: false,
+    extractor: 'none',
+    index: null,
+  };
+}
+
+function failureReason(e: unknown): string {
+  const err = toCaError(e);
+  if (err.code === 'parse_failed') return `parser worker failed: ${err.message}`;
+  const exit = err.context.code ?? err.context.signal;
+  return `parser worker crashed (${exit === undefined || exit === null ? err.message : `exit code ${String(exit)}`}) while parsing this file`;
+}
+
 /**
- * Parses files on worker threads (one adapter set per worker), or on the main thread when
- * `workers` is 0. Results are delivered in completion order through `onResult`.
+ * Parses files on worker threads (one adapter set per worker, each a `Supervisor` from
+ * @ca/supervisor), or on the main thread when `workers` is 0. Results are delivered in
+ * completion order through `onResult`.
  */
 export class ParsePool {
   private constructor(
-    private readonly workers: Worker[],
+    private readonly workers: Supervisor<Omit<ParseTask, 'id'>, ProcessedFile>[],
     private readonly local: AdapterSet | null,
-    private readonly data: ParseWorkerData,
   ) {}
 
   /** `local` parses on this thread when `workers` is 0 (its project facts must be those of `data`). */
   static create(workers: number, local: AdapterSet | null, data: ParseWorkerData): ParsePool {
     const script = workers > 0 ? workerScript() : null;
-    if (!script) return new ParsePool([], local, data);
-    return new ParsePool(
-      Array.from({ length: workers }, () => new Worker(script, { workerData: data })),
-      local,
-      data,
-    );
+    if (!script) return new ParsePool([], local);
+    const supervisor = (): Supervisor<Omit<ParseTask, 'id'>, ProcessedFile> =>
+      new Supervisor({
+        transport: workerThreadTransport({ name: 'parser worker', script, workerData: data }),
+        codec: PARSE_CODEC,
+        maxInFlight: IN_FLIGHT_PER_WORKER,
+        // A worker that dies (WASM abort, out of memory) fails only its in-flight files; a fresh
+        // worker takes its place at once and the run goes on, however often that happens.
+        maxRestarts: Number.POSITIVE_INFINITY,
+        backoffMs: 0,
+      });
+    return new ParsePool(Array.from({ length: workers }, supervisor), local);
   }
 
   get threadCount(): number {
@@ -69,87 +111,20 @@ export class ParsePool {
       }
       return;
     }
-    await new Promise<void>((resolve) => {
-      let next = 0;
-      let done = 0;
-      if (tasks.length === 0) return resolve();
-      const failed = (t: Omit<ParseTask, 'id'>, reason: string): ProcessedFile => ({
-        path: t.path,
-        contentHash: `failed:${Date.now()}`,
-        language: null,
-        size: 0,
-        lineCount: 0,
-        parseStatus: 'error',
-        statusReason: reason,
-        generated: false,
-        extractor: 'none',
-        index: null,
-      });
-      const complete = (t: Omit<ParseTask, 'id'>, result: ProcessedFile) => {
-        done++;
+    let next = 0;
+    // Each worker pulls the next file as soon as one of its slots frees: a worker busy with a
+    // large file does not hold back the files queued behind it.
+    const lane = async (worker: Supervisor<Omit<ParseTask, 'id'>, ProcessedFile>): Promise<void> => {
+      while (next < tasks.length) {
+        const t = tasks[next++]!;
+        const result = await worker.request(t).catch((e: unknown) => failedFile(t, failureReason(e)));
         onResult(result, t);
-        if (done === tasks.length) {
-          for (const c of cleanups.values()) c();
-          resolve();
-        }
-      };
-      const cleanups = new Map<Worker, () => void>();
-      const attach = (w: Worker, index: number) => {
-        const pending = new Map<number, Omit<ParseTask, 'id'>>();
-        const dispatch = () => {
-          if (next >= tasks.length) return;
-          const id = next++;
-          const t = tasks[id]!;
-          pending.set(id, t);
-          w.postMessage({ ...t, id } satisfies ParseTask);
-        };
-        const onMessage = (reply: WorkerReply) => {
-          const t = pending.get(reply.id);
-          if (!t) return;
-          pending.delete(reply.id);
-          dispatch();
-          complete(t, 'result' in reply ? reply.result : failed(t, `parser worker failed: ${reply.error}`));
-        };
-        // A worker that dies (WASM abort, out of memory) fails only its in-flight files; a
-        // fresh worker takes its place and the run goes on.
-        const onExit = (code: number) => {
-          cleanups.get(w)?.();
-          cleanups.delete(w);
-          if (done === tasks.length) return;
-          const lost = [...pending.values()];
-          pending.clear();
-          const replacement = new Worker(workerScript()!, { workerData: this.data });
-          this.workers[index] = replacement;
-          attach(replacement, index);
-          for (const t of lost) complete(t, failed(t, `parser worker crashed (exit code ${code}) while parsing this file`));
-        };
-        const onError = () => {
-          /* 'exit' follows and handles recovery */
-        };
-        w.on('message', onMessage);
-        w.on('exit', onExit);
-        w.on('error', onError);
-        cleanups.set(w, () => {
-          w.off('message', onMessage);
-          w.off('exit', onExit);
-          w.off('error', onError);
-        });
-        for (let i = 0; i < IN_FLIGHT_PER_WORKER; i++) dispatch();
-      };
-      this.workers.forEach((w, i) => attach(w, i));
-    });
+      }
+    };
+    await Promise.all(this.workers.flatMap((w) => Array.from({ length: IN_FLIGHT_PER_WORKER }, () => lane(w))));
   }
 
   async close(): Promise<void> {
-    await Promise.all(
-      this.workers.map(
-        (w) =>
-          new Promise<void>((resolve) => {
-            w.once('exit', () => resolve());
-            w.postMessage('close');
-            setTimeout(() => void w.terminate(), 2000).unref();
-          }),
-      ),
-    );
+    await Promise.all(this.workers.map((w) => w.close()));
   }
 }

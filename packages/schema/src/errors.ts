@@ -23,6 +23,11 @@ export const ERROR_CODES = [
   'invalid_query',
   'not_indexed',
   'unknown_label',
+  'worker_crashed',
+  'deadline_exceeded',
+  'cancelled',
+  'overloaded',
+  'protocol_error',
   'internal',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,8 +1,7 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { CaError, type ErrorCode } from '@ca/schema';
+import { CaError, toCaError, type ErrorCode } from '@ca/schema';
+import { childProcessTransport, Supervisor, type Codec, type SupervisorEvent } from '@ca/supervisor';
 import { findDotnet, isRoslynAvailable, locateRoslynHost, type LocateOptions } from './locate.js';
 import {
   DEFAULT_BATCH_DEADLINE_MS,
@@ -64,34 +63,16 @@ export interface RoslynHostStats {
 }
 
 const GIB = 1024 * 1024 * 1024;
+/** Ids of control frames (cancel, shutdown): far above request ids, so their replies are strays. */
+const CONTROL_ID_BASE = 2 ** 40;
+/** Consecutive host crashes (no answer between them) before C# semantics stay off for this supervisor. */
+const MAX_CONSECUTIVE_CRASHES = 5;
 
-type KillReason = 'oom' | 'unhealthy' | 'shutdown' | 'timeout';
-
-interface HostProcess {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly pid: number;
-  readonly spawnedAt: number;
-  handshake: InitializeResult | null;
-  killReason: KillReason | null;
-  exited: boolean;
-  readonly exitedPromise: Promise<void>;
-}
-
-interface Pending {
+/** One request as the supervisor carries it. */
+interface Call {
   readonly method: MethodName;
   readonly params: unknown;
   readonly deadlineMs: number;
-  /** Internal requests (handshake, replayed loads, health pings) are never retried. */
-  readonly internal: boolean;
-  readonly signal: AbortSignal | undefined;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-  attempt: number;
-  id: number;
-  proc: HostProcess | null;
-  settled: boolean;
-  timer: NodeJS.Timeout | null;
-  onAbort: (() => void) | null;
 }
 
 const CA_CODES: Partial<Record<WireErrorCode, ErrorCode>> = {
@@ -124,57 +105,70 @@ export function readProcessMemory(pid: number): { rss: number; peak: number } | 
   }
 }
 
-function unrefStream(stream: unknown, ref: boolean): void {
-  const s = stream as { ref?: () => void; unref?: () => void } | null;
-  if (ref) s?.ref?.();
-  else s?.unref?.();
+/** roslyn-host's JSON-lines frames: `{ id, method, params, deadlineMs }` out, `{ id, result | error }` back. */
+function hostCodec(log: (line: string) => void): Codec<Call, unknown> {
+  let controlId = CONTROL_ID_BASE;
+  return {
+    encode: (id, call) => ({ id, method: call.method, params: call.params, deadlineMs: call.deadlineMs }),
+    decode(message) {
+      const frame = message as ResponseFrame;
+      if (typeof frame !== 'object' || frame === null) return { kind: 'invalid', reason: 'a frame that is not an object' };
+      if (frame.id === null) {
+        log(`host rejected a frame: ${frame.error?.message ?? 'unknown'}`);
+        return { kind: 'event', value: frame };
+      }
+      if (!frame.error) return { kind: 'result', id: frame.id, value: frame.result };
+      const { code, message: text, data } = frame.error;
+      // The host's own deadline (a cancel we sent settles the request before its answer comes).
+      if (code === 'cancelled') return { kind: 'error', id: frame.id, error: new CaError('timeout', text) };
+      return { kind: 'error', id: frame.id, error: new CaError(CA_CODES[code] ?? 'internal', text, { context: { wireCode: code, data } }) };
+    },
+    cancel: (id) => ({ id: controlId++, method: 'cancel', params: { id } }),
+    shutdown: () => ({ id: controlId++, method: 'shutdown' }),
+  };
 }
 
 /**
- * Supervises one roslyn-host process: spawns it on demand (`dotnet <dll>`), performs the handshake,
- * replays project loads after a restart, enforces deadlines, a memory ceiling and an idle shutdown,
- * and retries a request once when the process dies under it.
+ * Supervises one roslyn-host process (`dotnet <dll>`) through `@ca/supervisor`: spawned on
+ * demand, handshake, project loads replayed after a restart, deadlines, a memory ceiling, an
+ * idle shutdown, health pings, and one retry of a request when the process dies under it.
  */
 export class RoslynHost {
   private readonly options: RoslynHostOptions;
-  private proc: HostProcess | null = null;
-  private starting: Promise<HostProcess> | null = null;
-  private readonly pending = new Map<number, Pending>();
+  private readonly supervisor: Supervisor<Call, unknown>;
   private readonly loads = new Map<string, LoadProjectParams>();
-  private nextId = 1;
   private disposed = false;
-  private idleTimer: NodeJS.Timeout | null = null;
-  private memoryTimer: NodeJS.Timeout | null = null;
+  private handshakeResult: InitializeResult | null = null;
   private healthTimer: NodeJS.Timeout | null = null;
   private readonly stderrTail: string[] = [];
-  private starts = 0;
-  private restarts = 0;
-  private oomRestarts = 0;
   private lastStartMs: number | null = null;
   private peakRss = 0;
   private lastRss = 0;
 
   constructor(options: RoslynHostOptions = {}) {
     this.options = options;
+    this.supervisor = this.createSupervisor();
   }
 
   /** The last handshake, or null before the first start. */
   get handshake(): InitializeResult | null {
-    return this.proc?.handshake ?? null;
+    return this.handshakeResult;
   }
 
   /** Process id of the running host, or null. */
   get pid(): number | null {
-    return this.proc && !this.proc.exited ? this.proc.pid : null;
+    return this.supervisor.pid;
   }
 
   stats(): RoslynHostStats {
-    this.sampleMemory();
+    const pid = this.pid;
+    if (pid !== null) this.sampleMemory(pid);
+    const s = this.supervisor.stats();
     return {
-      pid: this.pid,
-      starts: this.starts,
-      restarts: this.restarts,
-      oomRestarts: this.oomRestarts,
+      pid,
+      starts: s.starts,
+      restarts: s.restarts,
+      oomRestarts: s.oom,
       lastStartMs: this.lastStartMs,
       peakRssBytes: this.peakRss,
       lastRssBytes: this.lastRss,
@@ -183,8 +177,8 @@ export class RoslynHost {
 
   /** Starts the host (if needed) and returns its handshake. */
   async start(): Promise<InitializeResult> {
-    const proc = await this.ensureProcess();
-    return proc.handshake!;
+    await this.run(() => this.startChecked(), 'initialize', undefined);
+    return this.handshakeResult!;
   }
 
   /** Loads a project in safe mode; remembered so a restarted host reloads it before retrying work. */
@@ -205,355 +199,202 @@ export class RoslynHost {
   }
 
   /** Sends one request. Rejects with a CaError (code timeout, oom_restart, backpressure, project_load_failed, …). */
-  request<M extends MethodName>(method: M, params: MethodMap[M]['params'], options: RequestOptions = {}): Promise<MethodMap[M]['result']> {
-    if (this.disposed) return Promise.reject(new CaError('semantic_unavailable', 'roslyn-host supervisor is disposed'));
-    return this.enqueue(method, params, options, false) as Promise<MethodMap[M]['result']>;
+  async request<M extends MethodName>(method: M, params: MethodMap[M]['params'], options: RequestOptions = {}): Promise<MethodMap[M]['result']> {
+    if (this.disposed) throw new CaError('semantic_unavailable', 'roslyn-host supervisor is disposed');
+    const deadlineMs = options.deadlineMs ?? defaultDeadline(method);
+    // The caller's deadline covers queueing, restarts and replays: the host enforces deadlineMs
+    // itself, the supervisor's deadline only catches a host that stopped answering.
+    const until = Date.now() + deadlineMs + (this.options.deadlineGraceMs ?? 5000);
+    const send = (): Promise<unknown> =>
+      this.startChecked().then(() =>
+        this.supervisor.request(
+          { method, params, deadlineMs },
+          { deadlineMs: Math.max(1, until - Date.now()), ...(options.signal ? { signal: options.signal } : {}) },
+        ),
+      );
+    const result = await this.run(send, method, options.signal, deadlineMs);
+    this.remember(method, params);
+    return result as MethodMap[M]['result'];
   }
 
   /** Graceful stop (the next request starts a new host). */
   async shutdown(): Promise<void> {
-    this.clearIdle();
-    const proc = this.proc;
-    if (!proc || proc.exited) return;
-    proc.killReason = 'shutdown';
-    try {
-      proc.child.stdin.write(`${JSON.stringify({ id: this.nextId++, method: 'shutdown' })}\n`);
-      proc.child.stdin.end();
-    } catch {
-      // already gone
-    }
-    // While we wait for the exit, the child and the timer must hold the event loop: with both
-    // unref'd, Node would drain the loop and exit with the caller's await still pending.
-    proc.child.ref();
-    unrefStream(proc.child.stdout, true);
-    unrefStream(proc.child.stderr, true);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((r) => {
-      timer = setTimeout(() => r('timeout'), 3000);
-    });
-    try {
-      if ((await Promise.race([proc.exitedPromise, timeout])) === 'timeout') proc.child.kill('SIGKILL');
-      await proc.exitedPromise;
-    } finally {
-      clearTimeout(timer);
-    }
+    await this.supervisor.stop(3000);
   }
 
   /** Stops the host for good; pending requests reject with semantic_unavailable. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    await this.shutdown();
-    for (const p of [...this.pending.values()]) this.settle(p, new CaError('semantic_unavailable', 'roslyn-host supervisor disposed'));
+    this.stopHealth();
+    await this.supervisor.close(3000);
   }
 
   /** Kills the host process abruptly (tests and operators); in-flight requests are retried once. */
   killForTesting(signal: NodeJS.Signals = 'SIGKILL'): void {
-    this.proc?.child.kill(signal);
+    const pid = this.pid;
+    if (pid !== null) process.kill(pid, signal);
   }
 
   // ------------------------------------------------------------------ internals
 
-  private enqueue(method: MethodName, params: unknown, options: RequestOptions, internal: boolean, proc?: HostProcess): Promise<unknown> {
-    this.clearIdle();
-    return new Promise((resolvePromise, rejectPromise) => {
-      const deadlineMs = options.deadlineMs ?? defaultDeadline(method);
-      const p: Pending = {
-        method,
-        params,
-        deadlineMs,
-        internal,
-        signal: options.signal,
-        resolve: resolvePromise,
-        reject: rejectPromise,
-        attempt: 0,
-        id: 0,
-        proc: null,
-        settled: false,
-        timer: null,
-        onAbort: null,
-      };
-      if (options.signal?.aborted) {
-        rejectPromise(options.signal.reason);
-        return;
-      }
-      if (options.signal) {
-        p.onAbort = () => {
-          if (p.proc && !p.proc.exited && p.id) this.writeFrame(p.proc, { id: this.nextId++, method: 'cancel', params: { id: p.id } });
-          this.settle(p, options.signal!.reason);
-        };
-        options.signal.addEventListener('abort', p.onAbort, { once: true });
-      }
-      // The caller's deadline covers queueing, restarts and replays: the host enforces deadlineMs itself,
-      // this timer only catches a host that stopped answering.
-      p.timer = setTimeout(() => {
-        if (p.proc && !p.proc.exited && p.id) this.writeFrame(p.proc, { id: this.nextId++, method: 'cancel', params: { id: p.id } });
-        this.settle(p, new CaError('timeout', `roslyn-host did not answer ${method} within ${deadlineMs} ms`, { context: { method, deadlineMs } }));
-      }, deadlineMs + (this.options.deadlineGraceMs ?? 5000));
-      this.dispatch(p, proc);
-    });
-  }
-
-  private dispatch(p: Pending, proc?: HostProcess): void {
-    if (p.settled) return;
-    const target = proc ? Promise.resolve(proc) : this.ensureProcess();
-    target.then(
-      (live) => {
-        if (p.settled) return;
-        if (live.exited) {
-          this.onLost(p, live);
-          return;
-        }
-        p.proc = live;
-        p.id = this.nextId++;
-        this.pending.set(p.id, p);
-        this.updateRef();
-        this.writeFrame(live, { id: p.id, method: p.method, params: p.params, deadlineMs: p.deadlineMs });
+  private createSupervisor(): Supervisor<Call, unknown> {
+    return new Supervisor<Call, unknown>({
+      // dotnet and the dll are located at each spawn (`startChecked` made sure both exist).
+      transport: {
+        name: 'roslyn-host',
+        start: (listener) =>
+          childProcessTransport({
+            name: 'roslyn-host',
+            command: findDotnet(this.options) ?? 'dotnet',
+            args: [locateRoslynHost(this.options).dllPath ?? '', ...(this.options.hostArgs ?? [])],
+            env: { ...process.env, DOTNET_CLI_TELEMETRY_OPTOUT: '1', DOTNET_NOLOGO: '1' },
+          }).start(listener),
       },
-      (error: unknown) => this.settle(p, error),
-    );
+      codec: hostCodec((line) => this.log(line)),
+      // The host bounds its own queue and answers `backpressure`: everything is passed on.
+      maxInFlight: Number.POSITIVE_INFINITY,
+      killOnDeadline: false,
+      maxRestarts: MAX_CONSECUTIVE_CRASHES,
+      memoryCeilingBytes: this.options.memoryCeilingBytes ?? 2 * GIB,
+      memoryCheckIntervalMs: this.options.memoryCheckIntervalMs ?? 1000,
+      idleTimeoutMs: this.options.idleShutdownMs ?? 15 * 60_000,
+      startTimeoutMs: this.options.startTimeoutMs ?? 30_000,
+      shutdownGraceMs: 3000,
+      handshake: async (ctx) => {
+        const started = Date.now();
+        this.handshakeResult = (await ctx.request({
+          method: 'initialize',
+          params: { protocolVersion: PROTOCOL_VERSION, clientName: '@ca/parse-cs' },
+          deadlineMs: this.options.startTimeoutMs ?? 30_000,
+        })) as InitializeResult;
+        this.lastStartMs = Date.now() - started;
+        // A restarted host knows nothing: reload what the previous one had before retried work runs.
+        for (const params of this.loads.values()) {
+          try {
+            await ctx.request({ method: 'loadProject', params, deadlineMs: DEFAULT_LOAD_DEADLINE_MS }, DEFAULT_LOAD_DEADLINE_MS + 5000);
+          } catch (e) {
+            this.log(`replaying loadProject ${params.projectPath} failed: ${(e as Error).message}`);
+          }
+        }
+      },
+      onEvent: (e) => this.onEvent(e),
+    });
   }
 
-  private writeFrame(proc: HostProcess, frame: object): void {
-    try {
-      proc.child.stdin.write(`${JSON.stringify(frame)}\n`);
-    } catch {
-      // The exit handler deals with requests of a dead process.
+  /** Rejects at once, without a spawn, when dotnet or the built host is missing. */
+  private async startChecked(): Promise<void> {
+    if (this.supervisor.pid === null) {
+      const availability = isRoslynAvailable(this.options);
+      if (!availability.ok) throw new CaError('semantic_unavailable', availability.reason);
     }
+    await this.supervisor.start();
   }
 
-  private settle(p: Pending, error: unknown, value?: unknown): void {
-    if (p.settled) return;
-    p.settled = true;
-    if (p.timer) clearTimeout(p.timer);
-    if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
-    if (p.id) this.pending.delete(p.id);
-    if (error !== undefined) p.reject(error);
-    else p.resolve(value);
-    this.updateRef();
-    if (this.pending.size === 0) this.armIdle();
-  }
-
-  private ensureProcess(): Promise<HostProcess> {
-    if (this.proc && !this.proc.exited && this.proc.handshake) return Promise.resolve(this.proc);
-    if (this.starting) return this.starting;
-    if (this.disposed) return Promise.reject(new CaError('semantic_unavailable', 'roslyn-host supervisor is disposed'));
-    this.starting = this.spawnHost().finally(() => {
-      this.starting = null;
-      this.updateRef();
-    });
-    return this.starting;
-  }
-
-  private async spawnHost(): Promise<HostProcess> {
-    const availability = isRoslynAvailable(this.options);
-    if (!availability.ok) throw new CaError('semantic_unavailable', availability.reason);
-    const dotnet = findDotnet(this.options)!;
-    const dll = locateRoslynHost(this.options).dllPath!;
-    const started = Date.now();
-    const child = spawn(dotnet, [dll, ...(this.options.hostArgs ?? [])], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, DOTNET_CLI_TELEMETRY_OPTOUT: '1', DOTNET_NOLOGO: '1' },
-    });
-    let markExited!: () => void;
-    const proc: HostProcess = {
-      child,
-      pid: child.pid ?? -1,
-      spawnedAt: started,
-      handshake: null,
-      killReason: null,
-      exited: false,
-      exitedPromise: new Promise<void>((r) => (markExited = r)),
-    };
-    if (this.proc && !this.proc.exited) this.proc.child.kill('SIGKILL');
-    this.proc = proc;
-    this.starts++;
-    child.on('error', (e) => this.log(`spawn error: ${e.message}`));
-    child.on('exit', (code, signal) => {
-      proc.exited = true;
-      markExited();
-      this.onExit(proc, code, signal);
-    });
-    createInterface({ input: child.stdout }).on('line', (line) => this.onFrame(proc, line));
-    createInterface({ input: child.stderr }).on('line', (line) => this.log(line));
-    child.stdin.on('error', () => undefined);
-
-    const handshake = (await this.enqueue(
-      'initialize',
-      { protocolVersion: PROTOCOL_VERSION, clientName: '@ca/parse-cs' },
-      { deadlineMs: this.options.startTimeoutMs ?? 30_000 },
-      true,
-      proc,
-    ).catch((e: unknown) => {
-      child.kill('SIGKILL');
-      throw new CaError('semantic_unavailable', `roslyn-host failed to start: ${(e as Error).message}. ${this.stderrTail.slice(-5).join(' | ')}`, {
-        cause: e,
-      });
-    })) as InitializeResult;
-    proc.handshake = handshake;
-    this.lastStartMs = Date.now() - started;
-    this.startMonitors(proc);
-    // A restarted host knows nothing: reload what the previous one had before retried work runs.
-    for (const params of this.loads.values()) {
+  /** Runs `send`, retrying once when the host died under it; errors become this package's codes. */
+  private async run(send: () => Promise<unknown>, method: MethodName, signal: AbortSignal | undefined, deadlineMs?: number): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
       try {
-        await this.enqueue('loadProject', params, {}, true, proc);
+        return await send();
       } catch (e) {
-        this.log(`replaying loadProject ${params.projectPath} failed: ${(e as Error).message}`);
+        const err = toCaError(e);
+        // The host reports passing its own memory limit: it is replaced (its other requests fail).
+        if (err.code === 'oom_restart' && err.context.wireCode !== undefined) this.supervisor.kill('oom');
+        const lostInFlight = err.code === 'worker_crashed' && err.context.reason === 'crash';
+        if (lostInFlight && attempt === 0 && !this.disposed && method !== 'initialize') continue;
+        throw this.translate(err, method, signal, deadlineMs, attempt);
       }
     }
-    return proc;
   }
 
-  private onFrame(proc: HostProcess, line: string): void {
-    let frame: ResponseFrame;
-    try {
-      frame = JSON.parse(line) as ResponseFrame;
-    } catch {
-      this.log(`unreadable frame from host: ${line.slice(0, 200)}`);
-      return;
+  private translate(err: CaError, method: MethodName, signal: AbortSignal | undefined, deadlineMs: number | undefined, attempt: number): unknown {
+    const tail = this.stderrTail.slice(-3).join(' | ');
+    switch (err.code) {
+      case 'cancelled':
+        if (signal?.aborted) return signal.reason;
+        return new CaError('semantic_unavailable', 'roslyn-host supervisor disposed', { cause: err });
+      case 'deadline_exceeded':
+        if (method === 'initialize' || err.context.reason === 'start_failed' || /did not start/.test(err.message)) break;
+        return new CaError('timeout', `roslyn-host did not answer ${method} within ${deadlineMs} ms`, { cause: err, context: { method, deadlineMs } });
+      case 'oom_restart':
+        if (err.context.wireCode !== undefined) return err;
+        return new CaError('oom_restart', `roslyn-host exceeded its memory ceiling during ${method} and was restarted`, { cause: err, context: { method } });
+      case 'overloaded':
+        return new CaError('backpressure', err.message, { cause: err });
+      case 'worker_crashed':
+      case 'protocol_error':
+        if (err.context.reason === 'start_failed' || method === 'initialize' || /failed to start/.test(err.message)) break;
+        return new CaError('semantic_unavailable', `roslyn-host exited during ${method}${attempt >= 1 ? ' (after one retry)' : ''}${tail ? `: ${tail}` : ''}`, {
+          cause: err,
+          context: { method },
+        });
+      default:
+        return err;
     }
-    if (frame.id === null) {
-      this.log(`host rejected a frame: ${frame.error?.message ?? 'unknown'}`);
-      return;
+    return new CaError('semantic_unavailable', `roslyn-host failed to start: ${err.message}. ${this.stderrTail.slice(-5).join(' | ')}`, { cause: err });
+  }
+
+  /** Remembers loads (replayed after a restart) and forgets unloaded projects. */
+  private remember(method: MethodName, params: unknown): void {
+    if (method === 'loadProject') {
+      const p = params as LoadProjectParams;
+      this.loads.set(`${resolve(p.repoRoot)}\u0000${resolve(p.repoRoot, p.projectPath)}`, p);
     }
-    const p = this.pending.get(frame.id);
-    if (!p || p.proc !== proc) return;
-    if (frame.error) {
-      const { code, message, data } = frame.error;
-      if (code === 'cancelled') {
-        this.settle(p, p.signal?.reason ?? new CaError('timeout', message, { context: { method: p.method } }));
-        return;
-      }
-      const caCode = CA_CODES[code] ?? 'internal';
-      this.settle(p, new CaError(caCode, message, { context: { method: p.method, wireCode: code, data } }));
-      if (code === 'oom_restart') this.kill(proc, 'oom');
-      return;
-    }
-    if (p.method === 'loadProject' && !p.internal) {
-      const params = p.params as LoadProjectParams;
-      this.loads.set(`${resolve(params.repoRoot)}\u0000${resolve(params.repoRoot, params.projectPath)}`, params);
-    }
-    if (p.method === 'unloadProject') {
-      const id = (p.params as UnloadProjectParams | undefined)?.projectId;
+    if (method === 'unloadProject') {
+      const id = (params as UnloadProjectParams | undefined)?.projectId;
       if (id === undefined) this.loads.clear();
       else for (const [k, v] of this.loads) if (v.projectPath === id || resolve(v.repoRoot, v.projectPath) === resolve(v.repoRoot, id)) this.loads.delete(k);
     }
-    this.settle(p, undefined, frame.result);
   }
 
-  private onExit(proc: HostProcess, code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.proc === proc) {
-      this.proc = null;
-      this.stopMonitors();
+  private onEvent(e: SupervisorEvent): void {
+    switch (e.type) {
+      case 'log':
+        this.log(String(e.value));
+        break;
+      case 'memory':
+        if (e.pid !== undefined) this.sampleMemory(e.pid);
+        break;
+      case 'ready':
+        this.startHealth();
+        break;
+      case 'exit':
+        this.stopHealth();
+        this.log(`host ${e.pid} exited (${e.reason})`);
+        break;
+      case 'restart':
+        break;
+      default:
+        break;
     }
-    const reason = proc.killReason;
-    if (reason === 'oom') this.oomRestarts++;
-    if (reason !== 'shutdown' && proc.handshake) this.restarts++;
-    this.log(`host ${proc.pid} exited (code ${code}, signal ${signal}${reason ? `, ${reason}` : ''})`);
-    const lost = [...this.pending.values()].filter((p) => p.proc === proc);
-    for (const p of lost) this.onLost(p, proc);
   }
 
-  /** A request whose process died: oom → oom_restart; otherwise retried once on a new process. */
-  private onLost(p: Pending, proc: HostProcess): void {
-    if (p.id) this.pending.delete(p.id);
-    p.id = 0;
-    p.proc = null;
-    const reason = proc.killReason;
-    if (reason === 'oom') {
-      this.settle(
-        p,
-        new CaError('oom_restart', `roslyn-host exceeded its memory ceiling during ${p.method} and was restarted`, { context: { method: p.method } }),
-      );
-      return;
-    }
-    if (reason === 'shutdown' || p.internal || p.attempt >= 1 || this.disposed) {
-      const tail = this.stderrTail.slice(-3).join(' | ');
-      this.settle(
-        p,
-        new CaError('semantic_unavailable', `roslyn-host exited during ${p.method}${p.attempt >= 1 ? ' (after one retry)' : ''}${tail ? `: ${tail}` : ''}`, {
-          context: { method: p.method },
-        }),
-      );
-      return;
-    }
-    p.attempt++;
-    this.dispatch(p);
-  }
-
-  private kill(proc: HostProcess, reason: KillReason): void {
-    if (proc.exited) return;
-    proc.killReason ??= reason;
-    proc.child.kill('SIGKILL');
-  }
-
-  private startMonitors(proc: HostProcess): void {
-    this.stopMonitors();
-    const ceiling = this.options.memoryCeilingBytes ?? 2 * GIB;
-    this.memoryTimer = setInterval(() => {
-      const mem = this.sampleMemory();
-      if (mem && mem.rss > ceiling) {
-        this.log(`host RSS ${mem.rss} bytes exceeds the ceiling ${ceiling}: restarting`);
-        this.kill(proc, 'oom');
-      }
-    }, this.options.memoryCheckIntervalMs ?? 1000);
-    this.memoryTimer.unref();
+  /** A host that does not answer a ping within its deadline is killed (the next request restarts it). */
+  private startHealth(): void {
+    this.stopHealth();
     const health = this.options.healthCheckIntervalMs ?? 30_000;
-    if (health > 0) {
-      this.healthTimer = setInterval(() => {
-        if (proc.exited || !proc.handshake) return;
-        this.enqueue('ping', undefined, { deadlineMs: 10_000 }, true, proc).catch((e: unknown) => {
-          if (e instanceof CaError && e.code === 'timeout') {
-            this.log('host did not answer a health ping: restarting');
-            this.kill(proc, 'unhealthy');
-          }
-        });
-      }, health);
-      this.healthTimer.unref();
-    }
+    if (health <= 0) return;
+    this.healthTimer = setInterval(() => {
+      if (this.supervisor.pid === null) return;
+      this.supervisor.request({ method: 'ping', params: undefined, deadlineMs: 10_000 }, { deadlineMs: 10_000 + (this.options.deadlineGraceMs ?? 5000) }).catch((e: unknown) => {
+        if (e instanceof CaError && e.code === 'deadline_exceeded') {
+          this.log('host did not answer a health ping: restarting');
+          this.supervisor.kill('crash');
+        }
+      });
+    }, health);
+    this.healthTimer.unref();
   }
 
-  private stopMonitors(): void {
-    if (this.memoryTimer) clearInterval(this.memoryTimer);
+  private stopHealth(): void {
     if (this.healthTimer) clearInterval(this.healthTimer);
-    this.memoryTimer = null;
     this.healthTimer = null;
   }
 
-  private sampleMemory(): { rss: number; peak: number } | null {
-    const proc = this.proc;
-    if (!proc || proc.exited) return null;
-    const mem = readProcessMemory(proc.pid);
-    if (mem) {
-      this.lastRss = mem.rss;
-      this.peakRss = Math.max(this.peakRss, mem.peak, mem.rss);
-    }
-    return mem;
-  }
-
-  private armIdle(): void {
-    this.clearIdle();
-    if (!this.proc || this.disposed) return;
-    this.idleTimer = setTimeout(() => {
-      if (this.pending.size === 0) void this.shutdown();
-    }, this.options.idleShutdownMs ?? 15 * 60_000);
-    this.idleTimer.unref();
-  }
-
-  private clearIdle(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-  }
-
-  /** An idle host must not keep the Node process alive; a busy one must. */
-  private updateRef(): void {
-    const proc = this.proc;
-    if (!proc || proc.exited) return;
-    const busy = this.pending.size > 0 || this.starting !== null;
-    if (busy) proc.child.ref();
-    else proc.child.unref();
-    unrefStream(proc.child.stdout, busy);
-    unrefStream(proc.child.stderr, busy);
-    unrefStream(proc.child.stdin, busy);
+  private sampleMemory(pid: number): void {
+    const mem = readProcessMemory(pid);
+    if (!mem) return;
+    this.lastRss = mem.rss;
+    this.peakRss = Math.max(this.peakRss, mem.peak, mem.rss);
   }
 
   private log(line: string): void {
