@@ -28,6 +28,7 @@ import { checkIndexPath, requireIndexed } from './indexPresence.js';
 export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './indexer.js';
 import { findSymbols, type FindOptions, type FindResponse } from './find.js';
 import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
+import { ensureIndexGitignore } from './gitignore.js';
 
 export { WORKING_LABEL };
 
@@ -113,8 +114,6 @@ export interface HealthCheck {
   readonly detail: string;
 }
 
-const GITIGNORE_TEXT = '# Code Agent index (rebuildable). config.json is meant to be committed.\n*.db\n*.db-*\n*.lock\n';
-
 /** File texts navigation keeps for its gap checks until the index changes (characters; past it the cache starts over). */
 const TEXT_CACHE_MAX_CHARS = 32 * 1024 * 1024;
 
@@ -197,8 +196,7 @@ export class Engine {
     if (!options.dbPath) {
       const dir = dirname(dbPath);
       mkdirSync(dir, { recursive: true });
-      const gi = join(dir, '.gitignore');
-      if (!existsSync(gi)) writeFileSync(gi, GITIGNORE_TEXT);
+      ensureIndexGitignore(join(dir, '.gitignore'));
     }
     // PRAGMA quick_check costs seconds on a large index: it runs when indexing (and in
     // `ca health`), not on every query-side open.
