@@ -58,9 +58,9 @@ export function processAlive(pid: number): boolean {
 
 /**
  * Resolves with the first reason a stdio server has to stop: its stdin ends or closes, its stdout
- * reader is gone, the process that started it exits (a client killed with SIGKILL closes neither
- * pipe when the server's pipes were inherited by other processes, so the parent is polled too),
- * or SIGTERM, SIGINT or SIGHUP arrives. A second signal while stopping exits at once (code 1).
+ * reader is gone, the process that started it exits (polled too: the pipes outlive a killed
+ * client when another process, e.g. one that inherited them, still holds their other end), or
+ * SIGTERM, SIGINT or SIGHUP arrives. A second signal while stopping exits at once (code 1).
  * The poll timer is unref'd: it never keeps the process alive, and costs one syscall a second.
  */
 export function whenToStop(input: Readable = process.stdin, parentPid: number = process.ppid): Promise<StopReason> {
