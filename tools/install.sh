@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs and builds everything on a fresh machine: pnpm, the workspace dependencies
 # (better-sqlite3 compiles from source), the TypeScript packages and, when the .NET SDK is
-# present, roslyn-host. Safe to re-run.
+# present, roslyn-host; then puts `ca` on PATH (a link to the repo-root launcher in
+# $CA_BIN_DIR, default ~/.local/bin; CA_BIN_DIR=none skips it). Safe to re-run. The launcher
+# (./ca) runs this on first use and when pnpm-lock.yaml is newer than the last install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,4 +38,18 @@ if [ -f roslyn-host/RoslynHost.csproj ]; then
   else
     echo "install: dotnet not found: C# stays syntactic-only (ca status says so)" >&2
   fi
+fi
+
+# The launcher skips the install while this is newer than pnpm-lock.yaml.
+touch node_modules/.ca-installed
+
+bin_dir="${CA_BIN_DIR:-$HOME/.local/bin}"
+if [ "$bin_dir" != "none" ]; then
+  mkdir -p "$bin_dir"
+  ln -sfn "$PWD/ca" "$bin_dir/ca"
+  echo "install: linked $bin_dir/ca -> $PWD/ca" >&2
+  case ":$PATH:" in
+    *":$bin_dir:"*) ;;
+    *) echo "install: $bin_dir is not on PATH; add it with:  export PATH=\"$bin_dir:\$PATH\"" >&2 ;;
+  esac
 fi

@@ -5,70 +5,7 @@ import { printJson, ProgressBar, reportError, watchErrorLine } from './output.js
 import { cmdFind, cmdSearch, cmdView, warnIfStale, joinNegativeNumbers, labelOf, labelOption, openRepo, parseInteger, viewOptionsOf, type QueryValues } from './query.js';
 import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
 import { readContext, writeContext } from './context.js';
-
-const USAGE = `usage: ca <command> [options]
-
-Commands:
-  index [PATH]            index the repository (PATH defaults to --repo); with --label NAME
-                          --commit REV: index a commit from git objects as label NAME
-  watch [PATH]            index, then re-index on every change until Ctrl-C (one warm engine:
-                          an edit is re-indexed in a fraction of a one-shot index; --debounce MS)
-  search QUERY            find symbols by name or words (several --repo, or a workspace: one ranking)
-  find EXPR               list the symbols a filter selects (no search text; paged)
-  view FILE [id:N[-M|-end]]  print a file as the index holds it (--lines A-B, or symbols by number)
-  symbol NAME             show the symbols matching a name, qualified name or id
-  outline FILE            list the symbols of a file
-  source NAME             print the source of a symbol
-  callers SYMBOL          who calls it (--through-interfaces: also via the interface/base member)
-  callees SYMBOL          what it calls
-  refs SYMBOL             every place that uses it (calls, references, imports)
-  impls SYMBOL            implementations, subclasses, overrides
-  deps FILE|SYMBOL        what it imports/uses
-  dependents FILE|SYMBOL  what imports/uses it
-  impact SYMBOL           transitive dependents grouped by file (blast radius)
-  status                  index size, parse problems, channel state, freshness, labels
-  health                  check the index and the grammars
-  labels                  the labels of the index (working tree, commits) with commit, files, completeness
-  label rm NAME           remove a label (its content goes with the next ca gc)
-  gc                      reclaim what no label references (versions, nodes, edges, vectors) and sweep journals
-  use [--label NAME] [--repo DIR] | --clear
-                          remember a default repository and label for the commands (ca use alone: show it)
-
-Global options:
-  --repo DIR|NAME         repository root, or a workspace repository's name (default: ca use's,
-                          then the current directory); search takes several
-  --workspace FILE|DIR    a workspace file listing repositories (default: ./.codeagent/workspace.json)
-  --label NAME            answer from this label (default: ca use's, then the working tree)
-  --db FILE               index file (default: <repo>/.codeagent/index.db)
-  --json                  machine-readable output
-  -h, --help              this help
-
-Navigation options:
-  --depth N  --min-confidence exact|probable|approximate  --format mermaid|dot  --all
-  --max-nodes N  (cap on nodes an answer keeps, nearest first; impact default graph.impact_max_nodes = 1000)
-  --context N  --context-before N  --context-after N  (lines around each site, 0-1000)
-  --max-tokens N  (answer budget of the printed text, default 50000; a cut answer says so and
-                  names the --offset of the next page)  --offset N
-
-Search options:
-  --filter EXPR  (lang: kind: path: name: project: is:test|generated|public returns: type: label:,
-                  with and, or, not and parentheses; ANDed with --lang --kind --path)
-  --limit N  --lang ts|js|cs  --kind KIND  --path GLOB  --include-tests  --explain
-  --budget TOKENS (default 16384)  --min-score 0..1 (drop results under this fraction of the best)
-  --min-similarity -1..1 (default 0.2: with no name/word match, drop results less similar in meaning)
-  --context N  --context-before N  --context-after N  --max-line-length N
-
-Find options:
-  --limit N (default 50)  --offset N  --cursor C (the nextCursor of the previous page)
-
-Other:
-  similar SYMBOL          code like this symbol (vector channel)
-  mcp [PATH]              serve the MCP tools over stdio (--db FILE, --no-refresh; apps/mcp/README.md)
-  mcp --http / serve      serve them over HTTP on 127.0.0.1 to many agents (--repo DIR…, --port N)
-  mcp install --client C  print (--write: add) the config entry of claude-code|claude-desktop|vscode|cursor
-  mcp instructions        a snippet for AGENTS.md / CLAUDE.md
-  model import DIR        copy an embedding model folder into the user cache (offline machines)
-  eval run|gate|mine-git  retrieval quality on query sets (see apps/eval/README.md)`;
+import { USAGE, type Command } from './usage.js';
 
 const OPTIONS = {
   repo: { type: 'string', multiple: true },
@@ -596,6 +533,40 @@ async function cmdModel(values: Values, args: string[]): Promise<number> {
   return 0;
 }
 
+type Handler = (values: Values, args: string[]) => Promise<number>;
+
+const navigate =
+  (navigation: Navigation): Handler =>
+  (values, args) =>
+    cmdNavigate(navigation, values, args);
+
+/** Every command of the table in usage.ts, and what runs it (eval, mcp and serve are dispatched before parsing). */
+const HANDLERS: Record<Exclude<Command, 'eval' | 'mcp' | 'serve'>, Handler> = {
+  index: cmdIndex,
+  watch: cmdWatch,
+  search: cmdSearch,
+  find: cmdFind,
+  view: cmdView,
+  symbol: cmdSymbol,
+  outline: cmdOutline,
+  source: cmdSource,
+  status: (values) => cmdStatus(values),
+  health: (values) => cmdHealth(values),
+  similar: cmdSimilar,
+  model: cmdModel,
+  labels: cmdLabels,
+  label: cmdLabel,
+  gc: cmdGc,
+  use: cmdUse,
+  callers: navigate('callers'),
+  callees: navigate('callees'),
+  refs: navigate('refs'),
+  impls: navigate('impls'),
+  deps: navigate('deps'),
+  dependents: navigate('dependents'),
+  impact: navigate('impact'),
+};
+
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
   let values: Values;
@@ -624,51 +595,10 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command || values.help ? 0 : 2;
   }
+  const handler = (HANDLERS as Record<string, Handler | undefined>)[command];
   try {
-    switch (command) {
-      case 'index':
-        return await cmdIndex(values, args);
-      case 'watch':
-        return await cmdWatch(values, args);
-      case 'search':
-        return await cmdSearch(values, args);
-      case 'find':
-        return await cmdFind(values, args);
-      case 'view':
-        return await cmdView(values, args);
-      case 'symbol':
-        return await cmdSymbol(values, args);
-      case 'outline':
-        return await cmdOutline(values, args);
-      case 'source':
-        return await cmdSource(values, args);
-      case 'status':
-        return await cmdStatus(values);
-      case 'health':
-        return await cmdHealth(values);
-      case 'similar':
-        return await cmdSimilar(values, args);
-      case 'model':
-        return await cmdModel(values, args);
-      case 'labels':
-        return await cmdLabels(values, args);
-      case 'label':
-        return await cmdLabel(values, args);
-      case 'gc':
-        return await cmdGc(values, args);
-      case 'use':
-        return await cmdUse(values, args);
-      case 'callers':
-      case 'callees':
-      case 'refs':
-      case 'impls':
-      case 'deps':
-      case 'dependents':
-      case 'impact':
-        return await cmdNavigate(command as Navigation, values, args);
-      default:
-        throw usage(`unknown command "${command}" (see ca --help)`);
-    }
+    if (!handler) throw usage(`unknown command "${command}" (see ca --help)`);
+    return await handler(values, args);
   } catch (e) {
     return reportError(e, values.json);
   }

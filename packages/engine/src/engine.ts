@@ -30,6 +30,7 @@ export type { Freshness } from './freshness.js';
 export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './indexer.js';
 import { findSymbols, type FindOptions, type FindResponse } from './find.js';
 import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
+import { ensureIndexGitignore } from './gitignore.js';
 
 export { WORKING_LABEL };
 
@@ -100,8 +101,6 @@ export interface HealthCheck {
   readonly ok: boolean;
   readonly detail: string;
 }
-
-const GITIGNORE_TEXT = '# Code Agent index (rebuildable). config.json is meant to be committed.\n*.db\n*.db-*\n*.lock\n';
 
 /** File texts navigation keeps for its gap checks until the index changes (characters; past it the cache starts over). */
 const TEXT_CACHE_MAX_CHARS = 32 * 1024 * 1024;
@@ -185,8 +184,7 @@ export class Engine {
     if (!options.dbPath) {
       const dir = dirname(dbPath);
       mkdirSync(dir, { recursive: true });
-      const gi = join(dir, '.gitignore');
-      if (!existsSync(gi)) writeFileSync(gi, GITIGNORE_TEXT);
+      ensureIndexGitignore(join(dir, '.gitignore'));
     }
     // PRAGMA quick_check costs seconds on a large index: it runs when indexing (and in
     // `ca health`), not on every query-side open.

@@ -27,7 +27,7 @@ describe('Engine on fixtures/ts-app', () => {
     expect(first.symbols).toBeGreaterThan(60);
     expect(first.edges).toBeGreaterThan(first.symbols);
     const gi = join(repo, '.codeagent', '.gitignore');
-    expect(require('node:fs').readFileSync(gi, 'utf8')).toContain('*.db');
+    expect(require('node:fs').readFileSync(gi, 'utf8')).toContain('\n*\n');
   });
 
   it('finds a symbol by exact qualified name first, and its definition before usages', async () => {

@@ -1,0 +1,100 @@
+// The help text and the command table: everything `ca --help` needs, with no import, so that
+// printing help loads nothing else (main.ts imports the engine only for a command that uses it).
+
+/** The commands of `ca`, in help order (cli.ts maps each to its handler; the tests iterate this table). */
+export const COMMANDS = [
+  'index',
+  'watch',
+  'search',
+  'find',
+  'view',
+  'symbol',
+  'outline',
+  'source',
+  'callers',
+  'callees',
+  'refs',
+  'impls',
+  'deps',
+  'dependents',
+  'impact',
+  'status',
+  'health',
+  'labels',
+  'label',
+  'gc',
+  'use',
+  'similar',
+  'mcp',
+  'serve',
+  'model',
+  'eval',
+] as const;
+
+/** A command name of the table. */
+export type Command = (typeof COMMANDS)[number];
+
+/** `ca --help`. */
+export const USAGE = `usage: ca <command> [options]
+
+Commands:
+  index [PATH]            index the repository (PATH defaults to --repo); with --label NAME
+                          --commit REV: index a commit from git objects as label NAME
+  watch [PATH]            index, then re-index on every change until Ctrl-C (one warm engine:
+                          an edit is re-indexed in a fraction of a one-shot index; --debounce MS)
+  search QUERY            find symbols by name or words (several --repo, or a workspace: one ranking)
+  find EXPR               list the symbols a filter selects (no search text; paged)
+  view FILE [id:N[-M|-end]]  print a file as the index holds it (--lines A-B, or symbols by number)
+  symbol NAME             show the symbols matching a name, qualified name or id
+  outline FILE            list the symbols of a file
+  source NAME             print the source of a symbol
+  callers SYMBOL          who calls it (--through-interfaces: also via the interface/base member)
+  callees SYMBOL          what it calls
+  refs SYMBOL             every place that uses it (calls, references, imports)
+  impls SYMBOL            implementations, subclasses, overrides
+  deps FILE|SYMBOL        what it imports/uses
+  dependents FILE|SYMBOL  what imports/uses it
+  impact SYMBOL           transitive dependents grouped by file (blast radius)
+  status                  index size, parse problems, channel state, freshness, labels
+  health                  check the index and the grammars
+  labels                  the labels of the index (working tree, commits) with commit, files, completeness
+  label rm NAME           remove a label (its content goes with the next ca gc)
+  gc                      reclaim what no label references (versions, nodes, edges, vectors) and sweep journals
+  use [--label NAME] [--repo DIR] | --clear
+                          remember a default repository and label for the commands (ca use alone: show it)
+
+Global options:
+  --repo DIR|NAME         repository root, or a workspace repository's name (default: ca use's,
+                          then the current directory); search takes several
+  --workspace FILE|DIR    a workspace file listing repositories (default: ./.codeagent/workspace.json)
+  --label NAME            answer from this label (default: ca use's, then the working tree)
+  --db FILE               index file (default: <repo>/.codeagent/index.db)
+  --json                  machine-readable output
+  -h, --help              this help
+
+Navigation options:
+  --depth N  --min-confidence exact|probable|approximate  --format mermaid|dot  --all
+  --max-nodes N  (cap on nodes an answer keeps, nearest first; impact default graph.impact_max_nodes = 1000)
+  --context N  --context-before N  --context-after N  (lines around each site, 0-1000)
+  --max-tokens N  (answer budget of the printed text, default 50000; a cut answer says so and
+                  names the --offset of the next page)  --offset N
+
+Search options:
+  --filter EXPR  (lang: kind: path: name: project: is:test|generated|public returns: type: label:,
+                  with and, or, not and parentheses; ANDed with --lang --kind --path)
+  --limit N  --lang ts|js|cs  --kind KIND  --path GLOB  --include-tests  --explain
+  --budget TOKENS (default 16384)  --min-score 0..1 (drop results under this fraction of the best)
+  --min-similarity -1..1 (default 0.2: with no name/word match, drop results less similar in meaning)
+  --context N  --context-before N  --context-after N  --max-line-length N
+
+Find options:
+  --limit N (default 50)  --offset N  --cursor C (the nextCursor of the previous page)
+
+Other:
+  similar SYMBOL          code like this symbol (vector channel)
+  mcp [PATH]              serve the MCP tools over stdio (--db FILE, --no-refresh; apps/mcp/README.md)
+  mcp --http / serve      serve them over HTTP on 127.0.0.1 to many agents (--repo DIR…, --port N)
+  mcp install --client C  print (--write: add) the config entry of claude-code|claude-desktop|vscode|cursor
+  mcp instructions        a snippet for AGENTS.md / CLAUDE.md
+  model import DIR        copy an embedding model folder into the user cache (offline machines)
+  eval run|gate|mine-git  retrieval quality on query sets (see apps/eval/README.md)`;
