@@ -249,6 +249,9 @@ export class IndexWriter {
           doc = @doc, generated = @generated, chunk_text = @chunkText, chunk_hash = @chunkHash
         WHERE id = @id`),
       deleteNode: s(`DELETE FROM nodes WHERE id = ?`),
+      // Files whose complete pass resolved a use to the node: their exact edge would dangle.
+      referrersPending: s(`UPDATE files SET semantic_state = 'pending', semantic_reason = 'edge target removed'
+        WHERE semantic_state = 'ok' AND id IN (SELECT file_id FROM edges WHERE target_id = ? AND extractor LIKE 'semantic:%')`),
       deleteFts: s(`DELETE FROM fts_nodes WHERE rowid = ?`),
       insertFts: s(`INSERT INTO fts_nodes(rowid, name, qualified_name, split, signature, doc, path, body)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -787,6 +790,10 @@ export class IndexWriter {
       now(),
     );
     this.stmts.deleteFts.run(n.id);
+    // The exact edges into the node lose their target (ON DELETE SET NULL); the files holding
+    // them, unchanged or not, are analysed again in the same transaction as the delete, so an
+    // interruption cannot leave an unresolved exact edge under a complete pass (decision 022).
+    this.stmts.referrersPending.run(n.id);
     this.stmts.deleteNode.run(n.id);
     stats.nodesDeleted++;
     if (n.kind !== 'file') stats.droppedNames?.add(n.name);
