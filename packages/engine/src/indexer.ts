@@ -210,6 +210,15 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   if (thePlan.reuse.length > 0) {
     store.writer.reuseVersions(label, thePlan.reuse.map((r) => ({ path: r.file.path, fileId: r.fileId, mtimeMs: worktree ? r.file.mtimeMs : null })));
   }
+  // What importers of a module resolve to follows its exports: a module that appears (a move's
+  // new path), disappears or changes its exports has its importers analysed again — marked
+  // before (or with) the write, so an interruption cannot leave them complete (decision 022).
+  const markImporters = (paths: readonly string[], reason: string) => {
+    const ts = paths.filter((p) => TS_LIKE.test(p));
+    if (config.semantic.enabled && ts.length > 0) store.semantic.markImportersPending(label, ts, reason);
+  };
+  markImporters(thePlan.moves.map((m) => m.to.path), 'imported module appeared');
+  markImporters(thePlan.remove.map((r) => r.path), 'imported module removed');
   for (const m of thePlan.moves) {
     store.writer.moveVersion(label, { from: m.from, to: m.to.path, fileId: m.fileId, mtimeMs: worktree ? m.to.mtimeMs : null, project: m.to.project }, (key) =>
       movedKey(key, m.from, m.to.path),
@@ -229,6 +238,8 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
     const tsLike = carrying && TS_LIKE.test(input.path);
     const p = planNodes(input.previous, input.nodes, { path: input.path, partialTarget: input.partialTarget, chunkHash: chunkHashOf, carry: tsLike });
     for (const n of p.dirtyNames ?? []) dirty.add(n);
+    // Runs inside the writer's transaction: the importers are pending together with the new version.
+    if (tsLike && (input.previous.length === 0 || p.exportsChanged !== false)) markImporters([input.path], 'imported module changed its exports');
     // Only files that carried something get a region (and keep their nodes' texts until the pass).
     if ((p.carry?.length ?? 0) > 0) {
       const updates = new Map<number, string>();

@@ -1,7 +1,7 @@
 import type { ExtractedNode, Language, ParseStatus } from '@ca/schema';
 import type { NodeAction, NodePlan, PartialTarget, PreviousNode, StoredFileRecord } from '@ca/store';
 import type { DiscoveredFile, SkippedFile } from './discovery.js';
-import { carriedLines, changedFileNames, changedNames } from './regions.js';
+import { carriedLines, changedFileNames, changedNames, exportSurfaceChanged } from './regions.js';
 
 // ---------------------------------------------------------------- what the index holds
 
@@ -105,7 +105,24 @@ export function detectChanges(
 
 // ---------------------------------------------------------------- the plan
 
-export type ParseReason = 'created' | 'modified' | 'extractor changed' | 'moved (another label holds the old version)';
+export type ParseReason =
+  | 'created'
+  | 'modified'
+  | 'extractor changed'
+  | 'moved (another label holds the old version)'
+  | 'moved to another directory (relative imports resolve anew)';
+
+/** Files whose extraction resolves relative module specifiers against their own directory (TS/JS). */
+const DIRECTORY_SHAPED = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
+
+/**
+ * Whether a same-content move can keep the version (renamed in place): not when the file's
+ * relative imports resolve against another directory now (its edges' module paths change).
+ */
+export function movesInPlace(from: string, to: string): boolean {
+  const dir = (p: string) => p.slice(0, Math.max(0, p.lastIndexOf('/')));
+  return !DIRECTORY_SHAPED.test(to) || dir(from) === dir(to);
+}
 
 export interface PlannedParse {
   readonly file: SourceVersion;
@@ -178,7 +195,11 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
       continue;
     }
     const candidates = f.contentHash !== undefined ? deletedByHash.get(f.contentHash) : undefined;
-    const from = candidates?.find((p) => !movedFrom.has(p));
+    const from = candidates?.find((p) => !movedFrom.has(p) && movesInPlace(p, f.path));
+    if (candidates !== undefined && from === undefined && f.contentHash !== undefined && candidates.some((p) => !movedFrom.has(p))) {
+      parse.push({ file: f, reason: 'moved to another directory (relative imports resolve anew)', previousFileId: null });
+      continue;
+    }
     if (from !== undefined) {
       movedFrom.add(from);
       const old = stored.get(from)!;
@@ -269,6 +290,8 @@ export function planNodes(
   const dirty = new Set<string>();
   const localDirty = new Set<string>();
   const insertedParents = new Set<string>();
+  // Unknown (true) until the previous file node's text is compared.
+  let exportsChanged = true;
   const facts = (n: ExtractedNode) => ({ kind: n.kind, name: n.name, chunkText: n.chunkText, signature: n.signature });
   for (const n of next) {
     if (n.modifiers.includes('partial') && MERGEABLE_KINDS.has(n.kind)) {
@@ -298,6 +321,7 @@ export function planNodes(
           const f = changedFileNames(old.chunkText, n.chunkText);
           for (const name of f.imported) localDirty.add(name);
           for (const name of f.exported) dirty.add(name);
+          exportsChanged = exportSurfaceChanged(old.chunkText, n.chunkText);
         } else {
           for (const name of changedNames({ kind: old.kind, name: old.name ?? n.name, chunkText: old.chunkText, signature: old.signature ?? '' }, facts(n))) dirty.add(name);
         }
@@ -315,7 +339,7 @@ export function planNodes(
   const drop = [...byKey.values()].map((n) => ({ id: n.id, survives: n.otherSpans > 0 }));
   if (!carrying) return { actions, drop, reembed };
   for (const n of byKey.values()) if (n.name !== undefined && n.kind !== 'file') dirty.add(n.name);
-  return { actions, drop, reembed, carry, dirtyNames: [...dirty].sort(), localDirtyNames: [...localDirty].sort() };
+  return { actions, drop, reembed, carry, dirtyNames: [...dirty].sort(), localDirtyNames: [...localDirty].sort(), exportsChanged };
 }
 
 /**

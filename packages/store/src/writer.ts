@@ -146,6 +146,11 @@ export interface NodePlan {
   readonly dirtyNames?: readonly string[];
   /** Names whose meaning changed in this file only (its import statements). */
   readonly localDirtyNames?: readonly string[];
+  /**
+   * False when the file's previous text was compared and its export and re-export statements
+   * (what other modules can import from it) are unchanged; absent when unknown.
+   */
+  readonly exportsChanged?: boolean;
 }
 
 export interface NodePlannerInput {
@@ -250,6 +255,9 @@ export class IndexWriter {
         WHERE id = @id`),
       deleteNode: s(`DELETE FROM nodes WHERE id = ?`),
       // Files whose complete pass resolved a use to the node: their exact edge would dangle.
+      // Syntactic edges of other files resolved to the node through a module path: resolved again (`resolveImports`).
+      unresolveImporters: s(`UPDATE edges SET target_id = NULL
+        WHERE target_id = ? AND file_id <> ? AND target_module IS NOT NULL AND extractor NOT LIKE 'semantic:%'`),
       referrersPending: s(`UPDATE files SET semantic_state = 'pending', semantic_reason = 'edge target removed'
         WHERE semantic_state = 'ok' AND id IN (SELECT file_id FROM edges WHERE target_id = ? AND extractor LIKE 'semantic:%')`),
       deleteFts: s(`DELETE FROM fts_nodes WHERE rowid = ?`),
@@ -350,6 +358,10 @@ export class IndexWriter {
       const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
       for (const n of this.stmts.nodesOfFile.all(move.fileId) as ExistingNode[]) {
         this.stmts.rekeyNode.run(rekey(n.symbol_key), move.project, n.id);
+        // Other files reached the node by the old path: their module paths and exact edges are
+        // what a clean index of the new tree would resolve again (decision 022).
+        this.stmts.unresolveImporters.run(n.id, move.fileId);
+        this.stmts.referrersPending.run(n.id);
         // The file's own node is named after its path.
         this.stmts.renameFileNode.run({ id: n.id, from: move.from, to: move.to, fromName: base(move.from), toName: base(move.to) });
         // The FTS row holds the path's words: written again (a contentless table cannot be read back).
