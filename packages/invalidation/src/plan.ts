@@ -110,7 +110,8 @@ export type ParseReason =
   | 'modified'
   | 'extractor changed'
   | 'moved (another label holds the old version)'
-  | 'moved to another directory (relative imports resolve anew)';
+  | 'moved to another directory (relative imports resolve anew)'
+  | 'moved (extracted otherwise at the new path)';
 
 /** Files whose extraction resolves relative module specifiers against their own directory (TS/JS). */
 const DIRECTORY_SHAPED = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
@@ -195,9 +196,14 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
       continue;
     }
     const candidates = f.contentHash !== undefined ? deletedByHash.get(f.contentHash) : undefined;
-    const from = candidates?.find((p) => !movedFrom.has(p) && movesInPlace(p, f.path));
-    if (candidates !== undefined && from === undefined && f.contentHash !== undefined && candidates.some((p) => !movedFrom.has(p))) {
-      parse.push({ file: f, reason: 'moved to another directory (relative imports resolve anew)', previousFileId: null });
+    // The version is renamed in place only when the new path would extract it alike: the same
+    // extractor (a C# file moved into another project has its defines) and, for TS/JS, the same folder.
+    const open = candidates?.filter((p) => !movedFrom.has(p)) ?? [];
+    const alike = open.filter((p) => stored.get(p)!.extractor === extractorOf(f.path));
+    const from = alike.find((p) => movesInPlace(p, f.path));
+    if (from === undefined && open.length > 0) {
+      const reason: ParseReason = alike.length > 0 ? 'moved to another directory (relative imports resolve anew)' : 'moved (extracted otherwise at the new path)';
+      parse.push({ file: f, reason, previousFileId: null });
       continue;
     }
     if (from !== undefined) {

@@ -179,7 +179,8 @@ export class SemanticStore {
    * or through modules re-exporting it (`export … from`, followed up to a few levels): what they
    * resolve to may have changed with its exports, its creation or its removal (decision 022).
    * Their syntactic edges through those modules lose their target until the import resolver
-   * runs again. Returns the files marked. Bare specifiers (packages, path aliases) are not followed.
+   * runs again. A version another label holds too keeps the resolution it has (versions are
+   * shared, decision 001). Returns the files marked. Bare specifiers (packages, path aliases) are not followed.
    */
   markImportersPending(label: string, paths: readonly string[], reason: string): number[] {
     const modules = new Set(paths.flatMap(modulePathsOf));
@@ -204,7 +205,8 @@ export class SemanticStore {
       const stmt = cachedStatement(
         this.db,
         `SELECT DISTINCT e.file_id AS id FROM ${table} e JOIN files f ON f.id = e.file_id ${IN_LABEL}
-         WHERE e.type = 'imports' AND f.semantic_state = 'ok' AND e.target_module IN (SELECT value FROM json_each(?))`,
+         WHERE e.type = 'imports' AND f.semantic_state = 'ok' AND e.target_module IN (SELECT value FROM json_each(?))
+           AND NOT EXISTS (SELECT 1 FROM label_files o WHERE o.file_id = f.id AND o.label_id <> lf.label_id)`,
       );
       for (const r of stmt.all(label, JSON.stringify([...modules])) as { id: number }[]) ids.add(r.id);
     }

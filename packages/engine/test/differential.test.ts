@@ -1,0 +1,94 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChangeGenerator, compare, runDifferential, snapshot, workspaceOf, type EngineClass, type StepResult } from '../../../tools/differential/lib.mjs';
+import { Engine } from '../src/index.js';
+import { dotnetMissing, REPO_ROOT, testModels } from './helpers.js';
+
+// Differential testing (decision 022): seeded change sequences generated from a fixture's own
+// content; after every step the incremental index must equal a clean index of the same tree
+// (files, nodes, spans, edges, re-exports, FTS terms, vectors, navigation answers). The long run
+// is tools/bench/differential.mjs; this is the bounded one. CA_DIFFERENTIAL_STEPS raises it.
+const STEPS = Number(process.env['CA_DIFFERENTIAL_STEPS'] ?? '8');
+const TS_APP = join(REPO_ROOT, 'fixtures', 'ts-app');
+const CS = join(REPO_ROOT, 'fixtures', 'cs-solution');
+const hasDotnet = dotnetMissing() === null;
+const models = testModels();
+const noEmbeddings = { env: {}, configOverrides: { embedding: { enabled: false } } };
+
+/** Each differing step, with its diff and the seed/step that replay it (empty when all are equal). */
+const differing = (results: readonly StepResult[]) => results.filter((r) => r.differences.length > 0).map((r) => `${r.replay} (${r.op}: ${r.detail})\n${r.differences.join('\n')}`);
+
+describe('the comparator', () => {
+  let repo: string;
+  let engine: InstanceType<typeof Engine>;
+  beforeAll(async () => {
+    repo = workspaceOf(TS_APP);
+    engine = Engine.open(repo, noEmbeddings);
+    await engine.index();
+  }, 120_000);
+  afterAll(() => engine.close());
+
+  it('reports a node, its FTS row and its edge that one index has and the other lacks', async () => {
+    const before = snapshot(engine, []);
+    const path = join(repo, 'src/utils/format.ts');
+    writeFileSync(path, `${readFileSync(path, 'utf8')}\nexport function caProbe(): number {\n  return formatPercent(1);\n}\n`);
+    await engine.index();
+    const after = snapshot(engine, []);
+    const diff = compare(before, after);
+    // The new function: one node (+ its FTS row); the file node's span, text and hash changed (~).
+    expect(diff.filter((l) => /^\S/.test(l))).toEqual(['nodes: 2 differ', 'edges: 2 differ', 'fts: 2 differ']);
+    expect(diff).toContain(`  ~ src/utils/format.ts|ts:file:src/utils/format.ts#|0`.padEnd(0));
+    expect(diff.some((l) => l.startsWith('  + src/utils/format.ts|ts:file:src/utils/format.ts#caProbe()|0: function ¦ caProbe ¦ caProbe ¦'))).toBe(true);
+    // Its call to formatPercent, once syntactic (set aside by the pass) and once exact.
+    expect(diff.filter((l) => l.includes('-calls/')).map((l) => l.replace(/ @.*/, ''))).toEqual([
+      '  + src/utils/format.ts|ts:file:src/utils/format.ts#caProbe()|0 -calls/exact/semantic-> node src/utils/format.ts|ts:file:src/utils/format.ts#formatPercent(_,_)|0',
+    ]);
+    expect(compare(after, after)).toEqual([]);
+  }, 120_000);
+});
+
+describe('the generator', () => {
+  it('draws the same changes from the same seed', async () => {
+    const run = async () => {
+      const repo = workspaceOf(TS_APP);
+      const engine = Engine.open(repo, { ...noEmbeddings, configOverrides: { ...noEmbeddings.configOverrides, semantic: { enabled: false } } });
+      try {
+        await engine.index();
+        const g = new ChangeGenerator(repo, 7);
+        const out: string[] = [];
+        for (let n = 1; n <= 4; n++) {
+          out.push(JSON.stringify(g.step(engine, n)));
+          await engine.index();
+        }
+        return out;
+      } finally {
+        engine.close();
+      }
+    };
+    const a = await run();
+    expect(a).toHaveLength(4);
+    expect(await run()).toEqual(a);
+  }, 120_000);
+});
+
+describe('incremental == clean over generated changes', () => {
+  it.each([1, 2])(`TS fixture (ts-app), seed %i, ${STEPS} steps`, async (seed) => {
+    const results = await runDifferential({ Engine: Engine as unknown as EngineClass, source: TS_APP, seed, steps: STEPS, engineOptions: noEmbeddings });
+    expect(results).toHaveLength(STEPS);
+    expect(differing(results)).toEqual([]);
+  }, 900_000);
+
+  it.skipIf(!hasDotnet)(`C# fixture (cs-solution) with the .NET pass, seed 1, ${STEPS} steps`, async () => {
+    const results = await runDifferential({ Engine: Engine as unknown as EngineClass, source: CS, seed: 1, steps: STEPS, engineOptions: noEmbeddings });
+    expect(results).toHaveLength(STEPS);
+    expect(differing(results)).toEqual([]);
+  }, 900_000);
+
+  it.skipIf(models.missing !== null)('TS fixture with embeddings: vectors too, seed 3, 3 steps', async () => {
+    const withModel = { env: {}, configOverrides: { embedding: { model_dir: models.dir, allow_download: false } } };
+    const results = await runDifferential({ Engine: Engine as unknown as EngineClass, source: TS_APP, seed: 3, steps: 3, engineOptions: withModel, queries: 2 });
+    expect(results).toHaveLength(3);
+    expect(differing(results)).toEqual([]);
+  }, 900_000);
+});
