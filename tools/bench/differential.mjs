@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Differential testing, long run (decision 022): `--steps` seeded changes generated from the
-// repository's own content (tools/differential/lib.mjs) are applied to a copy of REPO; after
+// repository's own content (packages/engine/test/differential/lib.mjs) are applied to a copy of REPO; after
 // each, the incremental index must equal a clean index of the same tree — every file, node,
 // span, edge (type, confidence, resolved target), re-export, full-text row and vector, and the
 // callers/callees/refs/impls answers of sampled symbols. Prints one JSON line per step and, on a
@@ -11,7 +11,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
-import { runDifferential } from '../differential/lib.mjs';
+import { runDifferential } from '../../packages/engine/test/differential/lib.mjs';
 import { importDist, modelDir } from './lib.mjs';
 
 const { values, positionals } = parseArgs({
@@ -30,9 +30,15 @@ if (positionals.length !== 1) {
 }
 const { Engine } = await importDist('engine');
 const seed = Number(values.seed);
+// Deadlines far above any run's needs: a parse or pass cut short by a loaded machine differs
+// from one that was not, and the comparison is about what indexing computes, not when.
 const engineOptions = {
-  env: values.embeddings ? { CA_EMBEDDING_MODEL_DIR: modelDir() } : {},
-  configOverrides: { embedding: { enabled: values.embeddings } },
+  env: {},
+  configOverrides: {
+    embedding: values.embeddings ? { model_dir: modelDir(), allow_download: false } : { enabled: false },
+    indexing: { parse_timeout_ms: 120_000 },
+    semantic: { request_timeout_ms: 1_800_000 },
+  },
 };
 const started = Date.now();
 const results = await runDifferential({

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChangeGenerator, compare, runDifferential, snapshot, workspaceOf, type EngineClass, type StepResult } from '../../../tools/differential/lib.mjs';
+import { ChangeGenerator, compare, runDifferential, snapshot, workspaceOf, type EngineClass, type StepResult } from './differential/lib.mjs';
 import { Engine } from '../src/index.js';
 import { dotnetMissing, REPO_ROOT, testModels } from './helpers.js';
 
@@ -14,7 +14,9 @@ const TS_APP = join(REPO_ROOT, 'fixtures', 'ts-app');
 const CS = join(REPO_ROOT, 'fixtures', 'cs-solution');
 const hasDotnet = dotnetMissing() === null;
 const models = testModels();
-const noEmbeddings = { env: {}, configOverrides: { embedding: { enabled: false } } };
+// Deadlines far above the runs' needs (as tools/bench/differential.mjs): a parse or pass cut short by a loaded machine is not what is compared.
+const PATIENT = { indexing: { parse_timeout_ms: 120_000 }, semantic: { request_timeout_ms: 1_800_000 } };
+const noEmbeddings = { env: {}, configOverrides: { ...PATIENT, embedding: { enabled: false } } };
 
 /** Each differing step, with its diff and the seed/step that replay it (empty when all are equal). */
 const differing = (results: readonly StepResult[]) => results.filter((r) => r.differences.length > 0).map((r) => `${r.replay} (${r.op}: ${r.detail})\n${r.differences.join('\n')}`);
@@ -86,7 +88,7 @@ describe('incremental == clean over generated changes', () => {
   }, 900_000);
 
   it.skipIf(models.missing !== null)('TS fixture with embeddings: vectors too, seed 3, 3 steps', async () => {
-    const withModel = { env: {}, configOverrides: { embedding: { model_dir: models.dir, allow_download: false } } };
+    const withModel = { env: {}, configOverrides: { ...PATIENT, embedding: { model_dir: models.dir, allow_download: false } } };
     const results = await runDifferential({ Engine: Engine as unknown as EngineClass, source: TS_APP, seed: 3, steps: 3, engineOptions: withModel, queries: 2 });
     expect(results).toHaveLength(3);
     expect(differing(results)).toEqual([]);

@@ -50,6 +50,20 @@ describe.skipIf(!hasDotnet)('a C# method moved to another file of its partial cl
     await engine.index();
     expect(callers(engine, 'Acme.Core.Domain.Customer.AddTag')).toEqual(expected);
   }, 180_000);
+
+  it('a new fragment whose path sorts first speaks for the merged class, as in a clean index', async () => {
+    // Customer.A.cs sorts before Customer.Billing.cs (the primary so far): a clean index inserts
+    // the class from it first, so the node's span and facts are this fragment's (line 3).
+    writeFileSync(join(engine.repoRoot, 'src/Acme.Core/Domain/Customer.A.cs'), 'namespace Acme.Core.Domain;\n\ninternal partial class Customer\n{\n    public void Extra() { }\n}\n');
+    await engine.index();
+    const [customer] = engine.findSymbols('Acme.Core.Domain.Customer');
+    expect([customer!.path, customer!.startLine, customer!.signature, customer!.modifiers]).toEqual([
+      'src/Acme.Core/Domain/Customer.A.cs',
+      3,
+      'internal partial class Customer',
+      ['internal', 'partial'],
+    ]);
+  }, 180_000);
 });
 
 describe('a TS function moved into a new module and re-exported from the old one', () => {

@@ -667,8 +667,8 @@ export class IndexWriter {
     index.nodes.forEach((n, i) => {
       const parentId = n.parentLocalId === null ? null : (ids.get(n.parentLocalId) ?? null);
       const action = plan.actions[i]!;
-      if (action.kind === 'merge') {
-        this.mergeInto(action.id, action.primary, fileId, n);
+      if (action.kind === 'merge' && !action.primary) {
+        this.mergeInto(action.id, false, fileId, n);
         ids.set(n.localId, action.id);
         return;
       }
@@ -700,7 +700,14 @@ export class IndexWriter {
       };
       let id: number;
       let writeFts = true;
-      if (action.kind === 'update') {
+      if (action.kind === 'merge') {
+        // The fragment of the path that sorts first speaks for a merged node (as in a clean
+        // index, which inserts it first): its facts and FTS row replace the previous primary's.
+        id = action.id;
+        this.mergeInto(id, true, fileId, n);
+        this.stmts.updateNode.run({ ...row, id });
+        this.stmts.deleteFts.run(id);
+      } else if (action.kind === 'update') {
         id = action.id;
         this.stmts.updateNode.run({ ...row, id });
         stats.nodesUpdated++;

@@ -1,7 +1,7 @@
 // Differential testing of incremental indexing (decision 022): a seeded generator of change
 // sequences drawn from a repository's own content, and a comparator of an incremental index
 // with a clean index of the same tree (canonical store dump + navigation answers). Used by the
-// bounded vitest run (packages/engine/test/differential.test.ts) and the long run
+// bounded vitest run (../differential.test.ts) and the long run
 // (tools/bench/differential.mjs). Plain ESM so that both can load it; types in lib.d.mts.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
