@@ -23,7 +23,7 @@ const differing = (results: readonly StepResult[]) => results.filter((r) => r.di
 
 describe('the comparator', () => {
   let repo: string;
-  let engine: InstanceType<typeof Engine>;
+  let engine: Engine;
   beforeAll(async () => {
     repo = workspaceOf(TS_APP);
     engine = Engine.open(repo, noEmbeddings);
