@@ -26,7 +26,9 @@ export function prng(seed) {
 }
 
 const GIT_ID = ['-c', 'user.name=ca-differential', '-c', 'user.email=differential@ca.local', '-c', 'commit.gpgsign=false'];
-const git = (dir, ...args) => execFileSync('git', ['-C', dir, ...GIT_ID, ...args], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+// Fixed dates: the generated commits (and a branch switch's target) have the same ids in every replay.
+const GIT_ENV = { ...process.env, GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z' };
+const git = (dir, ...args) => execFileSync('git', ['-C', dir, ...GIT_ID, ...args], { encoding: 'utf8', env: GIT_ENV, maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 const TS_SOURCE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const CS_SOURCE = /\.cs$/;
 const WORD = /^[A-Za-z_$][\w$]*$/;
