@@ -227,6 +227,20 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   if (thePlan.reuse.length > 0) {
     store.writer.reuseVersions(label, thePlan.reuse.map((r) => ({ path: r.file.path, fileId: r.fileId, mtimeMs: worktree ? r.file.mtimeMs : null })));
   }
+  // What importers of a module resolve to follows its exports: a module that appears (a move's
+  // new path), disappears or changes its exports has its importers analysed again — marked
+  // before (or with) the write, so an interruption cannot leave them complete (decision 022).
+  // A first index has no importers to revisit (and would look them up once per file).
+  const hadFiles = state.files().size > 0;
+  const markImporters = (paths: readonly string[], reason: string) => {
+    const ts = paths.filter((p) => TS_LIKE.test(p));
+    if (config.semantic.enabled && hadFiles && ts.length > 0) store.semantic.markImportersPending(label, ts, reason);
+  };
+  // A file moved and edited (a continuation parse) appears at its new path and leaves its old one.
+  const continued = thePlan.parse.filter((p) => p.movedFrom !== undefined);
+  const appeared = [...thePlan.moves.map((m) => m.to.path), ...thePlan.parse.filter((p) => p.previousFileId === null || p.movedFrom !== undefined).map((p) => p.file.path)];
+  markImporters(appeared, 'imported module appeared');
+  markImporters([...thePlan.remove.map((r) => r.path), ...continued.map((p) => p.movedFrom!)], 'imported module removed');
   for (const m of thePlan.moves) {
     store.writer.moveVersion(label, { from: m.from, to: m.to.path, fileId: m.fileId, mtimeMs: worktree ? m.to.mtimeMs : null, project: m.to.project }, (key) =>
       movedKey(key, m.from, m.to.path),
@@ -252,6 +266,8 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
       ...(input.previousPath !== undefined ? { movedFrom: input.previousPath } : {}),
     });
     for (const n of p.dirtyNames ?? []) dirty.add(n);
+    // Runs inside the writer's transaction: the importers are pending together with the new version.
+    if (tsLike && input.previous.length > 0 && p.exportsChanged !== false) markImporters([input.path], 'imported module changed its exports');
     // Only files that carried something get a region (and keep their nodes' texts until the pass).
     if ((p.carry?.length ?? 0) > 0) {
       const updates = new Map<number, string>();

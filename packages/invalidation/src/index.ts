@@ -8,7 +8,7 @@ export { WorktreeSource, CommitSource } from './source.js';
 export type { FileSource } from './source.js';
 export { scanContext, diffContext, contextScopes, parseJsonc, CONTEXT_METADATA_KEY, CONTEXT_READ_MAX_BYTES } from './context.js';
 export type { ContextChange, ContextFacts, ContextScan, ContextState, ContextTree, Recorded, ScopeFile, Tracked } from './context.js';
-export { detectChanges, plan, planNodes, renameCandidates, movedKey, unrefinedKey, skippedHash, MERGEABLE_KINDS } from './plan.js';
+export { detectChanges, plan, planNodes, renameCandidates, movedKey, movesInPlace, unrefinedKey, skippedHash, MERGEABLE_KINDS } from './plan.js';
 export {
   fingerprint,
   normalizedTokens,
@@ -37,7 +37,7 @@ export type {
   StoredFile,
   StoredState,
 } from './plan.js';
-export { semanticRegion, carriedLines, changedNames, changedFileNames, chunkLines, normalizedChunk, identifiersOf } from './regions.js';
+export { semanticRegion, exportSurfaceChanged, carriedLines, changedNames, changedFileNames, chunkLines, normalizedChunk, identifiersOf } from './regions.js';
 export { Refresher, DEFAULT_BURST } from './refresher.js';
 export type { RefreshRequest, RefreshOutcome, RefresherOptions, RefresherState, RefresherTimers } from './refresher.js';
 export { TreeWatcher, treeChanges } from './watcher.js';

@@ -1,7 +1,7 @@
 import type { ExtractedNode, Language, ParseStatus } from '@ca/schema';
 import type { NodeAction, NodePlan, PartialTarget, PreviousNode, StoredFileRecord } from '@ca/store';
 import type { DiscoveredFile, SkippedFile } from './discovery.js';
-import { carriedLines, changedFileNames, changedNames } from './regions.js';
+import { carriedLines, changedFileNames, changedNames, exportSurfaceChanged } from './regions.js';
 import { fingerprint, pairBySimilarity } from './similarity.js';
 
 // ---------------------------------------------------------------- what the index holds
@@ -106,7 +106,26 @@ export function detectChanges(
 
 // ---------------------------------------------------------------- the plan
 
-export type ParseReason = 'created' | 'modified' | 'extractor changed' | 'moved (another label holds the old version)' | 'moved and edited';
+export type ParseReason =
+  | 'created'
+  | 'modified'
+  | 'extractor changed'
+  | 'moved (another label holds the old version)'
+  | 'moved to another directory (relative imports resolve anew)'
+  | 'moved (extracted otherwise at the new path)'
+  | 'moved and edited';
+
+/** Files whose extraction resolves relative module specifiers against their own directory (TS/JS). */
+const DIRECTORY_SHAPED = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
+
+/**
+ * Whether a same-content move can keep the version (renamed in place): not when the file's
+ * relative imports resolve against another directory now (its edges' module paths change).
+ */
+export function movesInPlace(from: string, to: string): boolean {
+  const dir = (p: string) => p.slice(0, Math.max(0, p.lastIndexOf('/')));
+  return !DIRECTORY_SHAPED.test(to) || dir(from) === dir(to);
+}
 
 export interface PlannedParse {
   readonly file: SourceVersion;
@@ -190,7 +209,20 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
       continue;
     }
     const candidates = f.contentHash !== undefined ? deletedByHash.get(f.contentHash) : undefined;
-    const from = candidates?.find((p) => !movedFrom.has(p));
+    // The version is renamed in place only when the new path would extract it alike: the same
+    // extractor (a C# file moved into another project has its defines) and, for TS/JS, the same folder.
+    const open = candidates?.filter((p) => !movedFrom.has(p)) ?? [];
+    const alike = open.filter((p) => stored.get(p)!.extractor === extractorOf(f.path));
+    const from = alike.find((p) => movesInPlace(p, f.path));
+    if (from === undefined && open.length > 0) {
+      const reason: ParseReason = alike.length > 0 ? 'moved to another directory (relative imports resolve anew)' : 'moved (extracted otherwise at the new path)';
+      // Parsed again at its new path, as the continuation of the old version when it can be one:
+      // its symbols keep their ids (decision 023) while its edges are extracted anew (decision 022).
+      const continued = alike.length > 0 ? renamedFrom(f.path, alike[0]) : null;
+      if (continued !== null) movedFrom.add(continued.path);
+      parse.push({ file: f, reason, previousFileId: continued?.fileId ?? null, ...(continued ? { movedFrom: continued.path } : {}) });
+      continue;
+    }
     if (from !== undefined) {
       movedFrom.add(from);
       const old = stored.get(from)!;
@@ -310,6 +342,8 @@ export function planNodes(
   const dirty = new Set<string>();
   const localDirty = new Set<string>();
   const insertedParents = new Set<string>();
+  // Unknown (true) until the previous file node's text is compared.
+  let exportsChanged = true;
   const facts = (n: ExtractedNode) => ({ kind: n.kind, name: n.name, chunkText: n.chunkText, signature: n.signature });
   for (const [i, n] of next.entries()) {
     if (n.modifiers.includes('partial') && MERGEABLE_KINDS.has(n.kind)) {
@@ -342,6 +376,7 @@ export function planNodes(
           const f = changedFileNames(old.chunkText, n.chunkText);
           for (const name of f.imported) localDirty.add(name);
           for (const name of f.exported) dirty.add(name);
+          exportsChanged = exportSurfaceChanged(old.chunkText, n.chunkText);
         } else {
           for (const name of changedNames({ kind: old.kind, name: old.name ?? n.name, chunkText: old.chunkText, signature: old.signature ?? '' }, facts(n))) dirty.add(name);
         }
@@ -359,7 +394,7 @@ export function planNodes(
   const drop = [...byKey.values()].map((n) => ({ id: n.id, survives: n.otherSpans > 0 }));
   if (!carrying) return { actions, drop, reembed };
   for (const n of byKey.values()) if (n.name !== undefined && n.kind !== 'file') dirty.add(n.name);
-  return { actions, drop, reembed, carry, dirtyNames: [...dirty].sort(), localDirtyNames: [...localDirty].sort() };
+  return { actions, drop, reembed, carry, dirtyNames: [...dirty].sort(), localDirtyNames: [...localDirty].sort(), exportsChanged };
 }
 
 /**

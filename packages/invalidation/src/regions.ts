@@ -133,6 +133,18 @@ export function changedFileNames(previousChunk: string, nextChunk: string): { re
   return { imported: [...imported].sort(), exported: [...exported].sort() };
 }
 
+/**
+ * Whether what other modules can import from a file may differ between two versions: its export
+ * and re-export statements and top-level declaration lines, compared as multisets (a re-export
+ * `export * from './x'` names nothing, yet changes what importers resolve to).
+ */
+export function exportSurfaceChanged(previousChunk: string, nextChunk: string): boolean {
+  const surface = (chunk: string) => fileBindings(normalizedChunk(chunk)).filter((l) => !l.startsWith('import'));
+  const a = surface(previousChunk);
+  const b = surface(nextChunk);
+  return linesOnlyIn(a, b).length > 0 || linesOnlyIn(b, a).length > 0;
+}
+
 /** Lines of `a` not in `b`, as multisets. */
 function linesOnlyIn(a: readonly string[], b: readonly string[]): string[] {
   const count = new Map<string, number>();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtractedNode } from '@ca/schema';
 import { extractedNode } from './helpers.js';
-import { contextScopes, detectChanges, diffContext, movedKey, plan, planNodes, unrefinedKey, type ContextFacts, type ContextScan, type PreviousNode, type StoredFile, type StoredState } from '../src/index.js';
+import { contextScopes, detectChanges, diffContext, exportSurfaceChanged, movedKey, movesInPlace, plan, planNodes, unrefinedKey, type ContextFacts, type ContextScan, type PreviousNode, type StoredFile, type StoredState } from '../src/index.js';
 
 // ------------------------------------------------------------------ fixtures of the planner's inputs
 
@@ -219,6 +219,31 @@ describe('moves, batches and versions', () => {
     expect(movedKey('cs:global#Acme.Retry', 'src/Retry.cs', 'src/Retrying.cs')).toBe('cs:global#Acme.Retry');
   });
 
+  it('a TS file moved to another folder is parsed again (its relative imports resolve from there); a C# file keeps its version (decision 022)', () => {
+    // src/http/retry.ts → src/net/retry.ts, same content: './x' now names src/net/x, so the
+    // version cannot be renamed in place; the old path goes as a deletion.
+    const { plan: p } = planScan([stored('src/http/retry.ts', 5)], [{ ...src('src/net/retry.ts', 1), contentHash: 'h:src/http/retry.ts:1' }]);
+    expect(summary(p)).toEqual({
+      parse: ['src/net/retry.ts (moved to another directory (relative imports resolve anew))'],
+      reuse: [],
+      touch: [],
+      moves: [],
+      remove: ['src/http/retry.ts'],
+      semantic: ['moved to another directory (relative imports resolve anew): src/net/retry.ts'],
+    });
+    expect([movesInPlace('src/http/retry.ts', 'src/net/retry.ts'), movesInPlace('src/http/retry.ts', 'src/http/retrying.ts')]).toEqual([false, true]);
+    // C# resolves by namespace, not by folder: the move keeps the version.
+    expect([movesInPlace('src/A/Retry.cs', 'src/B/Retry.cs'), movesInPlace('lib/a.JS', 'b.js')]).toEqual([true, false]);
+  });
+
+  it('a move into a place that extracts otherwise (a C# file into another project: other defines) is parsed again (decision 022)', () => {
+    const s = state([stored('src/A/Retry.cs', 5, 1, { extractor: 'cs@1#aaa' })]);
+    const byProject = (path: string) => (path.startsWith('src/A/') ? 'cs@1#aaa' : 'cs@1#bbb');
+    const changes = { ...detectChanges(s.files(), listing([{ path: 'src/B/Retry.cs', size: 100, mtimeMs: 2000, project: '' }]), { label: 'working', extractorOf: byProject, scope: 'full' }) };
+    const p = plan({ ...changes, created: changes.created.map((f) => ({ ...f, contentHash: 'h:src/A/Retry.cs:1' })) }, s, byProject);
+    expect(summary(p)).toMatchObject({ parse: ['src/B/Retry.cs (moved (extracted otherwise at the new path))'], moves: [], remove: ['src/A/Retry.cs'] });
+  });
+
   it('a move whose old version another label still holds is parsed at its new path (the old version stays for that label)', () => {
     const { plan: p } = planScan([stored('src/retry.ts', 5)], [{ ...src('src/retrying.ts', 1), contentHash: 'h:src/retry.ts:1' }], { holders: { 5: 2 } });
     expect(summary(p)).toEqual({
@@ -301,5 +326,16 @@ describe('semantic-context changes (the second invalidation class)', () => {
     const before = facts('b1', 'w1');
     const after = { ...before, 'cs/App/App.csproj': { ...before['cs/App/App.csproj']!, hash: 'p2' } };
     expect(scopes(before, after)).toEqual([['cs/App/App.csproj', 'changed', [4]]]);
+  });
+});
+
+describe('export surface (decision 022): what importers of a module may resolve differently', () => {
+  const barrel = "import { x } from './x';\nexport * from './UserCard';\nexport { Button } from './Button';\nexport function f() {\n  return 1;\n}\n";
+  it('changes with a re-export, an export or a top-level declaration line, not with a body or an import', () => {
+    expect(exportSurfaceChanged(barrel, barrel.replace("export * from './UserCard';\n", ''))).toBe(true);
+    expect(exportSurfaceChanged(barrel, `${barrel}export * from './Other';\n`)).toBe(true);
+    expect(exportSurfaceChanged(barrel, barrel.replace('function f()', 'function g()'))).toBe(true);
+    expect(exportSurfaceChanged(barrel, barrel.replace('return 1;', 'return 2;'))).toBe(false);
+    expect(exportSurfaceChanged(barrel, barrel.replace("import { x } from './x';", "import { x, y } from './x';"))).toBe(false);
   });
 });

@@ -41,6 +41,17 @@ export interface SemanticSummaryRow {
   readonly reason: string | null;
 }
 
+/** How many levels of re-exporting modules `markImportersPending` follows (the import resolver's own limit). */
+const REEXPORT_DEPTH = 8;
+
+/** The module paths an import may name a file by: without its extension, and its folder for an `index` file. */
+function modulePathsOf(path: string): string[] {
+  const bare = path.replace(/\.(d\.ts|d\.mts|d\.cts|tsx|ts|mts|cts|jsx|js|mjs|cjs)$/, '');
+  if (bare === path) return [];
+  const slash = bare.lastIndexOf('/');
+  return bare.slice(slash + 1) === 'index' && slash > 0 ? [bare, bare.slice(0, slash)] : [bare];
+}
+
 const IN_LABEL = `JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?`;
 
 /**
@@ -161,6 +172,57 @@ export class SemanticStore {
       for (const n of names) for (const r of stmt.all(label, n, n.length + 1, `${n}/`) as { id: number }[]) ids.add(r.id);
     }
     return ids;
+  }
+
+  /**
+   * Marks pending the files of the label that import one of `paths` as a relative module, directly
+   * or through modules re-exporting it (`export … from`, followed up to a few levels): what they
+   * resolve to may have changed with its exports, its creation or its removal (decision 022).
+   * Their syntactic edges through those modules lose their target until the import resolver
+   * runs again. A version another label holds too keeps the resolution it has (versions are
+   * shared, decision 001). Returns the files marked. Bare specifiers (packages, path aliases) are not followed.
+   */
+  markImportersPending(label: string, paths: readonly string[], reason: string): number[] {
+    const modules = new Set(paths.flatMap(modulePathsOf));
+    const reexporters = cachedStatement(
+      this.db,
+      `SELECT DISTINCT lf.path FROM module_reexports m JOIN files f ON f.id = m.file_id ${IN_LABEL} WHERE m.target_module IN (SELECT value FROM json_each(?))`,
+    );
+    let frontier = [...modules];
+    for (let depth = 0; depth < REEXPORT_DEPTH && frontier.length > 0; depth++) {
+      const next: string[] = [];
+      for (const r of reexporters.all(label, JSON.stringify(frontier)) as { path: string }[]) {
+        for (const m of modulePathsOf(r.path)) {
+          if (modules.has(m)) continue;
+          modules.add(m);
+          next.push(m);
+        }
+      }
+      frontier = next;
+    }
+    const ids = new Set<number>();
+    for (const table of ['edges', 'superseded_edges']) {
+      const stmt = cachedStatement(
+        this.db,
+        `SELECT DISTINCT e.file_id AS id FROM ${table} e JOIN files f ON f.id = e.file_id ${IN_LABEL}
+         WHERE e.type = 'imports' AND f.semantic_state = 'ok' AND e.target_module IN (SELECT value FROM json_each(?))
+           AND NOT EXISTS (SELECT 1 FROM label_files o WHERE o.file_id = f.id AND o.label_id <> lf.label_id)`,
+      );
+      for (const r of stmt.all(label, JSON.stringify([...modules])) as { id: number }[]) ids.add(r.id);
+    }
+    const marked = [...ids].sort((a, b) => a - b);
+    this.db.transaction(() => {
+      this.markPending(marked, reason);
+      // Their syntactic edges through these modules resolve again too (`resolveImports`), set-aside ones included.
+      for (const table of ['edges', 'superseded_edges']) {
+        cachedStatement(
+          this.db,
+          `UPDATE ${table} SET target_id = NULL WHERE target_id IS NOT NULL AND extractor NOT LIKE 'semantic:%'
+             AND target_module IN (SELECT value FROM json_each(?)) AND file_id IN (SELECT value FROM json_each(?))`,
+        ).run(JSON.stringify([...modules]), JSON.stringify(marked));
+      }
+    })();
+    return marked;
   }
 
   /** Maps a compiler's declaration/use positions onto the label's syntactic nodes. */

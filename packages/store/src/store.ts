@@ -1,3 +1,4 @@
+import { canonicalDump, type CanonicalDump } from './dump.js';
 import { openDatabase, type OpenOptions, type SqliteDatabase } from './database.js';
 import { ExploreReader } from './explore.js';
 import { GraphReader } from './graph.js';
@@ -69,6 +70,11 @@ export class Store {
   /** Resolves name-based edges across modules of the label; returns how many were resolved. */
   resolveImports(label = 'working'): number {
     return new ImportResolver(this.db, label).resolvePending();
+  }
+
+  /** The label's rows named by paths and symbol keys, not ids (`CanonicalDump`): what differential tests compare. */
+  canonicalDump(label = 'working', options: { readonly fts?: boolean } = {}): CanonicalDump {
+    return canonicalDump(this.db, label, options);
   }
 
   /**

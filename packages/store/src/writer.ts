@@ -151,6 +151,11 @@ export interface NodePlan {
   readonly dirtyNames?: readonly string[];
   /** Names whose meaning changed in this file only (its import statements). */
   readonly localDirtyNames?: readonly string[];
+  /**
+   * False when the file's previous text was compared and its export and re-export statements
+   * (what other modules can import from it) are unchanged; absent when unknown.
+   */
+  readonly exportsChanged?: boolean;
 }
 
 export interface NodePlannerInput {
@@ -256,6 +261,12 @@ export class IndexWriter {
           doc = @doc, generated = @generated, chunk_text = @chunkText, chunk_hash = @chunkHash
         WHERE id = @id`),
       deleteNode: s(`DELETE FROM nodes WHERE id = ?`),
+      // Files whose complete pass resolved a use to the node: their exact edge would dangle.
+      // Syntactic edges of other files resolved to the node through a module path: resolved again (`resolveImports`).
+      unresolveImporters: s(`UPDATE edges SET target_id = NULL
+        WHERE target_id = ? AND file_id <> ? AND target_module IS NOT NULL AND extractor NOT LIKE 'semantic:%'`),
+      referrersPending: s(`UPDATE files SET semantic_state = 'pending', semantic_reason = 'edge target removed'
+        WHERE semantic_state = 'ok' AND id IN (SELECT file_id FROM edges WHERE target_id = ? AND extractor LIKE 'semantic:%')`),
       deleteFts: s(`DELETE FROM fts_nodes WHERE rowid = ?`),
       insertFts: s(`INSERT INTO fts_nodes(rowid, name, qualified_name, split, signature, doc, path, body)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -355,6 +366,10 @@ export class IndexWriter {
       const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
       for (const n of this.stmts.nodesOfFile.all(move.fileId) as ExistingNode[]) {
         this.stmts.rekeyNode.run(rekey(n.symbol_key), move.project, n.id);
+        // Other files reached the node by the old path: their module paths and exact edges are
+        // what a clean index of the new tree would resolve again (decision 022).
+        this.stmts.unresolveImporters.run(n.id, move.fileId);
+        this.stmts.referrersPending.run(n.id);
         // The file's own node is named after its path.
         this.stmts.renameFileNode.run({ id: n.id, from: move.from, to: move.to, fromName: base(move.from), toName: base(move.to) });
         // The FTS row holds the path's words: written again (a contentless table cannot be read back).
@@ -680,8 +695,8 @@ export class IndexWriter {
     index.nodes.forEach((n, i) => {
       const parentId = n.parentLocalId === null ? null : (ids.get(n.parentLocalId) ?? null);
       const action = plan.actions[i]!;
-      if (action.kind === 'merge') {
-        this.mergeInto(action.id, action.primary, fileId, n);
+      if (action.kind === 'merge' && !action.primary) {
+        this.mergeInto(action.id, false, fileId, n);
         ids.set(n.localId, action.id);
         return;
       }
@@ -713,7 +728,14 @@ export class IndexWriter {
       };
       let id: number;
       let writeFts = true;
-      if (action.kind === 'update') {
+      if (action.kind === 'merge') {
+        // The fragment of the path that sorts first speaks for a merged node (as in a clean
+        // index, which inserts it first): its facts and FTS row replace the previous primary's.
+        id = action.id;
+        this.mergeInto(id, true, fileId, n);
+        this.stmts.updateNode.run({ ...row, id });
+        this.stmts.deleteFts.run(id);
+      } else if (action.kind === 'update') {
         id = action.id;
         this.stmts.updateNode.run({ ...row, id });
         if (action.rekey === true) this.stmts.setNodeKey.run(n.symbolKey, n.disambiguator, id);
@@ -816,6 +838,10 @@ export class IndexWriter {
       now(),
     );
     this.stmts.deleteFts.run(n.id);
+    // The exact edges into the node lose their target (ON DELETE SET NULL); the files holding
+    // them, unchanged or not, are analysed again in the same transaction as the delete, so an
+    // interruption cannot leave an unresolved exact edge under a complete pass (decision 022).
+    this.stmts.referrersPending.run(n.id);
     this.stmts.deleteNode.run(n.id);
     stats.nodesDeleted++;
     if (n.kind !== 'file') stats.droppedNames?.add(n.name);
