@@ -219,18 +219,20 @@ describe('moves, batches and versions', () => {
     expect(movedKey('cs:global#Acme.Retry', 'src/Retry.cs', 'src/Retrying.cs')).toBe('cs:global#Acme.Retry');
   });
 
-  it('a TS file moved to another folder is parsed again (its relative imports resolve from there); a C# file keeps its version (decision 022)', () => {
+  it('a TS file moved to another folder is parsed again (its relative imports resolve from there) as the continuation of its version; a C# file keeps its version (decisions 022, 023)', () => {
     // src/http/retry.ts → src/net/retry.ts, same content: './x' now names src/net/x, so the
-    // version cannot be renamed in place; the old path goes as a deletion.
+    // version cannot be renamed in place; it is parsed at the new path continuing version 5's
+    // nodes (their ids stay), so the old path is not removed on its own.
     const { plan: p } = planScan([stored('src/http/retry.ts', 5)], [{ ...src('src/net/retry.ts', 1), contentHash: 'h:src/http/retry.ts:1' }]);
     expect(summary(p)).toEqual({
       parse: ['src/net/retry.ts (moved to another directory (relative imports resolve anew))'],
       reuse: [],
       touch: [],
       moves: [],
-      remove: ['src/http/retry.ts'],
+      remove: [],
       semantic: ['moved to another directory (relative imports resolve anew): src/net/retry.ts'],
     });
+    expect(p.parse[0]).toMatchObject({ previousFileId: 5, movedFrom: 'src/http/retry.ts' });
     expect([movesInPlace('src/http/retry.ts', 'src/net/retry.ts'), movesInPlace('src/http/retry.ts', 'src/http/retrying.ts')]).toEqual([false, true]);
     // C# resolves by namespace, not by folder: the move keeps the version.
     expect([movesInPlace('src/A/Retry.cs', 'src/B/Retry.cs'), movesInPlace('lib/a.JS', 'b.js')]).toEqual([true, false]);
