@@ -33,6 +33,7 @@ import { embedPending, META_VECTORS_PENDING, prewarmEmbedder, type EmbedReport, 
 import { unreadableFile, type ProcessedFile } from './fileProcessing.js';
 import { ParsePool } from './parsePool.js';
 import { renamePairs } from './renames.js';
+import { DeclarationChurn } from './csChurn.js';
 import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
 import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, TS_SEMANTIC_TYPES, type TsSemanticReport } from './tsSemantic.js';
 
@@ -254,6 +255,9 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   const carrying = config.semantic.enabled;
   const carry: CarryOptions | undefined = carrying ? { extractor: TS_SEMANTIC_EXTRACTOR, languages: ['ts', 'js'], types: TS_SEMANTIC_TYPES } : undefined;
   const planned = new Map<string, PlannedFile>();
+  // C# declarations that appear or disappear: the files naming them are analysed again (decision 022).
+  const churn = config.semantic.enabled && hadFiles ? new DeclarationChurn() : null;
+  const isCs = (path: string) => adapters.forPath(path)?.languageOf(path) === 'cs';
   // Names the run's changes may have given another meaning (every re-parsed TS/JS file's).
   const dirty = new Set<string>();
   const planner: NodePlanner = (input) => {
@@ -266,6 +270,7 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
       ...(input.previousPath !== undefined ? { movedFrom: input.previousPath } : {}),
     });
     for (const n of p.dirtyNames ?? []) dirty.add(n);
+    if (churn !== null && isCs(input.path)) churn.noteFile(input.previous, input.nodes);
     // Runs inside the writer's transaction: the importers are pending together with the new version.
     if (tsLike && input.previous.length > 0 && p.exportsChanged !== false) markImporters([input.path], 'imported module changed its exports');
     // Only files that carried something get a region (and keep their nodes' texts until the pass).
@@ -357,7 +362,9 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   if (thePlan.remove.length > 0) {
     const stats = store.writer.removePaths(label, thePlan.remove.map((r) => r.path));
     for (const n of stats.droppedNames ?? []) dirty.add(n);
+    for (const d of stats.dropped ?? []) if (churn !== null && isCs(d.path)) churn.noteDropped(d.name, d.kind);
   }
+  churn?.markUsers(store, label);
 
   progress({ phase: 'resolve', done: 0, total: 1 });
   if (wroteFiles || thePlan.remove.length > 0 || !store.reader(label).metadata(`imports_resolved:${label}`)) {

@@ -377,6 +377,13 @@ CREATE INDEX IF NOT EXISTS deletion_log_at ON deletion_log(deleted_at);
     sql: `CREATE INDEX IF NOT EXISTS nodes_chunk_hash ON nodes(chunk_hash);
 CREATE INDEX IF NOT EXISTS nodes_filter ON nodes(file_id, kind, language, is_public_api, generated, project, name, qualified_name, return_type);`,
   },
+  {
+    version: 11,
+    name: 'unresolved edges by the name they use',
+    // A C# declaration that appears revisits the files whose unresolved uses name it
+    // (`markNameUsersPending`, decision 022): looked up by name, not by scanning every edge.
+    sql: `CREATE INDEX IF NOT EXISTS edges_unresolved_name ON edges(target_name) WHERE target_id IS NULL;`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

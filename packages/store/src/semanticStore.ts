@@ -225,6 +225,44 @@ export class SemanticStore {
     return marked;
   }
 
+  /**
+   * Marks pending the analysed files of the label in `languages` whose compiler binding may have
+   * changed because declarations appeared or disappeared (decision 022, differences 7 and 8):
+   * a file whose symbols' text names one of `types` (a type's uses bind to it, or to nothing,
+   * wherever its name is written: `typeof(I<>)`, generic arguments, base lists), and a file
+   * with an unresolved edge naming one of `members`. A version another label holds too keeps
+   * its pass (versions are shared, decision 001), as for `markImportersPending`. Returns the
+   * files marked.
+   */
+  markNameUsersPending(label: string, languages: readonly string[], names: { readonly types: readonly string[]; readonly members: readonly string[] }, reason: string): number[] {
+    const eligible = `f.semantic_state = 'ok' AND f.language IN (SELECT value FROM json_each(?))
+           AND NOT EXISTS (SELECT 1 FROM label_files o WHERE o.file_id = f.id AND o.label_id <> lf.label_id)`;
+    const { types, members } = names;
+    const ids = new Set<number>();
+    const byText = cachedStatement(
+      this.db,
+      `SELECT DISTINCT n.file_id AS id FROM fts_nodes t JOIN nodes n ON n.id = t.rowid JOIN files f ON f.id = n.file_id ${IN_LABEL}
+         WHERE fts_nodes MATCH ? AND ${eligible}`,
+    );
+    const langs = JSON.stringify(languages);
+    // An identifier is one token of the body and signature columns (the FTS rows' own splitting keeps the whole word too).
+    for (const t of new Set(types)) {
+      if (!/^[\p{L}_][\p{L}\p{N}_]*$/u.test(t)) continue;
+      for (const r of byText.all(label, `{body signature} : "${t}"`, langs) as { id: number }[]) ids.add(r.id);
+    }
+    if (members.length > 0) {
+      const byEdge = cachedStatement(
+        this.db,
+        `SELECT DISTINCT e.file_id AS id FROM edges e JOIN files f ON f.id = e.file_id ${IN_LABEL}
+           WHERE e.target_id IS NULL AND e.target_name IN (SELECT value FROM json_each(?)) AND ${eligible}`,
+      );
+      for (const r of byEdge.all(label, JSON.stringify([...new Set(members)]), langs) as { id: number }[]) ids.add(r.id);
+    }
+    const marked = [...ids].sort((a, b) => a - b);
+    this.markPending(marked, reason);
+    return marked;
+  }
+
   /** Maps a compiler's declaration/use positions onto the label's syntactic nodes. */
   locator(label: string): NodeLocator {
     return new NodeLocator(this.db, label);

@@ -87,6 +87,8 @@ export interface WriteStats {
   carried?: Map<string, number[]>;
   /** Names of the nodes deleted (`removePaths`). */
   droppedNames?: Set<string>;
+  /** The nodes deleted (`removePaths`): name, kind and the path they were deleted from. */
+  dropped?: { name: string; kind: string; path: string }[];
 }
 
 /**
@@ -115,8 +117,9 @@ export interface PreviousNode {
   readonly chunkHash: string;
   /** Spans of this node in other files (a merged partial class): it survives losing this one. */
   readonly otherSpans: number;
-  /** What carrying exact edges needs (absent: nothing is carried). */
+  /** The node's name (declarations that appear or disappear are looked up by it). */
   readonly name?: string;
+  /** What carrying exact edges needs (absent: nothing is carried). */
   readonly signature?: string;
   readonly startLine?: number;
   readonly endLine?: number;
@@ -397,7 +400,7 @@ export class IndexWriter {
 
   /** Removes paths from a label, in one transaction; file versions no label holds are deleted. */
   removePaths(label: string, paths: readonly string[], reason = 'file deleted'): WriteStats {
-    const stats: WriteStats = { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0, droppedNames: new Set() };
+    const stats: WriteStats = { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0, droppedNames: new Set(), dropped: [] };
     this.db.transaction(() => {
       const labelId = this.ensureLabel(label);
       for (const path of paths) {
@@ -590,8 +593,9 @@ export class IndexWriter {
         kind: n.kind,
         chunkHash: n.chunk_hash,
         otherSpans: n.other_spans,
+        name: n.name,
         ...(withTexts || moved !== null
-          ? { name: n.name, signature: n.signature, startLine: n.start_line, endLine: n.end_line, chunkText: n.chunk_text ?? '' }
+          ? { signature: n.signature, startLine: n.start_line, endLine: n.end_line, chunkText: n.chunk_text ?? '' }
           : {}),
       })),
       ...(moved !== null ? { previousPath: f.previousPath! } : {}),
@@ -845,6 +849,7 @@ export class IndexWriter {
     this.stmts.deleteNode.run(n.id);
     stats.nodesDeleted++;
     if (n.kind !== 'file') stats.droppedNames?.add(n.name);
+    stats.dropped?.push({ name: n.name, kind: n.kind, path });
   }
 
   /** Drops each version no label holds any more (journaling its nodes), in one transaction. */

@@ -1,0 +1,49 @@
+import { TYPE_KINDS, type ExtractedNode, type NodeKind } from '@ca/schema';
+import type { PreviousNode, Store } from '@ca/store';
+
+const NOT_DECLARATIONS: ReadonlySet<string> = new Set(['file', 'project', 'module', 'namespace']);
+
+/** The reason a file is analysed again because a declaration it names appeared or disappeared. */
+export const NAMED_DECLARATION_CHANGED = 'a declaration it names appeared or disappeared';
+
+/**
+ * The C# declarations one index run made appear or disappear (decision 022, differences 7 and
+ * 8). The compiler binds a use by name: a type that appears binds uses the previous pass left
+ * unresolved, and one that disappears unbinds uses that were never resolved to its node
+ * (`typeof(I<>)`). Only declarations whose key is new or gone count, so an edit that declares
+ * nothing new revisits no other file (declaration-scoped, as decision 021 for TS).
+ */
+export class DeclarationChurn {
+  /** Type names that appeared or disappeared: their users are found by the text naming them. */
+  readonly types = new Set<string>();
+  /** Member names that appeared: their users are the unresolved edges naming them. */
+  readonly members = new Set<string>();
+
+  /** A re-parsed file: its keys the previous version lacked appeared, those it lost disappeared. */
+  noteFile(previous: readonly PreviousNode[], next: readonly ExtractedNode[]): void {
+    const key = (n: { symbolKey: string; disambiguator: number }) => `${n.symbolKey}\u0000${n.disambiguator}`;
+    const before = new Set(previous.map(key));
+    const after = new Set(next.map(key));
+    for (const n of next) if (!before.has(key(n))) this.note(n.name, n.kind, true);
+    for (const n of previous) if (n.name !== undefined && !after.has(key(n))) this.note(n.name, n.kind, false);
+  }
+
+  /** A node deleted with its file. */
+  noteDropped(name: string, kind: string): void {
+    this.note(name, kind, false);
+  }
+
+  /** Marks pending the analysed C# files of the label that name what appeared or disappeared; returns them. */
+  markUsers(store: Store, label: string): number[] {
+    if (this.types.size === 0 && this.members.size === 0) return [];
+    return store.semantic.markNameUsersPending(label, ['cs'], { types: [...this.types].sort(), members: [...this.members].sort() }, NAMED_DECLARATION_CHANGED);
+  }
+
+  private note(name: string, kind: string, appeared: boolean): void {
+    // A namespace is re-declared by every file of it; its uses (`using`) bind whatever declares types in it.
+    if (NOT_DECLARATIONS.has(kind)) return;
+    if (TYPE_KINDS.has(kind as NodeKind)) this.types.add(name);
+    // A member that disappears leaves exact edges resolved to its node: the writer marks their files.
+    else if (appeared) this.members.add(name);
+  }
+}

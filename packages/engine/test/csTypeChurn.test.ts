@@ -1,0 +1,134 @@
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compare, snapshot, workspaceOf, type DifferentialEngine } from './differential/lib.mjs';
+import { Engine } from '../src/index.js';
+import { dotnetMissing, REPO_ROOT } from './helpers.js';
+
+// A C# type that disappears or appears changes what unchanged files' uses bind to: the compiler
+// of a clean index binds (or no longer binds) them, so the incremental index must analyse those
+// files again (decision 022, differences 7 and 8). Each step is compared with a clean index of
+// the same tree by the differential comparator: no difference at all is expected.
+
+const CS = join(REPO_ROOT, 'fixtures', 'cs-solution');
+const hasDotnet = dotnetMissing() === null;
+const options = {
+  env: {},
+  configOverrides: { indexing: { parse_timeout_ms: 120_000 }, semantic: { request_timeout_ms: 1_800_000 }, embedding: { enabled: false } },
+};
+
+// A generic interface of its own file, and an unchanged file that names it only as implemented
+// generic interface, generic argument and through `typeof(IHandler<>)` (the MediatR shape).
+const HANDLER = 'src/Acme.Core/Handlers/IHandler.cs';
+const HANDLER_TEXT = 'namespace Acme.Core.Handlers;\n\npublic interface IHandler<T>\n{\n    void Handle(T item);\n}\n';
+const USERS = 'src/Acme.Core/Handlers/Registry.cs';
+const USERS_TEXT = [
+  'using System;',
+  'using System.Collections.Generic;',
+  'using Acme.Core.Domain;',
+  '',
+  'namespace Acme.Core.Handlers;',
+  '',
+  'public sealed class MoneyHandler : IHandler<Money>',
+  '{',
+  '    public void Handle(Money item) { }',
+  '}',
+  '',
+  'public static class Registry',
+  '{',
+  '    public static readonly Type Open = typeof(IHandler<>);',
+  '    public static readonly List<IHandler<Money>> All = new();',
+  '}',
+  '',
+].join('\n');
+const GATEWAY = 'src/Acme.Core/Payments/IPaymentGateway.cs';
+
+/** The differences between the incremental index and a clean index of a copy of the same tree. */
+async function againstClean(engine: Engine, repo: string): Promise<string[]> {
+  const copy = join(mkdtempSync(join(tmpdir(), 'ca-cs-churn-clean-')), 'repo');
+  cpSync(repo, copy, { recursive: true, filter: (p) => !['.git', '.codeagent'].includes(basename(p)) });
+  const clean = Engine.open(copy, options);
+  try {
+    await clean.index();
+    return compare(snapshot(clean as unknown as DifferentialEngine, []), snapshot(engine as unknown as DifferentialEngine, []));
+  } finally {
+    clean.close();
+    rmSync(dirname(copy), { recursive: true, force: true });
+  }
+}
+
+describe.skipIf(!hasDotnet)('a C# type that disappears or appears', () => {
+  let repo: string;
+  let engine: Engine;
+  beforeAll(async () => {
+    repo = workspaceOf(CS);
+    mkdirSync(join(repo, dirname(HANDLER)), { recursive: true });
+    writeFileSync(join(repo, HANDLER), HANDLER_TEXT);
+    writeFileSync(join(repo, USERS), USERS_TEXT);
+    engine = Engine.open(repo, options);
+    await engine.index();
+  }, 300_000);
+  afterAll(() => {
+    engine.close();
+    rmSync(dirname(repo), { recursive: true, force: true });
+  });
+
+  it('a deleted generic interface: its unchanged users (implements, generic argument, typeof) are analysed again', async () => {
+    unlinkSync(join(repo, HANDLER));
+    await engine.index();
+    expect(await againstClean(engine, repo)).toEqual([]);
+  }, 300_000);
+
+  it('the generic interface re-created: its unchanged users bind to it again', async () => {
+    writeFileSync(join(repo, HANDLER), HANDLER_TEXT);
+    await engine.index();
+    expect(await againstClean(engine, repo)).toEqual([]);
+  }, 300_000);
+
+  it('a deleted interface its unchanged users name as field, parameter and base type, then re-created', async () => {
+    unlinkSync(join(repo, GATEWAY));
+    await engine.index();
+    expect(await againstClean(engine, repo)).toEqual([]);
+    writeFileSync(join(repo, GATEWAY), 'namespace Acme.Core.Payments;\n\npublic interface IPaymentGateway\n{\n    string Name { get; }\n}\n');
+    await engine.index();
+    expect(await againstClean(engine, repo)).toEqual([]);
+  }, 300_000);
+});
+
+describe.skipIf(!hasDotnet)('the cost: only appearing or disappearing declarations revisit other files', () => {
+  let repo: string;
+  let engine: Engine;
+  beforeAll(async () => {
+    repo = workspaceOf(CS);
+    engine = Engine.open(repo, options);
+    await engine.index();
+  }, 300_000);
+  afterAll(() => {
+    engine.close();
+    rmSync(dirname(repo), { recursive: true, force: true });
+  });
+
+  /** How many C# documents the run's semantic pass analysed. */
+  const analysed = async () => (await engine.index()).semantic?.cs?.documents;
+
+  it('a body-only edit analyses the edited file alone', async () => {
+    const money = join(repo, 'src/Acme.Core/Domain/Money.cs');
+    writeFileSync(money, readFileSync(money, 'utf8').replace('"currency mismatch"', '"currencies differ"'));
+    // Money.cs keeps every declaration key: nothing appeared or disappeared.
+    expect(await analysed()).toBe(1);
+  }, 300_000);
+
+  it('a new type no file names analyses its own file alone', async () => {
+    writeFileSync(join(repo, 'src/Acme.Core/Domain/AuditTrail.cs'), 'namespace Acme.Core.Domain;\n\npublic sealed class AuditTrail\n{\n}\n');
+    // No file of the fixture writes `AuditTrail` (grep), and a class has no unresolved uses by name.
+    expect(await analysed()).toBe(1);
+  }, 300_000);
+
+  it('a type that disappears analyses the files naming it', async () => {
+    unlinkSync(join(repo, 'src/Acme.Core/Payments/IPaymentGateway.cs'));
+    // IPaymentGateway is named by PaymentGateways.cs (base lists, lines 8 and 25),
+    // SubscriptionService.cs (field and constructor parameter) and Program.cs (a local, line 20).
+    expect(await analysed()).toBe(3);
+  }, 300_000);
+});
