@@ -1,6 +1,7 @@
 import {
   buildEmbeddingTexts,
   buildFileEmbeddingText,
+  contentHash,
   createEmbedder,
   createWorkerEmbedder,
   defaultEmbeddingWorkers,
@@ -73,7 +74,7 @@ export async function embedPending(
   const info = await modelInfo(resolution);
   const vectors = store.vectors;
   const { reset } = vectors.ensureModel({ modelId: info.modelId, revision: info.revision, dims: info.dims });
-  const total = vectors.countNodesNeedingEmbedding(label);
+  let total = vectors.countNodesNeedingEmbedding(label);
   store.writer.setMetadata(META_VECTOR_OFF, '');
   if (total === 0 || maxNodes === 0) {
     store.writer.setMetadata(META_VECTORS_PENDING, String(total));
@@ -118,6 +119,12 @@ export async function embedPending(
             { maxWindows: config.max_windows, tokenBudget: config.text_tokens, windowTokens: config.window_tokens },
             embedder,
           );
+    const stale = staleImporters(vectors.vectoredImportersOfPending(label), textsOf, embedder.modelId);
+    if (stale.length > 0) {
+      vectors.unassign(stale);
+      total += stale.length;
+      store.writer.setMetadata(META_VECTORS_PENDING, String(total));
+    }
     const fetchRound = (afterId: number): { batch: NodeNeedingEmbedding[]; perNode: string[][] } => {
       const batch = vectors.nodesNeedingEmbedding(label, round, { afterId });
       return { batch, perNode: batch.map(textsOf) };
@@ -157,6 +164,20 @@ export async function embedPending(
   // (a cold `ca search` then copies it: docs/benchmarks.md, cold start).
   if (embedded >= SNAPSHOT_MIN_NEW_ROWS || (maxNodes !== undefined && pending === 0 && nodes > 0)) vectors.warm();
   return { off: null, model: info.modelId, nodes, texts, embedded, tokens, ms: Math.round(performance.now() - started), reset, pending };
+}
+
+/**
+ * Of the file nodes that import a node being embedded again, those whose embedding text no
+ * longer hashes to the one their vector was built from: a file's text lists the names its
+ * import edges resolve to, and those follow the imported file (the semantic pass rewrites the
+ * edges) while the importing file, unchanged, keeps its vector.
+ */
+function staleImporters(
+  candidates: readonly (NodeNeedingEmbedding & { readonly embeddedHash: string })[],
+  textsOf: (n: NodeNeedingEmbedding) => string[],
+  modelId: string,
+): number[] {
+  return candidates.filter((n) => contentHash(textsOf(n)[0] ?? '', modelId) !== n.embeddedHash).map((n) => n.nodeId);
 }
 
 /**

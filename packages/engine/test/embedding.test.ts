@@ -1,3 +1,5 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { embedPending } from '../src/embedding.js';
 import { Engine } from '../src/index.js';
@@ -67,4 +69,44 @@ describe.skipIf(MODEL_MISSING !== null)('embedding text budgets', () => {
       await engine.dispose();
     }
   }, 120_000);
+});
+
+describe.skipIf(MODEL_MISSING !== null)('file vectors follow what their imports resolve to', () => {
+  it('an importer unchanged by a rename in the imported file is embedded again, as a clean index embeds it', async () => {
+    const options = { env: {}, configOverrides: { embedding: { model_dir: MODELS, allow_download: false } } };
+    const repo = copyFixture(TS_APP);
+    const incremental = Engine.open(repo, options);
+    let clean: Engine | undefined;
+    const userCard = (e: Engine): string[] => assignments(e).filter((row) => row.startsWith('src/components/UserCard.tsx ') && row.includes(' file '));
+    const importsOf = (e: Engine): string[] => {
+      const reader = e.store.reader('working');
+      const id = (dbOf(e).prepare(`SELECT n.id FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id WHERE lf.path = ? AND n.kind = 'file'`).get('src/components/UserCard.tsx') as { id: number }).id;
+      return reader.fileImports(id);
+    };
+    try {
+      await incremental.index();
+      // UserCard.tsx imports `Button` (signature `(ButtonProps)`) and `truncate(string, _)`: its file
+      // text lists the names these imports resolve to (the semantic pass's edges).
+      expect(importsOf(incremental)).toEqual(['react', 'Button(ButtonProps)', 'truncate(string,_)']);
+      const before = userCard(incremental);
+      expect(before).toHaveLength(1);
+      // Rename ButtonProps where it is written (Button.tsx and the components index); UserCard.tsx
+      // does not name it, so its own text (chunk) is unchanged, but Button's signature changes.
+      for (const rel of ['src/components/Button.tsx', 'src/components/index.ts']) {
+        const path = join(repo, rel);
+        writeFileSync(path, readFileSync(path, 'utf8').replace(/\bButtonProps\b/g, 'ButtonPropsR3'));
+      }
+      await incremental.index();
+      expect(importsOf(incremental)).toEqual(['react', 'Button(ButtonPropsR3)', 'truncate(string,_)']);
+      const cleanRepo = copyFixture(repo);
+      rmSync(join(cleanRepo, '.codeagent'), { recursive: true, force: true }); // a clean index, not a copy of this one
+      clean = Engine.open(cleanRepo, options);
+      await clean.index();
+      // Before the fix the importer kept the vector of its old text (`Button(ButtonProps)`).
+      expect(userCard(incremental)).toEqual(userCard(clean));
+      expect(userCard(incremental)).not.toEqual(before);
+    } finally {
+      await Promise.all([incremental.dispose(), clean?.dispose()]);
+    }
+  }, 240_000);
 });

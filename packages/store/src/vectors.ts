@@ -422,6 +422,41 @@ export class VectorStore {
     return rows;
   }
 
+  /**
+   * File and module nodes of the label that have a vector of the current model and import a
+   * node without one (a node whose chunk changed, so its name or signature may have), with
+   * the text hash their window 0 was built from. A file's embedding text lists the names its
+   * import edges resolve to, which live in other files: the semantic pass rewrites those edges
+   * without the importing file changing, so such a vector can be stale.
+   */
+  vectoredImportersOfPending(label: string): (NodeNeedingEmbedding & { readonly embeddedHash: string })[] {
+    const model = this.model();
+    if (!model) return [];
+    return cachedStatement(this.db, `SELECT n.id AS nodeId, n.chunk_hash AS chunkHash, n.kind, n.language, n.name, n.qualified_name AS qualifiedName,
+                n.signature, n.doc, n.chunk_text AS chunkText, lf.path, n.parent_id AS parentId, e.content_hash AS embeddedHash
+         FROM nodes n
+         JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+         JOIN node_embeddings ne ON ne.node_id = n.id AND ne.window = 0
+         JOIN embeddings e ON e.id = ne.embedding_id AND e.model_id = ?
+         WHERE n.kind IN ('file', 'module')
+           AND EXISTS (SELECT 1 FROM edges ed WHERE ed.source_id = n.id AND ed.type = 'imports' AND ed.target_id IS NOT NULL
+                       AND NOT EXISTS (SELECT 1 FROM node_embeddings te JOIN embeddings tv ON tv.id = te.embedding_id
+                                       WHERE te.node_id = ed.target_id AND tv.model_id = e.model_id))
+         ORDER BY n.id`)
+      .all(label, modelKeyOf(model)) as (NodeNeedingEmbedding & { readonly embeddedHash: string })[];
+  }
+
+  /** Drops the vectors of these nodes: `nodesNeedingEmbedding` returns them again. */
+  unassign(nodeIds: readonly number[]): void {
+    if (nodeIds.length === 0) return;
+    this.db
+      .transaction(() => {
+        for (const id of nodeIds) this.stmts.deleteAssignments.run(id);
+        this.bump(false);
+      })
+      .immediate();
+  }
+
   /** How many nodes of the label `nodesNeedingEmbedding` would return (for progress totals). */
   countNodesNeedingEmbedding(label: string): number {
     const model = this.model();
