@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CaError } from '@ca/schema';
 import { answerTokens, budgetAnswer, cutLongestString } from '../src/budget.js';
-
-/** A small deterministic generator (mulberry32), so a failing case can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from './helpers.js';
 
 /** Every page of `units` under `cap`, following nextOffset from 0. */
 function allPages(units: readonly string[], cap: number, head: string) {
@@ -35,7 +24,7 @@ function allPages(units: readonly string[], cap: number, head: string) {
 describe('budgetAnswer', () => {
   it('generated lists: every page is within the cap and the pages concatenated are the list, each item once', () => {
     for (let seed = 1; seed <= 300; seed++) {
-      const rnd = random(seed);
+      const rnd = seededRandom(seed);
       const units = Array.from({ length: Math.floor(rnd() * 200) }, (_, i) => `${i}:${'x'.repeat(Math.floor(rnd() * 300))}`);
       const head = 'h'.repeat(Math.floor(rnd() * 200));
       // Caps from just above the head with the longest notice to a cap that holds everything.

@@ -10,19 +10,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeBytes, encodeText, type TextEncodingName } from '@ca/schema';
 import { Engine, textWindow } from '../src/index.js';
-import { tempDir } from './helpers.js';
+import { seededRandom, tempDir } from './helpers.js';
 
-/** Deterministic PRNG (mulberry32), so a failure names a seed that reproduces it. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type FileEncoding = 'utf-8' | 'utf-8-bom' | 'windows-1252' | 'utf-16le' | 'utf-16be';
 const ENCODINGS: readonly FileEncoding[] = ['utf-8', 'utf-8-bom', 'windows-1252', 'utf-16le', 'utf-16be'];
@@ -102,7 +91,7 @@ function textEncoding(encoding: FileEncoding): TextEncodingName {
 describe('files in every encoding (generated)', () => {
   for (const seed of [1, 2, 3]) {
     it(`indexes each symbol at its own bytes and lines, and views each file byte for byte (seed ${seed})`, async () => {
-      const rand = prng(seed);
+      const rand = seededRandom(seed);
       const repo = tempDir();
       mkdirSync(join(repo, 'src'));
       const files: Generated[] = [];
