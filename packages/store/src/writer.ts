@@ -268,6 +268,24 @@ export class IndexWriter {
       // Syntactic edges of other files resolved to the node through a module path: resolved again (`resolveImports`).
       unresolveImporters: s(`UPDATE edges SET target_id = NULL
         WHERE target_id = ? AND file_id <> ? AND target_module IS NOT NULL AND extractor NOT LIKE 'semantic:%'`),
+      // An exact edge into a node that goes, where the same symbol (key, disambiguator, language,
+      // project) stays in a version that shares a label with the edge's file (a label's newer
+      // version of an unchanged path, a partial member moved to a fragment written first), is
+      // the edge a clean index has: it follows that node instead of dangling, and the file is
+      // not pending for it.
+      repointReferrers: s(`UPDATE edges SET target_id = (
+          SELECT n2.id FROM nodes n2 JOIN nodes n1 ON n1.id = @id
+            JOIN label_files l2 ON l2.file_id = n2.file_id
+            JOIN label_files l1 ON l1.label_id = l2.label_id AND l1.file_id = edges.file_id
+          WHERE n2.symbol_key = n1.symbol_key AND n2.disambiguator = n1.disambiguator AND n2.language = n1.language
+            AND n2.project = n1.project AND n2.id <> n1.id
+          ORDER BY n2.id DESC LIMIT 1)
+        WHERE target_id = @id AND extractor LIKE 'semantic:%' AND EXISTS (
+          SELECT 1 FROM nodes n2 JOIN nodes n1 ON n1.id = @id
+            JOIN label_files l2 ON l2.file_id = n2.file_id
+            JOIN label_files l1 ON l1.label_id = l2.label_id AND l1.file_id = edges.file_id
+          WHERE n2.symbol_key = n1.symbol_key AND n2.disambiguator = n1.disambiguator AND n2.language = n1.language
+            AND n2.project = n1.project AND n2.id <> n1.id)`),
       referrersPending: s(`UPDATE files SET semantic_state = 'pending', semantic_reason = 'edge target removed'
         WHERE semantic_state = 'ok' AND id IN (SELECT file_id FROM edges WHERE target_id = ? AND extractor LIKE 'semantic:%')`),
       deleteFts: s(`DELETE FROM fts_nodes WHERE rowid = ?`),
@@ -845,6 +863,7 @@ export class IndexWriter {
     // The exact edges into the node lose their target (ON DELETE SET NULL); the files holding
     // them, unchanged or not, are analysed again in the same transaction as the delete, so an
     // interruption cannot leave an unresolved exact edge under a complete pass (decision 022).
+    this.stmts.repointReferrers.run({ id: n.id });
     this.stmts.referrersPending.run(n.id);
     this.stmts.deleteNode.run(n.id);
     stats.nodesDeleted++;
