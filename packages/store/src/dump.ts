@@ -57,7 +57,10 @@ export function canonicalDump(db: SqliteDatabase, label: string, options: { read
     `SELECT lf.path, f.content_hash, f.language, f.parse_status, f.generated, f.project, f.extractor, f.semantic_state
        FROM files f ${inLabel}`,
   ).all(label) as Record<string, unknown>[]) {
-    files.set(String(r['path']), [r['content_hash'], r['language'], r['parse_status'], r['generated'], r['project'], r['extractor'], r['semantic_state']].join(' '));
+    // A skipped file's stamp is `skipped:size:mtime:reason` (it is never read, so no hash): the
+    // modification time belongs to the copy of the tree, not to what was indexed.
+    const hash = String(r['content_hash']).replace(/^(skipped:\d+:)\d+:/, '$1');
+    files.set(String(r['path']), [hash, r['language'], r['parse_status'], r['generated'], r['project'], r['extractor'], r['semantic_state']].join(' '));
   }
   const rows = cachedStatement(db, `SELECT n.*, lf.path FROM nodes n JOIN files f ON f.id = n.file_id ${inLabel}`).all(label) as NodeRow[];
   const keyOf = new Map<number, string>();
