@@ -250,6 +250,7 @@ export class Engine {
         try {
           paths = [...new Set([...paths, ...(await this.git.changedPaths(before.commit, head.commit))])];
         } catch {
+          // Git cannot name the changes (a commit gone after a rebase or gc): the full walk finds them instead.
           paths = null;
         }
       }
@@ -877,6 +878,7 @@ function fileStamp(path: string): string {
     const wal = statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
     return `${st.size}:${st.mtimeMs}:${st.ino}:${wal}`;
   } catch {
+    // The database file vanished or is unreadable: '-' matches no stamp of a real file, so the integrity check runs again.
     return '-';
   }
 }
