@@ -52,8 +52,9 @@ export interface EngineOptions {
 
 /**
  * Symbols embedded per slice when vectors are filled in behind a long-lived engine's runs
- * (`index({ embedLimit })`, then `fillEmbeddings({ maxNodes })`): ~1.5 s of the int8 model on
- * 2 cores (docs/benchmarks.md), the most a change or a call waits for a slice under way.
+ * (`index({ embedLimit })`, then `fillEmbeddings({ maxNodes })`): small enough that a change or
+ * a call waiting for a slice under way waits briefly (its time: docs/benchmarks.md, "Figures
+ * behind choices in the code").
  */
 export const EMBED_SLICE = 128;
 
@@ -390,8 +391,8 @@ export class Engine {
   }
 
   /**
-   * The language adapters, loaded once per engine (the grammars cost ~10 ms, up to ~60 ms, to
-   * load: a refresh that finds nothing to parse stays cheap); a failed load is tried again next time.
+   * The language adapters, loaded once per engine (loading the grammars would otherwise be most
+   * of a refresh that finds nothing to parse); a failed load is tried again next time.
    */
   private adapters(): Promise<AdapterSet> {
     this.adapterSet ??= createAdapters(diskProjectReader(this.repoRoot)).catch((e: unknown) => {
@@ -401,7 +402,7 @@ export class Engine {
     return this.adapterSet;
   }
 
-  /** The label's file/symbol/edge counts, read again only when the index changed (~6 ms on excalidraw). */
+  /** The label's file/symbol/edge counts, read again only when the index changed (counting is a scan of every row). */
   private counts(label: string): ReturnType<IndexReader['counts']> {
     const key = `${label}\u0000${this.store.changeStamp()}`;
     if (this.countsCache?.key !== key) this.countsCache = { key, counts: this.store.reader(label).counts() };
@@ -423,8 +424,8 @@ export class Engine {
   }
 
   /**
-   * Runs PRAGMA quick_check once per engine (it reads the whole file: ~0.4 s on a 90 MB index,
-   * too much for every edit of a long-lived engine); a corrupt index is moved aside
+   * Runs PRAGMA quick_check once per engine (it reads the whole file, too much for every edit of
+   * a long-lived engine); a corrupt index is moved aside
    * (`<db>.corrupt-<time>`) and rebuilt from source by the index run that called this.
    */
   private ensureIntact(): void {
