@@ -424,7 +424,7 @@ export class Engine {
     return this.adapterSet;
   }
 
-  /** The label's file/symbol/edge counts, read again only when the index changed (counting is a scan of every row). */
+  /** The label's file/symbol/edge counts, read again only when the index changed (counting reads every file, node and edge of the label). */
   private counts(label: string): ReturnType<IndexReader['counts']> {
     const key = `${label}\u0000${this.store.changeStamp()}`;
     if (this.countsCache?.key !== key) this.countsCache = { key, counts: this.store.reader(label).counts() };
