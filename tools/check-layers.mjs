@@ -44,6 +44,7 @@ export function checkLayers(root) {
     try {
       members = readdirSync(join(root, group));
     } catch {
+      // A workspace without this group (no apps/, say) has nothing to check there.
       continue;
     }
     for (const m of members) {
@@ -52,6 +53,7 @@ export function checkLayers(root) {
       try {
         pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
       } catch {
+        // A directory without a package.json is not a workspace member.
         continue;
       }
       const allowed = ALLOWED[pkg.name];
@@ -60,6 +62,7 @@ export function checkLayers(root) {
         try {
           files = [...sourceFiles(join(dir, sub))];
         } catch {
+          // A member without this directory (no test/, say) has nothing to check there.
           continue;
         }
         for (const file of files) {

@@ -171,9 +171,9 @@ async function cmdWatch(values: Values, args: string[]): Promise<number> {
         // JSON Lines: one compact object per run, so a consumer can read the stream line by line.
         if (values.json) {
           const line = { event: first ? 'indexed' : 'updated', files: r.files, symbols: r.symbols, changed: r.changed, removed: r.removed, ms: r.ms };
-          process.stdout.write(`${JSON.stringify(r.contextChanges ? { ...line, contextChanges: r.contextChanges } : line)}\n`);
+          process.stdout.write(`${JSON.stringify({ ...line, ...(r.contextChanges ? { contextChanges: r.contextChanges } : {}), ...(r.notices ? { notices: r.notices } : {}) })}\n`);
         } else {
-          process.stdout.write(`${first ? 'indexed' : 'updated'}: ${r.changed} changed, ${r.removed} removed in ${r.ms} ms (${r.files} files, ${r.symbols} symbols)\n${contextLines(r)}`);
+          process.stdout.write(`${first ? 'indexed' : 'updated'}: ${r.changed} changed, ${r.removed} removed in ${r.ms} ms (${r.files} files, ${r.symbols} symbols)\n${contextLines(r)}${(r.notices ?? []).map((n) => `  notice: ${n}\n`).join('')}`);
         }
         if (first && !values.json) process.stdout.write(`watching ${engine.repoRoot} (Ctrl-C to stop)\n`);
         first = false;

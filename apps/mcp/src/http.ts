@@ -79,6 +79,7 @@ export async function serveHttp(options: HttpServerOptions): Promise<RunningHttp
     try {
       return new URL(value.includes('://') ? value : `http://${value}`).hostname;
     } catch {
+      // An unparsable Host or Origin header has no hostname, which the caller refuses.
       return null;
     }
   };

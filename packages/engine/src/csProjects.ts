@@ -31,6 +31,7 @@ export function diskProjectReader(repoRoot: string): ProjectReader {
     try {
       name = tree.list(dir).find((e) => e.kind === 'file' && e.name.endsWith('.csproj'))?.name;
     } catch {
+      // An unlistable directory has no .csproj we could read: the parent's project (or the defaults) applies.
       return null;
     }
     if (!name) return null;
@@ -56,6 +57,7 @@ export function createCsSymbolLookup(readProject: ProjectReader): (path: string)
       try {
         result = preprocessorSymbolsFor(readCsproj(project.text, project.path));
       } catch {
+        // A malformed .csproj is the user's to fix and must not stop indexing; its files parse with the default symbols.
         result = DEFAULT_PREPROCESSOR_SYMBOLS;
       }
     } else if (relDir !== '') {

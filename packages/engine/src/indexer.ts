@@ -83,6 +83,8 @@ export interface IndexReport {
   contextChanges?: readonly ContextChange[];
   /** The embedding step (vectors are filled behind the structural index). */
   embeddings?: EmbedReport;
+  /** What the run did differently from what was asked, in words (e.g. a full walk where git could not name a HEAD move's changes). */
+  notices?: readonly string[];
 }
 
 /** Paths the TS semantic pass analyses (its exact edges can be carried). */
