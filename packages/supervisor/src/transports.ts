@@ -180,6 +180,7 @@ export function childProcessTransport(options: ChildProcessOptions): Transport {
             try {
               value = JSON.parse(text);
             } catch {
+              // The line is not JSON: the process broke the protocol (reported, not thrown).
               listener.protocolError(`unreadable line on stdout: ${text.slice(0, 200)}`);
               return;
             }
