@@ -1,4 +1,6 @@
-import { appendFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine } from '@ca/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,5 +144,46 @@ describe.skipIf(skip !== null)('ca ui pages in headless Chromium (fixtures/ts-ap
     expect(await v.page.locator('#freshness').getAttribute('class')).toBe('banner');
     expect(await v.page.locator('#freshness .warning').count()).toBe(0);
     await shot(v.page, 'reindexed');
+  });
+});
+
+describe.skipIf(skip !== null)('ca ui label picker (a git repository with a commit label)', () => {
+  let repo: string;
+  let engine: Engine;
+  let v: Viewer;
+  let head: string;
+
+  beforeAll(async () => {
+    repo = mkdtempSync(join(tmpdir(), 'ca-ui-labels-'));
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'src', 'a.ts'), 'export function alpha(): number {\n  return 1;\n}\n');
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'alpha');
+    head = git('rev-parse', 'HEAD');
+    // The working tree adds beta (uncommitted); the label "base" is the commit, without it.
+    appendFileSync(join(repo, 'src', 'a.ts'), 'export function betaAddedLater(): number {\n  return alpha();\n}\n');
+    engine = await indexedEngine(repo);
+    await engine.indexCommit('base', 'HEAD');
+    v = await openViewer(engine);
+  });
+  afterAll(async () => {
+    await v?.close();
+    await engine?.dispose();
+    rmSync(repo, { recursive: true, force: true });
+  });
+
+  it('switching the label re-runs the page on that label: the commit has no betaAddedLater', async () => {
+    await open(v, '/search?q=betaAddedLater');
+    expect(await v.page.locator('.result-name').first().textContent()).toBe('betaAddedLater');
+    expect(await v.page.locator('#freshness .warning').allTextContents()).toEqual(['indexed with uncommitted changes']);
+    expect(await v.page.locator('#label option').allTextContents()).toEqual(['base', 'working']);
+    await v.page.selectOption('#label', 'base');
+    await ready(v.page);
+    expect(new URL(v.page.url()).searchParams.get('label')).toBe('base');
+    expect(await v.page.locator('.result-name', { hasText: /^betaAddedLater$/ }).count()).toBe(0);
+    expect(await v.page.locator('#freshness > span').first().textContent()).toMatch(new RegExp(`^Label base indexed at ${head.slice(0, 10)}, `));
+    await shot(v.page, 'label-base');
   });
 });
