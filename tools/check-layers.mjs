@@ -19,9 +19,11 @@ export const ALLOWED = {
   '@ca/invalidation': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-cs'],
   '@ca/engine': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/embed', '@ca/retrieve', '@ca/invalidation'],
   // The CLI dispatches `ca eval` to the eval app (apps compose apps; no package imports an app).
-  '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp'],
+  '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp', '@ca/ui'],
   '@ca/mcp': ['@ca/engine', '@ca/schema'],
   '@ca/eval': ['@ca/engine', '@ca/schema'],
+  // The viewer reuses the MCP server's Host/Origin guard (one guard for every loopback server).
+  '@ca/ui': ['@ca/engine', '@ca/schema', '@ca/mcp'],
 };
 
 const IMPORT_RE = /(?:^|[^\w.])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[^\w.])import\s+['"]([^'"]+)['"]/g;

@@ -541,7 +541,7 @@ const navigate =
     cmdNavigate(navigation, values, args);
 
 /** Every command of the table in usage.ts, and what runs it (eval, mcp and serve are dispatched before parsing). */
-const HANDLERS: Record<Exclude<Command, 'eval' | 'mcp' | 'serve'>, Handler> = {
+const HANDLERS: Record<Exclude<Command, 'eval' | 'mcp' | 'serve' | 'ui'>, Handler> = {
   index: cmdIndex,
   watch: cmdWatch,
   search: cmdSearch,
@@ -572,10 +572,11 @@ export async function run(argv: string[]): Promise<number> {
   let values: Values;
   let positionals: string[];
   const wantsJson = argv.includes('--json');
-  if (argv[0] === 'eval' || argv[0] === 'mcp' || argv[0] === 'serve') {
-    // The eval app and the MCP server parse their own options (--split, --no-refresh, …); the
-    // MCP server owns stdout (the protocol).
+  if (argv[0] === 'eval' || argv[0] === 'mcp' || argv[0] === 'serve' || argv[0] === 'ui') {
+    // The eval app, the MCP server and the viewer parse their own options (--split, --no-refresh,
+    // --port …); the MCP server owns stdout (the protocol).
     try {
+      if (argv[0] === 'ui') return await (await import('@ca/ui')).runUiCli(argv.slice(1));
       const runApp = argv[0] === 'eval' ? (await import('@ca/eval')).runEvalCli : (await import('@ca/mcp')).runMcpCli;
       // `ca serve …` is `ca mcp serve …` (the HTTP server).
       return await runApp(argv[0] === 'serve' ? argv : argv.slice(1));
