@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONFIDENCES, EDGE_TYPES } from '@ca/schema';
-import { GRAPH_FORMATS, parseGraphFormat, renderGraphText, type GraphEdgeOut, type GraphNodeOut } from '../src/index.js';
+import { GRAPH_FORMATS, parseGraphFormat, renderGraphText, renderNavigationGraph, type GraphEdgeOut, type GraphNodeOut } from '../src/index.js';
 import { checkDot, checkGraphml, checkJson, checkMermaid, graphvizMissing } from './graphCheckers.js';
 import { seededRandom } from './helpers.js';
 
@@ -129,5 +129,60 @@ describe('graph formats over generated names (each checked by its own parser)', 
   it('--format accepts the four formats and names them in its error', () => {
     expect(GRAPH_FORMATS.map((f) => parseGraphFormat(f))).toEqual(['graphml', 'json', 'dot', 'mermaid']);
     expect(() => parseGraphFormat('svg')).toThrow('--format must be one of graphml, json, dot, mermaid (got "svg")');
+  });
+});
+
+describe('the checkers refuse broken output (each check can fail)', () => {
+  const node: GraphNodeOut = { id: '1', kind: 'class', name: 'A', qualifiedName: 'A', path: 'a.ts', startLine: 1, endLine: 2, language: 'ts' };
+  const good = (format: 'graphml' | 'json' | 'mermaid' | 'dot') => renderGraphText(format, [node], [{ from: '1', to: '1', type: 'calls', confidence: 'exact', path: 'a.ts', line: 1, targetName: 'A' }], { truncated: false, notices: [] });
+
+  it('GraphML: an unescaped "<", a data key never declared, an edge to no node', () => {
+    expect(() => checkGraphml(good('graphml').replace('>A<', '>A<B<'))).toThrow('not well-formed');
+    expect(() => checkGraphml(good('graphml').replace('key="n_kind"', 'key="n_colour"'))).toThrow('uses no key declared for node');
+    expect(() => checkGraphml(good('graphml').replace('target="n1"', 'target="n2"'))).toThrow('has an end that is no node');
+  });
+
+  it('JSON: a missing field, an edge to no node', () => {
+    expect(() => checkJson(good('json').replace('"truncated":false,', ''))).toThrow('does not hold its schema');
+    expect(() => checkJson(good('json').replace('"to":"1"', '"to":"7"'))).toThrow('has an end that is no node');
+  });
+
+  it('Mermaid: a raw quote inside a label', async () => {
+    await expect(checkMermaid(good('mermaid').replace('["A"]', '["A"B"]'))).rejects.toThrow('Parse error');
+  });
+
+  it.skipIf(graphvizMissing() !== null)('DOT: a string left open by a trailing backslash', () => {
+    expect(() => checkDot(good('dot').replace('label="A"', 'label="A\\"'), { nodes: 1, edges: 1 })).toThrow('dot -Tsvg refused');
+  });
+});
+
+describe('navigation answers drawn with hostile names', () => {
+  // Regression: the former renderGraph (navigation.ts) turned `"` into `'`, left `\` unescaped in
+  // DOT (a name ending with one left the string open: dot refused the graph) and wrote Mermaid
+  // labels raw (`#quot;` rendered as a quote, `<b>` as markup).
+  const names = ['src/x\\', 'src/#quot;.ts', 'src/<b>x</b>.ts', 'say "hi"', 'two\nlines'];
+  const nodeOf = (id: string, name: string) => ({ id, name, qualifiedName: name, kind: 'file' as const, language: 'ts' as const, path: name, startLine: 1, endLine: 1, depth: 1, signature: '', doc: null, modifiers: [], isPublicApi: false });
+  const result = {
+    navigation: 'deps' as const,
+    symbol: nodeOf('1', 'main.ts'),
+    complete: true,
+    gaps: [],
+    nodes: names.map((n, i) => nodeOf(String(i + 2), n)),
+    edges: names.map((n, i) => ({ from: '1', to: String(i + 2), type: 'imports' as const, confidence: 'exact' as const, path: 'main.ts', line: i + 1, targetName: n })),
+    truncated: false,
+    maxNodes: 50_000,
+    totalReached: names.length,
+    totalReachedExact: true,
+  };
+
+  it('Mermaid reads every name back exactly; GraphML and JSON too', async () => {
+    const want = new Map([['n1', 'main.ts'], ...names.map((n, i) => [`n${i + 2}`, n] as [string, string])]);
+    expect((await checkMermaid(renderNavigationGraph(result, 'mermaid'))).nodes).toEqual(want);
+    expect(checkGraphml(renderNavigationGraph(result, 'graphml')).nodes).toEqual(want);
+    expect(checkJson(renderNavigationGraph(result, 'json')).nodes).toEqual(want);
+  });
+
+  it.skipIf(graphvizMissing() !== null)('dot -Tsvg accepts the DOT', () => {
+    checkDot(renderNavigationGraph(result, 'dot'), { nodes: 6, edges: 5 });
   });
 });
