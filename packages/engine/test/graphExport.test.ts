@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, GRAPH_FORMATS, renderNavigationGraph, type GraphFormat } from '../src/index.js';
 import { checkDot, checkGraphml, checkJson, checkMermaid, graphvizMissing, type ParsedGraph } from './graphCheckers.js';
@@ -201,5 +204,56 @@ describe('navigation answers in the graph formats (fixtures/ts-app)', () => {
     const json = JSON.parse(renderNavigationGraph(engine.navigate('callees', 'AuthService.login'), 'json'));
     expect(json.unresolved.map((u: any) => u.name)).toEqual(['this.failedAttempts.get', 'Error', 'this.failedAttempts.set', 'this.failedAttempts.delete', 'this.store.save']);
     expect(json.edges.map((e: any) => e.to)).toEqual(['u1', 'u2', expect.stringMatching(/^\d+$/), 'u3', 'u2', 'u4', expect.stringMatching(/^\d+$/), 'u5']);
+  });
+});
+
+describe('ca graph of a commit label', () => {
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  let engine: Engine;
+  beforeAll(async () => {
+    // `main` is the fixture (the working tree); `feature` adds src/billing/refund.ts, indexed as label `feature` from git objects.
+    const repo = copyFixture(TS_APP);
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'fixture');
+    git(repo, 'checkout', '-q', '-b', 'feature');
+    writeFileSync(
+      join(repo, 'src/billing/refund.ts'),
+      `import { formatCurrency } from '../utils/format';\n\n/** The refund line. */\nexport function refundLabel(cents: number): string {\n  return 'Refund of ' + formatCurrency(cents);\n}\n`,
+    );
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'refunds');
+    git(repo, 'checkout', '-q', 'main');
+    engine = Engine.open(repo, { env: {}, configOverrides: { semantic: { enabled: false }, embedding: { enabled: false } } });
+    await engine.index();
+    await engine.indexCommit('feature', 'feature');
+  }, 180_000);
+  afterAll(() => engine.close());
+
+  const part = (label: string) => {
+    const chunks: string[] = [];
+    const report = engine.graph('json', (c) => chunks.push(c), { filter: 'path:src/billing/refund.ts or path:src/utils/format.ts', label });
+    return { ...readable(chunks.join('')), report };
+  };
+
+  it('holds the label\'s files only, with edges between them', () => {
+    const feature = part('feature');
+    const working = part('working');
+    // refund.ts exists in `feature` only: its file node and refundLabel (4-6).
+    expect(feature.nodes.filter((n) => n.includes('refund'))).toEqual(['src/billing/refund.ts file 1-6', 'refundLabel function 4-6']);
+    expect(working.nodes.filter((n) => n.includes('refund'))).toEqual([]);
+    // format.ts is the same blob in both labels: the same nodes.
+    expect(feature.nodes.filter((n) => !n.includes('refund'))).toEqual(working.nodes);
+    // Edges into formatCurrency (format.ts:12): the import (refund.ts line 1, resolved by the
+    // import resolver: exact), the call (line 5, name-matched: approximate), and its file's
+    // `contains`; batches go in path order, so refund.ts's edges come first.
+    expect(feature.edges.filter((e) => e.endsWith(' formatCurrency :1') || e.endsWith(' formatCurrency :5') || e.endsWith(' formatCurrency :12'))).toEqual([
+      'src/billing/refund.ts imports exact formatCurrency :1',
+      'refundLabel calls approximate formatCurrency :5',
+      'src/utils/format.ts contains exact formatCurrency :12',
+    ]);
+    expect(working.edges.filter((e) => e.startsWith('src/billing/refund.ts ') || e.startsWith('refundLabel '))).toEqual([]);
+    expect(feature.report.nodes - working.report.nodes).toBe(2);
   });
 });
