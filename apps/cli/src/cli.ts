@@ -1,11 +1,12 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { answerPaths, budgetNavigation, Engine, NAVIGATIONS, renderGraph, toSymbolView, validateLabelName, type Navigation, type NavigationPage, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
+import { answerPaths, budgetNavigation, Engine, NAVIGATIONS, parseGraphFormat, renderNavigationGraph, toSymbolView, validateLabelName, type Navigation, type NavigationPage, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
 import { CaError, CONFIDENCES, type Confidence } from '@ca/schema';
 import { printJson, ProgressBar, reportError, watchErrorLine } from './output.js';
 import { cmdFind, cmdSearch, cmdView, warnIfStale, joinNegativeNumbers, labelOf, labelOption, openRepo, parseInteger, viewOptionsOf, type QueryValues } from './query.js';
 import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
 import { readContext, writeContext } from './context.js';
 import { USAGE, type Command } from './usage.js';
+import { cmdGraph } from './graph.js';
 
 const OPTIONS = {
   repo: { type: 'string', multiple: true },
@@ -33,6 +34,7 @@ const OPTIONS = {
   'max-nodes': { type: 'string' },
   'max-tokens': { type: 'string' },
   format: { type: 'string' },
+  out: { type: 'string' },
   'through-interfaces': { type: 'boolean', default: false },
   budget: { type: 'string' },
   'min-score': { type: 'string' },
@@ -59,6 +61,7 @@ type Values = QueryValues & {
   'max-nodes'?: string;
   'max-tokens'?: string;
   format?: string;
+  out?: string;
   'through-interfaces': boolean;
   budget?: string;
   'min-score'?: string;
@@ -387,8 +390,8 @@ async function cmdNavigate(navigation: Navigation, values: Values, args: string[
   if (maxNodes !== undefined && (!/^\d+$/.test(maxNodes) || Number(maxNodes) < 1)) throw usage(`--max-nodes must be a positive integer (got "${maxNodes}")`);
   const min = values['min-confidence'];
   if (min !== undefined && !(CONFIDENCES as readonly string[]).includes(min)) throw usage(`--min-confidence must be one of ${CONFIDENCES.join(', ')} (got "${min}")`);
-  const format = values.format;
-  if (format !== undefined && format !== 'mermaid' && format !== 'dot') throw usage(`--format must be mermaid or dot (got "${format}")`);
+  const format = values.format === undefined ? undefined : parseGraphFormat(values.format);
+  if (values.out !== undefined) throw usage('--out is for ca graph; redirect the output of a navigation command instead');
   const view = viewOptionsOf(values);
   const cap = parseInteger(values['max-tokens'], '--max-tokens', 100, MAX_ANSWER_TOKENS) ?? CLI_ANSWER_TOKENS;
   const offset = parseInteger(values.offset, '--offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
@@ -408,7 +411,7 @@ async function cmdNavigate(navigation: Navigation, values: Values, args: string[
     // The same budget as the MCP tools: the printed text is measured, the page from --offset that fits is printed.
     const whole = { ...result, freshness };
     const render = (page: NavigationPage<typeof whole>): string =>
-      format ? [renderGraph(page, format), ...page.notices.map((n) => `${format === 'dot' ? '//' : '%%'} notice: ${n}`)].join('\n') : values.json ? JSON.stringify(page, null, 2) : navigationText(page);
+      format ? renderNavigationGraph(page, format).replace(/\n$/, '') : values.json ? JSON.stringify(page, null, 2) : navigationText(page);
     const { rendered } = budgetNavigation(whole, offset, cap, render, (text) => [text]);
     process.stdout.write(`${rendered}\n`);
     return 0;
@@ -558,6 +561,7 @@ const HANDLERS: Record<Exclude<Command, 'eval' | 'mcp' | 'serve' | 'ui'>, Handle
   label: cmdLabel,
   gc: cmdGc,
   use: cmdUse,
+  graph: cmdGraph,
   callers: navigate('callers'),
   callees: navigate('callees'),
   refs: navigate('refs'),

@@ -187,7 +187,7 @@ function parseNumber(raw: string | undefined, flag: string, min: number, max: nu
 }
 
 /** `--filter` given several times: each one ANDed. */
-function filterOf(values: QueryValues): string | undefined {
+export function filterOf(values: QueryValues): string | undefined {
   const parts = values.filter ?? [];
   if (parts.length === 0) return undefined;
   return parts.length === 1 ? parts[0] : parts.map((p) => `(${p})`).join(' and ');

@@ -18,6 +18,7 @@ export const COMMANDS = [
   'deps',
   'dependents',
   'impact',
+  'graph',
   'status',
   'health',
   'labels',
@@ -56,6 +57,9 @@ Commands:
   deps FILE|SYMBOL        what it imports/uses
   dependents FILE|SYMBOL  what imports/uses it
   impact SYMBOL           transitive dependents grouped by file (blast radius)
+  graph                   the whole graph, or the part --filter EXPR selects, as
+                          --format graphml (default)|json|dot|mermaid, to stdout or --out FILE
+                          (--max-nodes N, default 200000: the first N in path order, the cut noticed)
   status                  index size, parse problems, channel state, freshness, labels
   health                  check the index and the grammars
   labels                  the labels of the index (working tree, commits) with commit, files, completeness
@@ -74,7 +78,7 @@ Global options:
   -h, --help              this help
 
 Navigation options:
-  --depth N  --min-confidence exact|probable|approximate  --format mermaid|dot  --all
+  --depth N  --min-confidence exact|probable|approximate  --format graphml|json|dot|mermaid  --all
   --max-nodes N  (cap on nodes an answer keeps, nearest first; impact default graph.impact_max_nodes = 1000)
   --context N  --context-before N  --context-after N  (lines around each site, 0-1000)
   --max-tokens N  (answer budget of the printed text, default 50000; a cut answer says so and

@@ -17,6 +17,7 @@ const READ_COMMANDS: string[][] = [
   ['deps', 'a.ts'],
   ['dependents', 'a.ts'],
   ['impact', 'A'],
+  ['graph'],
   ['similar', 'A'],
   ['status'],
   ['health'],

@@ -43,6 +43,7 @@ const EXAMPLES: Partial<Record<Command, string[]>> = {
   deps: ['deps', 'src/auth/authService.ts', '--repo', repo],
   dependents: ['dependents', 'src/auth/tokenStore.ts', '--repo', repo],
   impact: ['impact', 'AuthService.issueToken', '--repo', repo],
+  graph: ['graph', '--repo', repo],
   status: ['status', '--repo', repo],
   health: ['health', '--repo', repo],
   labels: ['labels', '--repo', repo],

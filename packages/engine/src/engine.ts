@@ -31,6 +31,8 @@ export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './index
 import { findSymbols, type FindOptions, type FindResponse } from './find.js';
 import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
 import { ensureIndexGitignore } from './gitignore.js';
+import { exportGraph, type GraphExportOptions, type GraphExportReport } from './graphExport.js';
+import type { GraphFormat } from './graphFormat.js';
 
 export { WORKING_LABEL };
 
@@ -549,6 +551,15 @@ export class Engine {
     const modelId = this.store.vectors.model()?.modelId;
     if (!modelId) return null;
     return { vector: await this.queryEmbedder.embed(queryEmbeddingText(query)), modelId };
+  }
+
+  /**
+   * Writes the label's graph, or the part a filter selects, in `format` to `write` piece by piece
+   * (`ca graph`; see graphExport.ts).
+   */
+  graph(format: GraphFormat, write: (chunk: string) => void, options: GraphExportOptions & { label?: string } = {}): GraphExportReport {
+    const { label, ...rest } = options;
+    return exportGraph(this.store.graph, this.reader(label), format, write, rest);
   }
 
   /** The symbols a filter expression selects, a page at a time in a stable order (`ca find`; see find.ts). */

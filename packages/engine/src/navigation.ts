@@ -438,33 +438,6 @@ function groupImpact(
     .map(({ path, symbols }) => ({ path, symbols }));
 }
 
-/** Renders the answer's subgraph as Mermaid or Graphviz dot. */
-export function renderGraph(result: NavigationResult, format: 'mermaid' | 'dot'): string {
-  const labels = new Map<string, string>([[result.symbol.id, result.symbol.qualifiedName]]);
-  for (const n of result.nodes) labels.set(n.id, n.qualifiedName);
-  const esc = (s: string) => s.replace(/"/g, "'");
-  const lines: string[] = [];
-  if (format === 'mermaid') {
-    lines.push('graph LR');
-    for (const [id, label] of labels) lines.push(`  n${id}["${esc(label)}"]`);
-    result.edges.forEach((e, i) => {
-      const to = e.to ?? `u${i}`;
-      if (e.to === null) lines.push(`  u${i}["${esc(e.targetName)} ?"]`);
-      lines.push(`  n${e.from} -->|${e.type}${e.confidence === 'exact' ? '' : ` ${e.confidence}`}| ${e.to === null ? to : `n${to}`}`);
-    });
-  } else {
-    lines.push('digraph ca {', '  rankdir=LR;', '  node [shape=box, fontname="monospace"];');
-    for (const [id, label] of labels) lines.push(`  n${id} [label="${esc(label)}"];`);
-    result.edges.forEach((e, i) => {
-      if (e.to === null) lines.push(`  u${i} [label="${esc(e.targetName)} ?", style=dashed];`);
-      const style = e.confidence === 'exact' ? '' : ', style=dashed';
-      lines.push(`  n${e.from} -> ${e.to === null ? `u${i}` : `n${e.to}`} [label="${e.type}"${style}];`);
-    });
-    lines.push('}');
-  }
-  return lines.join('\n');
-}
-
 /** 1 for test code (`isTestPath`), else 0: navigation lists product code first. */
 function testRank(path: string): number {
   return isTestPath(path) ? 1 : 0;

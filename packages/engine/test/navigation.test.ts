@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '@ca/schema';
-import { Engine, renderGraph, WORKING_LABEL } from '../src/index.js';
+import { Engine, renderNavigationGraph, WORKING_LABEL } from '../src/index.js';
 import { gapFilesThatMatter, navigate } from '../src/navigation.js';
 import { copyFixture, TS_APP, tempDir } from './helpers.js';
 
@@ -70,8 +70,8 @@ describe('navigation over the syntactic graph (fixtures/ts-app)', () => {
 
   it('deps of a file, drawn as mermaid', () => {
     const r = engine.navigate('deps', 'src/components/UserCard.tsx');
-    const text = renderGraph(r, 'mermaid');
-    expect(text.split('\n')[0]).toBe('graph LR');
+    const text = renderNavigationGraph(r, 'mermaid');
+    expect(text.split('\n')[0]).toBe('flowchart LR');
     expect(text).toContain('["Button"]');
     expect(text).toContain('-->|imports| n');
     expect(r.edges.filter((e) => e.type === 'imports').map((e) => e.targetName).sort()).toEqual(['Button', 'React', 'truncate']);

@@ -3,6 +3,7 @@ import type { Confidence, EdgeType, FilterNode, Language, NodeKind, ParseStatus 
 import type { SqliteDatabase } from './database.js';
 import { allowedNodeIds, compileFilter, idsPassingWhere, passingFraction, type FilterScope, type NodeIdSet } from './filterSql.js';
 import { findNodes, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
+import { countExportNodes, exportNodes, type ExportNode } from './exportNodes.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
 import { cachedPluck, cachedStatement, changeStamp, readMetadata, type Statement } from './statements.js';
 
@@ -491,6 +492,16 @@ export class IndexReader {
   /** The label, and whether it holds the whole index (then filters need not check it per node). */
   private filterScope(): FilterScope {
     return { label: this.label, wholeIndex: this.exclusive() };
+  }
+
+  /** The label's nodes passing a filter for a graph export, in batches (see exportNodes.ts). */
+  exportNodes(filter: NodeFilter | undefined, limit: number): Generator<ExportNode[]> {
+    return exportNodes(this.db, this.label, filter, limit);
+  }
+
+  /** How many of the label's nodes pass a filter (the total a capped graph export reports). */
+  countExportNodes(filter: NodeFilter | undefined): number {
+    return countExportNodes(this.db, this.label, filter);
   }
 
   /** The label's nodes passing a filter, one page at a time in a stable order (`ca find`). */
