@@ -21,10 +21,12 @@ const { values: opts } = parseArgs({ options: { build: { type: 'string' }, out: 
 const build = resolve(opts.build ?? here);
 const CALL_DEADLINE_MS = 180_000;
 
-/** The environment without CA_ settings (the machine's must not leak in), embeddings off, roslyn-host located. */
+/** The environment without CA_ settings (the machine's must not leak in), embeddings off, one parse thread, roslyn-host located. */
 function cleanEnv() {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CA_')));
   env.CA_EMBEDDING_ENABLED = 'false';
+  // Parsed on the main thread: files are stored in one order, so node ids are the same run to run.
+  env.CA_INDEXING_WORKERS = '0';
   const dll = process.env.CA_ROSLYN_HOST_DLL;
   if (dll) env.CA_ROSLYN_HOST_DLL = dll;
   return env;
@@ -288,7 +290,7 @@ async function recordPool() {
   const a = copyFixture('ts-app');
   const b = copyFixture('commonjs');
   const roots = [[a, 'a'], [b, 'b']];
-  const pool = new SessionPool({ repos: [a, b], session: { refresh: true, log: () => {}, env: {}, configOverrides: { embedding: { enabled: false } } } });
+  const pool = new SessionPool({ repos: [a, b], session: { refresh: true, log: () => {}, env: {}, configOverrides: { embedding: { enabled: false }, indexing: { workers: 0 } } } });
   const server = createMcpServer(pool);
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -308,7 +310,7 @@ async function recordPool() {
   try {
     const list = await client.listTools();
     const answers = [];
-    for (const [name, args] of calls) answers.push({ call: name, args: normalise(args, roots), answer: normalise(await client.callTool({ name, arguments: args }), roots) });
+    for (const [name, args] of calls) answers.push({ call: name, args: normalise(args, roots), answer: normalise(await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_DEADLINE_MS }), roots) });
     return { fixture: 'pool ts-app + commonjs', instructions: normalise(client.getInstructions(), roots), toolsList: normalise(list, roots), answers };
   } finally {
     await client.close();

@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CaError } from '@ca/schema';
 import type { RepoSessions } from './pool.js';
 import { createMcpServer } from './server.js';
-import type { ToolOptions } from './tools.js';
+import type { ToolOptions } from './tools/index.js';
 
 /** Host names a loopback server answers to: anything else in `Host` or `Origin` is DNS rebinding or a foreign page. */
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -78,8 +78,10 @@ export async function serveHttp(options: HttpServerOptions): Promise<RunningHttp
   const hostnameOf = (value: string): string | null => {
     try {
       return new URL(value.includes('://') ? value : `http://${value}`).hostname;
-    } catch {
-      return null;
+    } catch (e) {
+      // Not a URL or host (WHATWG URL throws a TypeError): no hostname, so the request is refused.
+      if (e instanceof TypeError) return null;
+      throw e;
     }
   };
   const authorized = (req: IncomingMessage): boolean => {
