@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CaError } from '@ca/schema';
 import type { RepoSessions } from './pool.js';
 import { createMcpServer } from './server.js';
-import type { ToolOptions } from './tools.js';
+import type { ToolOptions } from './tools/index.js';
 
 /** Host names a loopback server answers to: anything else in `Host` or `Origin` is DNS rebinding or a foreign page. */
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -20,9 +20,11 @@ export function isLoopbackAddress(host: string): boolean {
 function hostnameOf(value: string): string | null {
   try {
     return new URL(value.includes('://') ? value : `http://${value}`).hostname;
-  } catch {
-    // An unparsable Host or Origin names no host this server answers to: the caller refuses it.
-    return null;
+  } catch (e) {
+    // Not a URL or host (WHATWG URL throws a TypeError): it names no host this server answers to,
+    // so the caller refuses it. Anything else is a fault of ours, not of the header.
+    if (e instanceof TypeError) return null;
+    throw e;
   }
 }
 

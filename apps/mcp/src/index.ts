@@ -10,6 +10,6 @@ export { install, installPlan, mergedConfig, AGENT_INSTRUCTIONS, CLIENTS, SERVER
 export type { Client, InstallPlan } from './install.js';
 export { Session } from './session.js';
 export type { SessionOptions, RefreshState } from './session.js';
-export { TOOL_NAMES, DEFAULT_MAX_NODES, MAX_QUERY_CHARS, INSTRUCTIONS } from './tools.js';
-export type { ToolOptions } from './tools.js';
+export { TOOL_NAMES, DEFAULT_MAX_NODES, MAX_QUERY_CHARS, INSTRUCTIONS } from './tools/index.js';
+export type { ToolOptions } from './tools/index.js';
 export { DEFAULT_ANSWER_TOKENS } from './answers.js';

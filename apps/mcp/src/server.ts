@@ -6,7 +6,7 @@ import { SingleRepo, type RepoSessions } from './pool.js';
 import { Session, type SessionOptions } from './session.js';
 import { CLOSE_DEADLINE_MS, guardPipes, isPipeGone, markBroken, whenToStop, within, writable } from './lifecycle.js';
 import { LineTransport } from './stdio.js';
-import { INSTRUCTIONS, registerTools, type ToolOptions } from './tools.js';
+import { INSTRUCTIONS, registerTools, type ToolOptions } from './tools/index.js';
 
 export interface ServerOptions extends Partial<Pick<SessionOptions, 'refresh' | 'log'>>, Omit<SessionOptions, 'refresh' | 'log'>, ToolOptions {}
 

@@ -144,6 +144,9 @@ describe('ca serve: one HTTP server for two repositories and many sessions', () 
     expect(rebound.status).toBe(403);
     const origin = await post(server.url, { ...auth, origin: 'https://evil.example' }, INIT);
     expect([origin.status, JSON.parse(origin.body).error.message]).toEqual([403, 'Forbidden: Origin "https://evil.example" may not call this server']);
+    // An Origin that is not a URL at all (an unclosed IPv6 bracket) names no host: refused the same way, not a 500.
+    const garbled = await post(server.url, { ...auth, origin: 'http://[::1' }, INIT);
+    expect([garbled.status, JSON.parse(garbled.body).error.message]).toEqual([403, 'Forbidden: Origin "http://[::1" may not call this server']);
     const local = await post(server.url, { ...auth, origin: 'http://localhost:3000' }, INIT);
     expect(local.status).toBe(200);
   });
