@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from './database.js';
+import { inLabelJoin } from './labelScope.js';
 import { cachedStatement } from './statements.js';
 
 /**
@@ -50,7 +51,7 @@ interface NodeRow {
 
 /** Reads the canonical dump of `label` (see `CanonicalDump`); `fts: false` leaves the full-text terms out (they are the slow part). */
 export function canonicalDump(db: SqliteDatabase, label: string, options: { readonly fts?: boolean } = {}): CanonicalDump {
-  const inLabel = `JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?`;
+  const inLabel = inLabelJoin('f.id');
   const files = new Map<string, string>();
   for (const r of cachedStatement(
     db,

@@ -14,6 +14,7 @@ import { CaError, globLiteral, globToLike, globToRegExp, isTestPath, projectDisp
 import type { SqliteDatabase } from './database.js';
 import { declaredTypes, typeMatches } from './declaredTypes.js';
 import { cachedPluck, cachedRaw, cachedStatement, changeStamp } from './statements.js';
+import { inLabelExists, inLabelSet, labelEntriesCondition } from './labelScope.js';
 
 /** A filter as a SQL condition (`sql`, with `?` placeholders bound to `params`). */
 export interface CompiledFilter {
@@ -189,7 +190,7 @@ function termSql(db: SqliteDatabase, term: FilterTerm, params: unknown[], notice
         });
       }
       params.push(id);
-      return `n.file_id IN (SELECT file_id FROM label_files WHERE label_id = ?)`;
+      return inLabelSet('n.file_id', 'id');
     }
   }
 }
@@ -246,7 +247,7 @@ function scopeSql(scope: FilterScope, where: string, params: unknown[]): { joins
   const joins = filesJoin(where);
   if (scope.wholeIndex) return { joins, condition: '' };
   params.push(scope.label);
-  return { joins, condition: 'AND EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?))' };
+  return { joins, condition: `AND ${inLabelExists('n.file_id')}` };
 }
 
 /**
@@ -275,7 +276,7 @@ export function allowedNodeIds(db: SqliteDatabase, scope: FilterScope, where: st
         db
           .prepare(
             `SELECT n.id FROM label_files lf CROSS JOIN nodes n ON n.file_id = lf.file_id ${joins}
-             WHERE lf.label_id = (SELECT id FROM labels WHERE name = ?) ${where}`,
+             WHERE ${labelEntriesCondition()} ${where}`,
           )
           .pluck()
           .all(scope.label, ...params)

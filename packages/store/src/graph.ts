@@ -1,7 +1,8 @@
 import { CONFIDENCES, type Confidence, type EdgeType } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { cachedPluck, cachedStatement, changeStamp, type Statement } from './statements.js';
-import { toNodeSummary, type NodeSummary, type NodeSummaryRow } from './reader.js';
+import { cachedPluck, cachedStatement, changeStamp, selectColumn, type Statement } from './statements.js';
+import { toNodeSummary, type NodeSummary, type NodeSummaryRow } from './rows.js';
+import { inLabelJoin, labelEntriesCondition } from './labelScope.js';
 
 export type Direction = 'in' | 'out';
 
@@ -281,7 +282,7 @@ export class GraphReader {
     if (hit !== undefined) return hit;
     const labelId = cachedPluck(this.db, `SELECT id FROM labels WHERE name = ?`).get(label) as number | undefined;
     const files = new Set(
-      labelId === undefined ? [] : (cachedPluck(this.db, `SELECT file_id FROM label_files WHERE label_id = ?`).all(labelId) as number[]),
+      labelId === undefined ? [] : selectColumn<number>(this.db, `SELECT lf.file_id FROM label_files lf WHERE ${labelEntriesCondition('id')}`, labelId),
     );
     const total = cachedPluck(this.db, `SELECT COUNT(*) FROM files`).get() as number;
     // Every version is the label's: nothing to filter or map.
@@ -352,7 +353,7 @@ export class GraphReader {
     const hit = cache.get(key);
     if (hit && hit.stamp === stamp) return hit.rows;
     const rows = this.statement(
-      sql(`FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+      sql(`FROM files f ${inLabelJoin('f.id')}
        WHERE f.language IN (${langs.map(() => '?').join(',')}) AND f.semantic_state IN ('none','pending','failed')
          AND f.parse_status IN ('ok', 'partial', 'error')`),
     ).all(label, ...langs) as T[];

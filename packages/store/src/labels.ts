@@ -1,6 +1,7 @@
 import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { cachedPluck, cachedStatement } from './statements.js';
+import { labelEntriesCondition } from './labelScope.js';
 import type { IndexWriter, WriteStats } from './writer.js';
 
 export type LabelKind = 'working' | 'commit' | 'staging';
@@ -143,7 +144,7 @@ export class LabelStore {
       cachedStatement(this.db, `UPDATE labels SET kind = 'staging', target_sha = ? WHERE name = ?`).run(commit, staging);
     })();
     const staged = new Map<string, number>();
-    for (const r of cachedStatement(this.db, `SELECT lf.path, lf.file_id FROM label_files lf JOIN labels l ON l.id = lf.label_id WHERE l.name = ?`)
+    for (const r of cachedStatement(this.db, `SELECT lf.path, lf.file_id FROM label_files lf WHERE ${labelEntriesCondition()}`)
       .all(staging) as { path: string; file_id: number }[]) {
       staged.set(r.path, r.file_id);
     }

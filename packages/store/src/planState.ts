@@ -1,6 +1,7 @@
 import type { Language, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { cachedPluck, cachedStatement } from './statements.js';
+import { labelEntriesCondition } from './labelScope.js';
 
 /** One path of a label as the change planner sees it (structurally @ca/invalidation's `StoredFile`). */
 export interface StoredFileRecord {
@@ -31,7 +32,7 @@ export class LabelPlanState {
     if (this.cache) return this.cache;
     const rows = cachedStatement(this.db, `SELECT lf.path, lf.file_id AS fileId, f.content_hash AS contentHash, f.size, lf.mtime_ms AS mtimeMs, f.extractor,
                 f.language, f.parse_status AS parseStatus, f.semantic_state AS semanticState
-         FROM label_files lf JOIN labels l ON l.id = lf.label_id AND l.name = ? JOIN files f ON f.id = lf.file_id`)
+         FROM label_files lf JOIN files f ON f.id = lf.file_id WHERE ${labelEntriesCondition()}`)
       .all(this.label) as StoredFileRecord[];
     this.cache = new Map(rows.map((r) => [r.path, r]));
     return this.cache;

@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from './database.js';
 import { NodeLocator } from './nodeLocator.js';
 import { cachedPluck, cachedStatement, readMetadata } from './statements.js';
+import { inLabelJoin, labelEntriesCondition } from './labelScope.js';
 import type { IndexWriter } from './writer.js';
 
 /** A file of a label a semantic pass can analyse (parsed, with a language). */
@@ -52,7 +53,7 @@ function modulePathsOf(path: string): string[] {
   return bare.slice(slash + 1) === 'index' && slash > 0 ? [bare, bare.slice(0, slash)] : [bare];
 }
 
-const IN_LABEL = `JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?`;
+const IN_LABEL = inLabelJoin('f.id');
 
 /**
  * The semantic passes' view of the index: which files of a label need a pass, their states,
@@ -166,7 +167,7 @@ export class SemanticStore {
     for (const table of ['edges', 'superseded_edges']) {
       const stmt = cachedStatement(
         this.db,
-        `SELECT DISTINCT e.file_id AS id FROM ${table} e JOIN label_files lf ON lf.file_id = e.file_id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+        `SELECT DISTINCT e.file_id AS id FROM ${table} e ${inLabelJoin('e.file_id')}
          WHERE e.type = 'imports' AND (e.specifier = ? OR substr(e.specifier, 1, ?) = ?)`,
       );
       for (const n of names) for (const r of stmt.all(label, n, n.length + 1, `${n}/`) as { id: number }[]) ids.add(r.id);
@@ -293,7 +294,7 @@ export class SemanticKeyResolver {
     if (!this.fileIds.has(path)) {
       const row = cachedStatement(
         this.db,
-        `SELECT lf.file_id AS id FROM label_files lf JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`,
+        `SELECT lf.file_id AS id FROM label_files lf WHERE ${labelEntriesCondition()} AND lf.path = ?`,
       ).get(this.label, path) as { id: number } | undefined;
       this.fileIds.set(path, row?.id ?? null);
     }

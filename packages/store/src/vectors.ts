@@ -3,6 +3,7 @@ import type { Statement } from 'better-sqlite3';
 import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { cachedPluck, cachedRaw, cachedStatement, changeStamp } from './statements.js';
+import { inLabelJoin, labelEntriesCondition } from './labelScope.js';
 import { VectorIndex, type CoarseMode, type KnnHit, type NodeCheck } from './vectorIndex.js';
 
 /** The embedding model whose vectors the index holds; any change re-embeds from scratch. */
@@ -208,8 +209,7 @@ export class VectorStore {
       // are dropped by VectorIndex.setAssignments, and the primary key order is the node order.
       assignmentCount: s(`SELECT COUNT(*) FROM node_embeddings`).pluck(),
       assignments: s(`SELECT node_id, window, embedding_id FROM node_embeddings ORDER BY node_id, window`),
-      labelNodes: s(`SELECT n.id FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id
-                     WHERE lf.label_id = (SELECT id FROM labels WHERE name = ?)`),
+      labelNodes: s(`SELECT n.id FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id WHERE ${labelEntriesCondition()}`),
       vecDims: s(`SELECT sql FROM sqlite_master WHERE name = 'vec_embeddings'`),
       vectorById: s(`SELECT vector FROM embeddings WHERE id = ?`).pluck(),
       snapshotParts: s(`SELECT part, ids, inv_norm, f32, i8, bits FROM vector_snapshot_parts ORDER BY part`),
@@ -412,7 +412,7 @@ export class VectorStore {
     const rows = cachedStatement(this.db, `SELECT n.id AS nodeId, n.chunk_hash AS chunkHash, n.kind, n.language, n.name, n.qualified_name AS qualifiedName,
                 n.signature, n.doc, n.chunk_text AS chunkText, lf.path, n.parent_id AS parentId
          FROM nodes n
-         JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+         ${inLabelJoin('n.file_id')}
          WHERE NOT EXISTS (SELECT 1 FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id
                            WHERE ne.node_id = n.id AND e.model_id = ?)
          ${kinds.length > 0 ? `AND n.kind IN (${kinds.map(() => '?').join(',')})` : ''}
@@ -435,7 +435,7 @@ export class VectorStore {
     return cachedStatement(this.db, `SELECT n.id AS nodeId, n.chunk_hash AS chunkHash, n.kind, n.language, n.name, n.qualified_name AS qualifiedName,
                 n.signature, n.doc, n.chunk_text AS chunkText, lf.path, n.parent_id AS parentId, e.content_hash AS embeddedHash
          FROM nodes n
-         JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+         ${inLabelJoin('n.file_id')}
          JOIN node_embeddings ne ON ne.node_id = n.id AND ne.window = 0
          JOIN embeddings e ON e.id = ne.embedding_id AND e.model_id = ?
          WHERE n.kind IN ('file', 'module')
@@ -461,7 +461,7 @@ export class VectorStore {
   countNodesNeedingEmbedding(label: string): number {
     const model = this.model();
     const row = cachedStatement(this.db, `SELECT COUNT(*) AS c FROM nodes n
-         JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+         ${inLabelJoin('n.file_id')}
          WHERE NOT EXISTS (SELECT 1 FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id
                            WHERE ne.node_id = n.id AND e.model_id = ?)`)
       .get(label, model ? modelKeyOf(model) : null) as { c: number };
