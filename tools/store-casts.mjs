@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Counts, per file of a source folder (default packages/store/src): casts (`x as T`, `as const`
-// excluded) and inline row types (an object type literal written inside a cast's type, e.g.
-// `.get() as { n: number }` or `.all() as Array<{ id: number }>`; nested literals count once).
+// excluded) and inline row types: an object type literal written inside a cast's type
+// (`.get() as { n: number }`, `.all() as Array<{ id: number }>`) or in the type argument of a typed
+// read (`selectAll<{ id: number }>(…)`); nested literals count once.
 // Usage: node tools/store-casts.mjs [folder]
 import ts from 'typescript';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -24,6 +25,9 @@ for (const name of readdirSync(dir).filter((n) => n.endsWith('.ts')).sort()) {
     if (ts.isAsExpression(node) && node.type.getText(src) !== 'const') {
       c++;
       i += literalsIn(node.type);
+    }
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && /^select[A-Z]/.test(node.expression.text)) {
+      for (const t of node.typeArguments ?? []) i += literalsIn(t);
     }
     ts.forEachChild(node, visit);
   };

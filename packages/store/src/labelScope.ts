@@ -40,6 +40,18 @@ export function inLabelJoin(fileId: string, by: LabelRef = 'name', alias = 'lf')
 }
 
 /**
+ * `inLabelJoin`'s rows, planned from the label: a join to `labels` by name lets SQLite start from
+ * the label's own entries (the `label_files` primary key) and reach the other table by id. For a
+ * scan of a whole label with conditions on indexed file columns (language, semantic state), where
+ * the scalar-subquery form lets the planner start from those columns' index over every version of
+ * every label instead. Binds one parameter (the label's name).
+ */
+export function inLabelJoinByLabel(fileId: string, alias = 'lf'): string {
+  const a = column(alias);
+  return `JOIN label_files ${a} ON ${a}.file_id = ${column(fileId)} JOIN labels ${a}_label ON ${a}_label.id = ${a}.label_id AND ${a}_label.name = ?`;
+}
+
+/**
  * `EXISTS (…)`: the same condition as `inLabelJoin` as a predicate (for a WHERE clause, where a
  * join would change the row count or the plan). Binds one parameter.
  */

@@ -4,8 +4,8 @@ import type { SqliteDatabase } from './database.js';
 import { allowedNodeIds, compileFilter, idsPassingWhere, passingFraction, type FilterScope, type NodeIdSet } from './filterSql.js';
 import { findNodes, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
-import { cachedPluck, cachedStatement, changeStamp, readMetadata, selectAll, selectOne, selectColumn, selectValue, type Statement } from './statements.js';
-import { inLabelExists, inLabelJoin, labelEntriesCondition } from './labelScope.js';
+import { cachedPluck, changeStamp, readMetadata, selectAll, selectColumn, selectOne, selectValue, type Statement } from './statements.js';
+import { inLabelExists, inLabelJoin, inLabelJoinByLabel, labelEntriesCondition } from './labelScope.js';
 import {
   EDGE_COLUMNS,
   FILE_STATUS_COLUMNS,
@@ -576,7 +576,7 @@ export class IndexReader {
     if (languages.length === 0) return 0;
     return selectValue<number>(
       this.db,
-      `SELECT COUNT(*) FROM files f ${inLabelJoin('f.id')} WHERE f.language IN (${languages.map(() => '?').join(',')})`,
+      `SELECT COUNT(*) FROM files f ${inLabelJoinByLabel('f.id')} WHERE f.language IN (${languages.map(() => '?').join(',')})`,
       this.label,
       ...languages,
     )!;

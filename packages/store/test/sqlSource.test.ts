@@ -15,7 +15,7 @@ const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
 const SQL_TEXT = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|DROP|ALTER|PRAGMA)\b|\b(FROM|JOIN|WHERE|VALUES|LIMIT|GROUP BY|ORDER BY|EXISTS|SET)\b/;
 
 /** The label-scope helpers (labelScope.ts): fixed text once their arguments are literals. */
-const SCOPE_HELPERS = new Set(['inLabelJoin', 'inLabelExists', 'inLabelSet', 'labelIdSql', 'labelEntriesCondition']);
+const SCOPE_HELPERS = new Set(['inLabelJoin', 'inLabelJoinByLabel', 'inLabelExists', 'inLabelSet', 'labelIdSql', 'labelEntriesCondition']);
 
 /**
  * Fragment variables interpolated by name, per file, each reviewed: they hold SQL built by the
@@ -43,14 +43,14 @@ const REVIEWED_FRAGMENTS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Names declared `const NAME = <fixed>` in the file (a fragment computed from fixed parts). */
-function fixedConstants(src: ts.SourceFile): Set<string> {
+function fixedConstants(src: ts.SourceFile, reviewed: readonly string[]): Set<string> {
   const out = new Set<string>();
   const visit = (node: ts.Node): void => {
     if (ts.isVariableStatement(node) || ts.isVariableDeclarationList(node)) {
       const list = ts.isVariableStatement(node) ? node.declarationList : node;
       if ((list.flags & ts.NodeFlags.Const) !== 0) {
         for (const d of list.declarations) {
-          if (ts.isIdentifier(d.name) && d.initializer && isFixed(d.initializer, src, out, [])) out.add(d.name.text);
+          if (ts.isIdentifier(d.name) && d.initializer && isFixed(d.initializer, src, out, reviewed)) out.add(d.name.text);
         }
       }
     }
@@ -91,7 +91,7 @@ function isFixed(e: ts.Expression, src: ts.SourceFile, constants: ReadonlySet<st
 /** Interpolations of non-fixed text into SQL in `source` (one line each: `file:line: expression`). */
 export function sqlInterpolations(fileName: string, source: string, reviewed: readonly string[] = []): string[] {
   const src = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
-  const constants = fixedConstants(src);
+  const constants = fixedConstants(src, reviewed);
   const out: string[] = [];
   const report = (node: ts.Node, why: string) =>
     out.push(`${fileName}:${src.getLineAndCharacterOfPosition(node.getStart(src)).line + 1}: ${why} ${node.getText(src).replace(/\s+/g, ' ')}`);
