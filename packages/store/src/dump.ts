@@ -1,5 +1,6 @@
 import type { SqliteDatabase } from './database.js';
-import { cachedStatement } from './statements.js';
+import { inLabelJoin } from './labelScope.js';
+import { cachedStatement, selectAll } from './statements.js';
 
 /**
  * A label's index in a form that does not depend on how it was built: every row named by what
@@ -50,27 +51,25 @@ interface NodeRow {
 
 /** Reads the canonical dump of `label` (see `CanonicalDump`); `fts: false` leaves the full-text terms out (they are the slow part). */
 export function canonicalDump(db: SqliteDatabase, label: string, options: { readonly fts?: boolean } = {}): CanonicalDump {
-  const inLabel = `JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?`;
+  const inLabel = inLabelJoin('f.id');
   const files = new Map<string, string>();
-  for (const r of cachedStatement(
+  for (const r of selectAll<Record<string, unknown>>(
     db,
     `SELECT lf.path, f.content_hash, f.language, f.parse_status, f.generated, f.project, f.extractor, f.semantic_state
-       FROM files f ${inLabel}`,
-  ).all(label) as Record<string, unknown>[]) {
+       FROM files f ${inLabel}`, label)) {
     // A skipped file's stamp is `skipped:size:mtime:reason` (it is never read, so no hash): the
     // modification time belongs to the copy of the tree, not to what was indexed.
     const hash = String(r['content_hash']).replace(/^(skipped:\d+:)\d+:/, '$1');
     files.set(String(r['path']), [hash, r['language'], r['parse_status'], r['generated'], r['project'], r['extractor'], r['semantic_state']].join(' '));
   }
-  const rows = cachedStatement(db, `SELECT n.*, lf.path FROM nodes n JOIN files f ON f.id = n.file_id ${inLabel}`).all(label) as NodeRow[];
+  const rows = selectAll<NodeRow>(db, `SELECT n.*, lf.path FROM nodes n JOIN files f ON f.id = n.file_id ${inLabel}`, label);
   const keyOf = new Map<number, string>();
   for (const n of rows) keyOf.set(n.id, `${n.path}|${n.symbol_key}|${n.disambiguator}`);
   const spans = new Map<number, string[]>();
-  for (const s of cachedStatement(
+  for (const s of selectAll<{ node_id: number; path: string; start_line: number; end_line: number; start_byte: number; end_byte: number }>(
     db,
     `SELECT ns.node_id, lf.path, ns.start_line, ns.end_line, ns.start_byte, ns.end_byte FROM node_spans ns
-       JOIN files f ON f.id = ns.file_id ${inLabel}`,
-  ).all(label) as { node_id: number; path: string; start_line: number; end_line: number; start_byte: number; end_byte: number }[]) {
+       JOIN files f ON f.id = ns.file_id ${inLabel}`, label)) {
     const list = spans.get(s.node_id) ?? [];
     list.push(`${s.path}:${s.start_line}-${s.end_line}/${s.start_byte}-${s.end_byte}`);
     spans.set(s.node_id, list);
@@ -86,12 +85,11 @@ export function canonicalDump(db: SqliteDatabase, label: string, options: { read
     nodes.set(keyOf.get(n.id)!, facts.map((x) => (x === null ? '∅' : String(x))).join(' ¦ '));
   }
   const edges = new Map<string, number>();
-  for (const e of cachedStatement(
+  for (const e of selectAll<Record<string, unknown>>(
     db,
     `SELECT e.source_id, e.type, e.confidence, e.line, e.extractor, e.target_id, e.target_key, e.target_name, e.target_module,
             e.imported_name, e.specifier
-       FROM edges e JOIN files f ON f.id = e.file_id ${inLabel}`,
-  ).all(label) as Record<string, unknown>[]) {
+       FROM edges e JOIN files f ON f.id = e.file_id ${inLabel}`, label)) {
     const targetId = e['target_id'] as number | null;
     // A resolved edge is named by its target node; an unresolved one by what it names.
     const target = targetId !== null ? `node ${keyOf.get(targetId) ?? 'outside the label'}` : `unresolved ${e['target_key']} ${e['target_name']}`;
@@ -100,18 +98,15 @@ export function canonicalDump(db: SqliteDatabase, label: string, options: { read
     edges.set(line, (edges.get(line) ?? 0) + 1);
   }
   const reexports = new Map<string, number>();
-  for (const r of cachedStatement(db, `SELECT lf.path, m.target_module, m.name FROM module_reexports m JOIN files f ON f.id = m.file_id ${inLabel}`).all(
-    label,
-  ) as { path: string; target_module: string; name: string }[]) {
+  for (const r of selectAll<{ path: string; target_module: string; name: string }>(db, `SELECT lf.path, m.target_module, m.name FROM module_reexports m JOIN files f ON f.id = m.file_id ${inLabel}`, label,)) {
     const line = `${r.path} -> ${r.target_module} ${r.name}`;
     reexports.set(line, (reexports.get(line) ?? 0) + 1);
   }
   const vectors = new Set<string>();
-  for (const v of cachedStatement(
+  for (const v of selectAll<{ node_id: number; window: number; content_hash: string }>(
     db,
     `SELECT ne.node_id, ne.window, em.content_hash FROM node_embeddings ne JOIN embeddings em ON em.id = ne.embedding_id
-       JOIN nodes n ON n.id = ne.node_id JOIN files f ON f.id = n.file_id ${inLabel}`,
-  ).all(label) as { node_id: number; window: number; content_hash: string }[]) {
+       JOIN nodes n ON n.id = ne.node_id JOIN files f ON f.id = n.file_id ${inLabel}`, label)) {
     vectors.add(`${keyOf.get(v.node_id)}|${v.window}|${v.content_hash}`);
   }
   return { files, nodes, edges, reexports, fts: options.fts === false ? new Map() : ftsTerms(db, keyOf), vectors };
@@ -121,12 +116,12 @@ export function canonicalDump(db: SqliteDatabase, label: string, options: { read
 function ftsTerms(db: SqliteDatabase, keyOf: ReadonlyMap<number, string>): Map<string, string> {
   cachedStatement(db, `CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_nodes_instances USING fts5vocab(main, fts_nodes, instance)`).run();
   const out = new Map<string, string[]>();
-  for (const r of cachedStatement(db, `SELECT doc, col, term, offset FROM temp.fts_nodes_instances`).all() as {
+  for (const r of selectAll<{
     doc: number;
     col: string;
     term: string;
     offset: number;
-  }[]) {
+  }>(db, `SELECT doc, col, term, offset FROM temp.fts_nodes_instances`)) {
     const key = keyOf.get(r.doc);
     // Rows of other labels' nodes are not this label's.
     if (key === undefined) continue;

@@ -23,7 +23,8 @@ export function assertNotTruncated(path: string): void {
   try {
     fd = openSync(path, 'r');
   } catch {
-    return; // Missing or unreadable: the open that follows reports it.
+    // Missing or unreadable: the open that follows reports it.
+    return;
   }
   try {
     const size = fstatSync(fd).size;

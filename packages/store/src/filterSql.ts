@@ -13,7 +13,8 @@
 import { CaError, globLiteral, globToLike, globToRegExp, isTestPath, projectDisplayName, type FilterNode, type FilterTerm } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { declaredTypes, typeMatches } from './declaredTypes.js';
-import { cachedPluck, cachedRaw, cachedStatement, changeStamp } from './statements.js';
+import { cachedRaw, changeStamp, selectColumn, selectOne, selectValue } from './statements.js';
+import { inLabelExists, inLabelSet, labelEntriesCondition } from './labelScope.js';
 
 /** A filter as a SQL condition (`sql`, with `?` placeholders bound to `params`). */
 export interface CompiledFilter {
@@ -67,7 +68,7 @@ function projectsOf(db: SqliteDatabase): string[] {
   const stamp = changeStamp(db);
   const cached = projectCache.get(db);
   if (cached && cached.stamp === stamp) return cached.projects;
-  const projects = cachedPluck(db, `SELECT DISTINCT project FROM files ORDER BY project`).all() as string[];
+  const projects = selectColumn<string>(db, `SELECT DISTINCT project FROM files ORDER BY project`);
   projectCache.set(db, { stamp, projects });
   return projects;
 }
@@ -181,15 +182,15 @@ function termSql(db: SqliteDatabase, term: FilterTerm, params: unknown[], notice
       return `n.project IN (SELECT value FROM json_each(?))`;
     }
     case 'label': {
-      const id = cachedPluck(db, `SELECT id FROM labels WHERE name = ?`).get(term.value) as number | undefined;
+      const id = selectValue<number>(db, `SELECT id FROM labels WHERE name = ?`, term.value);
       if (id === undefined) {
-        const names = cachedPluck(db, `SELECT name FROM labels ORDER BY name`).all() as string[];
+        const names = selectColumn<string>(db, `SELECT name FROM labels ORDER BY name`);
         throw new CaError('unknown_label', `invalid filter at ${column(term)}: unknown label "${term.value}" (labels: ${names.join(', ') || 'none yet'})`, {
           context: { position: term.position, label: term.value },
         });
       }
       params.push(id);
-      return `n.file_id IN (SELECT file_id FROM label_files WHERE label_id = ?)`;
+      return inLabelSet('n.file_id', 'id');
     }
   }
 }
@@ -246,7 +247,7 @@ function scopeSql(scope: FilterScope, where: string, params: unknown[]): { joins
   const joins = filesJoin(where);
   if (scope.wholeIndex) return { joins, condition: '' };
   params.push(scope.label);
-  return { joins, condition: 'AND EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?))' };
+  return { joins, condition: `AND ${inLabelExists('n.file_id')}` };
 }
 
 /**
@@ -275,7 +276,7 @@ export function allowedNodeIds(db: SqliteDatabase, scope: FilterScope, where: st
         db
           .prepare(
             `SELECT n.id FROM label_files lf CROSS JOIN nodes n ON n.file_id = lf.file_id ${joins}
-             WHERE lf.label_id = (SELECT id FROM labels WHERE name = ?) ${where}`,
+             WHERE ${labelEntriesCondition()} ${where}`,
           )
           .pluck()
           .all(scope.label, ...params)
@@ -322,7 +323,7 @@ export function passingFraction(db: SqliteDatabase, scope: FilterScope, where: s
   const known = cache.fractions.get(key);
   if (known !== undefined) return known;
   if (onlyCached) return null;
-  const { lo, hi } = cachedStatement(db, `SELECT min(id) AS lo, max(id) AS hi FROM files`).get() as { lo: number | null; hi: number | null };
+  const { lo, hi } = selectOne<{ lo: number | null; hi: number | null }>(db, `SELECT min(id) AS lo, max(id) AS hi FROM files`)!;
   let fraction = 1;
   if (lo !== null && hi !== null) {
     const step = Math.max(1, (hi - lo + 1) / SAMPLE_FILES);

@@ -1,7 +1,8 @@
 import { CONFIDENCES, type Confidence, type EdgeType } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { cachedPluck, cachedStatement, changeStamp, type Statement } from './statements.js';
-import { toNodeSummary, type NodeSummary, type NodeSummaryRow } from './reader.js';
+import { cachedStatement, changeStamp, selectColumn, selectOne, selectValue, type Statement } from './statements.js';
+import { toNodeSummary, type NodeSummary, type NodeSummaryRow } from './rows.js';
+import { inLabelJoinByLabel, labelEntriesCondition } from './labelScope.js';
 
 export type Direction = 'in' | 'out';
 
@@ -127,10 +128,9 @@ class LabelScope {
   }
 
   private node(id: number): ScopeNode | undefined {
-    return cachedStatement(
+    return selectOne<ScopeNode>(
       this.db,
-      `SELECT n.id, n.file_id, n.symbol_key, n.signature, n.qualified_name, n.kind, f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?`,
-    ).get(id) as ScopeNode | undefined;
+      `SELECT n.id, n.file_id, n.symbol_key, n.signature, n.qualified_name, n.kind, f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?`, id);
   }
 
   /** Nodes of the same symbol in other versions of its file. */
@@ -279,11 +279,11 @@ export class GraphReader {
     if (!cache || cache.stamp !== stamp) scopeCache.set(this.db, (cache = { stamp, scopes: new Map() }));
     const hit = cache.scopes.get(label);
     if (hit !== undefined) return hit;
-    const labelId = cachedPluck(this.db, `SELECT id FROM labels WHERE name = ?`).get(label) as number | undefined;
+    const labelId = selectValue<number>(this.db, `SELECT id FROM labels WHERE name = ?`, label);
     const files = new Set(
-      labelId === undefined ? [] : (cachedPluck(this.db, `SELECT file_id FROM label_files WHERE label_id = ?`).all(labelId) as number[]),
+      labelId === undefined ? [] : selectColumn<number>(this.db, `SELECT lf.file_id FROM label_files lf WHERE ${labelEntriesCondition('id')}`, labelId),
     );
-    const total = cachedPluck(this.db, `SELECT COUNT(*) FROM files`).get() as number;
+    const total = selectValue<number>(this.db, `SELECT COUNT(*) FROM files`)!;
     // Every version is the label's: nothing to filter or map.
     const scope: LabelScope | null = files.size === total ? null : new LabelScope(this.db, files);
     cache.scopes.set(label, scope);
@@ -352,7 +352,7 @@ export class GraphReader {
     const hit = cache.get(key);
     if (hit && hit.stamp === stamp) return hit.rows;
     const rows = this.statement(
-      sql(`FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+      sql(`FROM files f ${inLabelJoinByLabel('f.id')}
        WHERE f.language IN (${langs.map(() => '?').join(',')}) AND f.semantic_state IN ('none','pending','failed')
          AND f.parse_status IN ('ok', 'partial', 'error')`),
     ).all(label, ...langs) as T[];

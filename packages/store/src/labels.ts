@@ -1,6 +1,7 @@
 import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { cachedPluck, cachedStatement } from './statements.js';
+import { cachedStatement, selectAll, selectColumn, selectOne, selectValue } from './statements.js';
+import { labelEntriesCondition } from './labelScope.js';
 import type { IndexWriter, WriteStats } from './writer.js';
 
 export type LabelKind = 'working' | 'commit' | 'staging';
@@ -71,19 +72,18 @@ export class LabelStore {
   ) {}
 
   private row(name: string): LabelRow | null {
-    return (cachedStatement(this.db, `SELECT id, name, kind, commit_sha, target_sha, head_ref, dirty, worktree, indexed_at FROM labels WHERE name = ?`).get(name) as LabelRow | undefined) ?? null;
+    return (selectOne<LabelRow>(this.db, `SELECT id, name, kind, commit_sha, target_sha, head_ref, dirty, worktree, indexed_at FROM labels WHERE name = ?`, name)) ?? null;
   }
 
   /** Every label but staging ones, by name. */
   list(): LabelInfo[] {
-    const rows = cachedStatement(this.db, `SELECT l.id, l.name, l.kind, l.commit_sha, l.head_ref, l.dirty, l.worktree, l.indexed_at,
+    const rows = selectAll<LabelRow & { files: number; analysable: number; exact: number }>(this.db, `SELECT l.id, l.name, l.kind, l.commit_sha, l.head_ref, l.dirty, l.worktree, l.indexed_at,
                 (SELECT COUNT(*) FROM label_files lf WHERE lf.label_id = l.id) AS files,
                 (SELECT COUNT(*) FROM label_files lf JOIN files f ON f.id = lf.file_id
                   WHERE lf.label_id = l.id AND f.language IS NOT NULL AND f.parse_status IN ('ok','partial')) AS analysable,
                 (SELECT COUNT(*) FROM label_files lf JOIN files f ON f.id = lf.file_id
                   WHERE lf.label_id = l.id AND f.language IS NOT NULL AND f.parse_status IN ('ok','partial') AND f.semantic_state = 'ok') AS exact
-         FROM labels l WHERE l.kind <> 'staging' ORDER BY l.name`)
-      .all() as (LabelRow & { files: number; analysable: number; exact: number })[];
+         FROM labels l WHERE l.kind <> 'staging' ORDER BY l.name`);
     return rows.map((r) => ({ ...recorded(r), files: r.files, semantic: { exact: r.exact, analysable: r.analysable } }));
   }
 
@@ -143,8 +143,7 @@ export class LabelStore {
       cachedStatement(this.db, `UPDATE labels SET kind = 'staging', target_sha = ? WHERE name = ?`).run(commit, staging);
     })();
     const staged = new Map<string, number>();
-    for (const r of cachedStatement(this.db, `SELECT lf.path, lf.file_id FROM label_files lf JOIN labels l ON l.id = lf.label_id WHERE l.name = ?`)
-      .all(staging) as { path: string; file_id: number }[]) {
+    for (const r of selectAll<{ path: string; file_id: number }>(this.db, `SELECT lf.path, lf.file_id FROM label_files lf WHERE ${labelEntriesCondition()}`, staging)) {
       staged.set(r.path, r.file_id);
     }
     return { label, staging, commit, staged, resumed };
@@ -161,7 +160,7 @@ export class LabelStore {
       if (!staging || staging.target_sha !== crawl.commit) throw new CaError('internal', `no crawl of ${crawl.commit} staged for ${crawl.label}`);
       this.writer.ensureLabel(crawl.label);
       const target = this.row(crawl.label)!;
-      const old = cachedPluck(this.db, `SELECT file_id FROM label_files WHERE label_id = ?`).all(target.id) as number[];
+      const old = selectColumn<number>(this.db, `SELECT file_id FROM label_files WHERE label_id = ?`, target.id);
       cachedStatement(this.db, `DELETE FROM label_files WHERE label_id = ?`).run(target.id);
       cachedStatement(this.db, `UPDATE label_files SET label_id = ? WHERE label_id = ?`).run(target.id, staging.id);
       cachedStatement(this.db, `DELETE FROM labels WHERE id = ?`).run(staging.id);
@@ -181,14 +180,14 @@ export class LabelStore {
     if (!row) this.require(name);
     let paths = 0;
     this.db.transaction(() => {
-      paths = cachedPluck(this.db, `SELECT COUNT(*) FROM label_files WHERE label_id = ?`).get(row!.id) as number;
+      paths = selectValue<number>(this.db, `SELECT COUNT(*) FROM label_files WHERE label_id = ?`, row!.id)!;
       cachedStatement(this.db, `DELETE FROM labels WHERE name IN (?, ?)`).run(name, stagingName(name));
     })();
     return paths;
   }
 
   private dropLabel(id: number, reason: string): WriteStats {
-    const files = cachedPluck(this.db, `SELECT file_id FROM label_files WHERE label_id = ?`).all(id) as number[];
+    const files = selectColumn<number>(this.db, `SELECT file_id FROM label_files WHERE label_id = ?`, id);
     cachedStatement(this.db, `DELETE FROM labels WHERE id = ?`).run(id);
     return this.writer.releaseVersions(files, reason);
   }

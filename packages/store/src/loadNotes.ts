@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from './database.js';
-import { cachedStatement } from './statements.js';
+import { cachedStatement, selectAll } from './statements.js';
 
 /** Event kinds that say what indexing did not load or run (plugins, MSBuild targets, refused files). */
 export const LOAD_NOTE_KINDS = ['plugin_blocked', 'file_refused'] as const;
@@ -29,8 +29,7 @@ export class LoadNotes {
 
   /** The recorded notes, newest first, at most `limit`. */
   list(limit = 200): LoadNote[] {
-    return cachedStatement(this.db, `SELECT kind, path, message FROM events WHERE kind IN (${LOAD_NOTE_KINDS.map(() => '?').join(',')})
-         GROUP BY kind, path, message ORDER BY MAX(id) DESC LIMIT ?`)
-      .all(...LOAD_NOTE_KINDS, limit) as LoadNote[];
+    return selectAll<LoadNote>(this.db, `SELECT kind, path, message FROM events WHERE kind IN (${LOAD_NOTE_KINDS.map(() => '?').join(',')})
+         GROUP BY kind, path, message ORDER BY MAX(id) DESC LIMIT ?`, ...LOAD_NOTE_KINDS, limit);
   }
 }

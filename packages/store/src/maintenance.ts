@@ -1,7 +1,7 @@
 import type { SqliteDatabase } from './database.js';
 import type { VectorStore } from './vectors.js';
 import type { IndexWriter } from './writer.js';
-import { cachedPluck, cachedStatement } from './statements.js';
+import { cachedStatement, selectColumn, selectOne, selectValue } from './statements.js';
 
 /** What `gc` reclaimed. */
 export interface GcReport {
@@ -63,10 +63,10 @@ export class Maintenance {
     let embeddings = 0;
     let contents = 0;
     if (!options.sweepOnly) {
-      const orphans = cachedPluck(this.db, `SELECT f.id FROM files f WHERE NOT EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = f.id)`).all() as number[];
+      const orphans = selectColumn<number>(this.db, `SELECT f.id FROM files f WHERE NOT EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = f.id)`);
       for (let i = 0; i < orphans.length; i += 500) {
         const part = orphans.slice(i, i + 500);
-        edges += cachedPluck(this.db, `SELECT COUNT(*) FROM edges WHERE file_id IN (SELECT value FROM json_each(?))`).get(JSON.stringify(part)) as number;
+        edges += selectValue<number>(this.db, `SELECT COUNT(*) FROM edges WHERE file_id IN (SELECT value FROM json_each(?))`, JSON.stringify(part))!;
         const stats = this.writer.releaseVersions(part, 'garbage collected: no label holds the version');
         versions += stats.files;
         nodes += stats.nodesDeleted;
@@ -109,7 +109,7 @@ export class Maintenance {
 
   /** Versions of the SQLite library and of sqlite-vec in use. */
   versions(): { sqlite: string; sqliteVec: string } {
-    const r = cachedStatement(this.db, `SELECT sqlite_version() AS sqlite, vec_version() AS sqliteVec`).get() as { sqlite: string; sqliteVec: string };
+    const r = selectOne<{ sqlite: string; sqliteVec: string }>(this.db, `SELECT sqlite_version() AS sqlite, vec_version() AS sqliteVec`)!;
     return r;
   }
 

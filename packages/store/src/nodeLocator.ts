@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from './database.js';
+import { labelEntriesCondition } from './labelScope.js';
 
 /** A declaration node as seen from one file (partial fragments contribute their own span). */
 export interface SpanNode {
@@ -27,7 +28,7 @@ export class NodeLocator {
 
   constructor(db: SqliteDatabase, label: string) {
     this.fileStmt = db.prepare(
-      `SELECT lf.file_id AS id FROM label_files lf JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`,
+      `SELECT lf.file_id AS id FROM label_files lf WHERE ${labelEntriesCondition()} AND lf.path = ?`,
     );
     this.stmt = db.prepare(
       `SELECT id, file_id, kind, name, symbol_key, start_line, end_line, start_byte, end_byte FROM nodes WHERE file_id = ?`,

@@ -5,8 +5,10 @@
  */
 import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { filterSql, NODE_COLUMNS, toNode, type NodeFilter, type NodeRecord, type NodeRow } from './reader.js';
-import { cachedPluck, cachedStatement } from './statements.js';
+import { filterSql, type NodeFilter } from './reader.js';
+import { NODE_COLUMNS, toNode, type NodeRecord, type NodeRow } from './rows.js';
+import { inLabelExists, inLabelJoin, labelEntriesCondition } from './labelScope.js';
+import { selectAll, selectOne, selectValue } from './statements.js';
 
 /** Where a page of `find` results starts after: the last row of the previous page. */
 export interface FindCursor {
@@ -43,7 +45,7 @@ export function findNodes(
   const params: unknown[] = [label];
   const where = filterSql(db, filter, params);
   const base = `FROM nodes n JOIN files f ON f.id = n.file_id
-    JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+    ${inLabelJoin('n.file_id')}
     WHERE 1 = 1 ${where}`;
   const total = db.prepare(`SELECT COUNT(*) ${base}`).pluck().get(...params) as number;
   const after = page.after ?? null;
@@ -73,28 +75,33 @@ export function nodeFacts(db: SqliteDatabase, label: string, nodeIds: readonly n
   const out = new Map<number, NodeFacts>();
   if (nodeIds.length === 0) return out;
   const ids = JSON.stringify(nodeIds);
-  const labelId = cachedPluck(db, `SELECT id FROM labels WHERE name = ?`).get(label) as number | undefined;
+  const labelId = selectValue<number>(db, `SELECT id FROM labels WHERE name = ?`, label);
   if (labelId === undefined) return out;
-  const counts = cachedStatement(
+  const counts = selectAll<{ id: number; c: number }>(
     db,
-    `SELECT t.value AS id, (SELECT COUNT(DISTINCT e.source_id) FROM edges e JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = ?
+    `SELECT t.value AS id, (SELECT COUNT(DISTINCT e.source_id) FROM edges e ${inLabelJoin('e.file_id', 'id')}
        WHERE e.target_id = t.value AND e.type = 'calls') AS c FROM json_each(?) t`,
-  ).all(labelId, ids) as { id: number; c: number }[];
+    labelId,
+    ids,
+  );
   // The first `perSide` distinct neighbours in index order, named alphabetically: reading a
   // hub's hundreds of callers to pick the alphabetically first cost ~0.6 ms per hub at 100K.
   const names = (side: 'in' | 'out') =>
-    cachedStatement(
+    selectAll<{ id: number; names: string }>(
       db,
       `SELECT t.value AS id, (SELECT json_group_array(q) FROM (
          SELECT n.qualified_name AS q FROM (
            SELECT DISTINCT ${side === 'in' ? 'e.source_id' : 'e.target_id'} AS other FROM edges e
-           JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = ?
+           ${inLabelJoin('e.file_id', 'id')}
            WHERE ${side === 'in' ? 'e.target_id' : 'e.source_id'} = t.value AND e.type = 'calls' AND e.target_id IS NOT NULL
              AND e.source_id <> e.target_id
            LIMIT ?) x
          JOIN nodes n ON n.id = x.other ORDER BY q)) AS names
        FROM json_each(?) t`,
-    ).all(labelId, perSide, ids) as { id: number; names: string }[];
+      labelId,
+      perSide,
+      ids,
+    );
   const callers = new Map(names('in').map((r) => [r.id, JSON.parse(r.names) as string[]]));
   const callees = new Map(names('out').map((r) => [r.id, JSON.parse(r.names) as string[]]));
   for (const r of counts) out.set(r.id, { callerCount: r.c, callers: callers.get(r.id) ?? [], callees: callees.get(r.id) ?? [] });
@@ -122,14 +129,16 @@ export function locationsByChunkHash(
 ): Map<string, { locations: CodeLocation[]; total: number }> {
   const out = new Map<string, { locations: CodeLocation[]; total: number }>();
   if (chunkHashes.length === 0) return out;
-  const rows = cachedStatement(
+  const rows = selectAll<CodeLocation & { hash: string }>(
     db,
     // The hashes drive the loop (CROSS JOIN keeps them outside): each is one lookup in nodes_chunk_hash.
     `SELECT n.chunk_hash AS hash, n.id, n.qualified_name AS qualifiedName, f.path, n.start_line AS startLine, n.end_line AS endLine
      FROM json_each(?) h CROSS JOIN nodes n ON n.chunk_hash = h.value JOIN files f ON f.id = n.file_id
-     WHERE EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?))
+     WHERE ${inLabelExists('n.file_id')}
      ORDER BY n.chunk_hash, f.path, n.start_line, n.id`,
-  ).all(JSON.stringify([...new Set(chunkHashes)]), label) as (CodeLocation & { hash: string })[];
+    JSON.stringify([...new Set(chunkHashes)]),
+    label,
+  );
   for (const { hash, ...loc } of rows) {
     let entry = out.get(hash);
     if (!entry) out.set(hash, (entry = { locations: [], total: 0 }));
@@ -151,11 +160,13 @@ export interface IndexedFile {
 
 /** The label's version of `path`, or null when the label does not hold it. */
 export function indexedFile(db: SqliteDatabase, label: string, path: string): IndexedFile | null {
-  const row = cachedStatement(
+  const row = selectOne<IndexedFile>(
     db,
     `SELECT f.id AS fileId, lf.path, f.content_hash AS contentHash, f.line_count AS lineCount, f.parse_status AS parseStatus
      FROM label_files lf JOIN files f ON f.id = lf.file_id
-     WHERE lf.label_id = (SELECT id FROM labels WHERE name = ?) AND lf.path = ?`,
-  ).get(label, path) as IndexedFile | undefined;
+     WHERE ${labelEntriesCondition()} AND lf.path = ?`,
+    label,
+    path,
+  );
   return row ?? null;
 }

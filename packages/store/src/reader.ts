@@ -1,42 +1,32 @@
 import { inflateRawSync } from 'node:zlib';
-import type { Confidence, EdgeType, FilterNode, Language, NodeKind, ParseStatus } from '@ca/schema';
+import type { EdgeType, FilterNode, Language, NodeKind, ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { allowedNodeIds, compileFilter, idsPassingWhere, passingFraction, type FilterScope, type NodeIdSet } from './filterSql.js';
 import { findNodes, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
 import { countExportNodes, exportNodes, type ExportNode } from './exportNodes.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
-import { cachedPluck, cachedStatement, changeStamp, readMetadata, type Statement } from './statements.js';
+import { cachedPluck, changeStamp, readMetadata, selectAll, selectColumn, selectOne, selectValue, type Statement } from './statements.js';
+import { inLabelExists, inLabelJoin, inLabelJoinByLabel, labelEntriesCondition } from './labelScope.js';
+import {
+  EDGE_COLUMNS,
+  FILE_STATUS_COLUMNS,
+  LABEL_ENTRY_COLUMNS,
+  NODE_COLUMNS,
+  toEdge,
+  toFileStatus,
+  toLabelEntry,
+  toNode,
+  type EdgeRecord,
+  type EdgeRow,
+  type FileStatusRecord,
+  type FileStatusRow,
+  type LabelEntry,
+  type LabelEntryRow,
+  type NodeRecord,
+  type NodeRow,
+} from './rows.js';
 
-/** A node as read back from the index, joined with its file. */
-export interface NodeRecord {
-  readonly id: number;
-  readonly fileId: number;
-  readonly parentId: number | null;
-  readonly kind: NodeKind;
-  readonly language: Language;
-  readonly name: string;
-  readonly qualifiedName: string;
-  readonly symbolKey: string;
-  readonly project: string;
-  readonly path: string;
-  readonly startLine: number;
-  readonly endLine: number;
-  readonly startByte: number;
-  readonly endByte: number;
-  readonly signature: string;
-  readonly parameterCount: number | null;
-  readonly returnType: string | null;
-  readonly modifiers: readonly string[];
-  readonly isPublicApi: boolean;
-  readonly doc: string | null;
-  readonly generated: boolean;
-  readonly chunkText: string;
-  readonly chunkHash: string;
-  readonly parseStatus: ParseStatus;
-  /** `ok` when the file has compiler-grade (exact) edges; else syntactic only. */
-  readonly semanticState: string;
-  readonly referenceCount: number | null;
-}
+export type { NodeRecord, FileStatusRecord, LabelEntry, EdgeRecord } from './rows.js';
 
 /** Filters applied inside every channel, before fusion. */
 export interface NodeFilter {
@@ -62,120 +52,6 @@ export interface RankedHit {
   readonly nodeId: number;
   /** Channel-specific score, higher is better. */
   readonly score: number;
-}
-
-export interface FileStatusRecord {
-  readonly path: string;
-  readonly language: string | null;
-  readonly parseStatus: ParseStatus;
-  readonly reason: string | null;
-  readonly lineCount: number;
-  readonly generated: boolean;
-}
-
-export interface LabelEntry {
-  readonly fileId: number;
-  readonly contentHash: string;
-  readonly mtimeMs: number | null;
-  readonly size: number;
-  readonly extractor: string;
-}
-
-export interface EdgeRecord {
-  readonly id: number;
-  readonly sourceId: number;
-  readonly targetId: number | null;
-  readonly type: EdgeType;
-  readonly confidence: Confidence;
-  readonly targetKey: string;
-  readonly targetName: string;
-  readonly line: number;
-  readonly path: string;
-}
-
-export const NODE_COLUMNS = `n.id, n.file_id, n.parent_id, n.kind, n.language, n.name, n.qualified_name, n.symbol_key, n.project,
-  f.path, n.start_line, n.end_line, n.start_byte, n.end_byte, n.signature, n.parameter_count, n.return_type,
-  n.modifiers, n.is_public_api, n.doc, n.generated, n.chunk_text, n.chunk_hash, f.parse_status, f.semantic_state, n.reference_count`;
-
-/** The columns of a node that every view of it prints (graph answers hydrate only these). */
-export interface NodeSummaryRow {
-  id: number;
-  parent_id: number | null;
-  kind: string;
-  language: string;
-  name: string;
-  qualified_name: string;
-  start_line: number;
-  end_line: number;
-  signature: string;
-  doc: string | null;
-  modifiers: string | null;
-  is_public_api: number;
-}
-
-/** A node's printed fields, without its chunk text (cheap to hydrate in bulk). */
-export type NodeSummary = Pick<
-  NodeRecord,
-  'id' | 'parentId' | 'kind' | 'language' | 'name' | 'qualifiedName' | 'path' | 'startLine' | 'endLine' | 'signature' | 'doc' | 'modifiers' | 'isPublicApi'
->;
-
-/** Maps summary columns (and the file's path) to a `NodeSummary`. */
-export function toNodeSummary(r: NodeSummaryRow, path: string): NodeSummary {
-  return {
-    id: r.id,
-    parentId: r.parent_id,
-    kind: r.kind as NodeKind,
-    language: r.language as Language,
-    name: r.name,
-    qualifiedName: r.qualified_name,
-    path,
-    startLine: r.start_line,
-    endLine: r.end_line,
-    signature: r.signature,
-    doc: r.doc,
-    modifiers: r.modifiers ? r.modifiers.split(' ') : [],
-    isPublicApi: r.is_public_api === 1,
-  };
-}
-
-export interface NodeRow extends NodeSummaryRow {
-  file_id: number;
-  symbol_key: string;
-  project: string;
-  path: string;
-  start_byte: number;
-  end_byte: number;
-  parameter_count: number | null;
-  return_type: string | null;
-  generated: number;
-  chunk_text: string;
-  chunk_hash: string;
-  parse_status: string;
-  semantic_state: string;
-  reference_count: number | null;
-}
-
-/**
- * The summary extended in place: spreading it into a new literal with 13 more fields made V8
- * build each record on a slow path, ~11 µs a node (0.3 µs this way); search hydrates ~50 per
- * query (docs/benchmarks.md, problem 7).
- */
-export function toNode(r: NodeRow): NodeRecord {
-  return Object.assign(toNodeSummary(r, r.path), {
-    fileId: r.file_id,
-    symbolKey: r.symbol_key,
-    project: r.project,
-    startByte: r.start_byte,
-    endByte: r.end_byte,
-    parameterCount: r.parameter_count,
-    returnType: r.return_type,
-    generated: r.generated === 1,
-    chunkText: r.chunk_text,
-    chunkHash: r.chunk_hash,
-    parseStatus: r.parse_status as ParseStatus,
-    semanticState: r.semantic_state,
-    referenceCount: r.reference_count,
-  });
 }
 
 /** The SQL condition of a filter over `n` and `f` (` AND …`, or '' for none); binds its values to `params`. */
@@ -242,6 +118,12 @@ export interface TermPlan {
   /** Terms matched in `BM25_HEAD_COLUMNS` only (at most the rarest term, when it alone is over the budget). */
   readonly heads: Set<string>;
 }
+/** A ranked row: a node id and its channel score. */
+interface ScoredRow {
+  id: number;
+  score: number;
+}
+
 const termStatsByDb = new WeakMap<SqliteDatabase, TermStats>();
 const exclusiveCache = new WeakMap<SqliteDatabase, { stamp: string; labels: Map<string, boolean> }>();
 
@@ -256,29 +138,18 @@ export class IndexReader {
   ) {}
 
   private labelId(): number | null {
-    const row = cachedStatement(this.db, `SELECT id FROM labels WHERE name = ?`).get(this.label) as { id: number } | undefined;
-    return row ? row.id : null;
+    return selectValue<number>(this.db, `SELECT id FROM labels WHERE name = ?`, this.label) ?? null;
   }
 
-  private inLabel(): string {
-    return `JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = '${this.label.replace(/'/g, "''")}')`;
-  }
 
   /** Nodes by id, in the order given (missing ids dropped). */
   nodesByIds(ids: readonly number[]): NodeRecord[] {
     if (ids.length === 0) return [];
     const out = new Map<number, NodeRecord>();
     // One prepared statement for any number of ids (an `IN (?, ?, …)` list is re-prepared per length).
-    const rows = this.cached(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id IN (SELECT value FROM json_each(?))`).all(
-      JSON.stringify(ids),
-    ) as NodeRow[];
+    const rows = selectAll<NodeRow>(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id IN (SELECT value FROM json_each(?))`, JSON.stringify(ids));
     for (const r of rows) out.set(r.id, toNode(r));
     return ids.map((id) => out.get(id)).filter((n): n is NodeRecord => n !== undefined);
-  }
-
-  /** A statement prepared once per connection (readers are cheap, short-lived objects). */
-  private cached(sql: string): Statement {
-    return cachedStatement(this.db, sql);
   }
 
   nodeById(id: number): NodeRecord | null {
@@ -287,13 +158,12 @@ export class IndexReader {
 
   /** Exact (case-insensitive) qualified-name matches, exact case first. */
   byQualifiedName(qualifiedName: string, filter?: NodeFilter, limit = 50): NodeRecord[] {
-    const params: unknown[] = [qualifiedName];
+    const params: unknown[] = [this.label, qualifiedName];
     const where = filterSql(this.db, filter, params);
     params.push(qualifiedName, limit);
-    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
+    const rows = selectAll<NodeRow>(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${inLabelJoin('n.file_id')}
         WHERE n.qualified_name = ? COLLATE NOCASE ${where}
-        ORDER BY (n.qualified_name = ?) DESC, n.kind IN ('file','module'), f.path, n.start_line LIMIT ?`)
-      .all(...params) as NodeRow[];
+        ORDER BY (n.qualified_name = ?) DESC, n.kind IN ('file','module'), f.path, n.start_line LIMIT ?`, ...params);
     return rows.map(toNode);
   }
 
@@ -305,14 +175,13 @@ export class IndexReader {
     const lastDot = Math.max(suffix.lastIndexOf('.'), suffix.lastIndexOf('::') >= 0 ? suffix.lastIndexOf('::') + 1 : -1);
     const simple = lastDot >= 0 ? suffix.slice(lastDot + 1) : suffix;
     const normalized = suffix.replace(/::/g, '.');
-    const params: unknown[] = [simple];
+    const params: unknown[] = [this.label, simple];
     const where = filterSql(this.db, filter, params);
     params.push(normalized, `%.${normalized}`, normalized, limit);
-    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
+    const rows = selectAll<NodeRow>(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${inLabelJoin('n.file_id')}
         WHERE n.name = ? COLLATE NOCASE ${where}
           AND (n.qualified_name = ? COLLATE NOCASE OR n.qualified_name LIKE ?)
-        ORDER BY (n.name = ?) DESC, n.kind IN ('file','module'), length(n.qualified_name), f.path, n.start_line LIMIT ?`)
-      .all(...params) as NodeRow[];
+        ORDER BY (n.name = ?) DESC, n.kind IN ('file','module'), length(n.qualified_name), f.path, n.start_line LIMIT ?`, ...params);
     return rows.map(toNode);
   }
 
@@ -332,13 +201,18 @@ export class IndexReader {
     if (!q.match) return [];
     if (!isRestrictive(filter)) {
       // Over-fetch a little: rows of other labels' file versions are dropped by the join.
-      const rows = this.cached(
+      const rows = selectAll<ScoredRow>(
+        this.db,
         `SELECT m.id AS id, -m.rank AS score FROM (
             SELECT rowid AS id, bm25(fts_nodes, ${BM25_WEIGHTS}) AS rank FROM fts_nodes WHERE fts_nodes MATCH ?
             ORDER BY rank, rowid LIMIT ?
-          ) m CROSS JOIN nodes n ON n.id = m.id ${this.inLabel()}
+          ) m CROSS JOIN nodes n ON n.id = m.id ${inLabelJoin('n.file_id')}
           ORDER BY m.rank, m.id LIMIT ?`,
-      ).all(q.match, limit * 2, limit) as { id: number; score: number }[];
+        q.match,
+        limit * 2,
+        this.label,
+        limit,
+      );
       return rows.map((r) => ({ nodeId: r.id, score: r.score }));
     }
     // BM25 scores do not depend on the filter: the filtered answer is the unfiltered ranking
@@ -350,10 +224,12 @@ export class IndexReader {
     // ranking is read under LIMIT (SQLite's bounded sort, as without a filter), and the whole
     // ranking only when the head holds fewer than `limit` of them.
     const ranking = (head: number | null) =>
-      this.cached(
+      selectAll<ScoredRow>(
+        this.db,
         `SELECT rowid AS id, -bm25(fts_nodes, ${BM25_WEIGHTS}) AS score FROM fts_nodes WHERE fts_nodes MATCH ?
          ORDER BY bm25(fts_nodes, ${BM25_WEIGHTS}), rowid${head === null ? '' : ' LIMIT ?'}`,
-      ).all(...(head === null ? [q.match] : [q.match, head])) as { id: number; score: number }[];
+        ...(head === null ? [q.match] : [q.match, head]),
+      );
     const out: RankedHit[] = [];
     const cached = this.cachedNodeIdsMatching(filter!);
     const fraction = cached ? 1 : this.passingFraction(filter!);
@@ -537,25 +413,29 @@ export class IndexReader {
     if (nodeIds.length === 0) return [];
     const ids = nodeIds.map(() => '?').join(',');
     const ts = types.map(() => '?').join(',');
-    return cachedStatement(this.db, `SELECT target_id AS neighbour, source_id AS seed FROM edges WHERE source_id IN (${ids}) AND target_id IS NOT NULL AND type IN (${ts})
+    return selectAll<{ neighbour: number; seed: number }>(
+      this.db,
+      `SELECT target_id AS neighbour, source_id AS seed FROM edges WHERE source_id IN (${ids}) AND target_id IS NOT NULL AND type IN (${ts})
          UNION
-         SELECT source_id AS neighbour, target_id AS seed FROM edges WHERE target_id IN (${ids}) AND type IN (${ts})`)
-      .all(...nodeIds, ...types, ...nodeIds, ...types) as { neighbour: number; seed: number }[];
+         SELECT source_id AS neighbour, target_id AS seed FROM edges WHERE target_id IN (${ids}) AND type IN (${ts})`,
+      ...nodeIds,
+      ...types,
+      ...nodeIds,
+      ...types,
+    );
   }
 
   /** Nodes of one file (all versions held by this label), in source order. */
   outline(path: string): NodeRecord[] {
-    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${this.inLabel()}
-        WHERE f.path = ? ORDER BY n.start_byte, n.end_byte DESC`)
-      .all(path) as NodeRow[];
+    const rows = selectAll<NodeRow>(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${inLabelJoin('n.file_id')}
+        WHERE f.path = ? ORDER BY n.start_byte, n.end_byte DESC`, this.label, path);
     return rows.map(toNode);
   }
 
   /** Children of a node, in source order. */
   children(nodeId: number): NodeRecord[] {
-    const rows = cachedStatement(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.parent_id = ?
-        ORDER BY n.start_byte`)
-      .all(nodeId) as NodeRow[];
+    const rows = selectAll<NodeRow>(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.parent_id = ?
+        ORDER BY n.start_byte`, nodeId);
     return rows.map(toNode);
   }
 
@@ -564,12 +444,9 @@ export class IndexReader {
     const labelId = this.labelId();
     const out = new Map<string, LabelEntry>();
     if (labelId === null) return out;
-    const rows = cachedStatement(this.db, `SELECT lf.path, lf.file_id, lf.mtime_ms, f.content_hash, f.size, f.extractor FROM label_files lf
-        JOIN files f ON f.id = lf.file_id WHERE lf.label_id = ?`)
-      .all(labelId) as { path: string; file_id: number; mtime_ms: number | null; content_hash: string; size: number; extractor: string }[];
-    for (const r of rows) {
-      out.set(r.path, { fileId: r.file_id, contentHash: r.content_hash, mtimeMs: r.mtime_ms, size: r.size, extractor: r.extractor });
-    }
+    const rows = selectAll<LabelEntryRow>(this.db, `SELECT ${LABEL_ENTRY_COLUMNS} FROM label_files lf
+        JOIN files f ON f.id = lf.file_id WHERE ${labelEntriesCondition('id')}`, labelId);
+    for (const r of rows) out.set(r.path, toLabelEntry(r));
     return out;
   }
 
@@ -577,26 +454,14 @@ export class IndexReader {
   labelEntry(path: string): LabelEntry | null {
     const labelId = this.labelId();
     if (labelId === null) return null;
-    const r = cachedStatement(this.db, `SELECT lf.file_id, lf.mtime_ms, f.content_hash, f.size, f.extractor FROM label_files lf
-        JOIN files f ON f.id = lf.file_id WHERE lf.label_id = ? AND lf.path = ?`)
-      .get(labelId, path) as { file_id: number; mtime_ms: number | null; content_hash: string; size: number; extractor: string } | undefined;
-    return r ? { fileId: r.file_id, contentHash: r.content_hash, mtimeMs: r.mtime_ms, size: r.size, extractor: r.extractor } : null;
+    const r = selectOne<LabelEntryRow>(this.db, `SELECT ${LABEL_ENTRY_COLUMNS} FROM label_files lf
+        JOIN files f ON f.id = lf.file_id WHERE ${labelEntriesCondition('id')} AND lf.path = ?`, labelId, path);
+    return r ? toLabelEntry(r) : null;
   }
 
   /** Files of the label whose parse status is not `ok`, with the recorded reason. */
   fileStatuses(): FileStatusRecord[] {
-    const rows = cachedStatement(this.db, `SELECT f.path, f.language, f.parse_status, f.status_reason, f.line_count, f.generated FROM files f
-        JOIN label_files lf ON lf.file_id = f.id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
-        ORDER BY f.path`)
-      .all(this.label) as { path: string; language: string | null; parse_status: string; status_reason: string | null; line_count: number; generated: number }[];
-    return rows.map((r) => ({
-      path: r.path,
-      language: r.language,
-      parseStatus: r.parse_status as ParseStatus,
-      reason: r.status_reason,
-      lineCount: r.line_count,
-      generated: r.generated === 1,
-    }));
+    return selectAll<FileStatusRow>(this.db, `SELECT ${FILE_STATUS_COLUMNS} FROM files f ${inLabelJoin('f.id')} ORDER BY f.path`, this.label).map(toFileStatus);
   }
 
   /** Counts for `ca status`. */
@@ -610,11 +475,8 @@ export class IndexReader {
       lines += s.lineCount;
     }
     const labelId = this.labelId() ?? -1;
-    const symbols = (cachedStatement(this.db, `SELECT COUNT(*) AS c FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = ?
-        WHERE n.kind NOT IN ('file','module')`)
-      .get(labelId) as { c: number }).c;
-    const edges = (cachedStatement(this.db, `SELECT COUNT(*) AS c FROM edges e JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = ?`)
-      .get(labelId) as { c: number }).c;
+    const symbols = selectValue<number>(this.db, `SELECT COUNT(*) FROM nodes n ${inLabelJoin('n.file_id', 'id')} WHERE n.kind NOT IN ('file','module')`, labelId)!;
+    const edges = selectValue<number>(this.db, `SELECT COUNT(*) FROM edges e ${inLabelJoin('e.file_id', 'id')}`, labelId)!;
     return { files, symbols, edges, lines, byStatus };
   }
 
@@ -635,20 +497,9 @@ export class IndexReader {
       typeSql = ` AND e.type IN (${types.map(() => '?').join(',')})`;
       params.push(...types);
     }
-    const rows = cachedStatement(this.db, `SELECT e.id, e.source_id, e.target_id, e.type, e.confidence, e.target_key, e.target_name, e.line, f.path
-        FROM edges e JOIN files f ON f.id = e.file_id WHERE ${where}${typeSql} ORDER BY f.path, e.line`)
-      .all(...params) as { id: number; source_id: number; target_id: number | null; type: string; confidence: string; target_key: string; target_name: string; line: number; path: string }[];
-    return rows.map((r) => ({
-      id: r.id,
-      sourceId: r.source_id,
-      targetId: r.target_id,
-      type: r.type as EdgeType,
-      confidence: r.confidence as Confidence,
-      targetKey: r.target_key,
-      targetName: r.target_name,
-      line: r.line,
-      path: r.path,
-    }));
+    return selectAll<EdgeRow>(this.db, `SELECT ${EDGE_COLUMNS} FROM edges e JOIN files f ON f.id = e.file_id WHERE ${where}${typeSql} ORDER BY f.path, e.line`, ...params).map(
+      toEdge,
+    );
   }
 
   /**
@@ -659,11 +510,14 @@ export class IndexReader {
   callerFileCounts(nodeIds: readonly number[], cap = 10, scan = 256): Map<number, number> {
     const out = new Map<number, number>();
     if (nodeIds.length === 0) return out;
-    const rows = this.cached(
+    const rows = selectAll<{ id: number; c: number }>(
+      this.db,
       `SELECT t.value AS id, (SELECT COUNT(DISTINCT s.file_id) FROM (SELECT e.file_id FROM edges e
          WHERE e.target_id = t.value AND e.type IN ('calls','references') LIMIT ?) s) AS c
        FROM json_each(?) t`,
-    ).all(scan, JSON.stringify(nodeIds)) as { id: number; c: number }[];
+      scan,
+      JSON.stringify(nodeIds),
+    );
     for (const r of rows) if (r.c > 0) out.set(r.id, Math.min(r.c, cap));
     return out;
   }
@@ -674,13 +528,17 @@ export class IndexReader {
    */
   dependentsOf(nodeIds: readonly number[], types: readonly EdgeType[], limit = 50): { nodeId: number; edges: number }[] {
     if (nodeIds.length === 0 || types.length === 0) return [];
-    return (
-      cachedStatement(this.db, `SELECT e.source_id AS nodeId, COUNT(*) AS edges FROM edges e
-           JOIN label_files lf ON lf.file_id = e.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+    return selectAll<{ nodeId: number; edges: number }>(
+      this.db,
+      `SELECT e.source_id AS nodeId, COUNT(*) AS edges FROM edges e ${inLabelJoin('e.file_id')}
            WHERE e.target_id IN (${nodeIds.map(() => '?').join(',')}) AND e.type IN (${types.map(() => '?').join(',')})
              AND e.source_id NOT IN (${nodeIds.map(() => '?').join(',')})
-           GROUP BY e.source_id ORDER BY edges DESC, e.source_id LIMIT ?`)
-        .all(this.label, ...nodeIds, ...types, ...nodeIds, limit) as { nodeId: number; edges: number }[]
+           GROUP BY e.source_id ORDER BY edges DESC, e.source_id LIMIT ?`,
+      this.label,
+      ...nodeIds,
+      ...types,
+      ...nodeIds,
+      limit,
     );
   }
 
@@ -690,17 +548,12 @@ export class IndexReader {
 
   /** The most recent events, newest first. */
   recentEvents(limit = 20): { at: string; kind: string; path: string | null; message: string }[] {
-    return cachedStatement(this.db, `SELECT at, kind, path, message FROM events ORDER BY id DESC LIMIT ?`)
-      .all(limit) as { at: string; kind: string; path: string | null; message: string }[];
+    return selectAll<{ at: string; kind: string; path: string | null; message: string }>(this.db, `SELECT at, kind, path, message FROM events ORDER BY id DESC LIMIT ?`, limit);
   }
 
   /** The content hash of the version the label holds at `path`, or null. */
   contentHashOf(path: string): string | null {
-    return (
-      (cachedPluck(this.db,
-        `SELECT f.content_hash FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`)
-        .get(this.label, path) as string | undefined) ?? null
-    );
+    return selectValue<string>(this.db, `SELECT f.content_hash FROM files f ${inLabelJoin('f.id')} WHERE lf.path = ?`, this.label, path) ?? null;
   }
 
   /**
@@ -709,32 +562,35 @@ export class IndexReader {
    * version of ca that kept none).
    */
   fileContent(path: string): Buffer | null {
-    const row = cachedStatement(
+    const data = selectValue<Buffer>(
       this.db,
-      `SELECT c.data FROM label_files lf JOIN labels l ON l.id = lf.label_id AND l.name = ? JOIN files f ON f.id = lf.file_id
-       JOIN file_contents c ON c.content_hash = f.content_hash WHERE lf.path = ?`,
-    ).get(this.label, path) as { data: Buffer } | undefined;
-    return row ? inflateRawSync(row.data) : null;
+      `SELECT c.data FROM label_files lf JOIN files f ON f.id = lf.file_id
+       JOIN file_contents c ON c.content_hash = f.content_hash WHERE ${labelEntriesCondition()} AND lf.path = ?`,
+      this.label,
+      path,
+    );
+    return data ? inflateRawSync(data) : null;
   }
 
   /** Import specifiers (or names) of a file node, at most 40 (file embedding texts). */
   fileImports(fileNodeId: number): string[] {
-    return cachedPluck(this.db, `SELECT DISTINCT COALESCE(specifier, target_name) AS s FROM edges WHERE source_id = ? AND type = 'imports' LIMIT 40`)
-      .all(fileNodeId) as string[];
+    return selectColumn<string>(this.db, `SELECT DISTINCT COALESCE(specifier, target_name) AS s FROM edges WHERE source_id = ? AND type = 'imports' LIMIT 40`, fileNodeId);
   }
 
   /** Names of a node's public children in source order, at most 40 (file embedding texts). */
   publicChildren(nodeId: number): string[] {
-    return cachedPluck(this.db, `SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`)
-      .all(nodeId) as string[];
+    return selectColumn<string>(this.db, `SELECT name FROM nodes WHERE parent_id = ? AND is_public_api = 1 ORDER BY start_byte LIMIT 40`, nodeId);
   }
 
   /** Number of the label's files in `languages`. */
   countFiles(languages: readonly string[]): number {
     if (languages.length === 0) return 0;
-    return cachedPluck(this.db, `SELECT COUNT(*) FROM files f JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?
-         WHERE f.language IN (${languages.map(() => '?').join(',')})`)
-      .get(this.label, ...languages) as number;
+    return selectValue<number>(
+      this.db,
+      `SELECT COUNT(*) FROM files f ${inLabelJoinByLabel('f.id')} WHERE f.language IN (${languages.map(() => '?').join(',')})`,
+      this.label,
+      ...languages,
+    )!;
   }
 
   /**
@@ -750,8 +606,7 @@ export class IndexReader {
       const labelId = this.labelId();
       answer =
         labelId !== null &&
-        (cachedPluck(this.db, `SELECT NOT EXISTS (SELECT 1 FROM files f WHERE NOT EXISTS (SELECT 1 FROM label_files lf WHERE lf.file_id = f.id AND lf.label_id = ?))`)
-          .get(labelId) as number) === 1;
+        selectValue<number>(this.db, `SELECT NOT EXISTS (SELECT 1 FROM files f WHERE NOT ${inLabelExists('f.id', 'id')})`, labelId) === 1;
       cache.labels.set(this.label, answer);
     }
     return answer;

@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from './database.js';
 import { NodeLocator } from './nodeLocator.js';
-import { cachedPluck, cachedStatement, readMetadata } from './statements.js';
+import { cachedStatement, readMetadata, selectAll, selectColumn, selectOne, selectValue } from './statements.js';
+import { inLabelJoinByLabel, labelEntriesCondition } from './labelScope.js';
 import type { IndexWriter } from './writer.js';
 
 /** A file of a label a semantic pass can analyse (parsed, with a language). */
@@ -52,7 +53,7 @@ function modulePathsOf(path: string): string[] {
   return bare.slice(slash + 1) === 'index' && slash > 0 ? [bare, bare.slice(0, slash)] : [bare];
 }
 
-const IN_LABEL = `JOIN label_files lf ON lf.file_id = f.id JOIN labels l ON l.id = lf.label_id AND l.name = ?`;
+const IN_LABEL = inLabelJoinByLabel('f.id');
 
 /**
  * The semantic passes' view of the index: which files of a label need a pass, their states,
@@ -68,9 +69,8 @@ export class SemanticStore {
   /** Parsed files (`ok`/`partial`) of the label in `languages`, in path order. */
   analysableFiles(label: string, languages: readonly string[]): AnalysableFile[] {
     if (languages.length === 0) return [];
-    return cachedStatement(this.db, `SELECT f.id, f.path, f.language, f.project, f.line_count AS lines, f.semantic_state AS semanticState, f.semantic_reason AS semanticReason FROM files f ${IN_LABEL}
-         WHERE f.language IN (${languages.map(() => '?').join(',')}) AND f.parse_status IN ('ok','partial') ORDER BY f.path`)
-      .all(label, ...languages) as AnalysableFile[];
+    return selectAll<AnalysableFile>(this.db, `SELECT f.id, f.path, f.language, f.project, f.line_count AS lines, f.semantic_state AS semanticState, f.semantic_reason AS semanticReason FROM files f ${IN_LABEL}
+         WHERE f.language IN (${languages.map(() => '?').join(',')}) AND f.parse_status IN ('ok','partial') ORDER BY f.path`, label, ...languages);
   }
 
   /**
@@ -114,7 +114,7 @@ export class SemanticStore {
 
   /** Ids of the label's files whose semantic pass failed. */
   failedFileIds(label: string): number[] {
-    return cachedPluck(this.db, `SELECT f.id FROM files f ${IN_LABEL} WHERE f.semantic_state = 'failed'`).all(label) as number[];
+    return selectColumn<number>(this.db, `SELECT f.id FROM files f ${IN_LABEL} WHERE f.semantic_state = 'failed'`, label);
   }
 
   /** Marks files pending (their pass runs again), in one transaction, with the reason. */
@@ -138,9 +138,8 @@ export class SemanticStore {
     const list = languages.map(() => '?').join(',');
     // Indexes written before this key existed: their semantic edges name the extractor.
     recorded ??=
-      (cachedPluck(this.db, `SELECT e.extractor FROM edges e JOIN files f ON f.id = e.file_id
-           WHERE f.language IN (${list}) AND e.extractor LIKE 'semantic:%' AND e.extractor <> ? LIMIT 1`)
-        .get(...languages, extractor) as string | undefined) ?? null;
+      (selectValue<string>(this.db, `SELECT e.extractor FROM edges e JOIN files f ON f.id = e.file_id
+           WHERE f.language IN (${list}) AND e.extractor LIKE 'semantic:%' AND e.extractor <> ? LIMIT 1`, ...languages, extractor)) ?? null;
     let marked = 0;
     this.db.transaction(() => {
       if (recorded !== null) {
@@ -155,9 +154,8 @@ export class SemanticStore {
 
   /** Files per language and semantic state (for `ca status`). */
   summary(label: string): SemanticSummaryRow[] {
-    return cachedStatement(this.db, `SELECT f.language, f.semantic_state AS state, COUNT(*) AS files, MIN(f.semantic_reason) AS reason FROM files f ${IN_LABEL}
-         WHERE f.language IS NOT NULL AND f.parse_status IN ('ok','partial') GROUP BY f.language, f.semantic_state ORDER BY f.language, f.semantic_state`)
-      .all(label) as SemanticSummaryRow[];
+    return selectAll<SemanticSummaryRow>(this.db, `SELECT f.language, f.semantic_state AS state, COUNT(*) AS files, MIN(f.semantic_reason) AS reason FROM files f ${IN_LABEL}
+         WHERE f.language IS NOT NULL AND f.parse_status IN ('ok','partial') GROUP BY f.language, f.semantic_state ORDER BY f.language, f.semantic_state`, label);
   }
 
   /** Files of the label with an import whose specifier is one of `names` or a subpath of one (set-aside edges too). */
@@ -166,7 +164,7 @@ export class SemanticStore {
     for (const table of ['edges', 'superseded_edges']) {
       const stmt = cachedStatement(
         this.db,
-        `SELECT DISTINCT e.file_id AS id FROM ${table} e JOIN label_files lf ON lf.file_id = e.file_id JOIN labels l ON l.id = lf.label_id AND l.name = ?
+        `SELECT DISTINCT e.file_id AS id FROM ${table} e ${inLabelJoinByLabel('e.file_id')}
          WHERE e.type = 'imports' AND (e.specifier = ? OR substr(e.specifier, 1, ?) = ?)`,
       );
       for (const n of names) for (const r of stmt.all(label, n, n.length + 1, `${n}/`) as { id: number }[]) ids.add(r.id);
@@ -291,10 +289,9 @@ export class SemanticKeyResolver {
 
   fileId(path: string): number | null {
     if (!this.fileIds.has(path)) {
-      const row = cachedStatement(
+      const row = selectOne<{ id: number }>(
         this.db,
-        `SELECT lf.file_id AS id FROM label_files lf JOIN labels l ON l.id = lf.label_id AND l.name = ? WHERE lf.path = ?`,
-      ).get(this.label, path) as { id: number } | undefined;
+        `SELECT lf.file_id AS id FROM label_files lf WHERE ${labelEntriesCondition()} AND lf.path = ?`, this.label, path);
       this.fileIds.set(path, row?.id ?? null);
     }
     return this.fileIds.get(path)!;
@@ -307,17 +304,16 @@ export class SemanticKeyResolver {
       let id =
         f === null
           ? null
-          : ((cachedStatement(this.db, `SELECT id FROM nodes WHERE file_id = ? AND symbol_key = ? ORDER BY disambiguator LIMIT 1`).get(f, key) as { id: number } | undefined)?.id ??
+          : ((selectOne<{ id: number }>(this.db, `SELECT id FROM nodes WHERE file_id = ? AND symbol_key = ? ORDER BY disambiguator LIMIT 1`, f, key))?.id ??
             null);
       const lang = key.slice(0, key.indexOf(':'));
       const filePrefix = `${lang}:file:${path}#`;
       if (id === null && f !== null && key.startsWith(filePrefix)) {
         const rest = key.slice(filePrefix.length - 1); // keeps the '#'
         id =
-          (cachedStatement(
+          (selectOne<{ id: number }>(
             this.db,
-            `SELECT id FROM nodes WHERE file_id = ? AND symbol_key LIKE ? AND substr(symbol_key, -length(?)) = ? ORDER BY disambiguator LIMIT 1`,
-          ).get(f, `${lang}:pkg:%`, rest, rest) as { id: number } | undefined)?.id ?? null;
+            `SELECT id FROM nodes WHERE file_id = ? AND symbol_key LIKE ? AND substr(symbol_key, -length(?)) = ? ORDER BY disambiguator LIMIT 1`, f, `${lang}:pkg:%`, rest, rest))?.id ?? null;
       }
       this.nodes.set(k, id);
     }

@@ -50,15 +50,39 @@ function cachedIn(db: SqliteDatabase, sql: string, mode: string, setMode: (stmt:
   return stmt;
 }
 
+// Typed reads. The driver hands back `unknown` rows; these say once what a statement's rows are
+// (the row types of rows.ts), so queries need no cast each. They are the read half of the small
+// driver contract a second backend implements (all rows, one row, one column, one value).
+
+/** Every row of `sql` (cached statement) bound to `params`, typed as `R`. */
+export function selectAll<R>(db: SqliteDatabase, sql: string, ...params: readonly unknown[]): R[] {
+  return cachedStatement(db, sql).all(...params) as R[];
+}
+
+/** The first row of `sql` bound to `params`, or undefined. */
+export function selectOne<R>(db: SqliteDatabase, sql: string, ...params: readonly unknown[]): R | undefined {
+  return cachedStatement(db, sql).get(...params) as R | undefined;
+}
+
+/** The first column of every row of `sql` bound to `params`. */
+export function selectColumn<T>(db: SqliteDatabase, sql: string, ...params: readonly unknown[]): T[] {
+  return cachedPluck(db, sql).all(...params) as T[];
+}
+
+/** The first column of the first row of `sql` bound to `params`, or undefined. */
+export function selectValue<T>(db: SqliteDatabase, sql: string, ...params: readonly unknown[]): T | undefined {
+  return cachedPluck(db, sql).get(...params) as T | undefined;
+}
+
 /**
  * Changes whenever the database does: this connection's `total_changes()` (its own writes) and
  * `PRAGMA data_version` (commits by other connections). Per-connection caches compare it.
  */
 export function changeStamp(db: SqliteDatabase): string {
-  return (cachedStatement(db, `SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version()) AS s`).get() as { s: string }).s;
+  return selectValue<string>(db, `SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version())`)!;
 }
 
 /** The `_metadata` value of `key`, or null: one statement for every reader and writer of it. */
 export function readMetadata(db: SqliteDatabase, key: string): string | null {
-  return (cachedPluck(db, `SELECT value FROM _metadata WHERE key = ?`).get(key) as string | undefined) ?? null;
+  return selectValue<string>(db, `SELECT value FROM _metadata WHERE key = ?`, key) ?? null;
 }

@@ -3,6 +3,7 @@ import type { Statement } from 'better-sqlite3';
 import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { cachedPluck, cachedRaw, cachedStatement, changeStamp } from './statements.js';
+import { inLabelJoin, labelEntriesCondition } from './labelScope.js';
 import { VectorIndex, type CoarseMode, type KnnHit, type NodeCheck } from './vectorIndex.js';
 
 /** The embedding model whose vectors the index holds; any change re-embeds from scratch. */
@@ -188,31 +189,31 @@ export class VectorStore {
   }
 
   private prepare() {
-    const s = (sql: string): Statement => this.db.prepare(sql);
+    // `R`: the row a reading statement returns (its `get`/`all`/`iterate` are typed by it, no cast per call).
+    const s = <R = unknown>(sql: string): Statement<unknown[], R> => this.db.prepare<unknown[], R>(sql);
     return {
-      meta: s(`SELECT value FROM _metadata WHERE key = ?`),
+      meta: s<{ value: string }>(`SELECT value FROM _metadata WHERE key = ?`),
       setMeta: s(`INSERT INTO _metadata(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`),
       bump: s(`UPDATE _metadata SET value = CAST(value AS INTEGER) + 1 WHERE key = ?`),
-      insertEmbedding: s(`INSERT INTO embeddings(model_id, content_hash, vector, created_at) VALUES (?, ?, ?, ?)
+      insertEmbedding: s<{ id: number }>(`INSERT INTO embeddings(model_id, content_hash, vector, created_at) VALUES (?, ?, ?, ?)
                           ON CONFLICT(model_id, content_hash) DO NOTHING RETURNING id`),
-      embeddingByHash: s(`SELECT id, vector FROM embeddings WHERE model_id = ? AND content_hash = ?`),
+      embeddingByHash: s<{ id: number; vector: Buffer }>(`SELECT id, vector FROM embeddings WHERE model_id = ? AND content_hash = ?`),
       rewriteEmbedding: s(`UPDATE embeddings SET vector = ?, created_at = ? WHERE id = ?`),
       insertVec: s(`INSERT INTO vec_embeddings(rowid, embedding) VALUES (?, ?)`),
       deleteVec: s(`DELETE FROM vec_embeddings WHERE rowid = ?`),
       deleteAssignments: s(`DELETE FROM node_embeddings WHERE node_id = ?`),
       insertAssignment: s(`INSERT INTO node_embeddings(node_id, window, embedding_id) VALUES (?, ?, ?)`),
-      count: s(`SELECT COUNT(*) AS n FROM embeddings WHERE model_id = ?`),
-      countAndMax: s(`SELECT COUNT(*) AS n, MAX(id) AS maxId FROM embeddings WHERE model_id = ?`),
-      vectorsAfter: s(`SELECT id, vector FROM embeddings WHERE model_id = ? AND id > ? ORDER BY id`),
+      count: s<{ n: number }>(`SELECT COUNT(*) AS n FROM embeddings WHERE model_id = ?`),
+      countAndMax: s<{ n: number; maxId: number | null }>(`SELECT COUNT(*) AS n, MAX(id) AS maxId FROM embeddings WHERE model_id = ?`),
+      vectorsAfter: s<{ id: number; vector: Buffer }>(`SELECT id, vector FROM embeddings WHERE model_id = ? AND id > ? ORDER BY id`),
       // No join to embeddings: assignments to vectors the index does not hold (another model's)
       // are dropped by VectorIndex.setAssignments, and the primary key order is the node order.
-      assignmentCount: s(`SELECT COUNT(*) FROM node_embeddings`).pluck(),
+      assignmentCount: s<number>(`SELECT COUNT(*) FROM node_embeddings`).pluck(),
       assignments: s(`SELECT node_id, window, embedding_id FROM node_embeddings ORDER BY node_id, window`),
-      labelNodes: s(`SELECT n.id FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id
-                     WHERE lf.label_id = (SELECT id FROM labels WHERE name = ?)`),
-      vecDims: s(`SELECT sql FROM sqlite_master WHERE name = 'vec_embeddings'`),
-      vectorById: s(`SELECT vector FROM embeddings WHERE id = ?`).pluck(),
-      snapshotParts: s(`SELECT part, ids, inv_norm, f32, i8, bits FROM vector_snapshot_parts ORDER BY part`),
+      labelNodes: s<number>(`SELECT n.id FROM nodes n JOIN label_files lf ON lf.file_id = n.file_id WHERE ${labelEntriesCondition()}`),
+      vecDims: s<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = 'vec_embeddings'`),
+      vectorById: s<Buffer>(`SELECT vector FROM embeddings WHERE id = ?`).pluck(),
+      snapshotParts: s<SnapshotRow>(`SELECT part, ids, inv_norm, f32, i8, bits FROM vector_snapshot_parts ORDER BY part`),
       deleteSnapshot: s(`DELETE FROM vector_snapshot_parts`),
       insertSnapshotPart: s(`INSERT INTO vector_snapshot_parts(part, ids, inv_norm, f32, i8, bits) VALUES (?, ?, ?, ?, ?, ?)`),
     };
@@ -293,13 +294,13 @@ export class VectorStore {
             });
           }
           const blob = vectorToBlob(vector);
-          const inserted = this.stmts.insertEmbedding.get(key, hash, blob, at) as { id: number } | undefined;
+          const inserted = this.stmts.insertEmbedding.get(key, hash, blob, at);
           if (inserted) {
             this.stmts.insertVec.run(BigInt(inserted.id), blob);
             out.set(hash, inserted.id);
             continue;
           }
-          const existing = this.stmts.embeddingByHash.get(key, hash) as { id: number; vector: Buffer };
+          const existing = this.stmts.embeddingByHash.get(key, hash)!;
           if (!existing.vector.equals(blob)) {
             this.stmts.rewriteEmbedding.run(blob, at, existing.id);
             this.stmts.deleteVec.run(BigInt(existing.id));
@@ -328,7 +329,7 @@ export class VectorStore {
         for (const { nodeId, windows } of assignments) {
           this.stmts.deleteAssignments.run(nodeId);
           for (const w of windows) {
-            const row = this.stmts.embeddingByHash.get(key, w.hash) as { id: number } | undefined;
+            const row = this.stmts.embeddingByHash.get(key, w.hash);
             if (!row) {
               throw new CaError('not_found', `no embedding ${w.hash} for model ${key}: put it before assigning`, {
                 context: { nodeId, hash: w.hash },
@@ -394,7 +395,7 @@ export class VectorStore {
   count(): number {
     const model = this.model();
     if (!model) return 0;
-    return (this.stmts.count.get(modelKeyOf(model)) as { n: number }).n;
+    return this.stmts.count.get(modelKeyOf(model))!.n;
   }
 
   /**
@@ -412,7 +413,7 @@ export class VectorStore {
     const rows = cachedStatement(this.db, `SELECT n.id AS nodeId, n.chunk_hash AS chunkHash, n.kind, n.language, n.name, n.qualified_name AS qualifiedName,
                 n.signature, n.doc, n.chunk_text AS chunkText, lf.path, n.parent_id AS parentId
          FROM nodes n
-         JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+         ${inLabelJoin('n.file_id')}
          WHERE NOT EXISTS (SELECT 1 FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id
                            WHERE ne.node_id = n.id AND e.model_id = ?)
          ${kinds.length > 0 ? `AND n.kind IN (${kinds.map(() => '?').join(',')})` : ''}
@@ -435,7 +436,7 @@ export class VectorStore {
     return cachedStatement(this.db, `SELECT n.id AS nodeId, n.chunk_hash AS chunkHash, n.kind, n.language, n.name, n.qualified_name AS qualifiedName,
                 n.signature, n.doc, n.chunk_text AS chunkText, lf.path, n.parent_id AS parentId, e.content_hash AS embeddedHash
          FROM nodes n
-         JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+         ${inLabelJoin('n.file_id')}
          JOIN node_embeddings ne ON ne.node_id = n.id AND ne.window = 0
          JOIN embeddings e ON e.id = ne.embedding_id AND e.model_id = ?
          WHERE n.kind IN ('file', 'module')
@@ -461,7 +462,7 @@ export class VectorStore {
   countNodesNeedingEmbedding(label: string): number {
     const model = this.model();
     const row = cachedStatement(this.db, `SELECT COUNT(*) AS c FROM nodes n
-         JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+         ${inLabelJoin('n.file_id')}
          WHERE NOT EXISTS (SELECT 1 FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id
                            WHERE ne.node_id = n.id AND e.model_id = ?)`)
       .get(label, model ? modelKeyOf(model) : null) as { c: number };
@@ -541,7 +542,7 @@ export class VectorStore {
   // ── internals ────────────────────────────────────────────────────────────────────────────
 
   private meta(key: string): string | null {
-    const row = this.stmts.meta.get(key) as { value: string } | undefined;
+    const row = this.stmts.meta.get(key);
     return row ? row.value : null;
   }
 
@@ -570,7 +571,7 @@ export class VectorStore {
   }
 
   private vec0Dims(): number | null {
-    const row = this.stmts.vecDims.get() as { sql: string } | undefined;
+    const row = this.stmts.vecDims.get();
     const m = row ? /float\[(\d+)\]/.exec(row.sql) : null;
     return m ? Number(m[1]) : null;
   }
@@ -594,7 +595,7 @@ export class VectorStore {
         index = this.loadSnapshot(model, key, epoch) ?? this.newIndex(model);
         this.lastLoad = { snapshot: index.vectorCount, rows: 0 };
       }
-      const { n, maxId } = this.stmts.countAndMax.get(key) as { n: number; maxId: number | null };
+      const { n, maxId } = this.stmts.countAndMax.get(key)!;
       const before = index.vectorCount;
       const after = before === 0 ? 0 : index.maxId;
       index.reserve(n);
@@ -607,7 +608,7 @@ export class VectorStore {
         this.lastLoad = { snapshot: 0, rows: 0 };
       }
       this.lastLoad = { snapshot: this.lastLoad.snapshot, rows: this.lastLoad.rows + fromRows };
-      const total = this.stmts.assignmentCount.get() as number;
+      const total = this.stmts.assignmentCount.get()!;
       const nodes = new Int32Array(total);
       const windows = new Int32Array(total);
       const embeddingIds = new Float64Array(total);
@@ -638,6 +639,7 @@ export class VectorStore {
     try {
       h = JSON.parse(header) as SnapshotHeader;
     } catch {
+      // An unreadable header (a write cut short, an older format): no snapshot, the index is read from the embeddings.
       return null;
     }
     if (h.model !== key || h.epoch !== epoch || h.dims !== model.dims || h.mode !== this.opts.coarse) return null;
@@ -645,7 +647,7 @@ export class VectorStore {
     const copy = <T>(b: Buffer | null, make: (ab: ArrayBuffer) => T): T | null => (b ? make(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer) : null);
     const index = this.newIndex(model);
     try {
-      for (const r of this.stmts.snapshotParts.iterate() as IterableIterator<SnapshotRow>) {
+      for (const r of this.stmts.snapshotParts.iterate()) {
         index.importRows({
           ids: copy(r.ids, (ab) => new Float64Array(ab))!,
           invNorm: copy(r.inv_norm, (ab) => new Float32Array(ab))!,
@@ -655,7 +657,8 @@ export class VectorStore {
         });
       }
     } catch {
-      return null; // a damaged snapshot is ignored: the index is read from the embeddings instead
+      // A damaged snapshot is ignored: the index is read from the embeddings instead.
+      return null;
     }
     return index.vectorCount === h.count ? index : null;
   }
@@ -693,7 +696,7 @@ export class VectorStore {
   private appendVectorsAfter(index: VectorIndex, key: string, afterId: number): number {
     let batch: { id: number; vector: Float32Array }[] = [];
     let count = 0;
-    for (const r of this.stmts.vectorsAfter.iterate(key, afterId) as IterableIterator<{ id: number; vector: Buffer }>) {
+    for (const r of this.stmts.vectorsAfter.iterate(key, afterId)) {
       batch.push({ id: r.id, vector: blobToVector(r.vector) });
       if (batch.length === 4096) {
         index.appendVectors(batch);
@@ -747,7 +750,7 @@ export class VectorStore {
   private labelNodes(label: string): Uint8Array {
     const stamp = changeStamp(this.db);
     if (this.labelCache && this.labelCache.label === label && this.labelCache.stamp === stamp) return this.labelCache.allowed;
-    const ids = this.stmts.labelNodes.pluck().all(label) as number[];
+    const ids = this.stmts.labelNodes.pluck().all(label);
     let max = 0;
     for (const id of ids) if (id > max) max = id;
     const allowed = new Uint8Array(ids.length === 0 ? 0 : max + 1);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import type { Statement } from 'better-sqlite3';
+import type { SpanRow } from './rows.js';
 import {
   ftsTextOf,
   pathTokens,
@@ -13,7 +14,7 @@ import {
   type ParseStatus,
 } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { cachedStatement, readMetadata } from './statements.js';
+import { cachedStatement, readMetadata, selectAll, selectOne } from './statements.js';
 
 /** One file version to record in a label, with its parse result when it was parsed. */
 export interface FileWrite {
@@ -201,6 +202,13 @@ function now(): string {
   return new Date().toISOString();
 }
 
+/** Where an edge was made: its id, source node and line. */
+interface EdgeSiteRow {
+  id: number;
+  source_id: number;
+  line: number;
+}
+
 interface ExistingNode {
   id: number;
   symbol_key: string;
@@ -231,26 +239,27 @@ export class IndexWriter {
 
   private prepare() {
     const db = this.db;
-    const s = (sql: string): Statement => db.prepare(sql);
+    // `R`: the row a reading statement returns (its `get`/`all` are typed by it, no cast per call).
+    const s = <R = unknown>(sql: string): Statement<unknown[], R> => db.prepare<unknown[], R>(sql);
     return {
-      labelByName: s(`SELECT id FROM labels WHERE name = ?`),
+      labelByName: s<{ id: number }>(`SELECT id FROM labels WHERE name = ?`),
       insertLabel: s(`INSERT INTO labels(name, updated_at) VALUES (?, ?)`),
       touchLabel: s(`UPDATE labels SET updated_at = ? WHERE id = ?`),
-      labelEntry: s(`SELECT file_id, mtime_ms FROM label_files WHERE label_id = ? AND path = ?`),
+      labelEntry: s<{ file_id: number; mtime_ms: number | null }>(`SELECT file_id, mtime_ms FROM label_files WHERE label_id = ? AND path = ?`),
       upsertLabelEntry: s(`INSERT INTO label_files(label_id, path, file_id, mtime_ms) VALUES (?, ?, ?, ?)
         ON CONFLICT(label_id, path) DO UPDATE SET file_id = excluded.file_id, mtime_ms = excluded.mtime_ms`),
       deleteLabelEntry: s(`DELETE FROM label_files WHERE label_id = ? AND path = ?`),
-      fileByVersion: s(`SELECT id, extractor FROM files WHERE path = ? AND content_hash = ?`),
+      fileByVersion: s<{ id: number; extractor: string }>(`SELECT id, extractor FROM files WHERE path = ? AND content_hash = ?`),
       insertFile: s(`INSERT INTO files(path, content_hash, language, size, line_count, parse_status, status_reason,
           generated, project, semantic_state, extractor, indexed_at)
         VALUES (@path, @contentHash, @language, @size, @lineCount, @parseStatus, @statusReason, @generated, @project,
           'none', @extractor, @indexedAt)`),
-      fileHolders: s(`SELECT COUNT(*) AS n FROM label_files WHERE file_id = ?`),
+      fileHolders: s<{ n: number }>(`SELECT COUNT(*) AS n FROM label_files WHERE file_id = ?`),
       deleteFile: s(`DELETE FROM files WHERE id = ?`),
-      filePath: s(`SELECT path FROM files WHERE id = ?`),
-      nodesOfFile: s(nodesOfFileSql('')),
-      nodesOfFileWithText: s(nodesOfFileSql('chunk_text, ')),
-      semanticStateOf: s(`SELECT semantic_state FROM files WHERE id = ?`),
+      filePath: s<{ path: string }>(`SELECT path FROM files WHERE id = ?`),
+      nodesOfFile: s<ExistingNode>(nodesOfFileSql('')),
+      nodesOfFileWithText: s<ExistingNode>(nodesOfFileSql('chunk_text, ')),
+      semanticStateOf: s<{ semantic_state: string }>(`SELECT semantic_state FROM files WHERE id = ?`),
       insertNode: s(`INSERT INTO nodes(file_id, parent_id, kind, language, name, qualified_name, symbol_key, disambiguator,
           project, start_line, end_line, start_byte, end_byte, signature, parameter_count, return_type, modifiers,
           attributes, is_public_api, doc, generated, chunk_text, chunk_hash)
@@ -297,7 +306,7 @@ export class IndexWriter {
           target_module, imported_name, specifier, line, extractor)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       deleteEdgesOfFile: s(`DELETE FROM edges WHERE file_id = ?`),
-      mergeTarget: s(`SELECT n.id, n.file_id, f.path FROM nodes n
+      mergeTarget: s<{ id: number; file_id: number; path: string }>(`SELECT n.id, n.file_id, f.path FROM nodes n
           JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = @labelId
           JOIN files f ON f.id = n.file_id
         WHERE n.symbol_key = @symbolKey AND n.language = @language AND n.project = @project AND n.file_id <> @fileId
@@ -323,13 +332,13 @@ export class IndexWriter {
           qualified_name = CASE WHEN qualified_name = @from THEN @to ELSE qualified_name END,
           signature = CASE WHEN signature = @from THEN @to ELSE signature END
         WHERE id = @id AND kind IN ('file', 'module')`),
-      nodeText: s(`SELECT name, qualified_name AS qualifiedName, kind, chunk_text AS chunkText, doc, signature FROM nodes WHERE id = ?`),
+      nodeText: s<{ name: string; qualifiedName: string; kind: string; chunkText: string; doc: string | null; signature: string }>(`SELECT name, qualified_name AS qualifiedName, kind, chunk_text AS chunkText, doc, signature FROM nodes WHERE id = ?`),
     };
   }
 
   /** Returns the id of a label, creating it when missing. */
   ensureLabel(name: string): number {
-    const row = this.stmts.labelByName.get(name) as { id: number } | undefined;
+    const row = this.stmts.labelByName.get(name);
     if (row) return row.id;
     return Number(this.stmts.insertLabel.run(name, now()).lastInsertRowid);
   }
@@ -358,7 +367,7 @@ export class IndexWriter {
     this.db.transaction(() => {
       const labelId = this.ensureLabel(label);
       for (const e of entries) {
-        const entry = this.stmts.labelEntry.get(labelId, e.path) as { file_id: number } | undefined;
+        const entry = this.stmts.labelEntry.get(labelId, e.path);
         this.stmts.upsertLabelEntry.run(labelId, e.path, e.fileId, e.mtimeMs);
         if (entry && entry.file_id !== e.fileId) this.releaseVersion(entry.file_id, 'file changed', stats);
         stats.files++;
@@ -377,15 +386,15 @@ export class IndexWriter {
   moveVersion(label: string, move: { from: string; to: string; fileId: number; mtimeMs: number | null; project: string }, rekey: (key: string) => string): void {
     this.db.transaction(() => {
       const labelId = this.ensureLabel(label);
-      const entry = this.stmts.labelEntry.get(labelId, move.from) as { file_id: number } | undefined;
+      const entry = this.stmts.labelEntry.get(labelId, move.from);
       if (!entry || entry.file_id !== move.fileId) throw new Error(`moveVersion: ${move.from} is not version ${move.fileId} in ${label}`);
-      const target = this.stmts.labelEntry.get(labelId, move.to) as { file_id: number } | undefined;
+      const target = this.stmts.labelEntry.get(labelId, move.to);
       this.stmts.deleteLabelEntry.run(labelId, move.from);
       this.stmts.upsertLabelEntry.run(labelId, move.to, move.fileId, move.mtimeMs);
       this.stmts.renameFile.run(move.to, move.project, move.fileId);
       const pathText = pathTokens(move.to);
       const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
-      for (const n of this.stmts.nodesOfFile.all(move.fileId) as ExistingNode[]) {
+      for (const n of this.stmts.nodesOfFile.all(move.fileId)) {
         this.stmts.rekeyNode.run(rekey(n.symbol_key), move.project, n.id);
         // Other files reached the node by the old path: their module paths and exact edges are
         // what a clean index of the new tree would resolve again (decision 022).
@@ -394,7 +403,7 @@ export class IndexWriter {
         // The file's own node is named after its path.
         this.stmts.renameFileNode.run({ id: n.id, from: move.from, to: move.to, fromName: base(move.from), toName: base(move.to) });
         // The FTS row holds the path's words: written again (a contentless table cannot be read back).
-        const t = this.stmts.nodeText.get(n.id) as { name: string; qualifiedName: string; kind: string; chunkText: string; doc: string | null; signature: string };
+        const t = this.stmts.nodeText.get(n.id)!;
         const fts = ftsTextOf(t);
         this.stmts.deleteFts.run(n.id);
         this.stmts.insertFts.run(n.id, t.name, t.qualifiedName, fts.split, t.signature, t.doc ?? '', pathText, fts.body);
@@ -422,7 +431,7 @@ export class IndexWriter {
     this.db.transaction(() => {
       const labelId = this.ensureLabel(label);
       for (const path of paths) {
-        const entry = this.stmts.labelEntry.get(labelId, path) as { file_id: number } | undefined;
+        const entry = this.stmts.labelEntry.get(labelId, path);
         if (!entry) continue;
         this.stmts.deleteLabelEntry.run(labelId, path);
         this.releaseVersion(entry.file_id, reason, stats);
@@ -449,7 +458,7 @@ export class IndexWriter {
       const covered = new Set(pass.edges.map((e) => `${e.sourceId}:${e.line}`));
       const delSemantic = this.db.prepare(`DELETE FROM edges WHERE file_id = ? AND extractor LIKE 'semantic:%' AND type IN (${typeList})`);
       // Syntactic edges (approximate calls, name-resolved imports) at a use site the pass resolved.
-      const approx = this.db.prepare(
+      const approx = this.db.prepare<unknown[], EdgeSiteRow>(
         `SELECT id, source_id, line FROM edges WHERE file_id = ? AND extractor NOT LIKE 'semantic:%' AND type IN (${typeList})`,
       );
       const markOk = this.db.prepare(`UPDATE files SET semantic_state = 'ok', semantic_reason = NULL WHERE id = ?`);
@@ -467,7 +476,7 @@ export class IndexWriter {
             this.restoreSuperseded(fileId, pass.types, source);
           }
         }
-        const aside = (approx.all(fileId, ...pass.types) as { id: number; source_id: number; line: number }[])
+        const aside = approx.all(fileId, ...pass.types)
           .filter((e) => covered.has(`${e.source_id}:${e.line}`))
           .map((e) => e.id);
         this.setAside(aside);
@@ -546,8 +555,8 @@ export class IndexWriter {
   private writeOne(labelId: number, f: FileWrite, stats: WriteStats, planner: NodePlanner, carry?: CarryOptions): void {
     stats.files++;
     if (f.content) this.storeContent(f.contentHash, f.content);
-    const entry = this.stmts.labelEntry.get(labelId, f.path) as { file_id: number } | undefined;
-    const existing = this.stmts.fileByVersion.get(f.path, f.contentHash) as { id: number; extractor: string } | undefined;
+    const entry = this.stmts.labelEntry.get(labelId, f.path);
+    const existing = this.stmts.fileByVersion.get(f.path, f.contentHash);
     if (existing && existing.extractor === f.extractor) {
       // Content already indexed (another label, or unchanged): only membership changes.
       this.stmts.upsertLabelEntry.run(labelId, f.path, existing.id, f.mtimeMs);
@@ -591,12 +600,12 @@ export class IndexWriter {
     let withTexts = false;
     let carrying = false;
     if (previous !== null) {
-      const holders = (this.stmts.fileHolders.get(previous) as { n: number }).n;
+      const holders = this.stmts.fileHolders.get(previous)!.n;
       if (holders === 0) {
         withTexts = carry !== undefined && f.language !== null && carry.languages.includes(f.language) && f.index !== null;
-        carrying = withTexts && (this.stmts.semanticStateOf.get(previous) as { semantic_state: string } | undefined)?.semantic_state === 'ok';
+        carrying = withTexts && (this.stmts.semanticStateOf.get(previous))?.semantic_state === 'ok';
         // A moved file's planner compares chunk texts too (renamed and edited symbols).
-        previousNodes = (withTexts || moved !== null ? this.stmts.nodesOfFileWithText : this.stmts.nodesOfFile).all(previous) as ExistingNode[];
+        previousNodes = (withTexts || moved !== null ? this.stmts.nodesOfFileWithText : this.stmts.nodesOfFile).all(previous);
         if (!carrying) this.stmts.deleteEdgesOfFile.run(previous);
         this.stmts.deleteSpansOfFile.run(previous);
       }
@@ -647,7 +656,7 @@ export class IndexWriter {
    */
   private takeMovedEntry(labelId: number, f: FileWrite, hadEntry: boolean): number | null {
     if (f.previousPath === undefined || hadEntry) return null;
-    const from = this.stmts.labelEntry.get(labelId, f.previousPath) as { file_id: number } | undefined;
+    const from = this.stmts.labelEntry.get(labelId, f.previousPath);
     if (!from) return null;
     this.stmts.deleteLabelEntry.run(labelId, f.previousPath);
     return from.file_id;
@@ -674,19 +683,16 @@ export class IndexWriter {
       return m;
     };
     const exact = bySource(
-      cachedStatement(this.db, `SELECT id, source_id, line, extractor FROM edges WHERE file_id = ? AND extractor LIKE 'semantic:%'`).all(previous) as {
-        id: number;
-        source_id: number;
-        line: number;
-        extractor: string;
-      }[],
+      selectAll<EdgeSiteRow & { extractor: string }>(this.db, `SELECT id, source_id, line, extractor FROM edges WHERE file_id = ? AND extractor LIKE 'semantic:%'`, previous),
     );
     const typeList = carry.types.map(() => '?').join(',');
     const approx = bySource(
-      cachedStatement(this.db, `SELECT id, source_id, line FROM edges WHERE file_id = ? AND extractor NOT LIKE 'semantic:%' AND type IN (${typeList})`).all(
+      selectAll<EdgeSiteRow>(
+        this.db,
+        `SELECT id, source_id, line FROM edges WHERE file_id = ? AND extractor NOT LIKE 'semantic:%' AND type IN (${typeList})`,
         fileId,
         ...carry.types,
-      ) as { id: number; source_id: number; line: number }[],
+      ),
     );
     const move = cachedStatement(this.db, `UPDATE edges SET file_id = ?, line = ? WHERE id = ?`);
     const aside: number[] = [];
@@ -813,7 +819,7 @@ export class IndexWriter {
       project: f.project,
       fileId,
       kind: n.kind,
-    }) as { id: number; file_id: number; path: string } | undefined;
+    });
     return target ? { id: target.id, path: target.path } : null;
   }
 
@@ -821,8 +827,7 @@ export class IndexWriter {
   private mergeInto(id: number, primary: boolean, fileId: number, n: ExtractedNode): void {
     const s = n.span;
     if (primary) {
-      const old = cachedStatement(this.db, `SELECT file_id, start_line, end_line, start_byte, end_byte FROM nodes WHERE id = ?`)
-        .get(id) as { file_id: number; start_line: number; end_line: number; start_byte: number; end_byte: number };
+      const old = selectOne<Omit<SpanRow, 'path'> & { file_id: number }>(this.db, `SELECT file_id, start_line, end_line, start_byte, end_byte FROM nodes WHERE id = ?`, id)!;
       this.stmts.insertSpan.run(id, old.file_id, old.start_line, old.end_line, old.start_byte, old.end_byte);
       this.stmts.movePrimary.run(fileId, s.startLine, s.endLine, s.startByte, s.endByte, id);
     } else {
@@ -884,13 +889,13 @@ export class IndexWriter {
 
   /** Drops a file version when no label holds it any more (journaling its nodes); true when it went. */
   private releaseVersion(fileId: number, reason: string, stats: WriteStats): boolean {
-    const holders = (this.stmts.fileHolders.get(fileId) as { n: number }).n;
+    const holders = this.stmts.fileHolders.get(fileId)!.n;
     if (holders > 0) return false;
-    const pathRow = this.stmts.filePath.get(fileId) as { path: string } | undefined;
+    const pathRow = this.stmts.filePath.get(fileId);
     if (!pathRow) return false;
     this.stmts.deleteEdgesOfFile.run(fileId);
     this.stmts.deleteSpansOfFile.run(fileId);
-    for (const n of this.stmts.nodesOfFile.all(fileId) as ExistingNode[]) {
+    for (const n of this.stmts.nodesOfFile.all(fileId)) {
       this.deleteNode(n, pathRow.path, reason, stats);
     }
     this.stmts.deleteFile.run(fileId);
