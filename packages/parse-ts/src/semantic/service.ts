@@ -103,7 +103,13 @@ export interface TsSemanticService {
   dispose(): Promise<void>;
 }
 
-const HANDSHAKE_TIMEOUT_MS = 30_000;
+/**
+ * How long a new worker may take to load TypeScript and say hello. Generous: on a busy machine (a
+ * build beside us) starting the process alone takes tens of seconds, and a pass that gives up then
+ * leaves every TS/JS file without its semantic edges. A request's own deadline still bounds what
+ * its caller waits (it counts from the request, start included).
+ */
+const HANDSHAKE_TIMEOUT_MS = 120_000;
 /** `CA_DEBUG_TSWORKER_CPU_PROF=<dir>`: workers write V8 CPU profiles there (for performance work). */
 const CPU_PROFILE_DIR = process.env.CA_DEBUG_TSWORKER_CPU_PROF;
 /** Longest prepare request handed to a new worker in its environment (Linux caps one variable at 128 KiB). */
