@@ -13,6 +13,7 @@
 import { CaError, globLiteral, globToLike, globToRegExp, isTestPath, projectDisplayName, type FilterNode, type FilterTerm } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { declaredTypes, typeMatches } from './declaredTypes.js';
+import { languageStrategies } from './languages.js';
 import { cachedPluck, cachedRaw, cachedStatement, changeStamp } from './statements.js';
 
 /** A filter as a SQL condition (`sql`, with `?` placeholders bound to `params`). */
@@ -54,7 +55,7 @@ function registerFunctions(db: SqliteDatabase): void {
   );
   db.function('ca_declared_type_glob', { deterministic: true }, (glob: unknown, kind: unknown, language: unknown, name: unknown, signature: unknown, returnType: unknown) => {
     const re = patternOf(`text\0${String(glob)}`);
-    const types = declaredTypes(String(kind), String(language), String(name ?? ''), String(signature ?? ''), typeof returnType === 'string' ? returnType : null);
+    const types = declaredTypes(String(kind), languageStrategies(db).declaredTypes(String(language)), String(name ?? ''), String(signature ?? ''), typeof returnType === 'string' ? returnType : null);
     return types.some((t) => typeMatches(re, t)) ? 1 : 0;
   });
   registered.add(db);
