@@ -85,6 +85,7 @@ export function checkLayers(root) {
     try {
       members = readdirSync(join(root, group));
     } catch {
+      // why: a workspace without this group (no apps/) has nothing to check there.
       continue;
     }
     for (const m of members) {
@@ -93,6 +94,7 @@ export function checkLayers(root) {
       try {
         pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
       } catch {
+        // why: a folder without a readable package.json is not a workspace member.
         continue;
       }
       const allowed = ALLOWED[pkg.name];
@@ -101,6 +103,7 @@ export function checkLayers(root) {
         try {
           files = [...sourceFiles(join(dir, sub))];
         } catch {
+          // why: a member without src/ or test/ has no files of that kind.
           continue;
         }
         for (const file of files) {

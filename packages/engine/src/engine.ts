@@ -181,8 +181,8 @@ export class Engine {
     let st;
     try {
       st = statSync(root);
-    } catch {
-      throw new CaError('invalid_path', `repository path does not exist: ${repo}`, { context: { path: repo } });
+    } catch (e) {
+      throw new CaError('invalid_path', `repository path does not exist: ${repo}`, { cause: e, context: { path: repo } });
     }
     if (!st.isDirectory()) {
       throw new CaError('invalid_path', `repository path is not a directory: ${repo}`, { context: { path: repo } });
@@ -261,6 +261,7 @@ export class Engine {
         try {
           paths = [...new Set([...paths, ...(await this.git.changedPaths(before.commit, head.commit))])];
         } catch {
+          // why: git cannot diff the two commits (one gc'd away, a shallow clone): the whole tree is looked at instead.
           paths = null;
         }
       }
@@ -889,6 +890,7 @@ function fileStamp(path: string): string {
     const wal = statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
     return `${st.size}:${st.mtimeMs}:${st.ino}:${wal}`;
   } catch {
+    // why: the index file is gone or unreadable: a stamp that matches no recorded one (checked again).
     return '-';
   }
 }

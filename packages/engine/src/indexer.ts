@@ -628,6 +628,7 @@ export function applyContextChanges(
   try {
     previous = raw === null ? null : (JSON.parse(raw) as ContextFacts);
   } catch {
+    // why: unreadable recorded facts are as good as none: this run records them again (every file is pending then).
     previous = null;
   }
   let discovered = listing.contextFiles;
