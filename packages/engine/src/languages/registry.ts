@@ -97,11 +97,6 @@ export class LanguageRegistry {
     return this.supportFor(path)?.languageOf(path) ?? null;
   }
 
-  /** The language of an extension (`.tsx`), for status output. */
-  languageForExtension(extension: string): Language | null {
-    return this.byExtension.get(extension.toLowerCase())?.languageOf(`x${extension}`) ?? null;
-  }
-
   /** The language ids sharing a descriptor with `language` (TS and JS use each other), itself included. */
   family(language: string): readonly string[] {
     return this.byLanguage.get(language)?.languages ?? [language];
