@@ -21,9 +21,11 @@ export const ALLOWED = {
   '@ca/invalidation': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-cs'],
   '@ca/engine': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/embed', '@ca/retrieve', '@ca/invalidation'],
   // The CLI dispatches `ca eval` to the eval app (apps compose apps; no package imports an app).
-  '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp'],
+  '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp', '@ca/ui'],
   '@ca/mcp': ['@ca/engine', '@ca/schema'],
   '@ca/eval': ['@ca/engine', '@ca/schema'],
+  // The viewer reuses the MCP server's Host/Origin guard (one guard for every loopback server).
+  '@ca/ui': ['@ca/engine', '@ca/schema', '@ca/mcp'],
 };
 
 const IMPORT_RE = /(?:^|[^\w.])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[^\w.])import\s+['"]([^'"]+)['"]/g;
@@ -85,7 +87,7 @@ export function checkLayers(root) {
     try {
       members = readdirSync(join(root, group));
     } catch {
-      // why: a workspace without this group (no apps/) has nothing to check there.
+      // A workspace without this group (no apps/, say) has nothing to check there.
       continue;
     }
     for (const m of members) {
@@ -94,7 +96,7 @@ export function checkLayers(root) {
       try {
         pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
       } catch {
-        // why: a folder without a readable package.json is not a workspace member.
+        // A directory without a package.json is not a workspace member.
         continue;
       }
       const allowed = ALLOWED[pkg.name];
@@ -103,7 +105,7 @@ export function checkLayers(root) {
         try {
           files = [...sourceFiles(join(dir, sub))];
         } catch {
-          // why: a member without src/ or test/ has no files of that kind.
+          // A member without this directory (no test/, say) has nothing to check there.
           continue;
         }
         for (const file of files) {

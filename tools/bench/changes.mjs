@@ -104,6 +104,7 @@ function ancestorDiffering(dir, want) {
     try {
       rev = git(dir, 'rev-parse', `HEAD~${back}`);
     } catch {
+      // HEAD~n does not exist: the history is shorter than that, so stop looking.
       break;
     }
     const differing = git(dir, 'diff', '--name-only', 'HEAD', rev).split('\n').filter((p) => /\.(tsx?|jsx?|mts|cts|mjs|cjs|cs)$/.test(p)).length;
@@ -120,6 +121,7 @@ function ancestorsDiffering(dir, want, count) {
     try {
       rev = git(dir, 'rev-parse', `HEAD~${back}`);
     } catch {
+      // HEAD~n does not exist: the history is shorter than that, so stop looking.
       break;
     }
     const paths = git(dir, 'diff', '--name-only', 'HEAD', rev).split('\n').filter((p) => /\.(tsx?|jsx?|mts|cts|mjs|cjs|cs)$/.test(p));

@@ -7,7 +7,10 @@
 // difference, a readable diff with the seed and step that replay it. Embeddings off unless
 // `--embeddings` (they cost a model run per clean index). Build first (`pnpm build`).
 //
-//   node tools/bench/differential.mjs REPO [--steps 100] [--seed 1] [--keep-going] [--no-fts] [--embeddings]
+//   node tools/bench/differential.mjs REPO [--steps 100] [--seed 1] [--keep-going] [--no-fts] [--embeddings] [--from K]
+//
+// --from K replays one step: the steps before it are indexed incrementally without comparing, the
+// index is rebuilt from scratch before step K, and only steps K.. are compared (use with --steps K).
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
@@ -22,10 +25,11 @@ const { values, positionals } = parseArgs({
     'keep-going': { type: 'boolean', default: false },
     'no-fts': { type: 'boolean', default: false },
     embeddings: { type: 'boolean', default: false },
+    from: { type: 'string', default: '1' },
   },
 });
 if (positionals.length !== 1) {
-  console.error('usage: node tools/bench/differential.mjs REPO [--steps N] [--seed S] [--keep-going] [--no-fts] [--embeddings]');
+  console.error('usage: node tools/bench/differential.mjs REPO [--steps N] [--seed S] [--keep-going] [--no-fts] [--embeddings] [--from K]');
   process.exit(2);
 }
 const { Engine } = await importDist('engine');
@@ -49,6 +53,7 @@ const results = await runDifferential({
   engineOptions,
   fts: !values['no-fts'],
   keepGoing: values['keep-going'],
+  from: Number(values.from),
   onStep: (r) => {
     const { differences, ...rest } = r;
     console.log(JSON.stringify({ ...rest, differing: differences.length, load: Number(loadavg()[0].toFixed(2)) }));

@@ -77,7 +77,7 @@ export function machineInfo() {
   try {
     load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
   } catch {
-    // No /proc.
+    // No /proc/loadavg (not Linux): the report shows no load average.
   }
   return { cores: cpus().length, cpu: model, ramGiB: round(totalmem() / 2 ** 30, 1), node: process.version, platform: `${process.platform}-${process.arch}`, loadAvg: load };
 }
@@ -86,6 +86,7 @@ export function loadAvg() {
   try {
     return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
   } catch {
+    // No /proc/loadavg (not Linux): the report shows no load average.
     return null;
   }
 }

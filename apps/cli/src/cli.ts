@@ -171,9 +171,9 @@ async function cmdWatch(values: Values, args: string[]): Promise<number> {
         // JSON Lines: one compact object per run, so a consumer can read the stream line by line.
         if (values.json) {
           const line = { event: first ? 'indexed' : 'updated', files: r.files, symbols: r.symbols, changed: r.changed, removed: r.removed, ms: r.ms };
-          process.stdout.write(`${JSON.stringify(r.contextChanges ? { ...line, contextChanges: r.contextChanges } : line)}\n`);
+          process.stdout.write(`${JSON.stringify({ ...line, ...(r.contextChanges ? { contextChanges: r.contextChanges } : {}), ...(r.notices ? { notices: r.notices } : {}) })}\n`);
         } else {
-          process.stdout.write(`${first ? 'indexed' : 'updated'}: ${r.changed} changed, ${r.removed} removed in ${r.ms} ms (${r.files} files, ${r.symbols} symbols)\n${contextLines(r)}`);
+          process.stdout.write(`${first ? 'indexed' : 'updated'}: ${r.changed} changed, ${r.removed} removed in ${r.ms} ms (${r.files} files, ${r.symbols} symbols)\n${contextLines(r)}${(r.notices ?? []).map((n) => `  notice: ${n}\n`).join('')}`);
         }
         if (first && !values.json) process.stdout.write(`watching ${engine.repoRoot} (Ctrl-C to stop)\n`);
         first = false;
@@ -541,7 +541,7 @@ const navigate =
     cmdNavigate(navigation, values, args);
 
 /** Every command of the table in usage.ts, and what runs it (eval, mcp and serve are dispatched before parsing). */
-const HANDLERS: Record<Exclude<Command, 'eval' | 'mcp' | 'serve'>, Handler> = {
+const HANDLERS: Record<Exclude<Command, 'eval' | 'mcp' | 'serve' | 'ui'>, Handler> = {
   index: cmdIndex,
   watch: cmdWatch,
   search: cmdSearch,
@@ -572,10 +572,11 @@ export async function run(argv: string[]): Promise<number> {
   let values: Values;
   let positionals: string[];
   const wantsJson = argv.includes('--json');
-  if (argv[0] === 'eval' || argv[0] === 'mcp' || argv[0] === 'serve') {
-    // The eval app and the MCP server parse their own options (--split, --no-refresh, …); the
-    // MCP server owns stdout (the protocol).
+  if (argv[0] === 'eval' || argv[0] === 'mcp' || argv[0] === 'serve' || argv[0] === 'ui') {
+    // The eval app, the MCP server and the viewer parse their own options (--split, --no-refresh,
+    // --port …); the MCP server owns stdout (the protocol).
     try {
+      if (argv[0] === 'ui') return await (await import('@ca/ui')).runUiCli(argv.slice(1));
       const runApp = argv[0] === 'eval' ? (await import('@ca/eval')).runEvalCli : (await import('@ca/mcp')).runMcpCli;
       // `ca serve …` is `ca mcp serve …` (the HTTP server).
       return await runApp(argv[0] === 'serve' ? argv : argv.slice(1));

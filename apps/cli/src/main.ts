@@ -1,7 +1,7 @@
 import { USAGE } from './usage.js';
 
 /** Commands that parse their own options (help included). */
-const OWN_APPS = new Set(['eval', 'mcp', 'serve']);
+const OWN_APPS = new Set(['eval', 'mcp', 'serve', 'ui']);
 
 /** `ca mcp` subcommands that print and exit; every other `ca mcp …` and `ca serve` is a server. */
 const MCP_PRINTERS = new Set(['instructions', 'install', '--help', '-h']);

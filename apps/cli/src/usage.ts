@@ -27,6 +27,7 @@ export const COMMANDS = [
   'similar',
   'mcp',
   'serve',
+  'ui',
   'model',
   'eval',
 ] as const;
@@ -96,5 +97,6 @@ Other:
   mcp --http / serve      serve them over HTTP on 127.0.0.1 to many agents (--repo DIR…, --port N)
   mcp install --client C  print (--write: add) the config entry of claude-code|claude-desktop|vscode|cursor
   mcp instructions        a snippet for AGENTS.md / CLAUDE.md
+  ui [--repo DIR]         the viewer in the browser on 127.0.0.1 (--port N; prints a one-time login URL)
   model import DIR        copy an embedding model folder into the user cache (offline machines)
   eval run|gate|mine-git  retrieval quality on query sets (see apps/eval/README.md)`;

@@ -80,7 +80,7 @@ export async function watchRepository(engine: Engine, options: WatchOptions): Pr
     burst: DEFAULT_BURST,
     slice,
     onRun: (report) => {
-      if (first || report.changed > 0 || report.removed > 0 || report.blobs.moved > 0 || report.blobs.reused > 0 || report.contextChanges) options.print(report);
+      if (first || report.changed > 0 || report.removed > 0 || report.blobs.moved > 0 || report.blobs.reused > 0 || report.contextChanges || report.notices) options.print(report);
       first = false;
       scheduleRescan();
     },

@@ -52,6 +52,7 @@ const EXAMPLES: Partial<Record<Command, string[]>> = {
   similar: ['similar', 'AuthService.login', '--repo', repo],
   mcp: ['mcp', 'instructions'],
   eval: ['eval', '--help'],
+  ui: ['ui', '--help'],
 };
 
 /** Left out, with the reason: what they print goes through the same handler, but running them here would not say more. */

@@ -47,6 +47,7 @@ function readState(path: string): WalkState {
     const s = JSON.parse(readFileSync(path, 'utf8')) as Partial<WalkState>;
     return { commit: typeof s.commit === 'string' ? s.commit : null, files: s.files && typeof s.files === 'object' ? s.files : {} };
   } catch {
+    // No state file yet (first run) or a damaged one: the walk starts from scratch, which is always correct.
     return { commit: null, files: {} };
   }
 }
@@ -55,6 +56,7 @@ function commitTime(dir: string, sha: string): number | null {
   try {
     return Number(gitText(dir, ['show', '-s', '--format=%ct', `${sha}^{commit}`]).trim());
   } catch {
+    // The commit is not in this clone (shallow or gc'd): it has no time, and the caller skips it.
     return null;
   }
 }

@@ -270,6 +270,7 @@ function repoIdentity(repo: string): { id: string; url: string | null } {
     if (m) return { id: m[1]!, url: `https://github.com/${m[1]}.git` };
     return { id: basename(resolve(repo)), url };
   } catch {
+    // No origin remote (a local repository): the directory name identifies it and there is no URL.
     return { id: basename(resolve(repo)), url: null };
   }
 }
@@ -417,6 +418,7 @@ async function locateAtParent(
         try {
           nodes = engine.outline(path);
         } catch {
+          // The file is not in the parent's index (the engine skipped it): it has no callables to touch.
           nodes = [];
         }
         const t = touchedCallables(nodes, change);
@@ -431,6 +433,7 @@ async function locateAtParent(
       engine.close();
     }
   } catch {
+    // Any failure to materialise or index the parent drops this commit, counted as 'parent not parseable'.
     return null;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -103,6 +103,7 @@ function headOf(dir: string): string | null {
   try {
     return gitText(dir, ['rev-parse', 'HEAD']).trim();
   } catch {
+    // Not a git checkout (or no commit yet): the result records no HEAD.
     return null;
   }
 }
@@ -111,6 +112,7 @@ function isDir(p: string): boolean {
   try {
     return statSync(p).isDirectory();
   } catch {
+    // A missing or unreadable path is not a directory; the caller reports the missing repository.
     return false;
   }
 }
@@ -165,6 +167,7 @@ function judgementResolves(engine: Engine, symbol: string): boolean {
     try {
       return engine.outline(path).some((n) => n.name === name || n.qualifiedName === name);
     } catch {
+      // The file is not in the index, so the symbol is not there: the query is counted as unresolvable.
       return false;
     }
   }

@@ -11,8 +11,37 @@ import type { ToolOptions } from './tools.js';
 /** Host names a loopback server answers to: anything else in `Host` or `Origin` is DNS rebinding or a foreign page. */
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
+/** Whether a bind address is this machine only (127.0.0.0/8, ::1, localhost). */
 export function isLoopbackAddress(host: string): boolean {
   return LOOPBACK_HOSTS.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The host name in a `Host` or `Origin` value (`example.com:80`, `http://[::1]:7311`), or null when it does not parse. */
+function hostnameOf(value: string): string | null {
+  try {
+    return new URL(value.includes('://') ? value : `http://${value}`).hostname;
+  } catch {
+    // An unparsable Host or Origin names no host this server answers to: the caller refuses it.
+    return null;
+  }
+}
+
+/**
+ * The guard of every loopback HTTP server of Code Agent (the MCP server, the `ca ui` viewer):
+ * why the request must be refused with 403 — its `Host` does not name this server (DNS
+ * rebinding), or it carries an `Origin` of another site — or null when both are acceptable.
+ * `allowedHosts` are host names (default: the loopback names).
+ */
+export function foreignRequest(req: Pick<IncomingMessage, 'headers'>, allowedHosts: ReadonlySet<string> = LOOPBACK_HOSTS): string | null {
+  const hostHeader = req.headers.host;
+  const hostname = hostHeader ? hostnameOf(hostHeader) : null;
+  if (hostname === null || !allowedHosts.has(hostname)) return `Forbidden: Host ${JSON.stringify(hostHeader ?? '')} is not this server`;
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    const o = hostnameOf(origin);
+    if (o === null || !allowedHosts.has(o)) return `Forbidden: Origin ${JSON.stringify(origin)} may not call this server`;
+  }
+  return null;
 }
 
 export interface HttpServerOptions extends ToolOptions {
@@ -75,13 +104,6 @@ export async function serveHttp(options: HttpServerOptions): Promise<RunningHttp
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
   };
-  const hostnameOf = (value: string): string | null => {
-    try {
-      return new URL(value.includes('://') ? value : `http://${value}`).hostname;
-    } catch {
-      return null;
-    }
-  };
   const authorized = (req: IncomingMessage): boolean => {
     const header = req.headers.authorization ?? '';
     const m = /^Bearer\s+(\S+)$/i.exec(header);
@@ -111,14 +133,8 @@ export async function serveHttp(options: HttpServerOptions): Promise<RunningHttp
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const hostHeader = req.headers.host;
-    const hostname = hostHeader ? hostnameOf(hostHeader) : null;
-    if (hostname === null || !allowedHosts.has(hostname)) return deny(res, 403, `Forbidden: Host ${JSON.stringify(hostHeader ?? '')} is not this server`);
-    const origin = req.headers.origin;
-    if (origin !== undefined) {
-      const o = hostnameOf(origin);
-      if (o === null || !allowedHosts.has(o)) return deny(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} may not call this server`);
-    }
+    const foreign = foreignRequest(req, allowedHosts);
+    if (foreign !== null) return deny(res, 403, foreign);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/mcp') return deny(res, 404, 'Not found: the MCP endpoint is /mcp');
     if (!authorized(req)) return deny(res, 401, 'Unauthorized: send Authorization: Bearer <token> (printed by the server at launch, or CA_MCP_TOKEN)', { 'www-authenticate': 'Bearer' });

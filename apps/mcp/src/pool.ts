@@ -99,7 +99,7 @@ export class SessionPool implements RepoSessions {
   private readonly closing = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
-  /** The last resident-memory reading and when it was taken: reading it costs ~1 ms, too much for every call. */
+  /** The last resident-memory reading and when it was taken: reading /proc on every call would add its cost to every answer. */
   private rssReading = { at: Number.NEGATIVE_INFINITY, bytes: 0 };
 
   constructor(private readonly options: PoolOptions) {

@@ -40,9 +40,8 @@ export const DEFAULT_BATCH_SIZE = 16;
 
 /**
  * Padded tokens per model call when the caller does not say (config `embedding.batch_tokens`).
- * onnxruntime's int8 kernels on this model run faster per token on small calls: one thread,
- * 128-token texts, 14.1K tokens/s in batches of 16 (2,048 padded tokens) against 16.6–17.6K in
- * batches of 2–4 (docs/benchmarks.md, problem 9).
+ * onnxruntime's int8 kernels on this model run faster per token on small calls than on full
+ * batches of 16 (figures: docs/benchmarks.md, problem 9, and the package README).
  */
 export const DEFAULT_BATCH_TOKENS = 512;
 

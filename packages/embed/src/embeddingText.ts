@@ -2,9 +2,8 @@ import type { TokenCounter } from './tokenCounter.js';
 
 /**
  * Default token budget of a symbol's main embedding text, special tokens included.
- * Measured (README "Budget", 2 shared cores): 361 symbols/s at 64 on quiet cores, 150–415
- * under load; at 32 the header line alone (~24 tokens) leaves no room for code. A starting
- * point for retrieval eval, not a tuned value.
+ * Throughput at this budget is in the package README ("Budget"); at 32 the header line alone
+ * leaves no room for code. A starting point for retrieval eval, not a tuned value.
  */
 export const DEFAULT_TEXT_TOKENS = 64;
 /** Default budget of each extra body window (short preamble included). */

@@ -7,7 +7,7 @@ import type { TokenCounter } from './tokenCounter.js';
 import { loadWordPieceCounter } from './wordPiece.js';
 
 /**
- * The model's tokenizer alone (no ONNX session, ~50 ms): for building embedding texts on a
+ * The model's tokenizer alone (no ONNX session, so it loads quickly): for building embedding texts on a
  * thread that does not run the model, e.g. next to a worker embedder.
  */
 export async function loadTokenCounter(resolution: ModelResolution): Promise<TokenCounter> {

@@ -17,7 +17,8 @@ export interface EmbedderOptions {
 
 /**
  * Loads the model in this thread. Prefer `createWorkerEmbedder` in the indexer: a batch takes
- * ~0.2–1.5 s of CPU, which would stall the SQLite writer and the watcher if run here.
+ * a large fraction of a CPU-second or more, which would stall the SQLite writer and the watcher
+ * if run here (docs/benchmarks.md, "Figures behind choices in the code").
  */
 export async function createEmbedder(resolution: ModelResolution, options: EmbedderOptions = {}): Promise<Embedder> {
   const model = requireResolved(resolution);

@@ -9,7 +9,8 @@ export interface ModelInfo {
   readonly modelId: string;
   /**
    * `<sha256(onnx weights)[0..16]>-<sha256(tokenizer.json + config.json)[0..8]>`. Hashes the
-   * whole weights file (23 MB, ~50 ms once per process) rather than a prefix: int8 weights can
+   * whole weights file (once per process; cost in docs/benchmarks.md, "Figures behind choices in
+   * the code") rather than a prefix: int8 weights can
    * change past the first MiB with the size unchanged, and mtime does not survive copies.
    */
   readonly revision: string;

@@ -222,6 +222,7 @@ function isDirectory(p: string): boolean {
   try {
     return statSync(p).isDirectory();
   } catch {
+    // A missing or unreadable path is simply not a model directory; the caller tries the next candidate.
     return false;
   }
 }
@@ -230,6 +231,7 @@ function isFile(p: string): boolean {
   try {
     return statSync(p).isFile();
   } catch {
+    // A missing or unreadable path is simply not a model file; the caller reports the model as unavailable.
     return false;
   }
 }

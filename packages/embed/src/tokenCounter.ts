@@ -79,7 +79,8 @@ export function createTokenCounter(tokenizer: EncodingTokenizer, fast?: FastToke
    * The cut from summed piece counts, confirmed with two real counts (the cut fits, one more
    * piece does not), which under the monotonicity the search below relies on is exactly the
    * search's answer; null when the sum was off (then the search runs). Two tokenizations
-   * instead of ~10 per cut: building the embedding texts of excalidraw took 7.6 s before.
+   * instead of ~10 per cut, which is most of the cost of building embedding texts
+   * (docs/benchmarks.md, "Figures behind choices in the code").
    */
   const estimatedCut = (text: string, maxTokens: number, fits: (end: number) => boolean): string | null => {
     let total = overhead;

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 /**
  * Counts the tokens of plain-ASCII text for a BERT WordPiece tokenizer without running the
  * tokenizer: text building counts tokens several times per embedded text (token-aware cuts), and
- * transformers.js' general pipeline (normalizer, pre-tokenizer, model, post-processor) took ~0.15 ms
- * a count — 14 of the 23 s the indexing thread spent beside the model workers on Newtonsoft.Json
- * (docs/benchmarks.md, problem 9). Counts equal the tokenizer's: checked on 212,529 texts of both
+ * transformers.js' general pipeline (normalizer, pre-tokenizer, model, post-processor) per count
+ * was most of the time the indexing thread spent beside the model workers (docs/benchmarks.md,
+ * problem 9). Counts equal the tokenizer's: checked on every text of both
  * benchmark repositories (packages/embed/README.md, "Tokens"), and by the tests on this package's
  * own sources. Anything the fast path does not cover returns null and goes to the tokenizer.
  */

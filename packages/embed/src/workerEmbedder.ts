@@ -43,10 +43,9 @@ const WORKER_URL = new URL('../runtime/embedWorker.mjs', import.meta.url);
 
 /**
  * Model workers when the config does not say: two on a machine with two or more cores, else one.
- * Measured on 2 cores (docs/benchmarks.md, problem 9): two sessions of one intra-op thread each
- * run the model ~15% faster than one session of two threads, and each worker's tokenizing and
- * pooling overlaps the other's model run instead of leaving the cores idle (the pool embeds ~25%
- * more tokens/s than one worker).
+ * On 2 cores (docs/benchmarks.md, problem 9) two sessions of one intra-op thread each run the
+ * model faster than one session of two threads, and each worker's tokenizing and pooling
+ * overlaps the other's model run instead of leaving the cores idle.
  */
 export function defaultEmbeddingWorkers(cores = availableParallelism()): number {
   return cores >= 2 ? 2 : 1;

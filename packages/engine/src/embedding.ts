@@ -206,8 +206,9 @@ const ONE_WORKER_MAX_NODES = 512;
 
 /**
  * Model workers for a run embedding `pending` nodes: `embedding.workers` when set; otherwise one
- * for a few hundred nodes (a second worker's model load, 0.3–0.6 CPU-s, costs more than it saves
- * on ~60 ms of embedding, and competes with the TS pass it runs beside), else the default.
+ * for a few hundred nodes (a second worker's model load costs more than it saves on so little
+ * embedding, and competes with the TS pass it runs beside; docs/benchmarks.md, "Figures behind
+ * choices in the code"), else the default.
  */
 export function embeddingWorkersFor(configured: number, pending: number): number {
   if (configured > 0) return configured;

@@ -60,10 +60,23 @@ export interface EngineOptions {
 
 /**
  * Symbols embedded per slice when vectors are filled in behind a long-lived engine's runs
- * (`index({ embedLimit })`, then `fillEmbeddings({ maxNodes })`): ~1.5 s of the int8 model on
- * 2 cores (docs/benchmarks.md), the most a change or a call waits for a slice under way.
+ * (`index({ embedLimit })`, then `fillEmbeddings({ maxNodes })`): small enough that a change or
+ * a call waiting for a slice under way waits briefly (its time: docs/benchmarks.md, "Figures
+ * behind choices in the code").
  */
 export const EMBED_SLICE = 128;
+
+/**
+ * Characters of a query handed to the embedding model. The model reads only its first few
+ * hundred tokens anyway; a pasted log or file as a query would otherwise cost a full
+ * tokenization for nothing. BM25 and the other channels read the query under retrieve's own cap.
+ */
+export const QUERY_EMBEDDING_MAX_CHARS = 2000;
+
+/** The text of `query` the query embedder embeds: trimmed, then cut to `QUERY_EMBEDDING_MAX_CHARS`. */
+export function queryEmbeddingText(query: string): string {
+  return query.trim().slice(0, QUERY_EMBEDDING_MAX_CHARS);
+}
 
 /** A slice size as given (default `EMBED_SLICE`), made a whole number of at least 1 so every slice makes progress. */
 export function embedSliceOf(n: number | undefined): number {
@@ -255,16 +268,8 @@ export class Engine {
       this.store.labels.ensure(label, 'working', this.repoRoot);
       const before = this.store.labels.state(label);
       const head = this.git?.head() ?? null;
-      let paths: readonly string[] | null = options.paths ?? null;
-      // A checkout, pull or rebase moved HEAD: git names what differs, no full walk needed.
-      if (paths !== null && this.git && head?.commit && before?.commit && head.commit !== before.commit) {
-        try {
-          paths = [...new Set([...paths, ...(await this.git.changedPaths(before.commit, head.commit))])];
-        } catch {
-          // why: git cannot diff the two commits (one gc'd away, a shallow clone): the whole tree is looked at instead.
-          paths = null;
-        }
-      }
+      const widened = await this.widenForHeadMove(options.paths ?? null, before?.commit ?? null, head?.commit ?? null);
+      const paths = widened.paths;
       const renames = await this.renamesSince(before?.commit ?? null, head?.commit ?? null);
       const result = await runIndex(this.indexerContext(), { label, source, paths, contextKey: this.contextKey(label), ...(renames ? { renames } : {}) }, options);
       const reader = this.store.reader(label);
@@ -274,7 +279,8 @@ export class Engine {
       if (result.wrote || before?.commit !== (head?.commit ?? null) || before?.indexedAt === null) {
         this.store.labels.setIndexed(label, { commit: head?.commit ?? null, headRef: head?.ref ?? null, dirty: this.git && head?.commit ? await dirtyAgainst(this, head.commit, label, (await this.adapters()).extensions) : null });
       }
-      return this.report(label, head?.commit ?? null, started, result);
+      const report = this.report(label, head?.commit ?? null, started, result);
+      return widened.notice === null ? report : { ...report, notices: [widened.notice] };
     } finally {
       source.close();
       this.lock.release();
@@ -314,6 +320,23 @@ export class Engine {
   }
 
   /** Renames git knows between the commit the label was indexed at and HEAD now (none when HEAD did not move). */
+  /**
+   * The paths a refresh looks at when HEAD moved since the label was indexed (a checkout, pull or
+   * rebase): the reported `paths` plus what git names between the two commits, so no full walk is
+   * needed. When git cannot name them (the old commit was rebased away and pruned, a shallow
+   * clone), the run walks the whole tree instead and says so in a notice: the answer is still
+   * right, but the run is a full walk the caller did not ask for.
+   */
+  private async widenForHeadMove(paths: readonly string[] | null, from: string | null, to: string | null): Promise<{ paths: readonly string[] | null; notice: string | null }> {
+    if (paths === null || !this.git || from === null || to === null || from === to) return { paths, notice: null };
+    try {
+      return { paths: [...new Set([...paths, ...(await this.git.changedPaths(from, to))])], notice: null };
+    } catch (e) {
+      const why = e instanceof Error ? e.message.split('\n')[0]! : String(e);
+      return { paths: null, notice: `HEAD moved from ${from.slice(0, 12)} to ${to.slice(0, 12)} but git could not list the changed files (${why}): walked the whole tree instead` };
+    }
+  }
+
   private async renamesSince(from: string | null, to: string | null): Promise<ReadonlyMap<string, string> | null> {
     if (!this.git || from === null || to === null || from === to) return null;
     try {
@@ -402,8 +425,8 @@ export class Engine {
   }
 
   /**
-   * The language adapters, loaded once per engine (the grammars cost ~10 ms, up to ~60 ms, to
-   * load: a refresh that finds nothing to parse stays cheap); a failed load is tried again next time.
+   * The language adapters, loaded once per engine (loading the grammars would otherwise be most
+   * of a refresh that finds nothing to parse); a failed load is tried again next time.
    */
   private adapters(): Promise<AdapterSet> {
     this.adapterSet ??= createAdapters(this.languages, diskProjectReader(this.repoRoot, this.languages)).catch((e: unknown) => {
@@ -413,7 +436,7 @@ export class Engine {
     return this.adapterSet;
   }
 
-  /** The label's file/symbol/edge counts, read again only when the index changed (~6 ms on excalidraw). */
+  /** The label's file/symbol/edge counts, read again only when the index changed (counting reads every file, node and edge of the label). */
   private counts(label: string): ReturnType<IndexReader['counts']> {
     const key = `${label}\u0000${this.store.changeStamp()}`;
     if (this.countsCache?.key !== key) this.countsCache = { key, counts: this.store.reader(label).counts() };
@@ -435,8 +458,8 @@ export class Engine {
   }
 
   /**
-   * Runs PRAGMA quick_check once per engine (it reads the whole file: ~0.4 s on a 90 MB index,
-   * too much for every edit of a long-lived engine); a corrupt index is moved aside
+   * Runs PRAGMA quick_check once per engine (it reads the whole file, too much for every edit of
+   * a long-lived engine); a corrupt index is moved aside
    * (`<db>.corrupt-<time>`) and rebuilt from source by the index run that called this.
    */
   private ensureIntact(): void {
@@ -512,7 +535,7 @@ export class Engine {
       const held = store.model()?.modelId;
       let q: Float32Array | null = null;
       if (embedded && embedded.modelId === held) q = embedded.vector;
-      else if (embedded === undefined || embedded === null) q = await this.queryEmbedder.embed(query.trim().slice(0, 2000));
+      else if (embedded === undefined || embedded === null) q = await this.queryEmbedder.embed(queryEmbeddingText(query));
       else vectorOff = `the index holds vectors of ${held ?? 'no model'}, the query was embedded with ${embedded.modelId}`;
       if (q) {
         const vec = q;
@@ -537,7 +560,7 @@ export class Engine {
     if ((await this.vectorOffReason()) !== null || query.trim() === '') return null;
     const modelId = this.store.vectors.model()?.modelId;
     if (!modelId) return null;
-    return { vector: await this.queryEmbedder.embed(query.trim().slice(0, 2000)), modelId };
+    return { vector: await this.queryEmbedder.embed(queryEmbeddingText(query)), modelId };
   }
 
   /** The symbols a filter expression selects, a page at a time in a stable order (`ca find`; see find.ts). */
@@ -890,7 +913,7 @@ function fileStamp(path: string): string {
     const wal = statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
     return `${st.size}:${st.mtimeMs}:${st.ino}:${wal}`;
   } catch {
-    // why: the index file is gone or unreadable: a stamp that matches no recorded one (checked again).
+    // The database file vanished or is unreadable: '-' matches no stamp of a real file, so the integrity check runs again.
     return '-';
   }
 }

@@ -26,8 +26,11 @@ export class IndexLock {
     let text: string;
     try {
       text = readFileSync(this.path, 'utf8');
-    } catch {
-      return null;
+    } catch (e) {
+      // No lock file: nobody holds the lock. Any other failure (a directory or an unreadable file in
+      // its place) must not read as "free": tryAcquire would then remove what it cannot read.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw new CaError('io_error', `cannot read the index lock ${this.path}: ${(e as Error).message}`, { cause: e });
     }
     let h: LockHolder;
     try {
@@ -69,7 +72,7 @@ export class IndexLock {
       try {
         unlinkSync(tmp);
       } catch {
-        // Already gone.
+        // The temporary file is only the link source; if it is already gone there is nothing to clean.
       }
     }
   }

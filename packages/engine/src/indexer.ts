@@ -91,6 +91,8 @@ export interface IndexReport {
   contextChanges?: readonly ContextChange[];
   /** The embedding step (vectors are filled behind the structural index). */
   embeddings?: EmbedReport;
+  /** What the run did differently from what was asked, in words (e.g. a full walk where git could not name a HEAD move's changes). */
+  notices?: readonly string[];
 }
 
 /** Files a run parses on parse threads from (fewer: in this thread). */

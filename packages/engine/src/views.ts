@@ -247,6 +247,11 @@ export function viewFile(repoRoot: string, reader: IndexReader, texts: IndexedTe
   if (!file) throw new CaError('invalid_path', `${rel} is not in the index (not a file of the repository, or excluded from indexing)`, { context: { path: rel } });
   if (selection.lines !== undefined && selection.selector !== undefined) throw new CaError('usage', 'give either --lines or an id: selector, not both');
   const bytes = texts.fileBytes(rel);
+  if (!bytes && file.parseStatus === 'skipped') {
+    // A skipped path (a symlink out of the repository, a FIFO, an oversized file) was never read:
+    // there is no indexed text to show, and the path is the caller's to fix, not an I/O failure.
+    throw new CaError('invalid_path', `${rel} was skipped when indexed (ca status lists the reason): the index holds no text of it`, { context: { path: rel } });
+  }
   if (!bytes) {
     throw new CaError('io_error', `${rel} changed since it was indexed and the index kept no copy of that version (over the size cap, or indexed by an older ca); run ca index`, {
       context: { path: rel },

@@ -1,8 +1,9 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../src/index.js';
 import { copyFixture, dotnetMissing, REPO_ROOT, tempDir } from './helpers.js';
+import { compare, snapshot, workspaceOf } from './differential/lib.mjs';
 
 // A symbol that moves to another file leaves the old node behind (deleted) and a new one in its
 // place: the exact edges other, unchanged files held to the old node must not dangle while the
@@ -92,4 +93,38 @@ describe('a TS function moved into a new module and re-exported from the old one
     await engine.index();
     expect(callers(engine, 'total')).toEqual(expected);
   }, 120_000);
+});
+
+describe('a TS barrel renamed in its folder', () => {
+  it('is extracted at its new name, as in a clean index', async () => {
+    // fixtures/ts-app/src/components/index.ts only re-exports: as `index.ts` its file node is a
+    // `module` (a barrel); renamed `barrel.ts` (same folder, same bytes) it is a plain `file`.
+    // Found by the differential run on pmndrs/zustand (seed 1, step 26: src/index.ts renamed).
+    const repo = workspaceOf(join(REPO_ROOT, 'fixtures', 'ts-app'));
+    // What a file's name changes is syntactic: the semantic pass is left out.
+    const options = { env: {}, configOverrides: { embedding: { enabled: false }, semantic: { enabled: false } } };
+    const engine = Engine.open(repo, options);
+    try {
+      await engine.index();
+      // The file node's kind: the first fact of its canonical dump line.
+      const kindOf = (e: Engine, path: string) => snapshot(e, []).dump.nodes.get(`${path}|ts:file:${path}#|0`)?.split(' ¦ ')[0];
+      expect(kindOf(engine, 'src/components/index.ts')).toBe('module');
+      renameSync(join(repo, 'src/components/index.ts'), join(repo, 'src/components/barrel.ts'));
+      await engine.index();
+      expect(kindOf(engine, 'src/components/barrel.ts')).toBe('file');
+      const copy = workspaceOf(repo);
+      const clean = Engine.open(copy, options);
+      try {
+        await clean.index();
+        // Files and nodes (kinds, keys, spans) are the clean index's. Still open (docs/reliability.md,
+        // "Differential testing", #13): with the semantic pass off, src/App.jsx keeps its
+        // syntactic import of UserCard through the folder `./components`, which no longer resolves.
+        expect(compare(snapshot(clean, []), snapshot(engine, [])).filter((l) => /^(files|nodes):/.test(l))).toEqual([]);
+      } finally {
+        clean.close();
+      }
+    } finally {
+      engine.close();
+    }
+  }, 180_000);
 });

@@ -190,6 +190,7 @@ function readTsConfig(tree: TreeAccess, path: string): Required<Pick<Recorded, '
   try {
     parsed = text === null ? null : parseJsonc(text);
   } catch {
+    // A tsconfig that is not JSON(C) cannot be followed: its extends and reach are unknown, which widens invalidation.
     parsed = null;
   }
   if (parsed === null || typeof parsed !== 'object') return { extends: [UNKNOWN], reach: { dirs: [] } };
@@ -248,6 +249,7 @@ function readPackageName(tree: TreeAccess, path: string): string | null {
     const name = (JSON.parse(text) as { name?: unknown } | null)?.name;
     return typeof name === 'string' && name !== '' ? name : null;
   } catch {
+    // A package.json that is not JSON has an unknown name, which widens invalidation rather than narrowing it.
     return UNKNOWN;
   }
 }
@@ -288,6 +290,7 @@ function trackable(tree: TreeAccess, path: string, via: Tracked['via'] = 'extend
     if (e?.kind !== 'file') return null;
     return { path, size: e.size, mtimeMs: e.mtimeMs ?? 0, via };
   } catch {
+    // An entry that cannot be stat'ed (removed meanwhile, permissions) is not a context file this run.
     return null;
   }
 }

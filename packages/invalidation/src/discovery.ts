@@ -148,6 +148,7 @@ function projectNameFromPackageJson(tree: TreeAccess, dirRel: string): string {
     const pkg = bytes === null ? null : (JSON.parse(bytes.toString('utf8')) as { name?: unknown } | null);
     return typeof pkg?.name === 'string' && pkg.name ? pkg.name : dirRel || '.';
   } catch {
+    // A package.json that is not JSON only loses the project's display name; the directory names it instead.
     return dirRel || '.';
   }
 }
@@ -301,6 +302,7 @@ class Rules {
     try {
       entries = this.list(dir.rel);
     } catch {
+      // A directory removed or unreadable during the walk has no files to discover; the walk goes on.
       entries = [];
     }
     if (entries.some((e) => e.name === '.gitignore' && e.kind === 'file')) {

@@ -205,6 +205,7 @@ export class GitRepository {
       await this.run(['merge-base', '--is-ancestor', ancestor, commit]);
       return true;
     } catch {
+      // Exit status 1 is 'not an ancestor'; an unknown commit (gone after gc) is not an ancestor either.
       return false;
     }
   }
@@ -264,6 +265,7 @@ function readSmall(path: string, max = 64 * 1024): string | null {
     if (!st.isFile() || st.size > max) return null;
     return readFileSync(path, 'utf8');
   } catch {
+    // A missing or unreadable git metadata file (HEAD, a ref, packed-refs, commondir) reads as absent, which every caller handles.
     return null;
   }
 }
@@ -273,6 +275,7 @@ function stampOf(path: string): string {
     const st = statSync(path);
     return `${st.size}:${st.mtimeMs}:${st.ino}`;
   } catch {
+    // A missing file has the stamp '-', which matches no real one, so its appearance is noticed.
     return '-';
   }
 }
@@ -283,6 +286,7 @@ function readLocation(topLevel: string, dotGit: string): GitLocation | null {
   try {
     st = statSync(dotGit);
   } catch {
+    // The .git entry vanished since the caller saw it (a checkout being removed): no repository here.
     return null;
   }
   if (st.isDirectory()) {

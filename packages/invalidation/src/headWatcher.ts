@@ -134,6 +134,7 @@ function branchRef(gitDir: string): string | null {
   try {
     text = readFileSync(join(gitDir, 'HEAD'), 'utf8');
   } catch {
+    // No readable HEAD file (the repository is being removed or re-cloned): no branch ref to watch.
     return null;
   }
   const ref = /^ref: (\S+)/.exec(text)?.[1];
@@ -156,6 +157,7 @@ function inodeOf(dir: string): number | null {
     const st = statSync(dir);
     return st.isDirectory() ? st.ino : null;
   } catch {
+    // The directory is gone (or unreadable): it has no inode to watch, and the caller looks at its parent.
     return null;
   }
 }

@@ -118,13 +118,21 @@ export type ParseReason =
 /** Files whose extraction resolves relative module specifiers against their own directory (TS/JS). */
 const DIRECTORY_SHAPED = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/i;
 
+/** A TS/JS file named `index.*`: extracted as a module (barrel) node when it only re-exports. */
+const INDEX_FILE = /(^|\/)index\.(ts|tsx|js|jsx|mts|cts|mjs|cjs)$/;
+
 /**
  * Whether a same-content move can keep the version (renamed in place): not when the file's
- * relative imports resolve against another directory now (its edges' module paths change).
+ * relative imports resolve against another directory now (its edges' module paths change), nor,
+ * for TS/JS, when its name changes what is extracted — another extension (another grammar or
+ * language: `.ts` → `.tsx`, `.js` → `.ts`) or becoming or ceasing to be an `index` file (a
+ * barrel's file node is a module).
  */
 export function movesInPlace(from: string, to: string): boolean {
+  if (!DIRECTORY_SHAPED.test(to)) return true;
   const dir = (p: string) => p.slice(0, Math.max(0, p.lastIndexOf('/')));
-  return !DIRECTORY_SHAPED.test(to) || dir(from) === dir(to);
+  const ext = (p: string) => p.slice(p.lastIndexOf('.'));
+  return dir(from) === dir(to) && ext(from) === ext(to) && INDEX_FILE.test(from) === INDEX_FILE.test(to);
 }
 
 export interface PlannedParse {
@@ -215,7 +223,8 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
     const alike = open.filter((p) => stored.get(p)!.extractor === extractorOf(f.path));
     const from = alike.find((p) => movesInPlace(p, f.path));
     if (from === undefined && open.length > 0) {
-      const reason: ParseReason = alike.length > 0 ? 'moved to another directory (relative imports resolve anew)' : 'moved (extracted otherwise at the new path)';
+      const otherDirectory = alike.length > 0 && alike[0]!.slice(0, Math.max(0, alike[0]!.lastIndexOf('/'))) !== f.path.slice(0, Math.max(0, f.path.lastIndexOf('/')));
+      const reason: ParseReason = otherDirectory ? 'moved to another directory (relative imports resolve anew)' : 'moved (extracted otherwise at the new path)';
       // Parsed again at its new path, as the continuation of the old version when it can be one:
       // its symbols keep their ids (decision 023) while its edges are extracted anew (decision 022).
       const continued = alike.length > 0 ? renamedFrom(f.path, alike[0]) : null;

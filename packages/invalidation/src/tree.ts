@@ -135,6 +135,7 @@ export function handleInside(fd: number, rootReal: string): boolean {
   try {
     real = realpathSync(`/proc/self/fd/${fd}`);
   } catch {
+    // No /proc link to resolve (not Linux, or /proc not mounted): the path checks made before opening stand.
     return true;
   }
   const rel = relative(rootReal, real);

@@ -173,6 +173,7 @@ export class TreeWatcher {
     try {
       isDir = lstatSync(join(this.options.root, rel)).isDirectory();
     } catch {
+      // The entry is already gone again: it is not a directory to watch; a watched one is dropped below.
       isDir = false;
     }
     // A watched directory removed, moved away, or replaced (its watch follows the old one).

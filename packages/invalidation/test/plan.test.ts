@@ -236,6 +236,20 @@ describe('moves, batches and versions', () => {
     expect([movesInPlace('src/http/retry.ts', 'src/net/retry.ts'), movesInPlace('src/http/retry.ts', 'src/http/retrying.ts')]).toEqual([false, true]);
     // C# resolves by namespace, not by folder: the move keeps the version.
     expect([movesInPlace('src/A/Retry.cs', 'src/B/Retry.cs'), movesInPlace('lib/a.JS', 'b.js')]).toEqual([true, false]);
+    // The name decides what is extracted: an `index` file that only re-exports is a module node
+    // (zustand, seed 1, step 26: src/index.ts renamed src/index_r26.ts kept kind `module`), and the
+    // extension picks the grammar and language.
+    expect(
+      [
+        ['src/index.ts', 'src/index_r26.ts'],
+        ['src/main.ts', 'src/index.ts'],
+        ['src/index.ts', 'src/index.tsx'],
+        ['src/a.ts', 'src/a.tsx'],
+        ['src/a.js', 'src/a.ts'],
+        ['src/a.ts', 'src/b.ts'],
+        ['src/index.ts', 'lib/index.ts'],
+      ].map(([from, to]) => movesInPlace(from!, to!)),
+    ).toEqual([false, false, false, false, false, true, false]);
   });
 
   it('a move into a place that extracts otherwise (a C# file into another project: other defines) is parsed again (decision 022)', () => {

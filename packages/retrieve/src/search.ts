@@ -170,10 +170,9 @@ const SYNTACTIC_ONLY_PENALTY = 0.8;
 const EXACT_NAME_BONUS = 1;
 const HUB_SEEDS = 10;
 /**
- * Links to top results a hub needs. With 2, hubs lowered train-split NDCG@10 on excalidraw
- * (0.343 → 0.377 without them); with 3 they cost 0.004–0.015 on every real train set once the
- * other channels improved (2026-11-22); with 4 they are within 0.001 of no hubs everywhere and
- * still add the symbol four top results all use.
+ * Links to top results a hub needs. With 2 or 3, hubs lowered train-split NDCG@10 on the real
+ * sets; with 4 they are within noise of no hubs everywhere and still add the symbol four top
+ * results all use (docs/benchmarks.md, "Figures behind choices in the code").
  */
 const HUB_MIN_LINKS = 4;
 const HUB_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implements', 'inherits'];
@@ -181,9 +180,9 @@ const MAX_QUERY_CHARS = 8192;
 /**
  * RRF weights per intent, chosen on the train split of the eval sets (docs/benchmarks.md,
  * "Ranking changes"). The graph channel only answers dependents questions ("callers of X"),
- * where its edges are the answer itself: weight 2 lifted impact NDCG@10 from 0.18–0.51 to
- * 0.51–0.84 per set. Questions in words (exploratory) lean on the vector channel: 1.5 over BM25,
- * whose matches on common words are noise there (+0.01–0.02 on the hand-written sets).
+ * where its edges are the answer itself: weight 2 lifted impact NDCG@10 on every set. Questions
+ * in words (exploratory) lean on the vector channel: 1.5 over BM25, whose matches on common
+ * words are noise there (figures: docs/benchmarks.md, "Figures behind choices in the code").
  */
 const DEFAULT_WEIGHTS: Readonly<Record<Intent, Readonly<Partial<Record<Channel, number>>>>> = {
   targeted: { graph: 2 },
@@ -193,9 +192,8 @@ const DEFAULT_WEIGHTS: Readonly<Record<Intent, Readonly<Partial<Record<Channel, 
 /**
  * Long queries (a bug report, a commit message: 10+ words) share their vocabulary with the code
  * they are about, while one embedding of several sentences blurs: BM25 counts triple there.
- * On the train split (Porter-stemmed FTS) this lifted the mined sets 0.338 → 0.349 (excalidraw)
- * and 0.359 → 0.380 (Newtonsoft.Json), the hand-written ones within ±0.01
- * (docs/benchmarks.md, "Ranking changes").
+ * On the train split (Porter-stemmed FTS) this lifted both mined sets and left the hand-written
+ * ones within noise (docs/benchmarks.md, "Ranking changes").
  */
 const LONG_QUERY_WORDS = 10;
 const LONG_QUERY_WEIGHTS: Readonly<Partial<Record<Channel, number>>> = { bm25: 3, vector: 1 };
@@ -666,8 +664,8 @@ interface Unit {
  * become one result (the parent's code with that child expanded, the other children collapsed),
  * at the better of the two positions, and the slot it frees goes to the next candidate. A
  * parent is never pulled in because a child ranked well: a weakly matching class in the
- * candidate tail would otherwise replace its strongly matching method (this cost 0.2–0.45
- * NDCG@10 on the fixture sets, docs/benchmarks.md). An exact-name hit always stands on its own.
+ * candidate tail would otherwise replace its strongly matching method (which cost NDCG@10 on
+ * every fixture set, decision 006). An exact-name hit always stands on its own.
  * Each result is kept only if it fits the remaining budget; the budget is never exceeded.
  * `repoNames` (several indexes) names each result's repository.
  */

@@ -120,6 +120,7 @@ function coerceEnvValue(raw: string, shape: z.ZodType): unknown {
       try {
         return JSON.parse(raw);
       } catch {
+        // Not JSON: the raw text is handed to the schema, whose validation names the bad setting.
         return raw;
       }
     }

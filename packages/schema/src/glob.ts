@@ -205,8 +205,8 @@ const MAX_LIKE_ALTERNATIVES = 16;
 /**
  * A `text` glob as SQL LIKE patterns (ORed; `\` escapes), or null when it needs a regular
  * expression (character classes, too many brace alternatives). SQLite's LIKE is
- * case-insensitive for ASCII, like the glob; it runs in SQLite itself, about ten times faster
- * than a function called back per row.
+ * case-insensitive for ASCII, like the glob; it runs in SQLite itself, far faster than a
+ * function called back per row (docs/benchmarks.md, "Figures behind choices in the code").
  */
 export function globToLike(pattern: string): string[] | null {
   if (globProblem(pattern)) return null;

@@ -94,6 +94,7 @@ function hasProcFd(): boolean {
     try {
       procFd = statSync('/proc/self/fd').isDirectory();
     } catch {
+      // No /proc/self/fd (not Linux): handles are checked by path instead.
       procFd = false;
     }
   }
@@ -118,6 +119,7 @@ function realPathOf(fd: number, path: string, st: Stats): string | null {
     const again = statSync(real);
     return again.dev === st.dev && again.ino === st.ino ? real : null;
   } catch {
+    // The path vanished or cannot be resolved: it is not a safe file to read, which null says.
     return null;
   }
 }

@@ -244,6 +244,23 @@ export class Supervisor<Req, Res> {
   }
 
   /**
+   * Sends `message` as is (no id, no reply awaited, not queued) to the running process once its
+   * handshake is done: a hint such as "warm up for what follows". False when no process is
+   * ready (it is not started for this) or the channel refused the message.
+   */
+  notify(message: unknown): boolean {
+    const live = this.live;
+    if (!live?.ready || live.killReason !== null) return false;
+    try {
+      live.channel.send(message);
+      return true;
+    } catch (e) {
+      this.emit({ type: 'log', value: `cannot notify ${this.o.transport.name}: ${(e as Error).message}`, pid: live.channel.pid });
+      return false;
+    }
+  }
+
+  /**
    * Kills the running process now, as if it had crashed (`crash`) or passed its memory ceiling
    * (`oom`): counted as a crash, its requests in flight fail; waiting ones go to a new process.
    * For a process that reports itself broken (out of memory, unhealthy).
@@ -338,7 +355,10 @@ export class Supervisor<Req, Res> {
       throw new CaError('worker_crashed', `${this.o.transport.name} exited during its handshake`);
     });
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CaError('deadline_exceeded', `${this.o.transport.name} did not start within ${startMs} ms`)), startMs);
+      timer = setTimeout(
+        () => reject(new CaError('deadline_exceeded', `${this.o.transport.name} did not start within ${startMs} ms`, { context: { reason: 'start_failed' } })),
+        startMs,
+      );
     });
     live.channel.hold(true);
     try {

@@ -180,6 +180,7 @@ export function childProcessTransport(options: ChildProcessOptions): Transport {
             try {
               value = JSON.parse(text);
             } catch {
+              // The line is not JSON: reported as a protocol error (the child is misbehaving), not thrown here.
               listener.protocolError(`unreadable line on stdout: ${text.slice(0, 200)}`);
               return;
             }

@@ -160,6 +160,32 @@ for (const [kind, make] of Object.entries(transports)) {
       expect(s.stats()).toMatchObject({ starts: 1, crashes: 1, gaveUp: true });
     });
 
+    it('a start timeout carries reason start_failed (a caller tells it from a request passing its deadline)', async () => {
+      const s = supervisor(make({ startDelayMs: 60_000 }), {
+        startTimeoutMs: 200,
+        handshake: (ctx) => ctx.waitFor((m) => ((m as { hello?: boolean }).hello ? true : undefined)),
+      });
+      const error = await s.request({ op: 'echo', value: 1 }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(CaError);
+      expect([(error as CaError).code, (error as CaError).context.reason]).toEqual(['deadline_exceeded', 'start_failed']);
+    });
+
+    it('notify() reaches a started process without an id or a reply, and is refused when none runs', async () => {
+      const s = supervisor(make());
+      // No process yet: nothing is started for a notification.
+      expect(s.notify({ note: 'early' })).toBe(false);
+      expect(s.pid).toBeNull();
+      await s.start();
+      expect(s.notify({ note: 'a' })).toBe(true);
+      expect(s.notify({ note: 'b' })).toBe(true);
+      expect(s.stats()).toMatchObject({ inFlight: 0, queued: 0 });
+      // The channel keeps order: both notes arrived before the request that reads them.
+      expect(await s.request({ op: 'notes' })).toEqual(['a', 'b']);
+    });
+
     it('a process dying at start is retried with backoff up to the cap', async () => {
       const s = supervisor(make({ crashOnStart: true, hello: true }), {
         maxRestarts: 2,

@@ -65,5 +65,7 @@ export function runDifferential(options: {
   queries?: number;
   fts?: boolean;
   keepGoing?: boolean;
+  /** Replay from this step: earlier steps are not compared and the index is rebuilt before it. */
+  from?: number;
   onStep?: (result: StepResult) => void;
 }): Promise<StepResult[]>;

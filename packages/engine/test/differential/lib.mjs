@@ -493,13 +493,25 @@ export function snapshot(engine, names, options = {}) {
   return { dump: engine.store.canonicalDump('working', { fts: options.fts !== false }), answers: navigationAnswers(engine, names) };
 }
 
+/** Closes `engine` and returns a new one over the same tree, indexed from scratch. */
+async function rebuilt(Engine, engine, repo, engineOptions) {
+  engine.close();
+  rmSync(join(repo, '.codeagent'), { recursive: true, force: true });
+  const fresh = Engine.open(repo, engineOptions);
+  await fresh.index();
+  return fresh;
+}
+
 /**
  * Runs `steps` generated changes over a copy of `source`, indexing incrementally after each and
  * comparing with a clean index of a copy of the same tree. `Engine` is @ca/engine's class
  * (source or dist), `engineOptions` what it is opened with. Returns the steps and differences;
  * `keepGoing` rebuilds the incremental index after a difference and goes on (else it stops).
+ * `from` (replaying one step): steps before it are applied and indexed incrementally without a
+ * clean index to compare with, and the incremental index is rebuilt from scratch just before step
+ * `from` — so a difference there comes from that one change, not from what came before.
  */
-export async function runDifferential({ Engine, source, seed, steps, engineOptions, queries = 6, fts = true, keepGoing = false, onStep = () => {} }) {
+export async function runDifferential({ Engine, source, seed, steps, engineOptions, queries = 6, fts = true, keepGoing = false, from = 1, onStep = () => {} }) {
   const repo = workspaceOf(source);
   const generator = new ChangeGenerator(repo, seed);
   let engine = Engine.open(repo, engineOptions);
@@ -511,6 +523,10 @@ export async function runDifferential({ Engine, source, seed, steps, engineOptio
       const t0 = performance.now();
       await engine.index();
       const incrementalMs = Math.round(performance.now() - t0);
+      if (n < from) {
+        if (n === from - 1) engine = await rebuilt(Engine, engine, repo, engineOptions);
+        continue;
+      }
       const copy = join(mkdtempSync(join(tmpdir(), 'ca-differential-clean-')), 'repo');
       cpSync(repo, copy, { recursive: true, filter: (p) => !['.git', '.codeagent'].includes(basename(p)) });
       const clean = Engine.open(copy, engineOptions);
@@ -530,10 +546,7 @@ export async function runDifferential({ Engine, source, seed, steps, engineOptio
       onStep(result);
       if (differences.length > 0) {
         if (!keepGoing) break;
-        engine.close();
-        rmSync(join(repo, '.codeagent'), { recursive: true, force: true });
-        engine = Engine.open(repo, engineOptions);
-        await engine.index();
+        engine = await rebuilt(Engine, engine, repo, engineOptions);
       }
     }
   } finally {

@@ -66,6 +66,7 @@ function isExecutable(p: string): boolean {
     accessSync(p, constants.X_OK);
     return true;
   } catch {
+    // A missing or non-executable candidate is not the host; the next candidate is tried.
     return false;
   }
 }

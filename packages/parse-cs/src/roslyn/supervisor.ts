@@ -101,6 +101,7 @@ export function readProcessMemory(pid: number): { rss: number; peak: number } | 
     };
     return { rss: kb('VmRSS'), peak: kb('VmHWM') };
   } catch {
+    // The process exited meanwhile or there is no /proc (not Linux): no memory figure to report.
     return null;
   }
 }

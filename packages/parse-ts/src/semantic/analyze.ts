@@ -219,6 +219,7 @@ function realSymbol(checker: ts.TypeChecker, sym: ts.Symbol | undefined): ts.Sym
       // An unresolvable alias yields the `unknown` symbol, which has no declarations.
       return aliased.declarations && aliased.declarations.length > 0 ? aliased : undefined;
     } catch {
+      // A symbol the checker cannot follow (a broken alias) has no repository target.
       return undefined;
     }
   }
@@ -618,13 +619,38 @@ export function programState(ctx: AnalyzeContext, built: BuiltProgram): ProgramS
 }
 
 /**
+ * What the rules that turn one file's use sites into edges share: the program's lookups, the
+ * file, and where its edges and reference counts collect (`pending`, kept only when the whole
+ * file is checked without an error).
+ */
+interface FileScope extends ProgramState {
+  readonly ctx: AnalyzeContext;
+  readonly sf: ts.SourceFile;
+  readonly f: SyntacticFile;
+  readonly rel: string;
+  readonly pending: SemanticEdge[];
+  readonly pendingCounts: { path: string; key: string }[];
+  /** Name nodes a rule already resolved (a callee, a heritage name): not a plain reference again. */
+  readonly consumed: Set<ts.Node>;
+  /** Whether uses inside `n` are resolved (a region analyses some declarations only). */
+  readonly analysed: (n: SyntacticNode) => boolean;
+  readonly emit: (source: SyntacticNode, target: NodeRef, type: EdgeType, at: number, confidence?: Confidence) => void;
+  /** Repo declarations of a symbol; modules (SourceFile) only for import edges. */
+  readonly targetsOf: (sym: ts.Symbol | undefined, allowModule?: boolean, depth?: number) => NodeRef[];
+  readonly sourceAt: (pos: number) => SyntacticNode;
+  /** The syntactic node declared by a TS declaration of this file (null for anonymous/locals). */
+  readonly ownNode: (decl: ts.Declaration) => SyntacticNode | null;
+  readonly contextualTypeOf: (literal: ts.ObjectLiteralExpression | ts.JsxAttributes) => ts.Type | undefined;
+}
+
+/**
  * Extracts the exact edges of one project's owned files from `state` (a program holding at
  * least the project's root files with options equal to the project's; built here when absent).
  */
 export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject, state?: ProgramState): Promise<ProjectResult> {
   const root = ctx.layout.root;
-  const { program, checker, excluded, syntacticCandidate, syntacticOf, nodeOfDecl, mayNameRepoSymbol, isRepoName } =
-    state ?? buildProgram(ctx, project.options, project.rootNames);
+  const st = state ?? buildProgram(ctx, project.options, project.rootNames);
+  const { program, checker, excluded, syntacticOf, nodeOfDecl } = st;
   const targets = project.owned.filter((f) => ctx.requested === null || ctx.requested.has(f));
   const analysedSet = new Set(targets);
 
@@ -647,394 +673,19 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
       fileErrors.push({ path: rel, reason: 'semantic_unavailable: file is not part of the program' });
       continue;
     }
-    const pending: SemanticEdge[] = [];
-    const pendingCounts: { path: string; key: string }[] = [];
     // A region: only uses inside these declarations are resolved (the checker never sees the others).
     const only = ctx.regions?.get(abs) ?? null;
-    const analysed = (n: SyntacticNode): boolean => only === null || only.has(n.symbolKey);
+    let scope: FileScope;
     try {
-      const f = syntacticOf(sf)!;
-      const lineOf = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
-      const emit = (source: SyntacticNode, target: NodeRef, type: EdgeType, at: number, confidence: Confidence = 'exact'): void => {
-        const e: SemanticEdge = {
-          sourcePath: rel,
-          sourceKey: source.symbolKey,
-          targetPath: target.path,
-          targetKey: target.node.symbolKey,
-          type,
-          confidence: target.wrapped === true && confidence === 'exact' ? 'probable' : confidence,
-          line: lineOf(at),
-        };
-        pending.push(e);
-        if (type === 'calls' || type === 'references') pendingCounts.push({ path: target.path, key: target.node.symbolKey });
-      };
-      /**
-       * Repo declarations of a symbol; modules (SourceFile) only for import edges. A default
-       * export that wraps a component (`export default memo(Panel, areEqual)`) has no node of its
-       * own: its uses go to the wrapped declaration, as `probable` (a naming convention, not a fact
-       * the checker states).
-       */
-      const targetsOf = (sym: ts.Symbol | undefined, allowModule = false, depth = 0): NodeRef[] => {
-        const real = realSymbol(checker, sym);
-        const out: NodeRef[] = [];
-        const add = (n: NodeRef): void => {
-          if (!out.some((o) => o.path === n.path && o.node === n.node)) out.push(n);
-        };
-        for (const d of real?.declarations ?? []) {
-          if (!allowModule && ts.isSourceFile(d)) continue;
-          const n = nodeOfDecl(d);
-          if (n !== null) add(n);
-          else if (ts.isExportAssignment(d) && !d.isExportEquals && depth < 3) {
-            const wrapped = wrappedIdentifier(d.expression);
-            if (wrapped !== null) for (const w of targetsOf(checker.getSymbolAtLocation(wrapped), false, depth + 1)) add({ ...w, wrapped: true });
-          }
-        }
-        return out;
-      };
-      const sourceAt = (pos: number): SyntacticNode => innermost(f, pos);
-      const consumed = new Set<ts.Node>();
-      /** The syntactic node declared by a TS declaration of this file (null for anonymous/locals). */
-      const ownNode = (decl: ts.Declaration): SyntacticNode | null => {
-        const r = nodeOfDecl(decl);
-        return r !== null && r.path === rel ? r.node : null;
-      };
-
-      const heritage = (decl: ts.ClassLikeDeclaration | ts.InterfaceDeclaration): void => {
-        const owner = ownNode(decl) ?? sourceAt(decl.getStart(sf));
-        const isClass = !ts.isInterfaceDeclaration(decl);
-        const memberAnalysed = (m: ts.ClassElement | ts.TypeElement): boolean => {
-          const n = ownNode(m as ts.Declaration);
-          return n !== null && analysed(n);
-        };
-        const ownerAnalysed = analysed(owner);
-        if (!ownerAnalysed && !(isClass && (decl.members as ts.NodeArray<ts.ClassElement | ts.TypeElement>).some(memberAnalysed))) {
-          // Nothing of this declaration is analysed: its heritage names are still not uses.
-          for (const clause of decl.heritageClauses ?? []) for (const t of clause.types) {
-            const nameNode = nameNodeOf(t.expression);
-            if (nameNode !== null) consumed.add(nameNode);
-          }
-          return;
-        }
-        const implemented: ts.Type[] = [];
-        const bases: ts.Type[] = [];
-        for (const clause of decl.heritageClauses ?? []) {
-          const isImpl = clause.token === ts.SyntaxKind.ImplementsKeyword;
-          for (const t of clause.types) {
-            const nameNode = nameNodeOf(t.expression);
-            if (nameNode === null) continue;
-            consumed.add(nameNode);
-            if (ownerAnalysed) {
-              for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
-                emit(owner, tgt, isImpl ? 'implements' : 'inherits', t.getStart(sf));
-              }
-            }
-            const type = checker.getTypeAtLocation(t);
-            if (isImpl) implemented.push(type);
-            else if (isClass) bases.push(type);
-          }
-        }
-        if (!isClass || (implemented.length === 0 && bases.length === 0)) return;
-        for (const m of decl.members) {
-          if (!(ts.isMethodDeclaration(m) || ts.isPropertyDeclaration(m) || ts.isGetAccessor(m) || ts.isSetAccessor(m))) continue;
-          if (ts.getCombinedModifierFlags(m) & ts.ModifierFlags.Static) continue;
-          const name = declName(m);
-          const memberNode = ownNode(m);
-          if (name === null || memberNode === null || !analysed(memberNode)) continue;
-          const at = m.name.getStart(sf);
-          for (const [types, type] of [
-            [bases, 'overrides'],
-            [implemented, 'implements'],
-          ] as const) {
-            for (const t of types) {
-              const prop = t.getProperty(name);
-              for (const d of prop?.declarations ?? []) {
-                if (d === m) continue;
-                const tgt = nodeOfDecl(d);
-                if (tgt !== null) emit(memberNode, tgt, type, at);
-              }
-            }
-          }
-        }
-      };
-
-      const propsTypeNodes = (decl: ts.Node): ts.TypeNode[] => {
-        let typeNode: ts.TypeNode | undefined;
-        const fromFn = (fn: ts.Node | undefined): ts.TypeNode | undefined => {
-          let e = fn !== undefined && ts.isExpression(fn) ? skipTypeWrappers(fn) : fn;
-          // memo(fn) / forwardRef(fn): the wrapped function carries the props.
-          while (e !== undefined && ts.isCallExpression(e)) e = e.arguments[0];
-          if (e !== undefined && (ts.isArrowFunction(e) || ts.isFunctionExpression(e) || ts.isFunctionDeclaration(e))) {
-            return e.parameters[0]?.type;
-          }
-          return undefined;
-        };
-        if (ts.isFunctionDeclaration(decl)) typeNode = decl.parameters[0]?.type;
-        else if (ts.isVariableDeclaration(decl)) {
-          if (decl.type && ts.isTypeReferenceNode(decl.type) && decl.type.typeArguments?.[0]) typeNode = decl.type.typeArguments[0];
-          else typeNode = fromFn(decl.initializer);
-        } else if (ts.isClassDeclaration(decl)) {
-          const ext = decl.heritageClauses?.find((c) => c.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
-          typeNode = ext?.typeArguments?.[0];
-        }
-        if (typeNode === undefined) return [];
-        if (ts.isIntersectionTypeNode(typeNode) || ts.isUnionTypeNode(typeNode)) return [...typeNode.types];
-        return [typeNode];
-      };
-
-      const accepts = (decl: ts.Declaration): void => {
-        const own = ownNode(decl);
-        if (own === null || own.kind !== 'component' || !analysed(own)) return;
-        for (const t of propsTypeNodes(decl)) {
-          if (!ts.isTypeReferenceNode(t)) continue;
-          const nameNode = ts.isQualifiedName(t.typeName) ? t.typeName.right : t.typeName;
-          for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) emit(own, tgt, 'accepts', t.getStart(sf));
-        }
-      };
-
-      /**
-       * An object literal bound to a declaration is an implementation of the type it is held to:
-       * `const a: Action = {…}` and `const a = {…} satisfies Action` (exact: the checker holds
-       * the object to that type), and `const a = register({…})` where the parameter's type (or a
-       * type parameter's constraint, `register<T extends Action>(a: T)`) is a repository type
-       * (probable: the declaration holds what the call returns). Interfaces, type aliases and
-       * classes only; a union (the object is one of its members), a parameter typed by an
-       * intersection and library types (`Partial<T>`) give no edge.
-       */
-      const literalImplements = (decl: ts.VariableDeclaration): void => {
-        if (decl.initializer === undefined) return;
-        const own = ownNode(decl);
-        if (own === null || !analysed(own)) return;
-        const at = decl.name.getStart(sf);
-        const toTypeName = (typeNode: ts.TypeNode | undefined, confidence: Confidence): void => {
-          if (typeNode === undefined || !ts.isTypeReferenceNode(typeNode)) return;
-          if (checker.getTypeAtLocation(typeNode).flags & ts.TypeFlags.Union) return; // the object is one of the members
-          const nameNode = ts.isQualifiedName(typeNode.typeName) ? typeNode.typeName.right : typeNode.typeName;
-          for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
-            if (IMPLEMENTABLE_KINDS.has(tgt.node.kind)) emit(own, tgt, 'implements', at, confidence);
-          }
-        };
-        const init = skipParens(decl.initializer);
-        if (ts.isObjectLiteralExpression(init)) {
-          toTypeName(decl.type, 'exact');
-          return;
-        }
-        if (ts.isSatisfiesExpression(init)) {
-          if (ts.isObjectLiteralExpression(skipParens(init.expression))) toTypeName(init.type, 'exact');
-          return;
-        }
-        if (!ts.isCallExpression(init) && !ts.isNewExpression(init)) return;
-        const args = init.arguments ?? [];
-        if (!args.some((a) => ts.isObjectLiteralExpression(skipParens(a)))) return;
-        // The parameter as declared: a generic call's contextual type is the inferred argument type.
-        const resolved = checker.getResolvedSignature(init)?.declaration;
-        const declared = resolved !== undefined && !ts.isJSDocSignature(resolved) ? checker.getSignatureFromDeclaration(resolved) : undefined;
-        if (declared === undefined) return;
-        for (const [i, arg] of args.entries()) {
-          if (!ts.isObjectLiteralExpression(skipParens(arg))) continue;
-          // `getParameterType` is on the checker at run time but not in TypeScript 6's public typings.
-          let type: ts.Type | undefined = (checker as ts.TypeChecker & { getParameterType(signature: ts.Signature, index: number): ts.Type }).getParameterType(declared, i);
-          if (type.flags & ts.TypeFlags.TypeParameter) type = checker.getBaseConstraintOfType(type);
-          if (type === undefined || type.flags & (ts.TypeFlags.Union | ts.TypeFlags.Intersection | ts.TypeFlags.TypeParameter)) continue;
-          const sym = type.aliasSymbol ?? type.getSymbol();
-          if (sym === undefined || sym.flags & (ts.SymbolFlags.ObjectLiteral | ts.SymbolFlags.TypeLiteral)) continue;
-          for (const tgt of targetsOf(sym)) {
-            if (IMPLEMENTABLE_KINDS.has(tgt.node.kind)) emit(own, tgt, 'implements', at, 'probable');
-          }
-        }
-      };
-
-      /**
-       * The properties a name writes or reads without a member access: an object literal's
-       * member (`{ centerAngle: 0 }`, `{ element }`, `{ perform() {} }`) names the property of
-       * the type the literal is held to (its contextual type), a JSX attribute the prop of the
-       * component's props type (`<Button className="x">` → `ButtonProps.className`), and a shorthand destructuring
-       * (`const { elementId } = editor`, `({ id }: Props) =>`) the property of the destructured
-       * type. Properties the literal declares itself are not uses. Only for names some
-       * repository declaration carries (the checker is not asked about the others).
-       */
-      const contextual = new Map<ts.Node, ts.Type | undefined>();
-      const contextualTypeOf = (literal: ts.ObjectLiteralExpression | ts.JsxAttributes): ts.Type | undefined => {
-        if (!contextual.has(literal)) contextual.set(literal, checker.getContextualType(literal));
-        return contextual.get(literal);
-      };
-      const heldProperties = (name: ts.Identifier): ts.Symbol[] => {
-        const p = name.parent;
-        if (p === undefined || (p as { name?: ts.Node }).name !== name) return [];
-        const member =
-          ((ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p)) &&
-            ts.isObjectLiteralExpression(p.parent)) ||
-          ts.isJsxAttribute(p);
-        const destructured = !member && ts.isBindingElement(p) && p.propertyName === undefined && ts.isObjectBindingPattern(p.parent);
-        if ((!member && !destructured) || !isRepoName(name.text)) return [];
-        // The literal's (the JSX attributes') contextual type, once per literal (each attribute
-        // would resolve the element's props again); the destructured value's type.
-        const type = member ? contextualTypeOf(p.parent as ts.ObjectLiteralExpression | ts.JsxAttributes) : checker.getTypeAtLocation(p.parent);
-        if (type === undefined) return [];
-        return propertiesNamed(type, name.text).filter((prop) => !(prop.declarations ?? []).includes(p as ts.Declaration));
-      };
-
-      const callTarget = (node: ts.CallExpression | ts.TaggedTemplateExpression, nameNode: ts.Node | null): NodeRef[] => {
-        // The callee's symbol suffices unless it is overloaded: resolving the signature checks
-        // every argument against every candidate (about half of the whole pass when done for
-        // every call), so it runs only to pick among overloads or when there is no symbol.
-        // A callee without a symbol (`any`, missing member) has no declaration to find either.
-        // A repository symbol without a syntactic node (a destructured `const { t } = useI18n()`,
-        // a local alias, a parameter) is followed through its signature to the function it holds.
-        if (nameNode !== null) {
-          if (!mayNameRepoSymbol(nameNode)) return [];
-          const sym = checker.getSymbolAtLocation(nameNode);
-          const real = realSymbol(checker, sym);
-          if (real === undefined) return [];
-          if (!isOverloaded(real)) {
-            const direct = targetsOf(sym);
-            const local = direct.length === 0 && (real.declarations ?? []).some((d) => syntacticCandidate(d.getSourceFile()));
-            if (!local) return direct;
-          }
-        }
-        const sig = checker.getResolvedSignature(node);
-        const decl = sig?.declaration;
-        if (decl !== undefined && !ts.isJSDocSignature(decl)) {
-          const n = nodeOfDecl(decl);
-          if (n !== null) return [n];
-        }
-        return nameNode === null ? [] : targetsOf(checker.getSymbolAtLocation(nameNode));
-      };
-
-      const stack: ts.Node[] = [sf];
-      let visited = 0;
-      while (stack.length > 0) {
-        const node = stack.pop()!;
-        if (++visited % 1024 === 0) ctx.checkSync();
-        switch (node.kind) {
-          case ts.SyntaxKind.ImportDeclaration: {
-            const imp = node as ts.ImportDeclaration;
-            const file = f.nodes[0]!;
-            const clause = imp.importClause;
-            const names: ts.Node[] = [];
-            if (clause?.name) names.push(clause.name);
-            const nb = clause?.namedBindings;
-            if (nb && ts.isNamespaceImport(nb)) names.push(nb.name);
-            if (nb && ts.isNamedImports(nb)) for (const s of nb.elements) names.push(s.name);
-            if (clause === undefined) names.push(imp.moduleSpecifier);
-            if (!analysed(file)) continue;
-            for (const n of names) {
-              for (const tgt of targetsOf(checker.getSymbolAtLocation(n), true)) emit(file, tgt, 'imports', n.getStart(sf));
-            }
-            continue; // nothing inside an import is a use
-          }
-          case ts.SyntaxKind.ExportDeclaration: {
-            const exp = node as ts.ExportDeclaration;
-            if (exp.moduleSpecifier !== undefined && analysed(f.nodes[0]!)) {
-              const file = f.nodes[0]!;
-              if (exp.exportClause && ts.isNamedExports(exp.exportClause)) {
-                for (const s of exp.exportClause.elements) {
-                  for (const tgt of targetsOf(checker.getSymbolAtLocation(s.name), true)) emit(file, tgt, 'imports', s.getStart(sf));
-                }
-              } else {
-                for (const tgt of targetsOf(checker.getSymbolAtLocation(exp.moduleSpecifier), true)) {
-                  emit(file, tgt, 'imports', exp.moduleSpecifier.getStart(sf));
-                }
-              }
-            }
-            continue; // local `export { a }` names are not uses either
-          }
-          case ts.SyntaxKind.ImportEqualsDeclaration:
-            continue;
-          case ts.SyntaxKind.ClassDeclaration:
-          case ts.SyntaxKind.ClassExpression:
-          case ts.SyntaxKind.InterfaceDeclaration:
-            heritage(node as ts.ClassLikeDeclaration | ts.InterfaceDeclaration);
-            if (ts.isClassDeclaration(node)) accepts(node);
-            break;
-          case ts.SyntaxKind.FunctionDeclaration:
-            accepts(node as ts.Declaration);
-            break;
-          case ts.SyntaxKind.VariableDeclaration:
-            accepts(node as ts.Declaration);
-            literalImplements(node as ts.VariableDeclaration);
-            break;
-          case ts.SyntaxKind.CallExpression:
-          case ts.SyntaxKind.TaggedTemplateExpression: {
-            const call = node as ts.CallExpression | ts.TaggedTemplateExpression;
-            const callee = ts.isCallExpression(call) ? call.expression : call.tag;
-            if (callee.kind === ts.SyntaxKind.ImportKeyword) break;
-            const nameNode = nameNodeOf(callee);
-            if (nameNode !== null) consumed.add(nameNode);
-            const src = sourceAt(call.getStart(sf));
-            if (!analysed(src)) break;
-            const at = nameNode?.getStart(sf) ?? call.getStart(sf);
-            for (const tgt of callTarget(call, nameNode)) emit(src, tgt, CALL_EDGE, at);
-            break;
-          }
-          case ts.SyntaxKind.NewExpression:
-          case ts.SyntaxKind.JsxOpeningElement:
-          case ts.SyntaxKind.JsxSelfClosingElement: {
-            const expr = ts.isNewExpression(node) ? node.expression : (node as ts.JsxOpeningLikeElement).tagName;
-            const nameNode = nameNodeOf(expr);
-            if (nameNode === null) break;
-            consumed.add(nameNode);
-            const src = sourceAt(node.getStart(sf));
-            if (!analysed(src) || !mayNameRepoSymbol(nameNode)) break;
-            // Intrinsic elements (<div>) resolve into JSX.IntrinsicElements (a .d.ts): dropped below.
-            for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
-              emit(src, tgt, CALL_EDGE, nameNode.getStart(sf));
-            }
-            break;
-          }
-          case ts.SyntaxKind.JsxClosingElement:
-            continue; // the opening element already counted this use
-          case ts.SyntaxKind.IndexedAccessType: {
-            // `AppState["zoom"]`, `InstanceType<typeof App>["files"]`: the string names a property.
-            const ia = node as ts.IndexedAccessTypeNode;
-            const lit = ts.isLiteralTypeNode(ia.indexType) && ts.isStringLiteral(ia.indexType.literal) ? ia.indexType.literal : undefined;
-            if (lit === undefined || !isRepoName(lit.text)) break;
-            const src = sourceAt(lit.getStart(sf));
-            if (!analysed(src)) break;
-            for (const prop of propertiesNamed(checker.getTypeFromTypeNode(ia.objectType), lit.text)) {
-              for (const tgt of targetsOf(prop)) emit(src, tgt, 'references', lit.getStart(sf));
-            }
-            break;
-          }
-          case ts.SyntaxKind.Identifier:
-          case ts.SyntaxKind.PrivateIdentifier: {
-            if (consumed.has(node)) break;
-            const src = sourceAt(node.getStart(sf));
-            if (!analysed(src)) break;
-            const held = heldProperties(node as ts.Identifier);
-            if (held.length > 0) {
-              for (const prop of held) for (const tgt of targetsOf(prop)) emit(src, tgt, 'references', node.getStart(sf));
-            }
-            // A JSX attribute's own symbol is the attribute (its prop came from heldProperties).
-            if (isDeclarationName(node) || (node.parent !== undefined && ts.isJsxAttribute(node.parent)) || !mayNameRepoSymbol(node)) break;
-            const parent = node.parent;
-            let sym: ts.Symbol | undefined;
-            if (parent !== undefined && ts.isShorthandPropertyAssignment(parent) && parent.name === node) {
-              sym = checker.getShorthandAssignmentValueSymbol(parent);
-            } else {
-              sym = checker.getSymbolAtLocation(node);
-            }
-            if (sym === undefined) break;
-            for (const tgt of targetsOf(sym)) {
-              // A declaration referring to itself (recursive types, `this` members) is still a use.
-              emit(src, tgt, 'references', node.getStart(sf));
-            }
-            break;
-          }
-          default:
-            break;
-        }
-        const kids: ts.Node[] = [];
-        ts.forEachChild(node, (c) => {
-          kids.push(c);
-        });
-        for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
-      }
+      scope = fileScope(ctx, st, sf, syntacticOf(sf)!, rel, only);
+      walkFile(scope);
     } catch (e) {
       if (e instanceof PassStopped) throw e;
       const reason = e instanceof RangeError ? `stack overflow: ${e.message}` : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
       fileErrors.push({ path: rel, reason: `semantic_unavailable: ${reason}` });
       continue; // no partial edges for a file whose checking failed
     }
+    const { pending, pendingCounts } = scope;
     for (const e of pending) {
       const k = `${e.sourceKey}\0${e.targetPath}\0${e.targetKey}\0${e.type}\0${e.line}`;
       if (edgeSeen.has(k)) continue;
@@ -1071,6 +722,419 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
     keyRefinements,
     fileErrors,
   };
+}
+
+/** The lookups and sinks of one file (see `FileScope`). */
+function fileScope(ctx: AnalyzeContext, state: ProgramState, sf: ts.SourceFile, f: SyntacticFile, rel: string, only: ReadonlySet<string> | null): FileScope {
+  const { checker, nodeOfDecl } = state;
+  const pending: SemanticEdge[] = [];
+  const pendingCounts: { path: string; key: string }[] = [];
+  const analysed = (n: SyntacticNode): boolean => only === null || only.has(n.symbolKey);
+  const lineOf = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
+  const emit = (source: SyntacticNode, target: NodeRef, type: EdgeType, at: number, confidence: Confidence = 'exact'): void => {
+    const e: SemanticEdge = {
+      sourcePath: rel,
+      sourceKey: source.symbolKey,
+      targetPath: target.path,
+      targetKey: target.node.symbolKey,
+      type,
+      confidence: target.wrapped === true && confidence === 'exact' ? 'probable' : confidence,
+      line: lineOf(at),
+    };
+    pending.push(e);
+    if (type === 'calls' || type === 'references') pendingCounts.push({ path: target.path, key: target.node.symbolKey });
+  };
+  /**
+   * Repo declarations of a symbol; modules (SourceFile) only for import edges. A default
+   * export that wraps a component (`export default memo(Panel, areEqual)`) has no node of its
+   * own: its uses go to the wrapped declaration, as `probable` (a naming convention, not a fact
+   * the checker states).
+   */
+  const targetsOf = (sym: ts.Symbol | undefined, allowModule = false, depth = 0): NodeRef[] => {
+    const real = realSymbol(checker, sym);
+    const out: NodeRef[] = [];
+    const add = (n: NodeRef): void => {
+      if (!out.some((o) => o.path === n.path && o.node === n.node)) out.push(n);
+    };
+    for (const d of real?.declarations ?? []) {
+      if (!allowModule && ts.isSourceFile(d)) continue;
+      const n = nodeOfDecl(d);
+      if (n !== null) add(n);
+      else if (ts.isExportAssignment(d) && !d.isExportEquals && depth < 3) {
+        const wrapped = wrappedIdentifier(d.expression);
+        if (wrapped !== null) for (const w of targetsOf(checker.getSymbolAtLocation(wrapped), false, depth + 1)) add({ ...w, wrapped: true });
+      }
+    }
+    return out;
+  };
+  const sourceAt = (pos: number): SyntacticNode => innermost(f, pos);
+  const ownNode = (decl: ts.Declaration): SyntacticNode | null => {
+    const r = nodeOfDecl(decl);
+    return r !== null && r.path === rel ? r.node : null;
+  };
+  const contextual = new Map<ts.Node, ts.Type | undefined>();
+  const contextualTypeOf = (literal: ts.ObjectLiteralExpression | ts.JsxAttributes): ts.Type | undefined => {
+    if (!contextual.has(literal)) contextual.set(literal, checker.getContextualType(literal));
+    return contextual.get(literal);
+  };
+  return { ...state, ctx, sf, f, rel, pending, pendingCounts, consumed: new Set(), analysed, emit, targetsOf, sourceAt, ownNode, contextualTypeOf };
+}
+
+/** `implements` / `inherits` edges of a class or interface, and `overrides` / `implements` of its members. */
+function heritage(s: FileScope, decl: ts.ClassLikeDeclaration | ts.InterfaceDeclaration): void {
+  const { checker, sf, consumed, analysed, emit, targetsOf, sourceAt, ownNode, nodeOfDecl } = s;
+  const owner = ownNode(decl) ?? sourceAt(decl.getStart(sf));
+  const isClass = !ts.isInterfaceDeclaration(decl);
+  const memberAnalysed = (m: ts.ClassElement | ts.TypeElement): boolean => {
+    const n = ownNode(m as ts.Declaration);
+    return n !== null && analysed(n);
+  };
+  const ownerAnalysed = analysed(owner);
+  if (!ownerAnalysed && !(isClass && (decl.members as ts.NodeArray<ts.ClassElement | ts.TypeElement>).some(memberAnalysed))) {
+    // Nothing of this declaration is analysed: its heritage names are still not uses.
+    for (const clause of decl.heritageClauses ?? []) for (const t of clause.types) {
+      const nameNode = nameNodeOf(t.expression);
+      if (nameNode !== null) consumed.add(nameNode);
+    }
+    return;
+  }
+  const implemented: ts.Type[] = [];
+  const bases: ts.Type[] = [];
+  for (const clause of decl.heritageClauses ?? []) {
+    const isImpl = clause.token === ts.SyntaxKind.ImplementsKeyword;
+    for (const t of clause.types) {
+      const nameNode = nameNodeOf(t.expression);
+      if (nameNode === null) continue;
+      consumed.add(nameNode);
+      if (ownerAnalysed) {
+        for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
+          emit(owner, tgt, isImpl ? 'implements' : 'inherits', t.getStart(sf));
+        }
+      }
+      const type = checker.getTypeAtLocation(t);
+      if (isImpl) implemented.push(type);
+      else if (isClass) bases.push(type);
+    }
+  }
+  if (!isClass || (implemented.length === 0 && bases.length === 0)) return;
+  for (const m of decl.members) {
+    if (!(ts.isMethodDeclaration(m) || ts.isPropertyDeclaration(m) || ts.isGetAccessor(m) || ts.isSetAccessor(m))) continue;
+    if (ts.getCombinedModifierFlags(m) & ts.ModifierFlags.Static) continue;
+    const name = declName(m);
+    const memberNode = ownNode(m);
+    if (name === null || memberNode === null || !analysed(memberNode)) continue;
+    const at = m.name.getStart(sf);
+    for (const [types, type] of [
+      [bases, 'overrides'],
+      [implemented, 'implements'],
+    ] as const) {
+      for (const t of types) {
+        const prop = t.getProperty(name);
+        for (const d of prop?.declarations ?? []) {
+          if (d === m) continue;
+          const tgt = nodeOfDecl(d);
+          if (tgt !== null) emit(memberNode, tgt, type, at);
+        }
+      }
+    }
+  }
+}
+
+/** The type nodes of a component's props: its first parameter, `FC<Props>`, `extends Component<Props>`. */
+function propsTypeNodes(decl: ts.Node): ts.TypeNode[] {
+  let typeNode: ts.TypeNode | undefined;
+  const fromFn = (fn: ts.Node | undefined): ts.TypeNode | undefined => {
+    let e = fn !== undefined && ts.isExpression(fn) ? skipTypeWrappers(fn) : fn;
+    // memo(fn) / forwardRef(fn): the wrapped function carries the props.
+    while (e !== undefined && ts.isCallExpression(e)) e = e.arguments[0];
+    if (e !== undefined && (ts.isArrowFunction(e) || ts.isFunctionExpression(e) || ts.isFunctionDeclaration(e))) {
+      return e.parameters[0]?.type;
+    }
+    return undefined;
+  };
+  if (ts.isFunctionDeclaration(decl)) typeNode = decl.parameters[0]?.type;
+  else if (ts.isVariableDeclaration(decl)) {
+    if (decl.type && ts.isTypeReferenceNode(decl.type) && decl.type.typeArguments?.[0]) typeNode = decl.type.typeArguments[0];
+    else typeNode = fromFn(decl.initializer);
+  } else if (ts.isClassDeclaration(decl)) {
+    const ext = decl.heritageClauses?.find((c) => c.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
+    typeNode = ext?.typeArguments?.[0];
+  }
+  if (typeNode === undefined) return [];
+  if (ts.isIntersectionTypeNode(typeNode) || ts.isUnionTypeNode(typeNode)) return [...typeNode.types];
+  return [typeNode];
+}
+
+/** `accepts` edges of a component to the repository types of its props. */
+function accepts(s: FileScope, decl: ts.Declaration): void {
+  const { checker, sf, analysed, emit, targetsOf, ownNode } = s;
+  const own = ownNode(decl);
+  if (own === null || own.kind !== 'component' || !analysed(own)) return;
+  for (const t of propsTypeNodes(decl)) {
+    if (!ts.isTypeReferenceNode(t)) continue;
+    const nameNode = ts.isQualifiedName(t.typeName) ? t.typeName.right : t.typeName;
+    for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) emit(own, tgt, 'accepts', t.getStart(sf));
+  }
+}
+
+/**
+ * An object literal bound to a declaration is an implementation of the type it is held to:
+ * `const a: Action = {…}` and `const a = {…} satisfies Action` (exact: the checker holds
+ * the object to that type), and `const a = register({…})` where the parameter's type (or a
+ * type parameter's constraint, `register<T extends Action>(a: T)`) is a repository type
+ * (probable: the declaration holds what the call returns). Interfaces, type aliases and
+ * classes only; a union (the object is one of its members), a parameter typed by an
+ * intersection and library types (`Partial<T>`) give no edge.
+ */
+function literalImplements(s: FileScope, decl: ts.VariableDeclaration): void {
+  const { checker, analysed, emit, targetsOf, ownNode } = s;
+  if (decl.initializer === undefined) return;
+  const own = ownNode(decl);
+  if (own === null || !analysed(own)) return;
+  const at = decl.name.getStart(s.sf);
+  const toTypeName = (typeNode: ts.TypeNode | undefined, confidence: Confidence): void => {
+    if (typeNode === undefined || !ts.isTypeReferenceNode(typeNode)) return;
+    if (checker.getTypeAtLocation(typeNode).flags & ts.TypeFlags.Union) return; // the object is one of the members
+    const nameNode = ts.isQualifiedName(typeNode.typeName) ? typeNode.typeName.right : typeNode.typeName;
+    for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
+      if (IMPLEMENTABLE_KINDS.has(tgt.node.kind)) emit(own, tgt, 'implements', at, confidence);
+    }
+  };
+  const init = skipParens(decl.initializer);
+  if (ts.isObjectLiteralExpression(init)) {
+    toTypeName(decl.type, 'exact');
+    return;
+  }
+  if (ts.isSatisfiesExpression(init)) {
+    if (ts.isObjectLiteralExpression(skipParens(init.expression))) toTypeName(init.type, 'exact');
+    return;
+  }
+  if (!ts.isCallExpression(init) && !ts.isNewExpression(init)) return;
+  const args = init.arguments ?? [];
+  if (!args.some((a) => ts.isObjectLiteralExpression(skipParens(a)))) return;
+  // The parameter as declared: a generic call's contextual type is the inferred argument type.
+  const resolved = checker.getResolvedSignature(init)?.declaration;
+  const declared = resolved !== undefined && !ts.isJSDocSignature(resolved) ? checker.getSignatureFromDeclaration(resolved) : undefined;
+  if (declared === undefined) return;
+  for (const [i, arg] of args.entries()) {
+    if (!ts.isObjectLiteralExpression(skipParens(arg))) continue;
+    // `getParameterType` is on the checker at run time but not in TypeScript 6's public typings.
+    let type: ts.Type | undefined = (checker as ts.TypeChecker & { getParameterType(signature: ts.Signature, index: number): ts.Type }).getParameterType(declared, i);
+    if (type.flags & ts.TypeFlags.TypeParameter) type = checker.getBaseConstraintOfType(type);
+    if (type === undefined || type.flags & (ts.TypeFlags.Union | ts.TypeFlags.Intersection | ts.TypeFlags.TypeParameter)) continue;
+    const sym = type.aliasSymbol ?? type.getSymbol();
+    if (sym === undefined || sym.flags & (ts.SymbolFlags.ObjectLiteral | ts.SymbolFlags.TypeLiteral)) continue;
+    for (const tgt of targetsOf(sym)) {
+      if (IMPLEMENTABLE_KINDS.has(tgt.node.kind)) emit(own, tgt, 'implements', at, 'probable');
+    }
+  }
+}
+
+/**
+ * The properties a name writes or reads without a member access: an object literal's
+ * member (`{ centerAngle: 0 }`, `{ element }`, `{ perform() {} }`) names the property of
+ * the type the literal is held to (its contextual type), a JSX attribute the prop of the
+ * component's props type (`<Button className="x">` → `ButtonProps.className`), and a shorthand destructuring
+ * (`const { elementId } = editor`, `({ id }: Props) =>`) the property of the destructured
+ * type. Properties the literal declares itself are not uses. Only for names some
+ * repository declaration carries (the checker is not asked about the others).
+ */
+function heldProperties(s: FileScope, name: ts.Identifier): ts.Symbol[] {
+  const { checker, isRepoName, contextualTypeOf } = s;
+  const p = name.parent;
+  if (p === undefined || (p as { name?: ts.Node }).name !== name) return [];
+  const member =
+    ((ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p)) &&
+      ts.isObjectLiteralExpression(p.parent)) ||
+    ts.isJsxAttribute(p);
+  const destructured = !member && ts.isBindingElement(p) && p.propertyName === undefined && ts.isObjectBindingPattern(p.parent);
+  if ((!member && !destructured) || !isRepoName(name.text)) return [];
+  // The literal's (the JSX attributes') contextual type, once per literal (each attribute
+  // would resolve the element's props again); the destructured value's type.
+  const type = member ? contextualTypeOf(p.parent as ts.ObjectLiteralExpression | ts.JsxAttributes) : checker.getTypeAtLocation(p.parent);
+  if (type === undefined) return [];
+  return propertiesNamed(type, name.text).filter((prop) => !(prop.declarations ?? []).includes(p as ts.Declaration));
+}
+
+/** The declarations a call or tagged template invokes. */
+function callTarget(s: FileScope, node: ts.CallExpression | ts.TaggedTemplateExpression, nameNode: ts.Node | null): NodeRef[] {
+  const { checker, mayNameRepoSymbol, targetsOf, syntacticCandidate, nodeOfDecl } = s;
+  // The callee's symbol suffices unless it is overloaded: resolving the signature checks
+  // every argument against every candidate (about half of the whole pass when done for
+  // every call), so it runs only to pick among overloads or when there is no symbol.
+  // A callee without a symbol (`any`, missing member) has no declaration to find either.
+  // A repository symbol without a syntactic node (a destructured `const { t } = useI18n()`,
+  // a local alias, a parameter) is followed through its signature to the function it holds.
+  if (nameNode !== null) {
+    if (!mayNameRepoSymbol(nameNode)) return [];
+    const sym = checker.getSymbolAtLocation(nameNode);
+    const real = realSymbol(checker, sym);
+    if (real === undefined) return [];
+    if (!isOverloaded(real)) {
+      const direct = targetsOf(sym);
+      const local = direct.length === 0 && (real.declarations ?? []).some((d) => syntacticCandidate(d.getSourceFile()));
+      if (!local) return direct;
+    }
+  }
+  const sig = checker.getResolvedSignature(node);
+  const decl = sig?.declaration;
+  if (decl !== undefined && !ts.isJSDocSignature(decl)) {
+    const n = nodeOfDecl(decl);
+    if (n !== null) return [n];
+  }
+  return nameNode === null ? [] : targetsOf(checker.getSymbolAtLocation(nameNode));
+}
+
+/** Walks the file iteratively (deep files overflow a recursive walk), dispatching each node to its rule. */
+function walkFile(s: FileScope): void {
+  const stack: ts.Node[] = [s.sf];
+  let visited = 0;
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (++visited % 1024 === 0) s.ctx.checkSync();
+    if (visitNode(s, node) === 'skip') continue;
+    const kids: ts.Node[] = [];
+    ts.forEachChild(node, (c) => {
+      kids.push(c);
+    });
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
+  }
+}
+
+/** Emits the edges of one node; `skip` when nothing below it is a use. */
+function visitNode(s: FileScope, node: ts.Node): 'skip' | 'descend' {
+  const { checker, sf, consumed, analysed, emit, targetsOf, sourceAt, mayNameRepoSymbol, isRepoName } = s;
+  switch (node.kind) {
+    case ts.SyntaxKind.ImportDeclaration:
+      importEdges(s, node as ts.ImportDeclaration);
+      return 'skip'; // nothing inside an import is a use
+    case ts.SyntaxKind.ExportDeclaration:
+      exportEdges(s, node as ts.ExportDeclaration);
+      return 'skip'; // local `export { a }` names are not uses either
+    case ts.SyntaxKind.ImportEqualsDeclaration:
+      return 'skip';
+    case ts.SyntaxKind.ClassDeclaration:
+    case ts.SyntaxKind.ClassExpression:
+    case ts.SyntaxKind.InterfaceDeclaration:
+      heritage(s, node as ts.ClassLikeDeclaration | ts.InterfaceDeclaration);
+      if (ts.isClassDeclaration(node)) accepts(s, node);
+      break;
+    case ts.SyntaxKind.FunctionDeclaration:
+      accepts(s, node as ts.Declaration);
+      break;
+    case ts.SyntaxKind.VariableDeclaration:
+      accepts(s, node as ts.Declaration);
+      literalImplements(s, node as ts.VariableDeclaration);
+      break;
+    case ts.SyntaxKind.CallExpression:
+    case ts.SyntaxKind.TaggedTemplateExpression: {
+      const call = node as ts.CallExpression | ts.TaggedTemplateExpression;
+      const callee = ts.isCallExpression(call) ? call.expression : call.tag;
+      if (callee.kind === ts.SyntaxKind.ImportKeyword) break;
+      const nameNode = nameNodeOf(callee);
+      if (nameNode !== null) consumed.add(nameNode);
+      const src = sourceAt(call.getStart(sf));
+      if (!analysed(src)) break;
+      const at = nameNode?.getStart(sf) ?? call.getStart(sf);
+      for (const tgt of callTarget(s, call, nameNode)) emit(src, tgt, CALL_EDGE, at);
+      break;
+    }
+    case ts.SyntaxKind.NewExpression:
+    case ts.SyntaxKind.JsxOpeningElement:
+    case ts.SyntaxKind.JsxSelfClosingElement: {
+      const expr = ts.isNewExpression(node) ? node.expression : (node as ts.JsxOpeningLikeElement).tagName;
+      const nameNode = nameNodeOf(expr);
+      if (nameNode === null) break;
+      consumed.add(nameNode);
+      const src = sourceAt(node.getStart(sf));
+      if (!analysed(src) || !mayNameRepoSymbol(nameNode)) break;
+      // Intrinsic elements (<div>) resolve into JSX.IntrinsicElements (a .d.ts): dropped below.
+      for (const tgt of targetsOf(checker.getSymbolAtLocation(nameNode))) {
+        emit(src, tgt, CALL_EDGE, nameNode.getStart(sf));
+      }
+      break;
+    }
+    case ts.SyntaxKind.JsxClosingElement:
+      return 'skip'; // the opening element already counted this use
+    case ts.SyntaxKind.IndexedAccessType: {
+      // `AppState["zoom"]`, `InstanceType<typeof App>["files"]`: the string names a property.
+      const ia = node as ts.IndexedAccessTypeNode;
+      const lit = ts.isLiteralTypeNode(ia.indexType) && ts.isStringLiteral(ia.indexType.literal) ? ia.indexType.literal : undefined;
+      if (lit === undefined || !isRepoName(lit.text)) break;
+      const src = sourceAt(lit.getStart(sf));
+      if (!analysed(src)) break;
+      for (const prop of propertiesNamed(checker.getTypeFromTypeNode(ia.objectType), lit.text)) {
+        for (const tgt of targetsOf(prop)) emit(src, tgt, 'references', lit.getStart(sf));
+      }
+      break;
+    }
+    case ts.SyntaxKind.Identifier:
+    case ts.SyntaxKind.PrivateIdentifier:
+      identifierEdges(s, node as ts.Identifier);
+      break;
+    default:
+      break;
+  }
+  return 'descend';
+}
+
+/** `imports` edges of an import declaration (a side-effect import names its module). */
+function importEdges(s: FileScope, imp: ts.ImportDeclaration): void {
+  const { checker, sf, f, analysed, emit, targetsOf } = s;
+  const file = f.nodes[0]!;
+  const clause = imp.importClause;
+  const names: ts.Node[] = [];
+  if (clause?.name) names.push(clause.name);
+  const nb = clause?.namedBindings;
+  if (nb && ts.isNamespaceImport(nb)) names.push(nb.name);
+  if (nb && ts.isNamedImports(nb)) for (const el of nb.elements) names.push(el.name);
+  if (clause === undefined) names.push(imp.moduleSpecifier);
+  if (!analysed(file)) return;
+  for (const n of names) {
+    for (const tgt of targetsOf(checker.getSymbolAtLocation(n), true)) emit(file, tgt, 'imports', n.getStart(sf));
+  }
+}
+
+/** `imports` edges of a re-export (`export { a } from`, `export * from`). */
+function exportEdges(s: FileScope, exp: ts.ExportDeclaration): void {
+  const { checker, sf, f, analysed, emit, targetsOf } = s;
+  if (exp.moduleSpecifier === undefined || !analysed(f.nodes[0]!)) return;
+  const file = f.nodes[0]!;
+  if (exp.exportClause && ts.isNamedExports(exp.exportClause)) {
+    for (const el of exp.exportClause.elements) {
+      for (const tgt of targetsOf(checker.getSymbolAtLocation(el.name), true)) emit(file, tgt, 'imports', el.getStart(sf));
+    }
+  } else {
+    for (const tgt of targetsOf(checker.getSymbolAtLocation(exp.moduleSpecifier), true)) {
+      emit(file, tgt, 'imports', exp.moduleSpecifier.getStart(sf));
+    }
+  }
+}
+
+/** `references` edges of a name: the properties it writes or reads (`heldProperties`) and its own symbol. */
+function identifierEdges(s: FileScope, node: ts.Identifier): void {
+  const { checker, sf, consumed, analysed, emit, targetsOf, sourceAt, mayNameRepoSymbol } = s;
+  if (consumed.has(node)) return;
+  const src = sourceAt(node.getStart(sf));
+  if (!analysed(src)) return;
+  const held = heldProperties(s, node);
+  if (held.length > 0) {
+    for (const prop of held) for (const tgt of targetsOf(prop)) emit(src, tgt, 'references', node.getStart(sf));
+  }
+  // A JSX attribute's own symbol is the attribute (its prop came from heldProperties).
+  if (isDeclarationName(node) || (node.parent !== undefined && ts.isJsxAttribute(node.parent)) || !mayNameRepoSymbol(node)) return;
+  const parent = node.parent;
+  let sym: ts.Symbol | undefined;
+  if (parent !== undefined && ts.isShorthandPropertyAssignment(parent) && parent.name === node) {
+    sym = checker.getShorthandAssignmentValueSymbol(parent);
+  } else {
+    sym = checker.getSymbolAtLocation(node);
+  }
+  if (sym === undefined) return;
+  for (const tgt of targetsOf(sym)) {
+    // A declaration referring to itself (recursive types, `this` members) is still a use.
+    emit(src, tgt, 'references', node.getStart(sf));
+  }
 }
 
 /**

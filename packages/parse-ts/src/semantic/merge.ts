@@ -167,6 +167,7 @@ export function loadMergeCache(file: string): MergeCache {
       }
     }
   } catch {
+    // Missing, unreadable or foreign cache file: start empty (every decision is checked again anyway).
     return createMergeCache();
   }
   return cache;
@@ -188,6 +189,7 @@ export function saveMergeCache(cache: MergeCache, file: string): void {
     renameSync(tmp, file);
     cache.dirty = false;
   } catch {
+    // The cache is an optimisation: unsaved, the next process decides the merge again.
     rmSync(tmp, { force: true });
   }
 }
@@ -197,6 +199,7 @@ function importsOf(cache: MergeCache, file: string, fresh: ReadonlySet<string> |
   try {
     st = statSync(file);
   } catch {
+    // A file gone or unreadable since the walk has no imports to compare (null).
     return null;
   }
   const cached = cache.imports.get(file);

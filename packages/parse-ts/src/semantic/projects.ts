@@ -28,6 +28,7 @@ function rootSized(abs: string, maxBytes: number): boolean {
   try {
     return statSync(abs).size <= maxBytes;
   } catch {
+    // Not statable here: the compiler meets the file and reports it itself.
     return true;
   }
 }
@@ -95,6 +96,7 @@ function walk(root: string, maxBytes: number): WalkResult {
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
+      // An unreadable directory (permissions, removed meanwhile) holds no projects we can read.
       continue;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -132,6 +134,7 @@ function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();
   } catch {
+    // Not statable (absent, no permission): not a file for discovery.
     return false;
   }
 }

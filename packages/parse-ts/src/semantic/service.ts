@@ -4,11 +4,11 @@
  * superseded requests, restarts the worker on a crash or when it passes its memory ceiling
  * (resuming with the projects not yet reported) and shuts it down when idle.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CaError } from '@ca/schema';
+import { nodeIpcTransport, Supervisor, type Codec } from '@ca/supervisor';
 import {
   INITIAL_PREPARE_ENV,
   PROGRAM_CACHE_ENV,
@@ -136,27 +136,61 @@ export function defaultWorkerPath(): string {
   throw new CaError('semantic_unavailable', 'semantic worker script not found (build @ca/parse-ts: dist/semanticWorker.js)');
 }
 
-interface Worker {
-  /** Index of the worker in the service (0 = the one that plans a request). */
-  readonly slot: number;
-  readonly proc: ChildProcess;
+/** How long a profiled worker may take to write its CPU profile when the service is disposed. */
+const PROFILE_FLUSH_MS = 10_000;
+
+/** An `analyze` request as the supervisor frames it (the codec adds `type` and the id). */
+type AnalyzePayload = Omit<Extract<ParentMessage, { type: 'analyze' }>, 'type' | 'id'>;
+
+/** Errors the worker reported itself (an `error` message), as opposed to the supervisor's own. */
+const reportedByWorker = new WeakSet<Error>();
+
+/**
+ * The worker's side of the wire, for `@ca/supervisor`: `done` ends a request, an `error` fails it
+ * (except an `oom_restart` naming a project: the worker exits after it, and the project fails
+ * alone), the other messages of a request are its progress; `hello` and `event` are unsolicited.
+ */
+export const semanticCodec: Codec<AnalyzePayload, void> = {
+  encode: (id, request) => ({ type: 'analyze', id, ...request }) satisfies ParentMessage,
+  decode(raw) {
+    if (typeof raw !== 'object' || raw === null || typeof (raw as { type?: unknown }).type !== 'string') {
+      return { kind: 'invalid', reason: `not a worker message: ${JSON.stringify(raw)?.slice(0, 80)}` };
+    }
+    const m = raw as ChildMessage;
+    if (m.type === 'hello' || m.type === 'event') return { kind: 'event', value: m };
+    if (typeof m.id !== 'number') return m.type === 'error' ? { kind: 'event', value: m } : { kind: 'invalid', reason: `${m.type} without a request id` };
+    if (m.type === 'done') return { kind: 'result', id: m.id, value: undefined };
+    if (m.type === 'error' && !(m.code === 'oom_restart' && m.project !== undefined)) {
+      const error = new CaError(m.code, m.message);
+      reportedByWorker.add(error);
+      return { kind: 'error', id: m.id, error };
+    }
+    return { kind: 'progress', id: m.id, value: m };
+  },
+  cancel: (id) => ({ type: 'cancel', id }) satisfies ParentMessage,
+  shutdown: () => ({ type: 'shutdown' }) satisfies ParentMessage,
+};
+
+/** One worker slot: a supervised process (started on demand) and what its last handshake said. */
+interface Slot {
+  readonly supervisor: Supervisor<AnalyzePayload, void>;
   info: SemanticWorkerInfo | null;
-  ready: Promise<void>;
-  stderr: string;
-  /** Set when the exit is ours (idle, dispose, cancel kill), so it is not treated as a crash. */
-  expectedExit: boolean;
-  /** Set when the worker announced an oom_restart before exiting. */
-  oomProject: string | null;
+  /** The pid of the slot's latest process (kept after it exits, for the `restart` event). */
+  lastPid: number;
+  /** A prepare (JSON) for the next process to start with, in its environment (`INITIAL_PREPARE_ENV`). */
+  initialPrepare: string | undefined;
 }
 
 interface Request {
-  readonly id: number;
   readonly repoRoot: string;
   readonly files: readonly string[] | null;
   readonly syntactic: readonly SyntacticSkeleton[] | null;
   readonly regions: readonly AnalysisRegion[] | null;
   readonly maxFileBytes: number | null;
+  readonly deadlineMs: number;
   readonly deadlineAt: number;
+  /** Aborted when the request settles: the workers still on it are told to drop it. */
+  readonly abort: AbortController;
   plan: string[] | null;
   /** Project ids per worker slot, known once planned; a slot absent here has nothing to do. */
   readonly assigned: Map<number, readonly string[]>;
@@ -165,13 +199,14 @@ interface Request {
   readonly results: Map<string, ProjectResult>;
   /** Project in flight per worker slot. */
   readonly inFlight: Map<number, string>;
+  /** Slots whose worker announced it ran out of memory (it exits next). */
+  readonly oomSlots: Set<number>;
   readonly retried: Set<string>;
   restarts: number;
   settled: boolean;
   readonly onProgress?: (done: number, total: number) => void;
   readonly resolve: (r: SemanticResult) => void;
   readonly reject: (e: unknown) => void;
-  timer: NodeJS.Timeout | null;
 }
 
 function failedProject(id: string, reason: string): ProjectResult {
@@ -188,365 +223,345 @@ function failedProject(id: string, reason: string): ProjectResult {
   };
 }
 
+function assemble(r: Request, missingReason: string): SemanticResult {
+  return { projects: (r.plan ?? []).map((p) => r.results.get(p) ?? failedProject(p, missingReason)) };
+}
+
+/** The request's first fields (everything but the outcome bookkeeping). */
+function newRequest(repoRoot: string, options: AnalyzeRepositoryOptions, deadlineMs: number, resolve: Request['resolve'], reject: Request['reject']): Request {
+  return {
+    repoRoot,
+    files: options.files ? [...options.files] : null,
+    syntactic: options.syntactic && options.syntactic.length > 0 ? options.syntactic : null,
+    regions: options.files && options.regions && options.regions.length > 0 ? options.regions : null,
+    maxFileBytes: options.maxFileBytes ?? null,
+    deadlineMs,
+    deadlineAt: Date.now() + deadlineMs,
+    abort: new AbortController(),
+    plan: null,
+    assigned: new Map(),
+    done: new Set(),
+    results: new Map(),
+    inFlight: new Map(),
+    oomSlots: new Set(),
+    retried: new Set(),
+    restarts: 0,
+    settled: false,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    resolve,
+    reject,
+  };
+}
+
+/** A start that failed (no handshake, a wrong protocol, an exit before it), as the service reports it. */
+function startFailure(e: unknown): CaError | null {
+  if (!(e instanceof CaError)) return null;
+  if (e.code === 'semantic_unavailable') return e;
+  if (e.context.reason !== 'start_failed') return null;
+  return new CaError('semantic_unavailable', `semantic worker failed its handshake: ${e.message}`, { cause: e });
+}
+
+/** How a lost process ended, from the supervisor's error (`SIGKILL`, `3`). */
+function exitOf(e: CaError): string {
+  return String(e.context.signal ?? e.context.code ?? e.context.reason ?? e.code);
+}
+
 /** Creates the supervisor. Workers are forked lazily on the first request. */
 export function createTsSemanticService(opts: TsSemanticServiceOptions = {}): TsSemanticService {
-  const maxOld = opts.maxOldSpaceSizeMb ?? 2048;
-  const ceiling = opts.memoryCeilingMb ?? Math.floor(maxOld * 0.85);
-  const idleMs = opts.idleTimeoutMs ?? 60_000;
-  const maxRestarts = opts.maxRestartsPerRequest ?? 3;
-  const workerCount = Math.max(1, Math.floor(opts.workers ?? defaultSemanticWorkers(maxOld)));
-  const emit = (e: SemanticServiceEvent): void => opts.onEvent?.(e);
-  const workers: (Worker | null)[] = new Array<Worker | null>(workerCount).fill(null);
-  let current: Request | null = null;
-  let nextId = 1;
-  let idleTimer: NodeJS.Timeout | null = null;
-  let disposed = false;
+  return new SemanticService(opts);
+}
 
-  const post = (w: Worker, m: ParentMessage): void => {
-    if (w.proc.connected) w.proc.send(m);
-  };
-  const running = (): Worker[] => workers.filter((w): w is Worker => w !== null);
+/** The service: one `Slot` per worker, and the request running on them (see `TsSemanticService`). */
+class SemanticService implements TsSemanticService {
+  private readonly maxRestarts: number;
+  private readonly workerCount: number;
+  private readonly slots: (Slot | null)[];
+  private current: Request | null = null;
+  private disposed = false;
 
-  /**
-   * Forks the worker of `slot`. `initial` (a prepare, as JSON) travels in the worker's environment and
-   * starts as soon as the worker is up: posted after the handshake instead, it would wait until
-   * this process's event loop turns, and the caller is then parsing files synchronously.
-   */
-  const spawn = (slot: number, initial?: string): Worker => {
-    const workerPath = opts.workerPath ?? defaultWorkerPath();
-    const proc = fork(workerPath, [], {
-      // A larger young generation: the compiler allocates short-lived nodes by the million
-      // (excalidraw's program: 3.34 → 3.23 s, 4.5 → 4.1 CPU-s, medians of 5).
-      execArgv: [`--max-old-space-size=${maxOld}`, '--max-semi-space-size=32', ...(CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [])],
-      env: {
-        ...process.env,
-        CA_SEMANTIC_HEAP_CEILING_MB: String(ceiling),
-        ...(initial !== undefined ? { [INITIAL_PREPARE_ENV]: initial } : {}),
-        ...(opts.programCacheFile ? { [PROGRAM_CACHE_ENV]: opts.programCacheFile } : {}),
+  constructor(private readonly opts: TsSemanticServiceOptions) {
+    this.maxRestarts = opts.maxRestartsPerRequest ?? 3;
+    this.workerCount = Math.max(1, Math.floor(opts.workers ?? defaultSemanticWorkers(opts.maxOldSpaceSizeMb ?? 2048)));
+    this.slots = new Array<Slot | null>(this.workerCount).fill(null);
+  }
+
+  get pid(): number | null {
+    return this.running()[0]?.supervisor.pid ?? null;
+  }
+
+  get pids(): readonly number[] {
+    return this.running().map((s) => s.supervisor.pid ?? 0);
+  }
+
+  get workerInfo(): SemanticWorkerInfo | null {
+    return this.running()[0]?.info ?? null;
+  }
+
+  prepare(repoRoot: string, files: readonly string[], options: { readonly maxFileBytes?: number } = {}): void {
+    if (this.disposed || files.length === 0) return;
+    const msg: Extract<ParentMessage, { type: 'prepare' }> = { type: 'prepare', repoRoot, files: [...files], ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}) };
+    let s: Slot;
+    try {
+      s = this.slotAt(0);
+    } catch {
+      return; // best effort: the request that follows reports the missing worker script
+    }
+    // A new worker gets the request with its environment (bounded: a long list is posted).
+    let sent = false;
+    if (s.supervisor.pid === null) {
+      const json = JSON.stringify(msg);
+      sent = json.length <= INITIAL_PREPARE_MAX_CHARS;
+      if (sent) s.initialPrepare = json;
+    }
+    s.supervisor.start().then(
+      () => {
+        if (!sent && !this.disposed) s.supervisor.notify(msg);
       },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
+      () => undefined, // best effort: the request that follows meets the failed start and reports it
+    );
+  }
+
+  analyzeRepository(repoRoot: string, options: AnalyzeRepositoryOptions = {}): Promise<SemanticResult> {
+    if (this.disposed) return Promise.reject(new CaError('semantic_unavailable', 'semantic service disposed'));
+    // A newer request supersedes the running one.
+    if (this.current !== null) this.settle(this.current, { error: new CaError('semantic_unavailable', 'superseded by a newer request', { context: { reason: 'cancelled' } }) });
+    const deadlineMs = options.deadlineMs ?? this.opts.defaultDeadlineMs ?? 300_000;
+    return new Promise<SemanticResult>((resolveP, rejectP) => {
+      const r = newRequest(repoRoot, options, deadlineMs, resolveP, rejectP);
+      this.current = r;
+      options.signal?.addEventListener(
+        'abort',
+        () => this.settle(r, { error: new CaError('semantic_unavailable', 'semantic request aborted', { context: { reason: 'cancelled' } }) }),
+        { once: true },
+      );
+      this.start(r, 0, null);
     });
-    const w: Worker = { slot, proc, info: null, ready: Promise.resolve(), stderr: '', expectedExit: false, oomProject: null };
-    proc.stderr?.setEncoding('utf8');
-    proc.stderr?.on('data', (d: string) => {
-      w.stderr = (w.stderr + d).slice(-4096);
-    });
-    w.ready = new Promise<void>((resolveReady, rejectReady) => {
-      const t = setTimeout(() => {
-        w.expectedExit = true;
-        proc.kill('SIGKILL');
-        rejectReady(new CaError('semantic_unavailable', 'semantic worker did not complete its handshake'));
-      }, HANDSHAKE_TIMEOUT_MS);
-      proc.once('exit', (code, signal) => {
-        clearTimeout(t);
-        rejectReady(new CaError('semantic_unavailable', `semantic worker exited before its handshake (${signal ?? code}): ${w.stderr.trim()}`));
-      });
-      proc.on('message', (raw: unknown) => {
-        const m = raw as ChildMessage;
-        if (m.type === 'hello') {
-          clearTimeout(t);
-          if (m.protocolVersion !== SEMANTIC_PROTOCOL_VERSION) {
-            w.expectedExit = true;
-            proc.kill('SIGKILL');
-            rejectReady(new CaError('semantic_unavailable', `semantic worker speaks protocol ${m.protocolVersion}, expected ${SEMANTIC_PROTOCOL_VERSION}`));
-            return;
-          }
-          w.info = { protocolVersion: m.protocolVersion, capabilities: m.capabilities, extractorVersion: m.extractorVersion, pid: m.pid };
-          resolveReady();
-          return;
-        }
-        onChildMessage(w, m);
-      });
-    });
-    w.ready.catch(() => {});
-    proc.on('exit', (code, signal) => onExit(w, code, signal));
-    proc.on('error', () => {});
-    emit({ type: 'spawned', pid: proc.pid ?? 0 });
-    return w;
-  };
+  }
 
-  /**
-   * A worker holds the parent's event loop only while it has work: an idle warm worker (kept
-   * for the next request until the idle shutdown) never keeps a finished process alive.
-   */
-  const hold = (w: Worker, held: boolean): void => {
-    const handles = [w.proc, w.proc.channel, w.proc.stderr] as ({ ref?: () => void; unref?: () => void } | null | undefined)[];
-    for (const h of handles) (held ? h?.ref : h?.unref)?.call(h);
-  };
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    if (this.current) this.settle(this.current, { error: new CaError('semantic_unavailable', 'semantic service disposed') });
+    // A profiled worker writes its profile when it leaves on its own (the shutdown message); a killed one writes none.
+    await Promise.all(this.slots.map((s) => s?.supervisor.close(CPU_PROFILE_DIR ? PROFILE_FLUSH_MS : 0)));
+  }
 
-  const kill = (w: Worker): void => {
-    w.expectedExit = true;
-    if (w.proc.exitCode !== null || w.proc.signalCode !== null) return;
-    // A profiled worker leaves on its own when disconnected (a killed one writes no profile).
-    if (CPU_PROFILE_DIR && w.proc.connected) w.proc.disconnect();
-    else w.proc.kill('SIGKILL');
-  };
+  private emit(e: SemanticServiceEvent): void {
+    this.opts.onEvent?.(e);
+  }
 
-  const armIdle = (): void => {
-    if (idleTimer) clearTimeout(idleTimer);
-    if (disposed) return;
-    if (current === null) for (const w of running()) hold(w, false);
-    idleTimer = setTimeout(() => {
-      if (current !== null) return;
-      for (let slot = 0; slot < workers.length; slot++) {
-        const w = workers[slot];
-        if (!w) continue;
-        workers[slot] = null;
-        w.expectedExit = true;
-        post(w, { type: 'shutdown' });
-        setTimeout(() => kill(w), 2_000).unref();
-        emit({ type: 'idle_shutdown', pid: w.proc.pid ?? 0 });
-      }
-    }, idleMs);
-    idleTimer.unref();
-  };
+  /** The slot's supervisor, created on first use (creating one starts nothing). */
+  private slotAt(index: number): Slot {
+    return (this.slots[index] ??= createSlot(this.opts, index, (e) => this.emit(e)));
+  }
 
-  const settle = (r: Request, outcome: { result?: SemanticResult; error?: unknown }): void => {
+  private running(): Slot[] {
+    return this.slots.filter((s): s is Slot => s !== null && s.supervisor.pid !== null);
+  }
+
+  private settle(r: Request, outcome: { result?: SemanticResult; error?: unknown }): void {
     if (r.settled) return;
     r.settled = true;
-    if (r.timer) clearTimeout(r.timer);
-    if (current === r) current = null;
+    if (this.current === r) this.current = null;
+    // Workers still on this request drop it (a cancel message); their late messages are ignored.
+    r.abort.abort();
     if (outcome.error !== undefined) r.reject(outcome.error);
     else r.resolve(outcome.result!);
-    armIdle();
-  };
-
-  const assemble = (r: Request, missingReason: string): SemanticResult => ({
-    projects: (r.plan ?? []).map((p) => r.results.get(p) ?? failedProject(p, missingReason)),
-  });
+  }
 
   /** Settles the request once every worker slot with work has reported `done`. */
-  const maybeFinish = (r: Request): void => {
+  private maybeFinish(r: Request): void {
     if (r.plan === null) return;
     for (const slot of r.assigned.keys()) if (!r.done.has(slot)) return;
-    settle(r, { result: assemble(r, 'semantic_unavailable: worker reported no result') });
-  };
+    this.settle(r, { result: assemble(r, 'semantic_unavailable: worker reported no result') });
+  }
 
-  /** Sends the request to the worker of `slot` (forking it when needed). */
-  const start = async (r: Request, slot: number, only: readonly string[] | null): Promise<void> => {
-    let w = workers[slot];
-    if (!w) {
-      w = spawn(slot);
-      workers[slot] = w;
-    }
+  /** Sends the request to the worker of `slot` (its supervisor starts it when needed). */
+  private start(r: Request, slot: number, only: readonly string[] | null): void {
+    if (r.settled) return;
+    let s: Slot;
     try {
-      await w.ready;
+      s = this.slotAt(slot);
     } catch (e) {
-      if (workers[slot] === w) workers[slot] = null;
-      settle(r, { error: e });
+      this.settle(r, { error: e }); // no worker script: the request fails with semantic_unavailable
       return;
     }
-    if (r.settled || workers[slot] !== w) return;
-    hold(w, true);
-    post(w, {
-      type: 'analyze',
-      id: r.id,
+    const payload: AnalyzePayload = {
       repoRoot: r.repoRoot,
       files: r.files,
       only: only === null ? null : [...only],
       deadlineAt: r.deadlineAt,
-      ...(only === null && workerCount > 1 ? { workers: workerCount } : {}),
+      ...(only === null && this.workerCount > 1 ? { workers: this.workerCount } : {}),
       ...(r.syntactic !== null ? { syntactic: r.syntactic } : {}),
       ...(r.regions !== null ? { regions: r.regions } : {}),
       ...(r.maxFileBytes !== null ? { maxFileBytes: r.maxFileBytes } : {}),
-    });
-  };
+    };
+    s.supervisor
+      .request(payload, {
+        // Hard deadline: the workers check it between files; this catches one stuck inside a file.
+        deadlineMs: r.deadlineAt + DEADLINE_GRACE_MS - Date.now(),
+        signal: r.abort.signal,
+        onProgress: (m) => this.onProgress(r, slot, s, m as ChildMessage),
+      })
+      .then(
+        () => {
+          r.done.add(slot);
+          this.maybeFinish(r);
+        },
+        (e: unknown) => this.onLost(r, slot, e),
+      );
+  }
 
-  function onChildMessage(w: Worker, m: ChildMessage): void {
-    if (m.type === 'event') {
-      emit({ type: 'worker_event', code: m.code, message: m.message, pid: w.proc.pid ?? 0, ...(m.path !== undefined ? { project: m.path } : {}) });
-      return;
-    }
-    if (m.type === 'hello') return;
-    const r = current;
-    if (r === null || m.id !== r.id || workers[w.slot] !== w) return;
+  private onProgress(r: Request, slot: number, s: Slot, m: ChildMessage): void {
+    if (r.settled) return;
+    const pid = s.supervisor.pid ?? s.lastPid;
     switch (m.type) {
       case 'plan':
         // After a restart the worker plans only the remaining projects: keep the first plan.
-        if (r.plan === null) {
-          r.plan = [...m.projects];
-          r.onProgress?.(0, r.plan.length);
-          if (m.shards !== undefined && w.slot === 0) {
-            m.shards.forEach((ids, slot) => {
-              if (slot === 0 || ids.length > 0) r.assigned.set(slot, ids);
-            });
-            for (const [slot, ids] of r.assigned) if (slot !== 0) void start(r, slot, ids);
-          } else r.assigned.set(w.slot, [...m.projects]);
-        }
+        if (r.plan !== null) break;
+        r.plan = [...m.projects];
+        r.onProgress?.(0, r.plan.length);
+        if (m.shards !== undefined && slot === 0) {
+          m.shards.forEach((ids, i) => {
+            if (i === 0 || ids.length > 0) r.assigned.set(i, ids);
+          });
+          for (const [i, ids] of r.assigned) if (i !== 0) this.start(r, i, ids);
+        } else r.assigned.set(slot, [...m.projects]);
         break;
       case 'project_start':
-        r.inFlight.set(w.slot, m.project);
-        emit({ type: 'project_start', project: m.project, pid: w.proc.pid ?? 0 });
+        r.inFlight.set(slot, m.project);
+        this.emit({ type: 'project_start', project: m.project, pid });
         break;
       case 'project':
         r.results.set(m.project, m.result);
         if (r.plan !== null) r.onProgress?.(Math.min(r.results.size, r.plan.length), r.plan.length);
-        if (r.inFlight.get(w.slot) === m.project) r.inFlight.delete(w.slot);
-        emit({ type: 'project_done', project: m.project, pid: w.proc.pid ?? 0 });
+        if (r.inFlight.get(slot) === m.project) r.inFlight.delete(slot);
+        this.emit({ type: 'project_done', project: m.project, pid });
         break;
       case 'error':
-        if (m.code === 'oom_restart' && m.project !== undefined) {
-          w.oomProject = m.project;
-          r.results.set(m.project, failedProject(m.project, `oom_restart: ${m.message}`));
-          r.inFlight.delete(w.slot);
-        } else {
-          settle(r, { error: new CaError(m.code, m.message) });
-        }
+        // Only an oom_restart naming its project is progress (see semanticCodec); the worker exits next.
+        if (m.project === undefined) break;
+        r.oomSlots.add(slot);
+        r.results.set(m.project, failedProject(m.project, `oom_restart: ${m.message}`));
+        r.inFlight.delete(slot);
         break;
-      case 'done':
-        r.done.add(w.slot);
-        maybeFinish(r);
+      default:
         break;
     }
   }
 
-  function onExit(w: Worker, code: number | null, signal: NodeJS.Signals | null): void {
-    if (workers[w.slot] === w) workers[w.slot] = null;
-    const r = current;
-    if (r === null || r.settled || disposed) return;
-    if (w.expectedExit && w.oomProject === null) return;
-    // A worker without work in this request (finished, or never assigned) just goes away.
-    if (r.plan === null && w.slot !== 0) return;
-    if (r.done.has(w.slot) || (r.plan !== null && !r.assigned.has(w.slot))) return;
-    const oom = w.oomProject !== null || /heap out of memory/i.test(w.stderr);
+  /** The slot's request failed: a worker's error, a failed start, the deadline, or a lost process. */
+  private onLost(r: Request, slot: number, e: unknown): void {
+    if (r.settled || this.disposed) return;
+    const failedStart = startFailure(e);
+    if (e instanceof Error && reportedByWorker.has(e)) this.settle(r, { error: e });
+    else if (failedStart !== null) this.settle(r, { error: failedStart });
+    else if (e instanceof CaError && e.code === 'deadline_exceeded') this.onDeadline(r, slot);
+    else if (e instanceof CaError && (e.code === 'worker_crashed' || e.code === 'oom_restart' || e.code === 'protocol_error')) this.onCrash(r, slot, e);
+    else this.settle(r, { error: e });
+  }
+
+  /** Past the hard deadline: the workers still busy with it are stopped, the unfinished projects fail with `timeout`. */
+  private onDeadline(r: Request, slot: number): void {
+    for (const [i, s] of this.slots.entries()) {
+      if (s === null || i === slot || r.done.has(i) || (r.plan !== null && !r.assigned.has(i))) continue;
+      void s.supervisor.stop(0);
+    }
+    if (r.plan === null) this.settle(r, { error: new CaError('timeout', `semantic pass exceeded its ${r.deadlineMs} ms deadline`) });
+    else this.settle(r, { result: assemble(r, `timeout: semantic pass exceeded its ${r.deadlineMs} ms deadline`) });
+  }
+
+  /**
+   * The slot's worker died with the request: the project it was on is retried once (or fails
+   * alone when it ran the worker out of memory), and a new worker resumes with the projects of
+   * the slot not reported yet; past `maxRestartsPerRequest` the request fails.
+   */
+  private onCrash(r: Request, slot: number, e: CaError): void {
+    const s = this.slotAt(slot);
+    const oom = r.oomSlots.delete(slot) || e.code === 'oom_restart';
     r.restarts++;
-    emit({ type: 'restart', pid: w.proc.pid ?? 0, code: oom ? 'oom_restart' : 'crash', message: `worker exited (${signal ?? code})` });
-    const p = r.inFlight.get(w.slot);
+    this.emit({ type: 'restart', pid: s.lastPid, code: oom ? 'oom_restart' : 'crash', message: `worker exited (${exitOf(e)})` });
+    const p = r.inFlight.get(slot);
     if (p !== undefined) {
-      r.inFlight.delete(w.slot);
+      r.inFlight.delete(slot);
       // A project that kills the worker twice (or runs it out of memory) fails alone.
       if (oom || r.retried.has(p)) {
-        r.results.set(p, failedProject(p, oom ? 'oom_restart: worker ran out of memory on this project' : `semantic_unavailable: worker crashed twice (${signal ?? code})`));
+        r.results.set(p, failedProject(p, oom ? 'oom_restart: worker ran out of memory on this project' : `semantic_unavailable: worker crashed twice (${exitOf(e)})`));
       } else r.retried.add(p);
     }
-    if (r.restarts > maxRestarts) {
-      settle(r, { error: new CaError('semantic_unavailable', `semantic worker crashed ${r.restarts} times`) });
+    if (r.restarts > this.maxRestarts) {
+      this.settle(r, { error: new CaError('semantic_unavailable', `semantic worker crashed ${r.restarts} times`, { cause: e }) });
       return;
     }
     // Before the plan only the first worker runs: it starts over (and shards again).
-    const mine = r.plan === null ? null : (r.assigned.get(w.slot) ?? []);
+    const mine = r.plan === null ? null : (r.assigned.get(slot) ?? []);
     const remaining = mine === null ? null : mine.filter((id) => !r.results.has(id));
     if (remaining !== null && remaining.length === 0) {
-      r.done.add(w.slot);
-      maybeFinish(r);
+      r.done.add(slot);
+      this.maybeFinish(r);
       return;
     }
-    void start(r, w.slot, remaining);
+    this.start(r, slot, remaining);
   }
+}
 
-  return {
-    get pid() {
-      return running()[0]?.proc.pid ?? null;
+/**
+ * The supervisor of one worker slot: a forked worker with its heap limit, the protocol check
+ * of its `hello`, restarts without backoff and without a cap of their own (a request counts its
+ * restarts, `maxRestartsPerRequest`), and the idle shutdown.
+ */
+function createSlot(opts: TsSemanticServiceOptions, index: number, emit: (e: SemanticServiceEvent) => void): Slot {
+  const maxOld = opts.maxOldSpaceSizeMb ?? 2048;
+  const ceiling = opts.memoryCeilingMb ?? Math.floor(maxOld * 0.85);
+  const script = opts.workerPath ?? defaultWorkerPath();
+  const transport = nodeIpcTransport({
+    name: index === 0 ? 'semantic worker' : `semantic worker ${index + 1}`,
+    script,
+    // A larger young generation: the compiler allocates short-lived nodes by the million.
+    execArgv: [`--max-old-space-size=${maxOld}`, '--max-semi-space-size=32', ...(CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [])],
+    env: () => {
+      // `initial` (a prepare, as JSON) starts as soon as the worker is up: posted after the
+      // handshake instead, it would wait until this process's event loop turns, and the caller
+      // is then parsing files synchronously.
+      const initial = slot.initialPrepare;
+      slot.initialPrepare = undefined;
+      return {
+        ...process.env,
+        CA_SEMANTIC_HEAP_CEILING_MB: String(ceiling),
+        ...(initial !== undefined ? { [INITIAL_PREPARE_ENV]: initial } : {}),
+        ...(opts.programCacheFile ? { [PROGRAM_CACHE_ENV]: opts.programCacheFile } : {}),
+      };
     },
-    get pids() {
-      return running().map((w) => w.proc.pid ?? 0);
-    },
-    get workerInfo() {
-      return running()[0]?.info ?? null;
-    },
-    prepare(repoRoot, files, options = {}) {
-      if (disposed || files.length === 0) return;
-      const msg: Extract<ParentMessage, { type: 'prepare' }> = { type: 'prepare', repoRoot, files: [...files], ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}) };
-      let w = workers[0];
-      // A new worker gets the request with its environment (bounded: a long list is posted).
-      let sent = false;
-      if (!w) {
-        const json = JSON.stringify(msg);
-        sent = json.length <= INITIAL_PREPARE_MAX_CHARS;
-        w = spawn(0, sent ? json : undefined);
-        workers[0] = w;
-      }
-      const worker = w;
-      worker.ready
-        .then(() => {
-          if (workers[0] !== worker || disposed) return;
-          if (!sent) post(worker, msg);
-          // Like an idle worker, a preparing one never keeps a finished parent alive.
-          if (current === null) {
-            hold(worker, false);
-            armIdle();
-          }
-        })
-        .catch(() => {});
-    },
-    analyzeRepository(repoRoot, options = {}) {
-      if (disposed) return Promise.reject(new CaError('semantic_unavailable', 'semantic service disposed'));
-      if (idleTimer) clearTimeout(idleTimer);
-      // A newer request supersedes the running one.
-      const prev = current;
-      if (prev !== null) {
-        for (const w of running()) post(w, { type: 'cancel', id: prev.id });
-        settle(prev, { error: new CaError('semantic_unavailable', 'superseded by a newer request', { context: { reason: 'cancelled' } }) });
-      }
-      const deadlineMs = options.deadlineMs ?? opts.defaultDeadlineMs ?? 300_000;
-      return new Promise<SemanticResult>((resolveP, rejectP) => {
-        const r: Request = {
-          id: nextId++,
-          repoRoot,
-          files: options.files ? [...options.files] : null,
-          syntactic: options.syntactic && options.syntactic.length > 0 ? options.syntactic : null,
-          regions: options.files && options.regions && options.regions.length > 0 ? options.regions : null,
-          maxFileBytes: options.maxFileBytes ?? null,
-          deadlineAt: Date.now() + deadlineMs,
-          plan: null,
-          assigned: new Map(),
-          done: new Set(),
-          results: new Map(),
-          inFlight: new Map(),
-          retried: new Set(),
-          restarts: 0,
-          settled: false,
-          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-          resolve: resolveP,
-          reject: rejectP,
-          timer: null,
-        };
-        current = r;
-        // Hard deadline: the workers check it between files; this catches one stuck inside a file.
-        r.timer = setTimeout(() => {
-          if (r.settled) return;
-          for (let slot = 0; slot < workers.length; slot++) {
-            const w = workers[slot];
-            // Only workers still busy with this request are killed.
-            if (!w || r.done.has(slot)) continue;
-            kill(w);
-            workers[slot] = null;
-          }
-          if (r.plan === null) settle(r, { error: new CaError('timeout', `semantic pass exceeded its ${deadlineMs} ms deadline`) });
-          else settle(r, { result: assemble(r, `timeout: semantic pass exceeded its ${deadlineMs} ms deadline`) });
-        }, deadlineMs + DEADLINE_GRACE_MS);
-        options.signal?.addEventListener(
-          'abort',
-          () => {
-            if (r.settled) return;
-            for (const w of running()) post(w, { type: 'cancel', id: r.id });
-            settle(r, { error: new CaError('semantic_unavailable', 'semantic request aborted', { context: { reason: 'cancelled' } }) });
-          },
-          { once: true },
-        );
-        void start(r, 0, null);
-      });
-    },
-    async dispose() {
-      disposed = true;
-      if (idleTimer) clearTimeout(idleTimer);
-      if (current) settle(current, { error: new CaError('semantic_unavailable', 'semantic service disposed') });
-      const all = running();
-      workers.fill(null);
-      await Promise.all(
-        all.map((w) => {
-          // An idle worker is unref'ed: hold it again, or a caller awaiting dispose() with
-          // nothing else pending sees its event loop drain before the exit event arrives.
-          hold(w, true);
-          const exited = new Promise<void>((res) => {
-            if (w.proc.exitCode !== null || w.proc.signalCode !== null) res();
-            else w.proc.once('exit', () => res());
-          });
-          kill(w);
-          return exited;
-        }),
-      );
-    },
+  });
+  const slot: Slot = {
+    info: null,
+    lastPid: 0,
+    initialPrepare: undefined,
+    supervisor: new Supervisor<AnalyzePayload, void>({
+      transport,
+      codec: semanticCodec,
+      maxRestarts: Number.MAX_SAFE_INTEGER,
+      backoffMs: 0,
+      startTimeoutMs: HANDSHAKE_TIMEOUT_MS,
+      idleTimeoutMs: opts.idleTimeoutMs ?? 60_000,
+      handshake: async (ctx) => {
+        const hello = await ctx.waitFor((m) => ((m as ChildMessage | null)?.type === 'hello' ? (m as Extract<ChildMessage, { type: 'hello' }>) : undefined));
+        if (hello.protocolVersion !== SEMANTIC_PROTOCOL_VERSION) {
+          throw new CaError('semantic_unavailable', `semantic worker speaks protocol ${hello.protocolVersion}, expected ${SEMANTIC_PROTOCOL_VERSION}`);
+        }
+        slot.info = { protocolVersion: hello.protocolVersion, capabilities: hello.capabilities, extractorVersion: hello.extractorVersion, pid: hello.pid };
+      },
+      onEvent: (e) => {
+        if (e.type === 'spawned') {
+          slot.info = null;
+          slot.lastPid = e.pid ?? 0;
+          emit({ type: 'spawned', pid: slot.lastPid });
+        } else if (e.type === 'idle_shutdown') emit({ type: 'idle_shutdown', pid: e.pid ?? 0 });
+        else if (e.type === 'event') {
+          const m = e.value as ChildMessage;
+          if (m.type === 'event') emit({ type: 'worker_event', code: m.code, message: m.message, pid: e.pid ?? 0, ...(m.path !== undefined ? { project: m.path } : {}) });
+        }
+      },
+    }),
   };
+  return slot;
 }

@@ -112,6 +112,16 @@ function failed(p: LoadedProject, reason: string): ProjectResult {
   };
 }
 
+/** What a request runs: the projects wanted, their program groups and this worker's share. */
+interface RequestPlan {
+  readonly requested: ReadonlySet<string> | null;
+  readonly groups: ProgramGroup[];
+  /** This worker's projects, in the order they run. */
+  readonly mine: LoadedProject[];
+  /** The projects of `mine` sharing each one's program, with the program's options. */
+  readonly groupOf: Map<string, { members: LoadedProject[]; options: ts.CompilerOptions }>;
+}
+
 async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<void> {
   const { id } = msg;
   if (cancelled.has(id)) return;
@@ -124,6 +134,25 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
     return;
   }
   timing(`discover ${Date.now() - td} ms`);
+  const plan = planRequest(msg, layout);
+  adapterPromise ??= createTsAdapter();
+  const adapter = await adapterPromise;
+  const partial = msg.files !== null;
+  const skeletons = new Map<string, SyntacticSkeleton>();
+  for (const sk of msg.syntactic ?? []) skeletons.set(resolve(layout.root, sk.path), sk);
+  const prepared = warm.prepared;
+  warm.prepared = [];
+  resetWarm(partial, plan.requested, skeletons);
+  const ctx = requestContext(msg, layout, adapter, plan.requested, skeletons);
+  if ((await runProjects(msg, ctx, plan, prepared)) === 'cancelled') return;
+  // A full pass indexed every file syntactically: too much to keep for the edits that follow.
+  if (!partial) warm.syntactic.clear();
+  send({ type: 'done', id });
+}
+
+/** Picks the request's projects and program groups, sends the plan (with the shards of a parallel request) and orders this worker's share. */
+function planRequest(msg: Extract<ParentMessage, { type: 'analyze' }>, layout: RepoLayout): RequestPlan {
+  const { id } = msg;
   const requested = msg.files === null ? null : new Set(msg.files.map((f) => resolve(layout.root, f)));
   const wanted = layout.projects.filter((p) => {
     if (msg.only !== null && !msg.only.includes(p.id)) return false;
@@ -163,14 +192,11 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
   for (const p of mine) if (p.status !== 'ok') rank.set(p, rank.size);
   for (const g of groups) for (const p of g.projects) if (mine.includes(p)) rank.set(p, rank.size);
   mine = [...mine].sort((a, b) => rank.get(a)! - rank.get(b)!);
+  return { requested, groups, mine, groupOf };
+}
 
-  adapterPromise ??= createTsAdapter();
-  const adapter = await adapterPromise;
-  const partial = msg.files !== null;
-  const skeletons = new Map<string, SyntacticSkeleton>();
-  for (const sk of msg.syntactic ?? []) skeletons.set(resolve(layout.root, sk.path), sk);
-  const prepared = warm.prepared;
-  warm.prepared = [];
+/** Empties the warm caches for a full pass (or past their bound); for a partial one drops the requested files' stale parses. */
+function resetWarm(partial: boolean, requested: ReadonlySet<string> | null, skeletons: ReadonlyMap<string, SyntacticSkeleton>): void {
   if (!partial || warmIsFull()) {
     warm.sourceFiles.clear();
     warm.syntactic.clear();
@@ -185,6 +211,17 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
       if (sk === undefined || gitBlobId(cached.sf.text) !== sk.contentHash) warm.sourceFiles.delete(k);
     }
   }
+}
+
+/** The analysis context of one request: its caches, and the checks that stop it (cancel, deadline, heap). */
+function requestContext(
+  msg: Extract<ParentMessage, { type: 'analyze' }>,
+  layout: RepoLayout,
+  adapter: LanguageAdapter,
+  requested: ReadonlySet<string> | null,
+  skeletons: ReadonlyMap<string, SyntacticSkeleton>,
+): AnalyzeContext {
+  const { id } = msg;
   const stopIfNeeded = (): void => {
     if (cancelled.has(id)) throw new PassStopped('cancelled', 'superseded by a newer request');
     if (Date.now() > msg.deadlineAt) throw new PassStopped('timeout', 'deadline exceeded');
@@ -194,7 +231,7 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
   };
   const regions = new Map<string, ReadonlySet<string>>();
   for (const r of msg.regions ?? []) regions.set(resolve(layout.root, r.path), new Set(r.keys));
-  const ctx: AnalyzeContext = {
+  return {
     layout,
     adapter,
     requested,
@@ -213,8 +250,22 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
       stopIfNeeded();
     },
   };
+}
 
-  // One program per group, built when its first project starts and dropped after its last.
+/**
+ * Analyses this worker's projects in order, sending each result. One program per group, built
+ * when its first project starts and dropped after its last. `cancelled` when a newer request
+ * superseded this one (nothing more is sent).
+ */
+async function runProjects(
+  msg: Extract<ParentMessage, { type: 'analyze' }>,
+  ctx: AnalyzeContext,
+  plan: RequestPlan,
+  prepared: readonly BuiltProgram[],
+): Promise<'finished' | 'cancelled'> {
+  const { id } = msg;
+  const { mine, groupOf } = plan;
+  const partial = msg.files !== null;
   const programs = new Map<LoadedProject[], ProgramState>();
   for (let i = 0; i < mine.length; i++) {
     const p = mine[i]!;
@@ -230,14 +281,7 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
     try {
       let state = programs.get(group);
       if (state === undefined) {
-        const roots = rootsOf(group);
-        const t0 = process.cpuUsage();
-        // The program `prepare` built for this group, while none of its files changed since.
-        const key = programKey(options, roots);
-        const ready = partial ? prepared.find((b) => b.key === key && stillCurrent(b, warm.sourceFiles)) : undefined;
-        if (ready !== undefined) for (const [f, reason] of ready.excluded) ctx.tooDeep!.set(f, reason);
-        state = ready !== undefined ? programState(ctx, ready) : buildProgram(ctx, options, roots);
-        timing(`program ${p.id} roots=${roots.length} files=${state.program.getSourceFiles().length} cpu=${cpuSince(t0)}${ready !== undefined ? ' (prepared)' : ''}`);
+        state = programFor(ctx, p, group, options, partial ? prepared : []);
         programs.set(group, state);
       }
       const t1 = process.cpuUsage();
@@ -253,27 +297,38 @@ async function run(msg: Extract<ParentMessage, { type: 'analyze' }>): Promise<vo
       send({ type: 'project', id, project: p.id, result });
     } catch (e) {
       if (group[group.length - 1] === p) programs.delete(group);
-      if (e instanceof PassStopped) {
-        if (e.code === 'cancelled') return;
-        if (e.code === 'oom_restart') {
-          send({ type: 'error', id, code: 'oom_restart', message: e.message, project: p.id });
-          // Let the IPC message flush, then leave: the supervisor starts a fresh worker.
-          setTimeout(() => process.exit(0), 50);
-          await new Promise(() => {});
-        }
-        for (const rest of mine.slice(i)) {
-          send({ type: 'project', id, project: rest.id, result: failed(rest, `timeout: ${e.message}`) });
-        }
-        break;
+      if (!(e instanceof PassStopped)) {
+        const code: ErrorCode = 'semantic_unavailable';
+        if (process.env.CA_SEMANTIC_DEBUG) process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+        send({ type: 'project', id, project: p.id, result: failed(p, `${code}: ${e instanceof Error ? e.message : String(e)}`) });
+        continue;
       }
-      const code: ErrorCode = 'semantic_unavailable';
-      if (process.env.CA_SEMANTIC_DEBUG) process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
-      send({ type: 'project', id, project: p.id, result: failed(p, `${code}: ${e instanceof Error ? e.message : String(e)}`) });
+      if (e.code === 'cancelled') return 'cancelled';
+      if (e.code === 'oom_restart') {
+        send({ type: 'error', id, code: 'oom_restart', message: e.message, project: p.id });
+        // Let the IPC message flush, then leave: the supervisor starts a fresh worker.
+        setTimeout(() => process.exit(0), 50);
+        await new Promise(() => {});
+      }
+      for (const rest of mine.slice(i)) {
+        send({ type: 'project', id, project: rest.id, result: failed(rest, `timeout: ${e.message}`) });
+      }
+      break;
     }
   }
-  // A full pass indexed every file syntactically: too much to keep for the edits that follow.
-  if (!partial) warm.syntactic.clear();
-  send({ type: 'done', id });
+  return 'finished';
+}
+
+/** The program of `group`: the one `prepare` built while none of its files changed since, else a new one. */
+function programFor(ctx: AnalyzeContext, p: LoadedProject, group: LoadedProject[], options: ts.CompilerOptions, prepared: readonly BuiltProgram[]): ProgramState {
+  const roots = rootsOf(group);
+  const t0 = process.cpuUsage();
+  const key = programKey(options, roots);
+  const ready = prepared.find((b) => b.key === key && stillCurrent(b, warm.sourceFiles));
+  if (ready !== undefined) for (const [f, reason] of ready.excluded) ctx.tooDeep!.set(f, reason);
+  const state = ready !== undefined ? programState(ctx, ready) : buildProgram(ctx, options, roots);
+  timing(`program ${p.id} roots=${roots.length} files=${state.program.getSourceFiles().length} cpu=${cpuSince(t0)}${ready !== undefined ? ' (prepared)' : ''}`);
+  return state;
 }
 
 /**

@@ -1,0 +1,203 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { Engine } from '@ca/engine';
+import { foreignRequest, isLoopbackAddress } from '@ca/mcp';
+import { CaError } from '@ca/schema';
+import { ApiError, handleApi, IndexRuns } from './api.js';
+
+/** Name of the session cookie (HttpOnly, SameSite=Strict: scripts and other sites never see or send it). */
+export const SESSION_COOKIE = 'ca_ui';
+
+export interface UiServerOptions {
+  readonly engine: Engine;
+  /** Port (default 0: any free one). */
+  readonly port?: number;
+  /** Loopback address to bind (default 127.0.0.1); anything else is refused. */
+  readonly host?: string;
+  /** Server events (never a token, a login code or a request URL). */
+  readonly log?: (line: string) => void;
+  /** Directory of the bundled front end (default: dist/public next to this module). */
+  readonly assetsDir?: string;
+}
+
+export interface RunningUi {
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  readonly port: number;
+  /**
+   * A new one-time login URL (`/login?code=…`): opening it sets the session cookie and redirects
+   * to `next` (default `/search`); the code is then spent, so the URL left in history opens nothing.
+   */
+  loginUrl(next?: string): string;
+  /** Index runs started from the viewer (the re-index button). */
+  readonly runs: IndexRuns;
+  close(): Promise<void>;
+}
+
+/** Content-Security-Policy of every answer: only this server's own script and style, no inline code, no frames. */
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+};
+
+/** Paths of the single-page app: each serves the shell, which renders the page from the URL (deep links). */
+const PAGE_RE = /^\/(?:|search|status|symbol\/[^/]+|impact\/[^/]+|file\/.+)$/;
+
+interface Asset {
+  readonly type: string;
+  readonly body: Buffer;
+}
+
+function loadAssets(dir: string): Map<string, Asset> {
+  const read = (name: string, type: string): [string, Asset] => {
+    try {
+      return [name, { type, body: readFileSync(`${dir}/${name}`) }];
+    } catch (e) {
+      throw new CaError('io_error', `the viewer's front end is missing (${dir}/${name}): run pnpm build`, { cause: e });
+    }
+  };
+  return new Map([read('index.html', 'text/html; charset=utf-8'), read('app.js', 'text/javascript; charset=utf-8'), read('app.css', 'text/css; charset=utf-8')]);
+}
+
+/** The session cookie's value in a Cookie header, or null. */
+function cookieValue(header: string | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+function sameSecret(given: string | null, expected: Buffer): boolean {
+  if (given === null) return false;
+  const b = Buffer.from(given);
+  return b.length === expected.length && timingSafeEqual(b, expected);
+}
+
+/** A redirect target that stays on this server: a path, not `//host` or `/\host` (which browsers read as another site). */
+function safeNext(next: string | null): string {
+  if (next === null || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/search';
+  return next;
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, ...headers });
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+}
+
+const STATUS_OF: Partial<Record<string, number>> = {
+  not_found: 404,
+  invalid_path: 400,
+  usage: 400,
+  invalid_query: 400,
+  ambiguous_symbol: 409,
+  unknown_label: 404,
+  not_indexed: 409,
+  db_locked: 409,
+};
+
+/**
+ * Starts the viewer on 127.0.0.1: the pages, their JSON API and the assets, each answer behind
+ * the same checks — `Host` and `Origin` must name this server (403, the MCP server's guard), and
+ * the session cookie must carry this launch's random token (401). The token reaches the browser
+ * only through a one-time login code exchanged for the HttpOnly cookie.
+ */
+export async function startUi(options: UiServerOptions): Promise<RunningUi> {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackAddress(host)) throw new CaError('usage', `ca ui binds this machine only (127.0.0.1); ${host} is not a loopback address`);
+  const log = options.log ?? (() => {});
+  const assets = loadAssets(options.assetsDir ?? fileURLToPath(new URL('./public', import.meta.url)));
+  const token = Buffer.from(randomBytes(32).toString('base64url'));
+  const codes = new Set<string>();
+  const runs = new IndexRuns(options.engine, log);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const foreign = foreignRequest(req);
+    if (foreign !== null) return sendJson(res, 403, { error: { code: 'forbidden', message: foreign } });
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/login') {
+      const code = url.searchParams.get('code') ?? '';
+      if (!codes.delete(code)) return send(res, 401, 'text/plain; charset=utf-8', 'This login link was used already or is not valid: open the URL ca ui printed last, or restart ca ui.\n');
+      return send(res, 303, 'text/plain; charset=utf-8', 'Signed in.\n', {
+        'set-cookie': `${SESSION_COOKIE}=${token.toString()}; HttpOnly; SameSite=Strict; Path=/`,
+        location: safeNext(url.searchParams.get('next')),
+      });
+    }
+    const authorized = sameSecret(cookieValue(req.headers.cookie, SESSION_COOKIE), token);
+    if (url.pathname.startsWith('/api/')) {
+      if (!authorized) return sendJson(res, 401, { error: { code: 'unauthorized', message: 'Unauthorized: open the login URL ca ui printed' } });
+      // A state-changing request must come from the viewer's own script (a form on another page cannot set this header).
+      if (req.method !== 'GET' && req.headers['x-ca-ui'] !== '1') return sendJson(res, 403, { error: { code: 'forbidden', message: 'Forbidden: missing X-CA-UI header' } });
+      try {
+        return sendJson(res, 200, await handleApi(options.engine, runs, req.method ?? 'GET', url));
+      } catch (e) {
+        if (e instanceof ApiError) return sendJson(res, e.status, { error: { code: e.code, message: e.message } });
+        if (e instanceof CaError) return sendJson(res, STATUS_OF[e.code] ?? 500, { error: e.toJSON() });
+        throw e;
+      }
+    }
+    if (!authorized) return send(res, 401, 'text/plain; charset=utf-8', 'Unauthorized: open the login URL ca ui printed (a one-time link), or restart ca ui for a new one.\n');
+    if (req.method !== 'GET') return send(res, 405, 'text/plain; charset=utf-8', 'Method not allowed\n');
+    const asset = url.pathname === '/assets/app.js' ? assets.get('app.js') : url.pathname === '/assets/app.css' ? assets.get('app.css') : PAGE_RE.test(url.pathname) ? assets.get('index.html') : undefined;
+    if (!asset) return send(res, 404, 'text/plain; charset=utf-8', 'Not found\n');
+    return send(res, 200, asset.type, asset.body);
+  };
+
+  const http: Server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      log(`request failed: ${e instanceof Error ? e.message : String(e)}`);
+      if (!res.headersSent) sendJson(res, 500, { error: { code: 'internal', message: 'Internal error' } });
+      else res.end();
+    });
+  });
+  http.headersTimeout = 30_000;
+  http.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    origin,
+    port,
+    runs,
+    loginUrl(next?: string) {
+      const code = randomBytes(24).toString('base64url');
+      codes.add(code);
+      return `${origin}/login?code=${code}${next ? `&next=${encodeURIComponent(next)}` : ''}`;
+    },
+    async close() {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await runs.settled();
+    },
+  };
+}
+
+export { ApiError };
