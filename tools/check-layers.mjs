@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Enforces the layer rules (docs/architecture.md, "Layers"): a package imports only packages below
 // it, apps import only @ca/engine and @ca/schema (the CLI also the apps it dispatches to), and
-// nobody deep-imports another package's files.
+// nobody deep-imports another package's files. And the language rule (decision 031): the store
+// and the engine name no language — a language id literal ('ts', 'cs' …) appears in their
+// sources only under engine/src/languages/, where each language registers its semantic pass.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +29,45 @@ export const ALLOWED = {
 };
 
 const IMPORT_RE = /(?:^|[^\w.])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[^\w.])import\s+['"]([^'"]+)['"]/g;
+
+/** Language ids (and grammar names) that may not be spelled as literals in the language-free sources. */
+const LANGUAGE_IDS = ['ts', 'tsx', 'js', 'jsx', 'mts', 'cts', 'mjs', 'cjs', 'cs', 'typescript', 'javascript', 'csharp'];
+const LANGUAGE_LITERAL = new RegExp(`(['"\`])(${LANGUAGE_IDS.join('|')})\\1`, 'g');
+/** Source trees that hold no language names, and the one folder inside them that may. */
+const LANGUAGE_FREE = [
+  { dir: 'packages/store/src', except: null },
+  { dir: 'packages/engine/src', except: 'packages/engine/src/languages/' },
+];
+
+/** The text with comments blanked (line numbers kept), so a comment may mention a language. */
+function withoutComments(text) {
+  const blank = (s) => s.replace(/[^\n]/g, ' ');
+  return text.replace(/\/\*[\s\S]*?\*\//g, blank).replace(/(^|[^:])(\/\/[^\n]*)/gm, (_, lead, comment) => lead + blank(comment));
+}
+
+/** Language id literals in the language-free sources of the workspace at `root` ({file, specifier, reason}). */
+export function checkLanguageLiterals(root) {
+  const violations = [];
+  for (const { dir, except } of LANGUAGE_FREE) {
+    let files = [];
+    try {
+      files = [...sourceFiles(join(root, dir))];
+    } catch (e) {
+      if (e.code === 'ENOENT') continue; // a workspace without this package
+      throw e;
+    }
+    for (const file of files) {
+      const rel = relative(root, file).split('\\').join('/');
+      if (except !== null && rel.startsWith(except)) continue;
+      const text = withoutComments(readFileSync(file, 'utf8'));
+      for (const m of text.matchAll(LANGUAGE_LITERAL)) {
+        const line = text.slice(0, m.index).split('\n').length;
+        violations.push({ file: rel, specifier: m[0], reason: `language id literal on line ${line}: a language's rules belong to its LanguageSupport (engine/src/languages/ for its semantic pass)` });
+      }
+    }
+  }
+  return violations;
+}
 
 function* sourceFiles(dir) {
   for (const name of readdirSync(dir)) {
@@ -94,7 +135,7 @@ export function checkLayers(root) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = resolve(fileURLToPath(import.meta.url), '../..');
-  const v = checkLayers(root);
+  const v = [...checkLayers(root), ...checkLanguageLiterals(root)];
   for (const x of v) console.error(`${x.file}: ${x.specifier} — ${x.reason}`);
   if (v.length > 0) {
     console.error(`${v.length} layer violation(s)`);

@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 
 const dist = (pkg, file) => resolve(import.meta.dirname, '..', 'packages', pkg, 'dist', file);
 const { defaultConfig } = await import(dist('schema', 'index.js'));
-const { discoverFiles } = await import(dist('engine', 'index.js'));
+const { discoverFiles, BUILTIN_LANGUAGES } = await import(dist('engine', 'index.js'));
 // The engine's parse worker: the adapter set and per-file processing (classification, decoding,
 // adapter call) the indexer runs, fed the same `.csproj` facts (C# preprocessor symbols).
 const PARSE_WORKER = dist('engine', 'parseWorker.js');
@@ -48,20 +48,25 @@ const langs = LANGS[values.lang];
 if (!langs) usage(`unknown --lang ${values.lang}`);
 if (positionals.length === 0) usage('no DIR given');
 
-/** The first `.csproj` of each directory, by sorted path (the indexer's `projectFiles`). */
+/** Each language's project files (`.csproj`): the first of each directory, by sorted path (the indexer's `projectFiles`). */
 function projectsOf(root, contextFiles) {
-  const out = {};
-  const csprojs = contextFiles.map((f) => f.path).filter((p) => p.toLowerCase().endsWith('.csproj'));
-  for (const path of csprojs.sort()) {
-    const dir = posix.dirname(path) === '.' ? '' : posix.dirname(path);
-    if (!(dir in out)) out[dir] = { path, text: readFileSync(resolve(root, path), 'utf8') };
+  const byLanguage = {};
+  for (const language of BUILTIN_LANGUAGES.filter((l) => l.isProjectFile)) {
+    const out = {};
+    const own = contextFiles.map((f) => f.path).filter((p) => language.isProjectFile(p));
+    for (const path of own.sort()) {
+      const dir = posix.dirname(path) === '.' ? '' : posix.dirname(path);
+      if (!(dir in out)) out[dir] = { path, text: readFileSync(resolve(root, path), 'utf8') };
+    }
+    byLanguage[language.id] = out;
   }
-  return out;
+  return byLanguage;
 }
 
 /** A parse worker answering one file at a time, in order. */
 function startWorker(projects) {
-  const worker = new Worker(PARSE_WORKER, { workerData: { projects } });
+  // The worker loads the built-in languages from their packages (decision 031).
+  const worker = new Worker(PARSE_WORKER, { workerData: { languages: BUILTIN_LANGUAGES.map((l) => l.worker), projects } });
   let nextId = 0;
   const parse = (path, bytes) =>
     new Promise((done, fail) => {

@@ -128,6 +128,8 @@ async function baseVectors(decls, embed, resolution) {
 export async function buildSynthetic({ symbols, dbPath }) {
   const { Store, VectorStore } = await importDist('store');
   const { planNodes } = await importDist('invalidation');
+  // The store resolves the synthetic imports with the TS module resolution the engine hands it.
+  const { typescriptLanguage } = await importDist('parse-ts');
   const embed = await importDist('embed');
   // Every file is new: the planner inserts its nodes (chunk hashes only compare with previous versions).
   const planner = (input) => planNodes(input.previous, input.nodes, { path: input.path, partialTarget: input.partialTarget, chunkHash: (text) => text });
@@ -176,7 +178,7 @@ export async function buildSynthetic({ symbols, dbPath }) {
   const hubs = Array.from({ length: hubCount }, (_, i) => exported[Math.floor((i * exported.length) / hubCount)]);
 
   // Pass 2: FileIndex per file, written in batches through the store's writer.
-  const store = Store.open(dbPath);
+  const store = Store.open(dbPath, { languages: [typescriptLanguage] });
   const declOfNode = [];
   let edgeCount = 0;
   let batch = [];

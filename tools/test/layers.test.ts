@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM script without types
-import { checkLayers } from '../check-layers.mjs';
+import { checkLanguageLiterals, checkLayers } from '../check-layers.mjs';
 
 type Violation = { file: string; specifier: string; reason: string };
 
@@ -39,6 +39,37 @@ describe('layer rules', () => {
       { file: 'packages/store/src/index.ts', specifier: '../../retrieve/src/index.js', reason: 'relative import leaves the package' },
       // Members are listed in directory order: store before supervisor.
       { file: 'packages/supervisor/src/index.ts', specifier: '@ca/store', reason: '@ca/supervisor may not import @ca/store (layer rule)' },
+    ]);
+  });
+});
+
+describe('language rule: the store and the engine name no language', () => {
+  it('the workspace spells no language id outside engine/src/languages/', () => {
+    expect(checkLanguageLiterals(resolve(__dirname, '../..'))).toEqual([]);
+  });
+
+  it('reports language id literals compared or listed in store and engine sources, not in comments or languages/', () => {
+    const root = mkdtempSync(join(tmpdir(), 'ca-languages-'));
+    const write = (path: string, lines: string[]) => {
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), lines.join('\n'));
+    };
+    write('packages/store/src/declaredTypes.ts', [
+      `// C# ('cs') parameters are parsed differently`,
+      `/* the 'ts' rules */`,
+      `const parse = language === 'cs' ? a : b;`,
+    ]);
+    write('packages/engine/src/indexer.ts', [`store.countFiles(["ts", "js"]);`, `const ext = '.ts'; // a file extension is not a language id`, 'const tsx = `tsx`;']);
+    // The one place a language is named: its registration.
+    write('packages/engine/src/languages/typescript.ts', [`const LANGUAGES = ['ts', 'js'];`]);
+    // Other packages (an adapter) name their own language.
+    write('packages/parse-cs/src/adapter.ts', [`languageOf: () => 'cs'`]);
+    const reason = (line: number) => `language id literal on line ${line}: a language's rules belong to its LanguageSupport (engine/src/languages/ for its semantic pass)`;
+    expect(checkLanguageLiterals(root)).toEqual([
+      { file: 'packages/store/src/declaredTypes.ts', specifier: `'cs'`, reason: reason(3) },
+      { file: 'packages/engine/src/indexer.ts', specifier: `"ts"`, reason: reason(1) },
+      { file: 'packages/engine/src/indexer.ts', specifier: `"js"`, reason: reason(1) },
+      { file: 'packages/engine/src/indexer.ts', specifier: '`tsx`', reason: reason(3) },
     ]);
   });
 });

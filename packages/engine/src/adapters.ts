@@ -1,66 +1,47 @@
-import type { Language, LanguageAdapter } from '@ca/schema';
-import { createCsAdapter } from '@ca/parse-cs';
-import { createTsAdapter } from '@ca/parse-ts';
-import { createCsSymbolLookup, type ProjectReader } from './csProjects.js';
+import type { LanguageAdapter, ProjectReader } from '@ca/schema';
+import type { LanguageRegistry } from './languages/registry.js';
 
-/** The language adapters this build ships, keyed by file extension. */
+/** The adapters of an engine's languages, found by path. */
 export interface AdapterSet {
   readonly adapters: readonly LanguageAdapter[];
   readonly extensions: ReadonlySet<string>;
   forPath(path: string): LanguageAdapter | null;
-  /** Reads `.csproj` files through `readProject` from now on (a long-lived set calls it before each index run). */
-  refreshProjects(readProject: ProjectReader): void;
+  /** Adapters read project files (`.csproj`) through `read` from now on (a long-lived set calls it before each index run). */
+  refreshProjects(read: (languageId: string) => ProjectReader): void;
   dispose(): Promise<void>;
 }
 
-/** Extension of a path as adapters see it (`.d.ts` counts as `.ts`). */
-function ext(path: string): string {
-  const slash = path.lastIndexOf('/');
-  const dot = path.lastIndexOf('.');
-  return dot > slash ? path.slice(dot).toLowerCase() : '';
-}
-
 /**
- * Creates the TS/JS and C# adapters. `readProject` gives the C# adapter each project's
- * `.csproj` text (its preprocessor symbols), from the tree being indexed.
+ * Creates the adapters of the registry's languages. `projects(id)` gives the language `id` the
+ * reader of its project files in the tree being indexed.
  */
-export async function createAdapters(readProject: ProjectReader): Promise<AdapterSet> {
-  let symbols = createCsSymbolLookup(readProject);
-  const adapters: LanguageAdapter[] = [
-    await createTsAdapter(),
-    await createCsAdapter({ preprocessorSymbols: (path) => symbols(path) }),
-  ];
-  const byExt = new Map<string, LanguageAdapter>();
-  for (const a of adapters) for (const e of a.extensions) byExt.set(e, a);
+export async function createAdapters(registry: LanguageRegistry, projects: (languageId: string) => ProjectReader): Promise<AdapterSet> {
+  let read = projects;
+  // One reader per language until the next refresh: an adapter caches what it derived from it.
+  let readers = new Map<string, ProjectReader>();
+  const readerOf = (id: string): ProjectReader => {
+    let r = readers.get(id);
+    if (r === undefined) readers.set(id, (r = read(id)));
+    return r;
+  };
+  const byLanguage = new Map<string, LanguageAdapter>();
+  for (const l of registry.languages) {
+    byLanguage.set(l.id, await l.createAdapter({ projects: () => readerOf(l.id) }));
+  }
+  const adapters = [...byLanguage.values()];
   return {
     adapters,
-    extensions: new Set(byExt.keys()),
-    forPath: (path) => byExt.get(ext(path)) ?? null,
-    refreshProjects: (read) => {
-      symbols = createCsSymbolLookup(read);
+    extensions: registry.extensions,
+    forPath: (path) => {
+      const l = registry.supportFor(path);
+      return l ? (byLanguage.get(l.id) ?? null) : null;
+    },
+    refreshProjects: (next) => {
+      read = next;
+      readers = new Map();
     },
     dispose: async () => {
       for (const a of adapters) await a.dispose?.();
     },
   };
-}
-
-/** Languages by extension without loading any grammar (for status output). */
-export function languageForExtension(extension: string): Language | null {
-  switch (extension) {
-    case '.ts':
-    case '.tsx':
-    case '.mts':
-    case '.cts':
-      return 'ts';
-    case '.js':
-    case '.jsx':
-    case '.mjs':
-    case '.cjs':
-      return 'js';
-    case '.cs':
-      return 'cs';
-    default:
-      return null;
-  }
 }

@@ -16,7 +16,9 @@ import {
   type FileSource,
 } from '@ca/invalidation';
 import { createAdapters, type AdapterSet } from './adapters.js';
-import { diskProjectReader } from './csProjects.js';
+import { BUILTIN_LANGUAGES } from './languages/index.js';
+import { LanguageRegistry, type EngineLanguage } from './languages/registry.js';
+import { diskProjectReader } from './projects.js';
 export { searchJson, toSymbolView } from './symbolView.js';
 export type { SymbolView } from './symbolView.js';
 import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
@@ -50,6 +52,12 @@ export interface EngineOptions {
    * an index run completed, instead of creating an empty one. Default false (open creates it).
    */
   readonly requireIndex?: boolean;
+  /**
+   * The languages indexed (default `BUILTIN_LANGUAGES`: TypeScript/JavaScript and C#). A
+   * language is a `LanguageSupport` from its adapter package, optionally with a semantic pass;
+   * two languages claiming one extension or language id are `config_invalid`.
+   */
+  readonly languages?: readonly EngineLanguage[];
 }
 
 /**
@@ -148,6 +156,8 @@ export class Engine {
     readonly git: GitRepository | null,
     /** This working tree's label: `working`, or `working@<name>` in a linked git worktree. */
     readonly workingLabel: string,
+    /** The languages this engine indexes. */
+    readonly languages: LanguageRegistry,
   ) {
     this.lock = new IndexLock(`${dbPath}.lock`);
   }
@@ -186,13 +196,14 @@ export class Engine {
     let st;
     try {
       st = statSync(root);
-    } catch {
-      throw new CaError('invalid_path', `repository path does not exist: ${repo}`, { context: { path: repo } });
+    } catch (e) {
+      throw new CaError('invalid_path', `repository path does not exist: ${repo}`, { cause: e, context: { path: repo } });
     }
     if (!st.isDirectory()) {
       throw new CaError('invalid_path', `repository path is not a directory: ${repo}`, { context: { path: repo } });
     }
     const config = loadConfig(root, { env: options.env ?? process.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) });
+    const languages = new LanguageRegistry(options.languages ?? BUILTIN_LANGUAGES);
     const git = GitRepository.locate(root);
     const dbPath = options.dbPath ? (isAbsolute(options.dbPath) ? options.dbPath : resolve(options.dbPath)) : defaultIndexPath(root, git);
     checkIndexPath(dbPath, repo, { explicit: options.dbPath !== undefined, requireIndex: options.requireIndex === true });
@@ -205,11 +216,11 @@ export class Engine {
     // `ca health`), not on every query-side open.
     let store: Store;
     try {
-      store = Store.open(dbPath, { skipQuickCheck: true });
+      store = Store.open(dbPath, { skipQuickCheck: true, languages: languages.languages });
     } catch (e) {
       if (!(options.rebuildIfCorrupt && e instanceof CaError && e.code === 'db_corrupt')) throw e;
       moveAside(dbPath);
-      store = Store.open(dbPath, { skipQuickCheck: true });
+      store = Store.open(dbPath, { skipQuickCheck: true, languages: languages.languages });
       store.writer.recordEvent('index_rebuilt', null, `the previous index was not a valid database (${e.message}); rebuilding from source`);
     }
     if (options.requireIndex === true) {
@@ -222,7 +233,7 @@ export class Engine {
     }
     // A git worktree's label is named after the worktree only when the index is shared with the main one.
     const workingLabel = git?.location.worktreeName && !options.dbPath ? worktreeLabel(git.location.worktreeName) : WORKING_LABEL;
-    return new Engine(root, dbPath, config, store, git, workingLabel);
+    return new Engine(root, dbPath, config, store, git, workingLabel, languages);
   }
 
   /**
@@ -380,6 +391,7 @@ export class Engine {
     return {
       store: this.store,
       config: this.config,
+      languages: this.languages,
       adapters: () => this.adapters(),
       tsService: () =>
         (this.tsServiceInstance ??= createTsSemanticService({
@@ -419,7 +431,7 @@ export class Engine {
    * of a refresh that finds nothing to parse); a failed load is tried again next time.
    */
   private adapters(): Promise<AdapterSet> {
-    this.adapterSet ??= createAdapters(diskProjectReader(this.repoRoot)).catch((e: unknown) => {
+    this.adapterSet ??= createAdapters(this.languages, diskProjectReader(this.repoRoot, this.languages)).catch((e: unknown) => {
       this.adapterSet = null;
       throw e;
     });
@@ -461,7 +473,7 @@ export class Engine {
     if (result === 'ok') return;
     this.currentStore.close();
     moveAside(this.dbPath);
-    this.currentStore = Store.open(this.dbPath, { skipQuickCheck: true });
+    this.currentStore = Store.open(this.dbPath, { skipQuickCheck: true, languages: this.languages.languages });
     this.countsCache = null;
     this.currentStore.writer.recordEvent('index_rebuilt', null, `PRAGMA quick_check failed (${result}); rebuilding from source`);
   }
@@ -713,7 +725,7 @@ export class Engine {
     if (seeds.length === 0) seeds = options.all ? this.findSymbols(target, label) : [this.resolveSymbol(target, label)];
     if (seeds.length === 0) throw new CaError('not_found', `no symbol matches "${target}"`, { context: { symbol: target } });
     const indexedText = label === this.workingLabel ? this.indexedTexts() : (path: string) => decodedText(reader.fileContent(path));
-    const result = navigate(this.store.graph, reader, label, navigation, seeds, { indexedText, ...options }, this.config.graph);
+    const result = navigate(this.store.graph, reader, label, navigation, seeds, { indexedText, languages: this.languages, ...options }, this.config.graph);
     return { ...result, symbol: { ...result.symbol, code: seeds[0]!.chunkText } };
   }
 

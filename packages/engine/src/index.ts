@@ -60,3 +60,7 @@ export { budgetAnswer, budgetNotice, keptCounts, answerTokens, cutLongestString,
 export type { BudgetPage, BudgetSpec, BudgetedAnswer } from './budget.js';
 export { budgetNavigation, navigationUnits, navigationPageValue } from './navigationPage.js';
 export type { NavigationPage, NavigationUnit, WideNavigation } from './navigationPage.js';
+export { BUILTIN_LANGUAGES } from './languages/index.js';
+export { LanguageRegistry } from './languages/registry.js';
+export type { EngineLanguage, SemanticPass, SemanticPassInput, RegisteredPass, StaleFile } from './languages/registry.js';
+export type { LanguageSupport, AdapterContext, ModuleResolution, DeclaredTypeSyntax, ProjectFile, ProjectReader, WorkerEntry } from '@ca/schema';

@@ -28,14 +28,15 @@ import {
 import { skeletonOf, type AnalysisRegion, type SyntacticSkeleton, type TsSemanticService } from '@ca/parse-ts';
 import type { RoslynHost } from '@ca/parse-cs';
 import type { AdapterSet } from './adapters.js';
-import { projectFiles } from './csProjects.js';
+import { DeclarationChurn } from './languages/csChurn.js';
+import type { CsSemanticReport } from './languages/csSemantic.js';
+import type { LanguageRegistry } from './languages/registry.js';
+import type { TsSemanticReport } from './languages/tsSemantic.js';
+import { projectFiles, projectReaderOf, type ProjectFiles } from './projects.js';
 import { embedPending, META_VECTORS_PENDING, prewarmEmbedder, type EmbedReport, type IndexEmbedder } from './embedding.js';
 import { unreadableFile, type ProcessedFile } from './fileProcessing.js';
 import { ParsePool } from './parsePool.js';
 import { renamePairs } from './renames.js';
-import { DeclarationChurn } from './csChurn.js';
-import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, type CsSemanticReport } from './csSemantic.js';
-import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, TS_SEMANTIC_TYPES, type TsSemanticReport } from './tsSemantic.js';
 
 export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
 
@@ -59,6 +60,13 @@ export interface BlobReport {
   readonly embedded: number;
 }
 
+/** Each semantic pass's report, by its `reportKey` (`ts`, `cs` for the built-in languages). */
+export interface SemanticReports {
+  readonly [reportKey: string]: unknown;
+  readonly ts?: TsSemanticReport;
+  readonly cs?: CsSemanticReport;
+}
+
 /** The `ca index --json` shape (field names are a public contract). */
 export interface IndexReport {
   files: number;
@@ -78,7 +86,7 @@ export interface IndexReport {
   commit: string | null;
   blobs: BlobReport;
   /** Semantic passes run in this run (absent when nothing needed one). */
-  semantic?: { ts?: TsSemanticReport; cs?: CsSemanticReport };
+  semantic?: SemanticReports;
   /** Semantic-context files (tsconfig, package.json, csproj …) changed since the last index, with the files re-analysed for each. */
   contextChanges?: readonly ContextChange[];
   /** The embedding step (vectors are filled behind the structural index). */
@@ -86,9 +94,6 @@ export interface IndexReport {
   /** What the run did differently from what was asked, in words (e.g. a full walk where git could not name a HEAD move's changes). */
   notices?: readonly string[];
 }
-
-/** Paths the TS semantic pass analyses (its exact edges can be carried). */
-const TS_LIKE = /\.(?:[cm]?[jt]sx?)$/i;
 
 /** Files a run parses on parse threads from (fewer: in this thread). */
 const PARSE_THREADS_MIN_FILES = 8;
@@ -100,17 +105,13 @@ const PARSE_THREADS_MIN_FILES_PREPARING = 32;
 
 /** Syntactic nodes handed to the TS semantic worker per run, at most (see `skeletonOf`). */
 const SKELETON_NODE_CAP = 1_000_000;
-/**
- * Stored nodes of unchanged files handed to a partial TS pass, at most: the pass names its
- * targets in those files by them instead of parsing each again (~5 ms a file; 0.7 s of a
- * branch switch on excalidraw, whose 662 TS files hold 5,800 nodes).
- */
-const STORED_SKELETON_NODE_CAP = 250_000;
 
 /** The engine's long-lived parts an index run uses. */
 export interface IndexerContext {
   readonly store: Store;
   readonly config: Config;
+  /** The languages indexed, with their semantic passes. */
+  readonly languages: LanguageRegistry;
   adapters(): Promise<AdapterSet>;
   tsService(): TsSemanticService;
   csHost(): RoslynHost;
@@ -146,7 +147,7 @@ export interface RunResult {
   /** Whether the index changed (files written, moved, removed, or semantic edges replaced). */
   readonly wrote: boolean;
   readonly blobs: BlobReport;
-  readonly semantic?: { ts?: TsSemanticReport; cs?: CsSemanticReport };
+  readonly semantic?: SemanticReports;
   readonly contextChanges?: readonly ContextChange[];
   readonly embeddings: EmbedReport;
 }
@@ -160,20 +161,84 @@ export interface RunResult {
 export async function runIndex(ctx: IndexerContext, request: RunRequest, options: RunOptions = {}): Promise<RunResult> {
   const { store, config } = ctx;
   const progress = options.onProgress ?? (() => {});
-  const cfg = config.indexing;
-  const label = request.label;
-  const source = request.source;
-  const tree = source.tree;
   const stampBefore = store.changeStamp();
-  const adapters = await ctx.adapters();
+  const run = await planRun(ctx, request, progress);
+  const { plan: thePlan, label } = run;
+  const preparing = config.semantic.enabled && run.worktree ? prepareSemantic(ctx, run) : false;
+  const hadFiles = applyReusesAndMoves(ctx, run);
+  const writes = await parseAndWrite(ctx, run, hadFiles, preparing, progress);
+  const wroteFiles = writes.written + thePlan.reuse.length + thePlan.moves.length > 0;
+  // New symbols have no vectors until the embedding step below: an interruption before it must not go unsaid.
+  if (wroteFiles) store.writer.setMetadata(META_VECTORS_PENDING, '?');
+  if (thePlan.remove.length > 0) {
+    const stats = store.writer.removePaths(label, thePlan.remove.map((r) => r.path));
+    for (const n of stats.droppedNames ?? []) writes.dirty.add(n);
+    for (const d of stats.dropped ?? []) writes.churn?.noteDropped(d.path, d.name, d.kind);
+  }
+  writes.churn?.markUsers(store, label);
 
+  progress({ phase: 'resolve', done: 0, total: 1 });
+  if (wroteFiles || thePlan.remove.length > 0 || !store.reader(label).metadata(`imports_resolved:${label}`)) {
+    store.resolveImports(label);
+    store.writer.setMetadata(`imports_resolved:${label}`, '1');
+  }
+  progress({ phase: 'resolve', done: 1, total: 1 });
+
+  const { semantic, contextChanges } = config.semantic.enabled
+    ? await semanticStage(ctx, run, writes, wroteFiles, options, progress)
+    : { semantic: undefined, contextChanges: [] as ContextChange[] };
+  const embeddings = await embed(ctx, label, (done, t) => progress({ phase: 'embed', done, total: t }), options.embedLimit);
+  const wrote = store.changeStamp() !== stampBefore;
+  if (thePlan.remove.length > 0 || thePlan.parse.length > 0) store.maintenance.sweep();
+  return {
+    plan: thePlan,
+    wrote,
+    blobs: {
+      reused: thePlan.reuse.length,
+      parsed: thePlan.parse.length,
+      moved: thePlan.moves.length,
+      renamed: thePlan.parse.filter((p) => p.movedFrom !== undefined).length,
+      embedded: embeddings.nodes,
+    },
+    ...(semantic && Object.keys(semantic).length > 0 ? { semantic } : {}),
+    ...(contextChanges.length > 0 ? { contextChanges } : {}),
+    embeddings,
+  };
+}
+
+/** A run's plan and what executing it needs. */
+interface PlannedRun {
+  readonly label: string;
+  readonly request: RunRequest;
+  readonly source: FileSource;
+  readonly worktree: boolean;
+  readonly listing: DiscoveryResult;
+  readonly projects: ProjectFiles;
+  readonly adapters: AdapterSet;
+  readonly state: ReturnType<Store['planState']>;
+  readonly plan: Plan;
+  /** Working files read while hashing, kept for parsing. */
+  readonly bytes: Map<string, Buffer>;
+  readonly extractorFor: (path: string) => string;
+}
+
+/** Discovers the source, detects changes, hashes what changed and plans (with moves and renames). */
+async function planRun(ctx: IndexerContext, request: RunRequest, progress: (p: IndexProgress) => void): Promise<PlannedRun> {
+  const { store, config } = ctx;
+  const cfg = config.indexing;
+  const { label, source } = request;
+  const tree = source.tree;
+  const adapters = await ctx.adapters();
   progress({ phase: 'discover', done: 0, total: 0 });
   const listing: DiscoveryResult =
     request.paths === null ? discoverTree(tree, cfg, adapters.extensions) : discoverPaths(tree, cfg, adapters.extensions, request.paths);
-  // C# preprocessor symbols come from the projects of the tree being indexed.
-  const csprojPaths = listing.contextFiles.filter((f) => f.path.toLowerCase().endsWith('.csproj')).map((f) => f.path);
-  const projects = projectFiles(csprojPaths, (p) => tree.readSmall(p, 1 << 20)?.toString('utf8') ?? null);
-  adapters.refreshProjects((dir) => projects[dir] ?? null);
+  // Adapters that read project files (C# preprocessor symbols) read those of the tree being indexed.
+  const projects = projectFiles(
+    ctx.languages,
+    listing.contextFiles.map((f) => f.path),
+    (p) => tree.readSmall(p, 1 << 20)?.toString('utf8') ?? null,
+  );
+  adapters.refreshProjects(projectReaderOf(projects));
   const extractorFor = (path: string) => {
     const a = adapters.forPath(path);
     return a ? extractorOf(a, path) : 'none';
@@ -212,33 +277,48 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
     maxFileBytes: cfg.max_file_bytes,
     ...(request.renames ? { gitRenames: request.renames } : {}),
   });
-  const thePlan = renames.size > 0 ? planChanges(changed, state, extractorFor, renames) : firstPlan;
-  const worktree = source.kind === 'worktree';
+  const plan = renames.size > 0 ? planChanges(changed, state, extractorFor, renames) : firstPlan;
+  return { label, request, source, worktree: source.kind === 'worktree', listing, projects, adapters, state, plan, bytes, extractorFor };
+}
 
-  // A partial TS pass will follow: its worker builds (parses and binds) the programs now, while
-  // this process reads, parses and writes the changed files.
+/**
+ * A partial semantic pass will follow: a pass that can (TS) builds its programs now, while this
+ * process reads, parses and writes the changed files. Returns whether one does.
+ */
+function prepareSemantic(ctx: IndexerContext, run: PlannedRun): boolean {
   let preparing = false;
-  if (config.semantic.enabled && worktree) {
-    const ts = thePlan.parse.map((p) => p.file.path).filter((p) => TS_LIKE.test(p));
-    if (ts.length > 0 && ts.length < store.reader(label).countFiles(['ts', 'js'])) {
-      ctx.tsService().prepare(source.root, ts, { maxFileBytes: cfg.max_file_bytes });
-      preparing = true;
-    }
+  for (const { pass, languages } of ctx.languages.passes()) {
+    if (!pass.prepare) continue;
+    const own = new Set<string>(languages);
+    const paths = run.plan.parse.map((p) => p.file.path).filter((p) => own.has(ctx.languages.languageOf(p) ?? ''));
+    if (pass.prepare(ctx, run.label, run.source.root, paths)) preparing = true;
   }
+  return preparing;
+}
 
-  // Versions the index holds already, and moves: nothing to parse.
+/**
+ * Marks pending the importers of modules that appear, disappear or change their exports (of
+ * languages whose importers follow exports): what they resolve to may change. Marked before (or
+ * with) the write, so an interruption cannot leave them complete (decision 022). A first index
+ * has no importers to revisit (and would look them up once per file).
+ */
+function importerMarker(ctx: IndexerContext, label: string, hadFiles: boolean): (paths: readonly string[], reason: string) => void {
+  const following = new Set<string>(ctx.languages.languagesWith((p) => p.importersFollowExports === true));
+  return (paths, reason) => {
+    const own = paths.filter((p) => following.has(ctx.languages.languageOf(p) ?? ''));
+    if (ctx.config.semantic.enabled && hadFiles && own.length > 0) ctx.store.semantic.markImportersPending(label, own, reason);
+  };
+}
+
+/** Writes what needs no parse: versions the index holds already, moves and touches. Returns whether the label had files. */
+function applyReusesAndMoves(ctx: IndexerContext, run: PlannedRun): boolean {
+  const { store } = ctx;
+  const { label, plan: thePlan, worktree } = run;
   if (thePlan.reuse.length > 0) {
     store.writer.reuseVersions(label, thePlan.reuse.map((r) => ({ path: r.file.path, fileId: r.fileId, mtimeMs: worktree ? r.file.mtimeMs : null })));
   }
-  // What importers of a module resolve to follows its exports: a module that appears (a move's
-  // new path), disappears or changes its exports has its importers analysed again — marked
-  // before (or with) the write, so an interruption cannot leave them complete (decision 022).
-  // A first index has no importers to revisit (and would look them up once per file).
-  const hadFiles = state.files().size > 0;
-  const markImporters = (paths: readonly string[], reason: string) => {
-    const ts = paths.filter((p) => TS_LIKE.test(p));
-    if (config.semantic.enabled && hadFiles && ts.length > 0) store.semantic.markImportersPending(label, ts, reason);
-  };
+  const hadFiles = run.state.files().size > 0;
+  const markImporters = importerMarker(ctx, label, hadFiles);
   // A file moved and edited (a continuation parse) appears at its new path and leaves its old one.
   const continued = thePlan.parse.filter((p) => p.movedFrom !== undefined);
   const appeared = [...thePlan.moves.map((m) => m.to.path), ...thePlan.parse.filter((p) => p.previousFileId === null || p.movedFrom !== undefined).map((p) => p.file.path)];
@@ -250,31 +330,66 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
     );
   }
   for (const t of thePlan.touch) store.writer.touch(label, t.path, t.mtimeMs);
+  return hadFiles;
+}
 
-  // Parse and write, in bounded transactions. With a semantic pass, a re-parsed TS/JS file keeps
-  // the exact edges of its symbols whose own text did not change (carried to the new version);
-  // the pass then resolves only the rest (`regions` below).
-  const carrying = config.semantic.enabled;
-  const carry: CarryOptions | undefined = carrying ? { extractor: TS_SEMANTIC_EXTRACTOR, languages: ['ts', 'js'], types: TS_SEMANTIC_TYPES } : undefined;
-  const planned = new Map<string, PlannedFile>();
-  // C# declarations that appear or disappear: the files naming them are analysed again (decision 022).
-  const churn = config.semantic.enabled && hadFiles ? new DeclarationChurn() : null;
-  const isCs = (path: string) => adapters.forPath(path)?.languageOf(path) === 'cs';
-  // Names the run's changes may have given another meaning (every re-parsed TS/JS file's).
-  const dirty = new Set<string>();
-  const planner: NodePlanner = (input) => {
-    const tsLike = carrying && TS_LIKE.test(input.path);
+/** What the write step leaves for the semantic step. */
+interface Writes {
+  /** Files written by parse (skipped ones included). */
+  readonly written: number;
+  readonly planned: ReadonlyMap<string, PlannedFile>;
+  readonly carried: ReadonlyMap<string, number[]>;
+  /** Names the run's changes may have given another meaning. */
+  readonly dirty: Set<string>;
+  readonly churn: DeclarationTracker | null;
+  readonly skeletons: readonly SyntacticSkeleton[];
+}
+
+/** Declarations that appear or disappear, for the languages whose pass follows them. */
+interface DeclarationTracker {
+  noteFile(path: string, previous: Parameters<NodePlanner>[0]['previous'], nodes: readonly ExtractedNode[]): void;
+  noteDropped(path: string, name: string, kind: string): void;
+  markUsers(store: Store, label: string): void;
+}
+
+function declarationTracker(ctx: IndexerContext, hadFiles: boolean): DeclarationTracker | null {
+  const languages = new Set<string>(ctx.languages.languagesWith((p) => p.declarationChurn === true));
+  if (!ctx.config.semantic.enabled || !hadFiles || languages.size === 0) return null;
+  const churn = new DeclarationChurn();
+  const tracked = (path: string) => languages.has(ctx.languages.languageOf(path) ?? '');
+  return {
+    noteFile: (path, previous, nodes) => {
+      if (tracked(path)) churn.noteFile(previous, nodes);
+    },
+    noteDropped: (path, name, kind) => {
+      if (tracked(path)) churn.noteDropped(name, kind);
+    },
+    markUsers: (store, label) => void churn.markUsers(store, label),
+  };
+}
+
+/**
+ * The node planner of the run's writes: plans each re-parsed file's nodes, notes the names it
+ * made dirty and the declarations that churned, marks importers when exports changed, and keeps
+ * what a file that carried exact edges needs for its semantic region.
+ */
+function nodePlanner(ctx: IndexerContext, label: string, hadFiles: boolean, carrying: ReadonlySet<string>, writes: Omit<Writes, 'written' | 'skeletons' | 'carried'> & { planned: Map<string, PlannedFile> }): NodePlanner {
+  const markImporters = importerMarker(ctx, label, hadFiles);
+  const following = new Set<string>(ctx.languages.languagesWith((p) => p.importersFollowExports === true));
+  return (input) => {
+    const language = ctx.languages.languageOf(input.path) ?? '';
+    const carries = carrying.has(language);
     const p = planNodes(input.previous, input.nodes, {
       path: input.path,
       partialTarget: input.partialTarget,
       chunkHash: chunkHashOf,
-      carry: tsLike,
+      carry: carries,
       ...(input.previousPath !== undefined ? { movedFrom: input.previousPath } : {}),
     });
-    for (const n of p.dirtyNames ?? []) dirty.add(n);
-    if (churn !== null && isCs(input.path)) churn.noteFile(input.previous, input.nodes);
+    for (const n of p.dirtyNames ?? []) writes.dirty.add(n);
+    writes.churn?.noteFile(input.path, input.previous, input.nodes);
     // Runs inside the writer's transaction: the importers are pending together with the new version.
-    if (tsLike && input.previous.length > 0 && p.exportsChanged !== false) markImporters([input.path], 'imported module changed its exports');
+    if (carries && following.has(language) && input.previous.length > 0 && p.exportsChanged !== false) markImporters([input.path], 'imported module changed its exports');
     // Only files that carried something get a region (and keep their nodes' texts until the pass).
     if ((p.carry?.length ?? 0) > 0) {
       const updates = new Map<number, string>();
@@ -284,10 +399,35 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
         else inserted.add(input.nodes[i]!.symbolKey);
       });
       const nodes = input.nodes.map((n) => ({ symbolKey: n.symbolKey, chunkText: n.chunkText }));
-      planned.set(input.path, { nodes, updates, inserted, localDirty: p.localDirtyNames ?? [] });
+      writes.planned.set(input.path, { nodes, updates, inserted, localDirty: p.localDirtyNames ?? [] });
     }
     return p;
   };
+}
+
+/** The carry options of the run's writes: the first pass that carries exact edges of re-parsed files. */
+function carryOptions(ctx: IndexerContext): { carry: CarryOptions | undefined; languages: ReadonlySet<string> } {
+  if (!ctx.config.semantic.enabled) return { carry: undefined, languages: new Set() };
+  const carrying = ctx.languages.passes().find((p) => p.pass.carries !== undefined);
+  if (!carrying) return { carry: undefined, languages: new Set() };
+  return {
+    carry: { extractor: carrying.pass.extractor, languages: carrying.languages, types: carrying.pass.carries! },
+    languages: new Set(carrying.languages),
+  };
+}
+
+/**
+ * Parses the plan's files and writes them in bounded transactions. With a semantic pass, a
+ * re-parsed file keeps the exact edges of its symbols whose own text did not change (carried to
+ * the new version); the pass then resolves only the rest (`regions`).
+ */
+async function parseAndWrite(ctx: IndexerContext, run: PlannedRun, hadFiles: boolean, preparing: boolean, progress: (p: IndexProgress) => void): Promise<Writes> {
+  const { store, config } = ctx;
+  const cfg = config.indexing;
+  const { label, plan: thePlan, worktree, source, bytes, adapters } = run;
+  const { carry, languages: carrying } = carryOptions(ctx);
+  const writes = { planned: new Map<string, PlannedFile>(), dirty: new Set<string>(), churn: declarationTracker(ctx, hadFiles) };
+  const planner = nodePlanner(ctx, label, hadFiles, carrying, writes);
   const carried = new Map<string, number[]>();
   let batch: FileWrite[] = thePlan.skipped.map((s) => skippedWrite(s, skippedHash(s), worktree));
   let written = 0;
@@ -300,18 +440,18 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
     progress({ phase: 'write', done: written, total });
     batch = [];
   };
-  // The TS semantic pass names symbols by these nodes: handing them over spares its worker a
-  // second tree-sitter parse of every file (it checks the content hash before using one).
+  // A semantic pass names symbols by these nodes: handing them over spares its worker a second
+  // tree-sitter parse of every file (it checks the content hash before using one).
   const skeletons: SyntacticSkeleton[] = [];
   let skeletonNodes = 0;
-  const keepSkeletons = config.semantic.enabled;
+  const keepSkeletons = new Set<string>(config.semantic.enabled ? ctx.languages.languagesWith((p) => p.keepsSkeletons === true) : []);
   const byPath = new Map(thePlan.parse.map((p) => [p.file.path, p]));
   let parsed = 0;
   const accept = (result: ProcessedFile, content: Uint8Array | null) => {
     const toParse = byPath.get(result.path)!;
     const f = toParse.file;
     parsed++;
-    if (keepSkeletons && result.index !== null && (result.language === 'ts' || result.language === 'js') && skeletonNodes < SKELETON_NODE_CAP) {
+    if (result.index !== null && result.language !== null && keepSkeletons.has(result.language) && skeletonNodes < SKELETON_NODE_CAP) {
       skeletons.push(skeletonOf(result.path, result.contentHash, result.index));
       skeletonNodes += result.index.nodes.length;
     }
@@ -338,15 +478,32 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
       }
     }
     if (b === null) {
-      accept(unreadableFile(path, adapters.forPath(path)?.languageOf(path) ?? null, extractorFor(path), 'not a regular file of the repository, vanished, or over indexing.max_file_bytes'), null);
+      accept(unreadableFile(path, adapters.forPath(path)?.languageOf(path) ?? null, run.extractorFor(path), 'not a regular file of the repository, vanished, or over indexing.max_file_bytes'), null);
       continue;
     }
     tasks.push({ path, bytes: b, deadlineMs: cfg.parse_timeout_ms });
   }
   bytes.clear();
-  // Parse threads pay off from a few files; while the TS worker prepares, that worker holds a
-  // core and a few dozen files parse sooner here than on threads competing with it.
-  const pool = ParsePool.create(tasks.length >= (preparing ? PARSE_THREADS_MIN_FILES_PREPARING : PARSE_THREADS_MIN_FILES) ? cfg.workers : 0, adapters, { projects });
+  await parseTasks(ctx, run, tasks, preparing, accept);
+  flush();
+  return { written, planned: writes.planned, carried, dirty: writes.dirty, churn: writes.churn, skeletons };
+}
+
+/**
+ * Parses on threads from a few files; while a semantic worker prepares, it holds a core and a
+ * few dozen files parse sooner here than on threads competing with it. Languages that cannot be
+ * loaded in a thread (no `worker` entry) parse here.
+ */
+async function parseTasks(
+  ctx: IndexerContext,
+  run: PlannedRun,
+  tasks: readonly { path: string; bytes: Uint8Array; deadlineMs: number }[],
+  preparing: boolean,
+  accept: (result: ProcessedFile, content: Uint8Array | null) => void,
+): Promise<void> {
+  const entries = ctx.languages.workerEntries();
+  const threads = entries !== null && tasks.length >= (preparing ? PARSE_THREADS_MIN_FILES_PREPARING : PARSE_THREADS_MIN_FILES) ? ctx.config.indexing.workers : 0;
+  const pool = ParsePool.create(threads, run.adapters, { languages: entries ?? [], projects: run.projects });
   try {
     const contents = new Map(tasks.map((t) => [t.path, t.bytes]));
     await pool.run(tasks, (result) => {
@@ -354,74 +511,51 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
       contents.delete(result.path);
       accept(result, content);
     });
-    flush();
   } finally {
     await pool.close();
   }
-  const wroteFiles = written + thePlan.reuse.length + thePlan.moves.length > 0;
-  // New symbols have no vectors until the embedding step below: an interruption before it must not go unsaid.
-  if (wroteFiles) store.writer.setMetadata(META_VECTORS_PENDING, '?');
-  if (thePlan.remove.length > 0) {
-    const stats = store.writer.removePaths(label, thePlan.remove.map((r) => r.path));
-    for (const n of stats.droppedNames ?? []) dirty.add(n);
-    for (const d of stats.dropped ?? []) if (churn !== null && isCs(d.path)) churn.noteDropped(d.name, d.kind);
-  }
-  churn?.markUsers(store, label);
+}
 
-  progress({ phase: 'resolve', done: 0, total: 1 });
-  if (wroteFiles || thePlan.remove.length > 0 || !store.reader(label).metadata(`imports_resolved:${label}`)) {
-    store.resolveImports(label);
-    store.writer.setMetadata(`imports_resolved:${label}`, '1');
-  }
-  progress({ phase: 'resolve', done: 1, total: 1 });
-
-  let semantic: RunResult['semantic'];
-  let contextChanges: ContextChange[] = [];
-  if (config.semantic.enabled) {
-    // A newer semantic extractor (an upgraded ca) re-analyses every file of its language:
-    // edges of the old one stay served, marked pending, until the new pass replaces them.
-    store.semantic.invalidateExtractor(['ts', 'js'], TS_SEMANTIC_EXTRACTOR);
-    store.semantic.invalidateExtractor(['cs'], CS_SEMANTIC_EXTRACTOR);
-    // A changed tsconfig, package.json, csproj … re-analyses the files it shapes. A run over
-    // watcher paths sees only the configs among them; the others keep their recorded facts.
-    contextChanges = applyContextChanges(store, label, request.contextKey, source, listing, request.paths);
-    // The plan's own scopes: parsed and moved files need their pass again, with the reason.
-    if (thePlan.semantic.length > 0) {
-      const now = store.planState(label).files();
-      for (const scope of thePlan.semantic) {
-        store.semantic.markPending(scope.paths.flatMap((p) => now.get(p)?.fileId ?? []), scope.reason);
-      }
+/**
+ * The semantic step: invalidates the edges of outdated extractors, applies context changes and
+ * the plan's scopes, and runs the passes over what lacks exact edges.
+ */
+async function semanticStage(
+  ctx: IndexerContext,
+  run: PlannedRun,
+  writes: Writes,
+  wroteFiles: boolean,
+  options: RunOptions,
+  progress: (p: IndexProgress) => void,
+): Promise<{ semantic: RunResult['semantic']; contextChanges: ContextChange[] }> {
+  const { store, config } = ctx;
+  const { label, request, plan: thePlan } = run;
+  // A newer semantic extractor (an upgraded ca) re-analyses every file of its language:
+  // edges of the old one stay served, marked pending, until the new pass replaces them.
+  for (const { pass, languages } of ctx.languages.passes()) store.semantic.invalidateExtractor(languages, pass.extractor);
+  // A changed tsconfig, package.json, csproj … re-analyses the files it shapes. A run over
+  // watcher paths sees only the configs among them; the others keep their recorded facts.
+  const contextChanges = applyContextChanges(store, label, request.contextKey, run.source, run.listing, request.paths, ctx.languages.languagesWith(() => true));
+  // The plan's own scopes: parsed and moved files need their pass again, with the reason.
+  if (thePlan.semantic.length > 0) {
+    const now = store.planState(label).files();
+    for (const scope of thePlan.semantic) {
+      store.semantic.markPending(scope.paths.flatMap((p) => now.get(p)?.fileId ?? []), scope.reason);
     }
-    // The new symbols' vectors come after the pass: the model loads meanwhile, once the TS
-    // worker has its program (it then checks on one core; while it builds, a load beside it
-    // slows the build: 4.4–5.4 s against 3.9–4.3 s on excalidraw).
-    let prewarmed = !wroteFiles || options.embedLimit === 0;
-    const prewarm = () => {
-      if (prewarmed) return;
-      prewarmed = true;
-      void prewarmEmbedder(config.embedding, ctx.embedder.acquire, store.vectors.countNodesNeedingEmbedding(label));
-    };
-    const regions = contextChanges.length > 0 ? [] : semanticRegions(planned, carried, dirty);
-    semantic = await runSemantic(ctx, label, request.contextKey, source, skeletons, regions, options, progress, prewarm);
-    prewarm();
   }
-  const embeddings = await embed(ctx, label, (done, t) => progress({ phase: 'embed', done, total: t }), options.embedLimit);
-  const wrote = store.changeStamp() !== stampBefore;
-  if (thePlan.remove.length > 0 || thePlan.parse.length > 0) store.maintenance.sweep();
-  return {
-    plan: thePlan,
-    wrote,
-    blobs: {
-      reused: thePlan.reuse.length,
-      parsed: thePlan.parse.length,
-      moved: thePlan.moves.length,
-      renamed: thePlan.parse.filter((p) => p.movedFrom !== undefined).length,
-      embedded: embeddings.nodes,
-    },
-    ...(semantic && Object.keys(semantic).length > 0 ? { semantic } : {}),
-    ...(contextChanges.length > 0 ? { contextChanges } : {}),
-    embeddings,
+  // The new symbols' vectors come after the pass: the model loads meanwhile, once the TS
+  // worker has its program (it then checks on one core; while it builds, a load beside it
+  // slows the build: docs/benchmarks.md).
+  let prewarmed = !wroteFiles || options.embedLimit === 0;
+  const prewarm = () => {
+    if (prewarmed) return;
+    prewarmed = true;
+    void prewarmEmbedder(config.embedding, ctx.embedder.acquire, store.vectors.countNodesNeedingEmbedding(label));
   };
+  const regions = contextChanges.length > 0 ? [] : semanticRegions(writes.planned, writes.carried, writes.dirty);
+  const semantic = await runSemantic(ctx, label, request.contextKey, run.source, writes.skeletons, regions, options, progress, prewarm);
+  prewarm();
+  return { semantic, contextChanges };
 }
 
 type RegionNode = Pick<ExtractedNode, 'symbolKey' | 'chunkText'>;
@@ -487,6 +621,8 @@ export function applyContextChanges(
   source: FileSource,
   listing: DiscoveryResult,
   paths: readonly string[] | null,
+  /** The languages with a semantic pass: their files are the ones a context change re-analyses. */
+  analysed: readonly string[],
 ): ContextChange[] {
   const reader = store.reader(label);
   const raw = reader.metadata(key);
@@ -494,6 +630,7 @@ export function applyContextChanges(
   try {
     previous = raw === null ? null : (JSON.parse(raw) as ContextFacts);
   } catch {
+    // why: unreadable recorded facts are as good as none: this run records them again (every file is pending then).
     previous = null;
   }
   let discovered = listing.contextFiles;
@@ -512,7 +649,7 @@ export function applyContextChanges(
   const out: ContextChange[] = [];
   if (previous !== null) {
     const changed = diffContext(previous, scan.facts);
-    const files = store.semantic.analysableFiles(label, ['ts', 'js', 'cs']);
+    const files = store.semantic.analysableFiles(label, analysed);
     const scopes = contextScopes(changed, scan, previous, { files, importersOf: (names) => store.semantic.importersOf(label, names) });
     for (const s of scopes) {
       const reason = `semantic context ${s.change}: ${s.path}`;
@@ -526,7 +663,7 @@ export function applyContextChanges(
   return out;
 }
 
-/** Runs the TS and C# passes over the label's files that lack exact edges. */
+/** Runs each language's semantic pass, in registration order, over the label's files of it that lack exact edges. */
 async function runSemantic(
   ctx: IndexerContext,
   label: string,
@@ -536,10 +673,10 @@ async function runSemantic(
   regions: readonly PlannedRegion[],
   options: RunOptions,
   progress: (p: IndexProgress) => void,
-  /** Called once the TS worker starts its request (its program built), or at once without a TS pass. */
+  /** Called once a pass that builds a program has it (or before a pass that does not say), never without a pass. */
   programReady: () => void,
-): Promise<{ ts?: TsSemanticReport; cs?: CsSemanticReport }> {
-  const { store, config } = ctx;
+): Promise<SemanticReports> {
+  const { store } = ctx;
   if (options.retryFailedSemantic === true) ctx.semanticRetried.clear();
   // Files lacking exact edges: new, changed, never analysed, or failed for a passing reason (a
   // deadline, a worker that died) and not yet retried by this engine. A failure the project
@@ -547,51 +684,20 @@ async function runSemantic(
   // extractor — or an explicit retry — instead of costing every run a compiler start.
   const retry = (r: { id: number; semanticReason: string | null }) =>
     options.retryFailedSemantic === true || (isPassingFailure(r.semanticReason) && !ctx.semanticRetried.has(r.id));
-  const staleOf = (languages: string[]) => store.semantic.staleFiles(label, languages).filter((r) => r.semanticState !== 'failed' || retry(r));
-  const staleTs = staleOf(['ts', 'js']);
-  const staleCs = staleOf(['cs']);
-  const out: { ts?: TsSemanticReport; cs?: CsSemanticReport } = {};
-  if (staleTs.length === 0 && staleCs.length === 0) return out;
-  if (staleTs.length === 0) programReady();
+  const staleOf = (languages: readonly string[]) => store.semantic.staleFiles(label, languages).filter((r) => r.semanticState !== 'failed' || retry(r));
+  const work = ctx.languages
+    .passes()
+    .map((p) => ({ ...p, stale: staleOf(p.languages) }))
+    .filter((p) => p.stale.length > 0);
+  const out: Record<string, unknown> = {};
+  if (work.length === 0) return out;
   // A commit is analysed from its own blobs, written to a private directory: the compilers read
   // the label's content, never the working tree's.
   const root = source.kind === 'worktree' ? { dir: source.root, dispose: () => {} } : await materialize(store, label, source, contextKey);
   try {
-    if (staleTs.length > 0) {
-      progress({ phase: 'semantic', done: 0, total: 1 });
-      // Everything stale: a first index, or a scope whose context changed (then no regions).
-      const partial = staleTs.length < store.reader(label).countFiles(['ts', 'js']);
-      const stalePaths = new Set(staleTs.map((r) => r.path));
-      // The targets of a partial pass are mostly in files this run did not parse: their stored nodes.
-      const parsed = new Set(skeletons.map((sk) => sk.path));
-      const stored = partial
-        ? store.semantic
-            .storedSkeletons(label, ['ts', 'js'], STORED_SKELETON_NODE_CAP)
-            .filter((sk) => !parsed.has(sk.path))
-            .map(skeletonOfStored)
-        : [];
-      out.ts = await runTsSemanticPass(store, root.dir, label, {
-        ...(partial ? { files: staleTs.map((r) => r.path), regions: regions.filter((r) => stalePaths.has(r.path)) } : {}),
-        maxOldSpaceMb: config.semantic.max_old_space_mb,
-        deadlineMs: config.semantic.request_timeout_ms,
-        syntactic: stored.length > 0 ? [...skeletons, ...stored] : skeletons,
-        maxFileBytes: config.indexing.max_file_bytes,
-        service: ctx.tsService(),
-        onProgress: (done, total) => {
-          programReady();
-          progress({ phase: 'semantic', done, total });
-        },
-      });
-    }
-    if (staleCs.length > 0) {
-      out.cs = await runCsSemanticPass(store, root.dir, label, {
-        safeMode: config.indexing.safe_mode,
-        projects: [...new Set(staleCs.map((r) => r.project))],
-        files: staleCs.map((r) => r.path),
-        host: ctx.csHost(),
-        maxFileBytes: config.indexing.max_file_bytes,
-        onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
-      });
+    for (const { pass, stale } of work) {
+      if (pass.signalsProgramReady !== true) programReady();
+      out[pass.reportKey] = await pass.run({ ctx, label, dir: root.dir, stale, skeletons, regions, options, progress, programReady });
     }
   } finally {
     root.dispose();

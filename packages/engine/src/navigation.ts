@@ -2,6 +2,8 @@ import { CaError, defaultConfig, TYPE_KINDS, type Confidence, type EdgeType } fr
 import type { GraphEdge, GraphReader, IndexReader, NodeRecord, SemanticGapFile, SemanticGapRow } from '@ca/store';
 import { isTestPath } from '@ca/retrieve';
 import { toSymbolView, type SymbolView } from './symbolView.js';
+import { BUILTIN_LANGUAGES } from './languages/index.js';
+import { LanguageRegistry } from './languages/registry.js';
 
 export const NAVIGATIONS = ['callers', 'callees', 'refs', 'impls', 'deps', 'dependents', 'impact'] as const;
 export type Navigation = (typeof NAVIGATIONS)[number];
@@ -24,6 +26,17 @@ export interface NavigationOptions {
    * edge (see `gapFilesThatMatter`); without it, every such file does.
    */
   readonly indexedText?: (path: string) => string | null;
+  /** The engine's languages (their name equivalences and families); default the built-in ones. */
+  readonly languages?: NavigationLanguages;
+}
+
+/** What navigation asks of the languages. */
+export type NavigationLanguages = Pick<LanguageRegistry, 'family' | 'nameEquivalents' | 'exportAliases'>;
+
+let builtins: NavigationLanguages | null = null;
+function builtinLanguages(): NavigationLanguages {
+  builtins ??= new LanguageRegistry(BUILTIN_LANGUAGES);
+  return builtins;
 }
 
 /** The `graph` configuration section as navigation reads it. */
@@ -155,6 +168,7 @@ export function gapFilesThatMatter(
   expanded: readonly { readonly name: string; readonly kind: string; readonly language: string; readonly path: string }[],
   indexedText: ((path: string) => string | null) | undefined,
   importers: readonly string[] = [],
+  languages: NavigationLanguages = builtinLanguages(),
 ): readonly SemanticGapFile[] {
   if (files.length === 0) return files;
   if (direction === 'out') {
@@ -166,7 +180,8 @@ export function gapFilesThatMatter(
   const renamedChecked = new Map<string, boolean>();
   for (const n of expanded) {
     if (UNSPELLED_KINDS.has(n.kind) || !IDENTIFIER.test(n.name) || IMPLICIT_NAMES.has(n.name)) return files;
-    if (n.language !== 'cs') {
+    // A module that can export a name under another one: its uses may not spell it.
+    if (languages.exportAliases(n.language)) {
       let renamed = renamedChecked.get(n.path);
       if (renamed === undefined) {
         const text = indexedText(n.path);
@@ -176,7 +191,7 @@ export function gapFilesThatMatter(
       if (renamed) return files;
     }
     names.add(n.name);
-    if (n.language === 'cs' && n.name.length > 'Attribute'.length && n.name.endsWith('Attribute')) names.add(n.name.slice(0, -'Attribute'.length));
+    for (const other of languages.nameEquivalents(n.language, n.name)) names.add(other);
   }
   if (names.size > GAP_SCAN_MAX_NAMES) return files;
   // Names the symbols get where they are imported or re-exported (`export { History as Hist }`,
@@ -315,10 +330,10 @@ export function navigate(
   };
   nodes.sort((a, b) => a.depth - b.depth || testRankOf(a.path) - testRankOf(b.path) || collator.compare(a.path, b.path) || a.startLine - b.startLine);
   edges.sort((a, b) => testRankOf(a.path) - testRankOf(b.path)); // stable: use-site order otherwise
-  const languageSet = new Set([...seeds.map((s) => s.language), ...nodes.map((n) => n.language)]);
-  // TS and JS files use each other (allowJs, imports of either from the other): a gap in one can hide an edge into the other.
-  if (languageSet.has('ts') || languageSet.has('js')) languageSet.add('ts').add('js');
-  const languages = [...languageSet];
+  // Languages sharing a descriptor use each other (TS and JS: allowJs, imports of either from the
+  // other): a gap in one can hide an edge into the other.
+  const languageRules = options.languages ?? builtinLanguages();
+  const languages = [...new Set([...seeds, ...nodes].flatMap((n) => languageRules.family(n.language)))];
   let gapRows = graph.semanticGaps(label, languages);
   const gapFiles = gapRows.reduce((sum, g) => sum + g.files, 0);
   if (gapFiles > 0 && (plan.direction === 'out' || gapFiles <= GAP_SCAN_MAX_FILES)) {
@@ -330,7 +345,7 @@ export function navigate(
       plan.direction === 'in'
         ? [...new Set(graph.walk([...seedIds, ...inner.map((n) => Number(n.id))], { direction: 'in', types: ['imports'], minConfidence: 'approximate', depth: 1, label }).edges.map((e) => e.path))]
         : [];
-    gapRows = groupGapFiles(gapFilesThatMatter(graph.semanticGapFiles(label, languages), plan.direction, expanded, options.indexedText, importers));
+    gapRows = groupGapFiles(gapFilesThatMatter(graph.semanticGapFiles(label, languages), plan.direction, expanded, options.indexedText, importers, languageRules));
   }
   const gaps: Gap[] = gapRows.map((g) => ({
     scope: g.project ? `project ${g.project} (${g.language})` : `repository root (${g.language})`,

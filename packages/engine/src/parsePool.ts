@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { CaError, toCaError } from '@ca/schema';
 import { Supervisor, workerThreadTransport, type Codec } from '@ca/supervisor';
 import type { AdapterSet } from './adapters.js';
-import type { ProjectFile } from './csProjects.js';
+import type { WorkerEntry } from '@ca/schema';
+import type { ProjectFiles } from './projects.js';
 import { processFile, type ProcessedFile } from './fileProcessing.js';
 
 export interface ParseTask {
@@ -13,9 +14,10 @@ export interface ParseTask {
   readonly deadlineMs: number;
 }
 
-/** What workers need besides the files: the C# projects' text (preprocessor symbols) of the tree being indexed. */
+/** What workers need besides the files: where to load the languages, and their project files in the tree being indexed. */
 export interface ParseWorkerData {
-  readonly projects: Readonly<Record<string, ProjectFile>>;
+  readonly languages: readonly WorkerEntry[];
+  readonly projects: ProjectFiles;
 }
 
 export type WorkerReply = { id: number; result: ProcessedFile } | { id: number; error: string };

@@ -1,20 +1,38 @@
 /**
- * Worker thread entry: owns one set of language adapters (WASM grammars) and processes files
- * sent by the ParsePool. Never throws across the boundary: failures come back as results.
+ * Worker thread entry: owns one set of language adapters (WASM grammars), created from the
+ * languages' worker entries, and processes files sent by the ParsePool. Never throws across the
+ * boundary: failures come back as results.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { processFile } from './fileProcessing.js';
+import { LanguageRegistry, type EngineLanguage } from './languages/registry.js';
 import type { ParseTask, ParseWorkerData, WorkerReply } from './parsePool.js';
+import { projectReaderOf } from './projects.js';
 
 const port = parentPort;
 if (!port) throw new Error('parseWorker must run in a worker thread');
 
 let adapters: AdapterSet | null = null;
-const projects = (workerData as ParseWorkerData).projects;
-const ready = createAdapters((path) => projects[path] ?? null).then((a) => {
-  adapters = a;
-});
+const data = workerData as ParseWorkerData;
+
+/** The languages the pool named, imported from their modules (functions do not cross threads). */
+async function loadLanguages(): Promise<LanguageRegistry> {
+  const languages: EngineLanguage[] = [];
+  for (const entry of data.languages) {
+    const mod = (await import(entry.module)) as Record<string, unknown>;
+    const support = mod[entry.export];
+    if (typeof support !== 'object' || support === null) throw new Error(`${entry.module} exports no language ${entry.export}`);
+    languages.push(support as EngineLanguage);
+  }
+  return new LanguageRegistry(languages);
+}
+
+const ready = loadLanguages()
+  .then((registry) => createAdapters(registry, projectReaderOf(data.projects)))
+  .then((a) => {
+    adapters = a;
+  });
 
 port.on('message', (task: ParseTask | 'close') => {
   if (task === 'close') {

@@ -210,7 +210,7 @@ describe('a changed TS semantic context: extended configs, package manifests, ba
       hash: (p: string) => (p === ghost.path ? 'unreadable: ENOENT' : disk.hash(p)),
       readSmall: (p: string, max: number) => (p === ghost.path ? null : disk.readSmall(p, max)),
     });
-    const changes = applyContextChanges(engine.store, 'working', 'semantic_context', { ...source, tree, read: source.read.bind(source), close: () => {} }, { ...listing, contextFiles: [...listing.contextFiles.filter((f) => f.path !== ghost.path), ghost] }, null);
+    const changes = applyContextChanges(engine.store, 'working', 'semantic_context', { ...source, tree, read: source.read.bind(source), close: () => {} }, { ...listing, contextFiles: [...listing.contextFiles.filter((f) => f.path !== ghost.path), ghost] }, null, ['ts', 'js', 'cs']);
     // Both shape web's 6 files: the base through the previous run's `extends`.
     expect(changes).toEqual([
       { path: 'packages/config/base.json', change: 'removed', files: 6 },

@@ -5,6 +5,7 @@
  */
 export { createCsAdapter, CS_EXTRACTOR_VERSION } from './adapter.js';
 export type { CsAdapterOptions } from './adapter.js';
+export { csharpLanguage, csDeclaredTypes, createCsSymbolLookup } from './language.js';
 export {
   applyPreprocessor,
   frameworkSymbols,

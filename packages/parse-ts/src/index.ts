@@ -29,3 +29,4 @@ export type {
   SyntacticSkeleton,
   SkeletonNode,
 } from './semantic/types.js';
+export { typescriptLanguage, tsModuleResolution, tsDeclaredTypes } from './language.js';

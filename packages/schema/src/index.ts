@@ -12,6 +12,7 @@ export {
 } from './model.js';
 export type {
   Language,
+  BuiltinLanguage,
   NodeKind,
   EdgeType,
   Confidence,
@@ -63,3 +64,14 @@ export { safeOpenFile, safeReadFile, safeReadText } from './safeRead.js';
 export type { SafeReadOptions, SafeReadRefusal, SafeOpened, SafeRefused, SafeOpenResult, SafeReadResult, SafeTextResult } from './safeRead.js';
 export { detectEncoding, decodeBytes, encodeText, decodeSource, decodeFile, decodeSpan, sourceByteMap } from './encoding.js';
 export type { TextEncodingName, DecodedSource } from './encoding.js';
+export { declaredTypes, extensionOf, splitTopLevel } from './language.js';
+export type {
+  AdapterContext,
+  DeclaredTypeSyntax,
+  LanguageSupport,
+  LanguageSyntax,
+  ModuleResolution,
+  ProjectFile,
+  ProjectReader,
+  WorkerEntry,
+} from './language.js';

@@ -4,8 +4,13 @@
  */
 
 export const LANGUAGES = ['ts', 'js', 'cs'] as const;
-/** Source language of a file or node. TSX counts as `ts`, JSX as `js`. */
-export type Language = (typeof LANGUAGES)[number];
+/** The languages this build ships (their descriptors live with their adapters). */
+export type BuiltinLanguage = (typeof LANGUAGES)[number];
+/**
+ * Source language of a file or node. TSX counts as `ts`, JSX as `js`. Any language a registered
+ * `LanguageSupport` names is one (a string), the built-in ones are spelled out for editors.
+ */
+export type Language = BuiltinLanguage | (string & {});
 
 export const NODE_KINDS = [
   'file',

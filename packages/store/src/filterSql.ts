@@ -15,6 +15,7 @@ import type { SqliteDatabase } from './database.js';
 import { declaredTypes, typeMatches } from './declaredTypes.js';
 import { cachedRaw, changeStamp, selectColumn, selectOne, selectValue } from './statements.js';
 import { inLabelExists, inLabelSet, labelEntriesCondition } from './labelScope.js';
+import { languageStrategies } from './languages.js';
 
 /** A filter as a SQL condition (`sql`, with `?` placeholders bound to `params`). */
 export interface CompiledFilter {
@@ -55,7 +56,7 @@ function registerFunctions(db: SqliteDatabase): void {
   );
   db.function('ca_declared_type_glob', { deterministic: true }, (glob: unknown, kind: unknown, language: unknown, name: unknown, signature: unknown, returnType: unknown) => {
     const re = patternOf(`text\0${String(glob)}`);
-    const types = declaredTypes(String(kind), String(language), String(name ?? ''), String(signature ?? ''), typeof returnType === 'string' ? returnType : null);
+    const types = declaredTypes(String(kind), languageStrategies(db).declaredTypes(String(language)), String(name ?? ''), String(signature ?? ''), typeof returnType === 'string' ? returnType : null);
     return types.some((t) => typeMatches(re, t)) ? 1 : 0;
   });
   registered.add(db);

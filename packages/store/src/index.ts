@@ -1,4 +1,5 @@
 export { Store } from './store.js';
+export type { StoreOpenOptions } from './store.js';
 export type { CanonicalDump } from './dump.js';
 export { openDatabase, migrate } from './database.js';
 export type { OpenOptions, SqliteDatabase } from './database.js';

@@ -1,8 +1,7 @@
 import type { SqliteDatabase } from './database.js';
+import { languageStrategies, type LanguageStrategies } from './languages.js';
 import { cachedStatement } from './statements.js';
 
-/** Extensions tried, in order, when a module path names a file without its extension. */
-const MODULE_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 const MAX_REEXPORT_DEPTH = 8;
 
 interface PendingEdge {
@@ -11,13 +10,16 @@ interface PendingEdge {
   target_name: string;
   target_module: string;
   imported_name: string | null;
+  language: string | null;
 }
 
 /**
  * Resolves name-based edges whose target was imported from another module of the label:
- * module path → file (extension and `/index` probing), then the exported symbol with that
- * name, following re-export barrels (`export * from`, `export { x } from`). Edges that stay
- * unresolved keep their name and module, so a later run can resolve them.
+ * module path → file (the candidates of the importing file's language's `ModuleResolution`:
+ * extension and `/index` probing for TS/JS), then the exported symbol with that name, following
+ * re-export barrels (`export * from`, `export { x } from`; a barrel's modules resolve as the
+ * importing file's). Edges that stay unresolved keep their name and module, so a later run can
+ * resolve them.
  */
 export class ImportResolver {
   private readonly fileOf = new Map<string, number>();
@@ -26,6 +28,9 @@ export class ImportResolver {
   private readonly defaultStmt;
   private readonly fileNodeStmt;
   private readonly reexportStmt;
+  private readonly strategies: LanguageStrategies;
+  /** The language of the edge being resolved (whose module resolution applies). */
+  private language: string | null = null;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -34,6 +39,7 @@ export class ImportResolver {
     const rows = cachedStatement(db, `SELECT lf.path, lf.file_id FROM label_files lf JOIN labels l ON l.id = lf.label_id WHERE l.name = ?`)
       .all(label) as { path: string; file_id: number }[];
     for (const r of rows) this.fileOf.set(r.path, r.file_id);
+    this.strategies = languageStrategies(db);
     this.exportedStmt = cachedStatement(db, `SELECT n.id FROM nodes n JOIN nodes p ON p.id = n.parent_id
       WHERE n.file_id = ? AND n.name = ? AND p.kind IN ('file','module')
       ORDER BY (' ' || n.modifiers || ' ') LIKE '% export %' DESC, n.start_byte LIMIT 1`);
@@ -44,32 +50,18 @@ export class ImportResolver {
     this.reexportStmt = cachedStatement(db, `SELECT name, target_module FROM module_reexports WHERE file_id = ?`);
   }
 
-  /** The file id a module path resolves to, or null. */
-  fileForModule(modulePath: string): number | null {
-    const direct = this.fileOf.get(modulePath);
-    if (direct !== undefined && /\.[a-z]+$/i.test(modulePath)) return direct;
-    for (const ext of MODULE_EXTENSIONS) {
-      const id = this.fileOf.get(modulePath + ext);
+  /** The file id a module path imported from a file of `language` resolves to, or null. */
+  fileForModule(modulePath: string, language: string | null = this.language): number | null {
+    for (const candidate of this.strategies.moduleCandidates(language, modulePath)) {
+      const id = this.fileOf.get(candidate);
       if (id !== undefined) return id;
     }
-    // `./x.js` in TS source names `./x.ts` (NodeNext style).
-    const stripped = modulePath.replace(/\.(m|c)?jsx?$/, '');
-    if (stripped !== modulePath) {
-      for (const ext of MODULE_EXTENSIONS) {
-        const id = this.fileOf.get(stripped + ext);
-        if (id !== undefined) return id;
-      }
-    }
-    for (const ext of MODULE_EXTENSIONS) {
-      const id = this.fileOf.get(`${modulePath}/index${ext}`);
-      if (id !== undefined) return id;
-    }
-    return direct ?? null;
+    return null;
   }
 
   /** The node exported as `name` by the module, following re-exports. */
   exportedSymbol(modulePath: string, name: string, depth = 0): number | null {
-    const memoKey = `${modulePath}\u0000${name}`;
+    const memoKey = `${this.language ?? ''}\u0000${modulePath}\u0000${name}`;
     if (this.memo.has(memoKey)) return this.memo.get(memoKey)!;
     this.memo.set(memoKey, null); // cycle guard
     const result = this.lookup(modulePath, name, depth);
@@ -106,7 +98,8 @@ export class ImportResolver {
 
   /** Resolves every pending edge of the label; returns how many were resolved. */
   resolvePending(): number {
-    const pending = cachedStatement(this.db, `SELECT e.id, e.type, e.target_name, e.target_module, e.imported_name FROM edges e
+    const pending = cachedStatement(this.db, `SELECT e.id, e.type, e.target_name, e.target_module, e.imported_name, f.language FROM edges e
+        JOIN files f ON f.id = e.file_id
         JOIN label_files lf ON lf.file_id = e.file_id
         JOIN labels l ON l.id = lf.label_id AND l.name = ?
         WHERE e.target_id IS NULL AND e.target_module IS NOT NULL`)
@@ -115,6 +108,7 @@ export class ImportResolver {
     let resolved = 0;
     this.db.transaction(() => {
       for (const e of pending) {
+        this.language = e.language;
         const target = this.targetOf(e);
         if (target !== null) {
           update.run(target, e.id);

@@ -1,8 +1,10 @@
 import { canonicalDump, type CanonicalDump } from './dump.js';
+import type { LanguageSyntax } from '@ca/schema';
 import { openDatabase, type OpenOptions, type SqliteDatabase } from './database.js';
 import { ExploreReader } from './explore.js';
 import { GraphReader } from './graph.js';
 import { LabelStore } from './labels.js';
+import { setLanguageStrategies } from './languages.js';
 import { LoadNotes } from './loadNotes.js';
 import { Maintenance } from './maintenance.js';
 import { LabelPlanState } from './planState.js';
@@ -12,6 +14,11 @@ import { SemanticStore } from './semanticStore.js';
 import { changeStamp } from './statements.js';
 import { VectorStore } from './vectors.js';
 import { IndexWriter } from './writer.js';
+
+/** `Store.open` options: the database's, and the languages' strategies. */
+export interface StoreOpenOptions extends OpenOptions {
+  readonly languages?: readonly LanguageSyntax[];
+}
 
 /**
  * One repository's index: a SQLite file with the graph, FTS5 and vectors. Writes go through
@@ -41,9 +48,16 @@ export class Store {
     this.loadNotes = new LoadNotes(db);
   }
 
-  /** Opens or creates the index at `path` (migrating it); see `openDatabase`. */
-  static open(path: string, options: OpenOptions = {}): Store {
-    return new Store(openDatabase(path, options), path);
+  /**
+   * Opens or creates the index at `path` (migrating it); see `openDatabase`. `languages` are the
+   * module-resolution and declared-type strategies of the indexed languages (the engine passes
+   * its registry's); a language without one resolves module paths only as written and matches
+   * `type:` only against return types.
+   */
+  static open(path: string, options: StoreOpenOptions = {}): Store {
+    const db = openDatabase(path, options);
+    setLanguageStrategies(db, options.languages ?? []);
+    return new Store(db, path);
   }
 
   /** Read queries scoped to a label (default `working`). */

@@ -3,13 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { CaError, parseFilter } from '@ca/schema';
+import { CaError, parseFilter, type LanguageSyntax } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, Store, type IndexReader } from '../src/index.js';
 import { fileWithSymbols, fileWrite, node, dbOf, keyPlanner } from './helpers.js';
 
 function tempDb(): string {
   return join(mkdtempSync(join(tmpdir(), 'ca-store-')), 'index.db');
 }
+
+
+/** A minimal `ts` module resolution for the resolver tests: `x` → `x.ts`, then `x/index.ts`, then `x`. */
+const TEST_TS_RESOLUTION: LanguageSyntax = {
+  languages: ['ts'],
+  moduleResolution: { candidates: (p) => [`${p}.ts`, `${p}/index.ts`, p] },
+};
 
 describe('opening and migrations', () => {
   it('creates every table, records the migration and sets the pragmas', () => {
@@ -220,7 +227,9 @@ describe('writer', () => {
   });
 
   it('resolves imported names through a barrel and keeps edges source-driven', () => {
-    const store = Store.open(tempDb());
+    // The module resolution the engine hands over for `ts` files: here just `.ts` and `/index.ts`
+    // (the real one, @ca/parse-ts `tsModuleResolution`, has its own tests).
+    const store = Store.open(tempDb(), { languages: [TEST_TS_RESOLUTION] });
     const util = fileWithSymbols('src/util/format.ts', 'u1', [{ name: 'formatDate' }]);
     const barrel = fileWrite('src/util/index.ts', 'b1', [node({ localId: 'f', name: 'index.ts', kind: 'module', symbolKey: 'ts:file:src/util/index.ts#' })], [], {
       reExports: [{ modulePath: 'src/util/format', names: '*' }],
@@ -258,5 +267,39 @@ describe('writer', () => {
       { target_name: 'missing', target_id: null, target_module: 'src/nowhere' },
     ]);
     store.close();
+  });
+
+  it('module paths resolve by the importing file\'s language strategy; without one only as written', () => {
+    const write = (store: Store) => {
+      const util = fileWithSymbols('src/util.ts', 'u1', [{ name: 'formatDate' }]);
+      const app = fileWrite(
+        'src/app.ts',
+        'a1',
+        [
+          node({ localId: 'f', name: 'app.ts', kind: 'file', symbolKey: 'ts:file:src/app.ts#' }),
+          node({ localId: 'main', name: 'main', kind: 'function', parentLocalId: 'f', symbolKey: 'ts:file:src/app.ts#main()' }),
+        ],
+        [
+          { sourceLocalId: 'main', type: 'calls', confidence: 'approximate', line: 3, target: { key: '?formatDate', name: 'formatDate', modulePath: 'src/util', importedName: 'formatDate' } },
+          { sourceLocalId: 'main', type: 'calls', confidence: 'approximate', line: 4, target: { key: '?formatDate', name: 'formatDate', modulePath: 'src/util.ts', importedName: 'formatDate' } },
+        ],
+      );
+      store.writer.writeBatch('working', [util, app], keyPlanner);
+    };
+    // No strategy: `src/util.ts` is the file's path as written (line 4); `src/util` names no file.
+    const bare = Store.open(tempDb());
+    write(bare);
+    expect(bare.resolveImports()).toBe(1);
+    bare.close();
+    // A strategy registered for another language only (`cs`) does not apply to `ts` files.
+    const other = Store.open(tempDb(), { languages: [{ ...TEST_TS_RESOLUTION, languages: ['cs'] }] });
+    write(other);
+    expect(other.resolveImports()).toBe(1);
+    other.close();
+    // The `ts` strategy: `src/util` → `src/util.ts` as well (both edges).
+    const ts = Store.open(tempDb(), { languages: [TEST_TS_RESOLUTION] });
+    write(ts);
+    expect(ts.resolveImports()).toBe(2);
+    ts.close();
   });
 });

@@ -1,7 +1,7 @@
 import { CaError, type EdgeType } from '@ca/schema';
 import { isRoslynAvailable, RoslynHost, type DocumentResult } from '@ca/parse-cs';
 import type { SemanticEdgeWrite, Store } from '@ca/store';
-import { recordCsLoadWarnings } from './loadNotes.js';
+import { recordCsLoadWarnings } from '../loadNotes.js';
 
 export interface CsSemanticReport {
   readonly available: boolean;

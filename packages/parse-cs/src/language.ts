@@ -1,0 +1,87 @@
+import { posix } from 'node:path';
+import { splitTopLevel, type DeclaredTypeSyntax, type LanguageSupport, type ProjectReader } from '@ca/schema';
+import { createCsAdapter } from './adapter.js';
+import { DEFAULT_PREPROCESSOR_SYMBOLS } from './preprocessor.js';
+import { preprocessorSymbolsFor, readCsproj } from './project.js';
+
+const PARAMETER_MODIFIERS = /^(?:(?:this|ref|out|in|params|scoped|readonly)\s+)+/;
+
+/**
+ * C# declared types: a parameter's type is everything before its name (`[Attr] ref T name =
+ * default`); properties, fields and events carry their type as their return type, so a value's
+ * signature adds nothing.
+ */
+export const csDeclaredTypes: DeclaredTypeSyntax = {
+  parameterType(param) {
+    let p = splitTopLevel(param, '=')[0]!.trim();
+    while (p.startsWith('[')) {
+      const end = p.indexOf(']');
+      if (end < 0) break;
+      p = p.slice(end + 1).trim();
+    }
+    p = p.replace(PARAMETER_MODIFIERS, '');
+    const m = /^(.*\S)\s+@?[A-Za-z_][\w]*$/.exec(p);
+    return m ? m[1]!.trim() : null;
+  },
+  valueType: () => null,
+};
+
+/**
+ * Preprocessor symbols for a C# file: those of the nearest `.csproj` (DefineConstants and the
+ * target framework, read as text, never evaluated), or a modern .NET default without one.
+ * Cached per directory; a malformed project falls back to the default.
+ */
+export function createCsSymbolLookup(readProject: ProjectReader): (path: string) => readonly string[] {
+  const byDir = new Map<string, readonly string[]>();
+  const lookup = (relDir: string): readonly string[] => {
+    const cached = byDir.get(relDir);
+    if (cached) return cached;
+    let result: readonly string[] = DEFAULT_PREPROCESSOR_SYMBOLS;
+    const project = readProject(relDir);
+    if (project !== null) {
+      try {
+        result = preprocessorSymbolsFor(readCsproj(project.text, project.path));
+      } catch {
+        // why: a project file that does not read as XML parses its files as a default .NET project would.
+        result = DEFAULT_PREPROCESSOR_SYMBOLS;
+      }
+    } else if (relDir !== '') {
+      const parent = posix.dirname(relDir);
+      result = lookup(parent === '.' ? '' : parent);
+    }
+    byDir.set(relDir, result);
+    return result;
+  };
+  return (path: string) => {
+    const dir = posix.dirname(path);
+    return lookup(dir === '.' ? '' : dir);
+  };
+}
+
+/** C# (`cs`): the tree-sitter adapter (preprocessor symbols from `.csproj` files) and declared types. */
+export const csharpLanguage: LanguageSupport = {
+  id: 'csharp',
+  languages: ['cs'],
+  extensions: ['.cs'],
+  languageOf: (path) => (path.toLowerCase().endsWith('.cs') ? 'cs' : null),
+  createAdapter: (context) => {
+    // The project reader changes between runs: symbols are looked up again under a new one.
+    let reader: ProjectReader | null = null;
+    let symbols: (path: string) => readonly string[] = () => DEFAULT_PREPROCESSOR_SYMBOLS;
+    return createCsAdapter({
+      preprocessorSymbols: (path) => {
+        const current = context.projects();
+        if (current !== reader) {
+          reader = current;
+          symbols = createCsSymbolLookup(current);
+        }
+        return symbols(path);
+      },
+    });
+  },
+  worker: { module: '@ca/parse-cs', export: 'csharpLanguage' },
+  declaredTypes: csDeclaredTypes,
+  isProjectFile: (path) => path.toLowerCase().endsWith('.csproj'),
+  // An attribute class `FooAttribute` is applied as `[Foo]`.
+  nameEquivalents: (name) => (name.length > 'Attribute'.length && name.endsWith('Attribute') ? [name.slice(0, -'Attribute'.length)] : []),
+};
