@@ -7,8 +7,8 @@ import { BIN, cleanEnv, ROOT } from './helpers.js';
 
 /**
  * What a command loads (decision 027): `--help` loads nothing beyond the CLI's entry and its
- * usage text; `status`, `view` and `outline` never load the embedding runtime, transformers or
- * the TypeScript compiler. A resolve hook (module.register) and a wrapped CommonJS loader write
+ * usage text; `status`, `view` and `outline` never load the embedding runtime, transformers, the
+ * TypeScript compiler or the tree-sitter runtime, nor zod's module files. A resolve hook (module.register) and a wrapped CommonJS loader write
  * every module the process loaded to a file at exit.
  */
 const dir = mkdtempSync(join(tmpdir(), 'ca-lazy-'));
@@ -46,7 +46,9 @@ function loaded(args: string[]): string[] {
     .filter((l) => l !== '' && !l.startsWith('data:'));
 }
 
-const HEAVY = /onnxruntime|@huggingface\/transformers|\/typescript\/lib\//;
+// The embedding runtime, transformers, the TypeScript compiler, the tree-sitter runtime (only an
+// adapter, i.e. indexing, loads it) and zod's own module files (bundled into @ca/schema's one file).
+const HEAVY = /onnxruntime|@huggingface\/transformers|\/typescript\/lib\/|web-tree-sitter|\/zod[@/]/;
 
 describe('commands load only what they use', () => {
   it('--help loads the entry and its usage chunk, nothing else (no engine, no SQLite)', () => {
@@ -56,7 +58,7 @@ describe('commands load only what they use', () => {
     expect(files.every((f) => f.startsWith(`file://${join(ROOT, 'apps/cli/dist')}/`))).toBe(true);
   });
 
-  it.each([['status'], ['view', 'src/auth/authService.ts'], ['outline', 'src/auth/authService.ts']])('%s loads no embedding runtime, transformers or TypeScript compiler', (...args) => {
+  it.each([['status'], ['view', 'src/auth/authService.ts'], ['outline', 'src/auth/authService.ts']])('%s loads no embedding runtime, transformers, TypeScript compiler, tree-sitter or zod module', (...args) => {
     const files = loaded([...args, '--repo', repo]);
     // The engine did load (the command needs the index): the check below is not vacuous.
     expect(files.some((f) => f.includes('/packages/engine/dist/'))).toBe(true);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { symbolKey, type Diagnostic, type FileIndex, type LanguageAdapter, type SourceFile } from '@ca/schema';
-import { Parser, type Tree } from 'web-tree-sitter';
+import type { Tree } from 'web-tree-sitter';
 import { DeadlineExceeded, extract } from './extract.js';
 import { isGeneratedCs } from './generated.js';
 import { loadCSharpLanguage } from './grammar.js';
@@ -29,6 +29,8 @@ const DEFAULT_SYMBOLS_KEY = [...DEFAULT_PREPROCESSOR_SYMBOLS].sort().join(';');
  */
 export async function createCsAdapter(options: CsAdapterOptions = {}): Promise<LanguageAdapter> {
   const language = await loadCSharpLanguage();
+  // The runtime module loadCSharpLanguage initialised (already in the module cache).
+  const { Parser } = await import('web-tree-sitter');
   const parser = new Parser();
   parser.setLanguage(language);
   const defaultSymbols = new Set(DEFAULT_PREPROCESSOR_SYMBOLS);

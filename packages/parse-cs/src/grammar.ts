@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { CaError } from '@ca/schema';
-import { Language, Parser } from 'web-tree-sitter';
+import type { Language } from 'web-tree-sitter';
 
 let loading: Promise<Language> | null = null;
 
@@ -13,6 +13,8 @@ export function loadCSharpLanguage(): Promise<Language> {
   loading ??= (async () => {
     const require = createRequire(import.meta.url);
     try {
+      // Loaded here, not at the top: a command that only reads the index never loads the runtime.
+      const { Language, Parser } = await import('web-tree-sitter');
       const runtimeWasm = require.resolve('web-tree-sitter/web-tree-sitter.wasm');
       await Parser.init({ locateFile: () => runtimeWasm });
       const grammarDir = dirname(require.resolve('tree-sitter-c-sharp/package.json'));

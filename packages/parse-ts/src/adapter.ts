@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Language as TsLanguage, Parser } from 'web-tree-sitter';
+import type { Language as TsLanguage, Parser } from 'web-tree-sitter';
 import { CaError, type FileIndex, type Language, type LanguageAdapter, type SourceFile } from '@ca/schema';
 import { DeadlineExceeded, errorFileIndex, extractFile } from './extract.js';
 
@@ -47,14 +47,23 @@ export function classifyTsPath(path: string): { grammar: Grammar; language: Lang
   }
 }
 
-let runtimeInit: Promise<void> | null = null;
+type TreeSitter = typeof import('web-tree-sitter');
+let runtimeInit: Promise<TreeSitter> | null = null;
 
-/** Parser.init() is per module instance, i.e. once per thread. */
-function initRuntime(): Promise<void> {
-  runtimeInit ??= Parser.init().catch((e: unknown) => {
-    runtimeInit = null;
-    throw new CaError('grammar_unavailable', `web-tree-sitter failed to initialise: ${String(e)}`, { cause: e });
-  });
+/**
+ * web-tree-sitter, loaded and initialised on the first adapter (`Parser.init()` is per module
+ * instance, i.e. once per thread): a command that only reads the index never loads it.
+ */
+function initRuntime(): Promise<TreeSitter> {
+  runtimeInit ??= import('web-tree-sitter')
+    .then(async (treeSitter) => {
+      await treeSitter.Parser.init();
+      return treeSitter;
+    })
+    .catch((e: unknown) => {
+      runtimeInit = null;
+      throw new CaError('grammar_unavailable', `web-tree-sitter failed to initialise: ${String(e)}`, { cause: e });
+    });
   return runtimeInit;
 }
 
@@ -71,13 +80,13 @@ function grammarPath(grammar: Grammar, wasmDir: string | undefined): string {
  * grammar fails here (code `grammar_unavailable`) rather than on the first file.
  */
 export async function createTsAdapter(options: TsAdapterOptions = {}): Promise<LanguageAdapter> {
-  await initRuntime();
+  const treeSitter = await initRuntime();
   const parsers = new Map<Grammar, Parser>();
   for (const grammar of ['typescript', 'tsx', 'javascript'] as const) {
     const file = grammarPath(grammar, options.wasmDir);
     let language: TsLanguage;
     try {
-      language = await TsLanguage.load(file);
+      language = await treeSitter.Language.load(file);
     } catch (e) {
       for (const p of parsers.values()) p.delete();
       throw new CaError('grammar_unavailable', `cannot load tree-sitter grammar ${file}: ${String(e)}`, {
@@ -85,7 +94,7 @@ export async function createTsAdapter(options: TsAdapterOptions = {}): Promise<L
         context: { path: file },
       });
     }
-    const parser = new Parser();
+    const parser = new treeSitter.Parser();
     parser.setLanguage(language);
     parsers.set(grammar, parser);
   }

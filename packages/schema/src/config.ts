@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CaError } from './errors.js';
 import { gitignorePatternProblem } from './glob.js';
 
