@@ -98,8 +98,9 @@ export interface IndexReport {
 /** Files a run parses on parse threads from (fewer: in this thread). */
 const PARSE_THREADS_MIN_FILES = 8;
 /**
- * The same while the TS worker prepares its program (14 files of an excalidraw switch: 7.7 s
- * in this thread against 8.1 s on threads, median of 4 runs each).
+ * The same while the TS worker prepares its program: the threads then compete with it for the
+ * cores, and a small run is faster in this thread (docs/benchmarks.md, "Figures behind choices
+ * in the code").
  */
 const PARSE_THREADS_MIN_FILES_PREPARING = 32;
 

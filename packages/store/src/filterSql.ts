@@ -311,8 +311,8 @@ const fractionCache = new WeakMap<SqliteDatabase, { stamp: string; fractions: Ma
 /**
  * The fraction of the label's nodes passing `where`, estimated on the nodes of SAMPLE_FILES
  * files spread evenly over the file ids (read through the covering index `nodes_filter`: a few
- * hundred nodes, well under a millisecond where random node lookups cost ~10 ms at 100K
- * symbols), cached like allowed sets. Channels use it to choose between checking their best
+ * hundred nodes, where random node lookups over a large label cost far more), cached like
+ * allowed sets. Channels use it to choose between checking their best
  * unfiltered candidates and reading the filter's whole allowed set; a wrong guess costs time,
  * never results. `onlyCached`: null unless it is cached (the filter was used before).
  */

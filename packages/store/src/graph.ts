@@ -74,8 +74,8 @@ export interface SemanticGapFile {
 }
 
 // Per-connection caches (statements: statements.ts). Gaps: the
-// query groups every file of the label (5–6 ms at 10K files, most of a depth-1 callers call) and
-// its answer only changes when the index does.
+// query groups every file of the label (most of a depth-1 callers call's time) and its answer
+// only changes when the index does.
 const pathCache = new WeakMap<SqliteDatabase, { stamp: string; paths: Map<number, string> }>();
 const gapCache = new WeakMap<SqliteDatabase, Map<string, { stamp: string; rows: SemanticGapRow[] }>>();
 const gapFileCache = new WeakMap<SqliteDatabase, Map<string, { stamp: string; rows: SemanticGapFile[] }>>();
@@ -169,7 +169,7 @@ function allowedConfidences(min: Confidence): Confidence[] {
  * the whole frontier (passed as one JSON array, so one prepared statement serves every size),
  * with a visited set — each node is expanded once, at the depth it is first reached, so cycles
  * and diamonds cost nothing extra (a recursive CTE deduplicates (node, depth) pairs only and
- * re-expands hubs at every depth; measured 2.4 s p95 for impact depth 5 at 100K nodes).
+ * re-expands hubs at every depth, which made deep impact walks over large graphs take seconds).
  * `maxRows` caps the reached nodes during the walk (`truncated`).
  */
 export class GraphReader {
@@ -206,7 +206,8 @@ export class GraphReader {
     const near = incoming ? 'target_id' : 'source_id';
     // With one or two types, (node, type) index seeks; with more (impact, deps: 8 types) one
     // range scan per node over `edges_target_file`/`edges_source` and the type filtered after — 8
-    // seeks per node measured ~30% slower on a capped impact level.
+    // seeks per node were slower on a capped impact level (docs/benchmarks.md, "Figures behind
+    // choices in the code").
     const typeColumn = options.types.length <= 2 ? 'e.type' : '+e.type';
     // No join to `files`: paths come from a per-index map (the join cost ~25% of a level query).
     const stmt = this.statement(

@@ -372,8 +372,8 @@ CREATE INDEX IF NOT EXISTS deletion_log_at ON deletion_log(deleted_at);
     // Search returns identical code (a copied file, a vendored duplicate) once with every
     // location listed: the other locations of a result are looked up by its chunk hash.
     // A filter's allowed set (the vector channel scans only it) reads every node of the label:
-    // from this covering index, a tenth of the pages of the rows with their chunk text (a broad
-    // filter at 100K symbols: 237 → 47 ms under load, docs/benchmarks.md "Filters").
+    // from this covering index, a tenth of the pages of the rows with their chunk text
+    // (docs/benchmarks.md, "Filters").
     sql: `CREATE INDEX IF NOT EXISTS nodes_chunk_hash ON nodes(chunk_hash);
 CREATE INDEX IF NOT EXISTS nodes_filter ON nodes(file_id, kind, language, is_public_api, generated, project, name, qualified_name, return_type);`,
   },

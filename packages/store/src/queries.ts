@@ -85,7 +85,7 @@ export function nodeFacts(db: SqliteDatabase, label: string, nodeIds: readonly n
     ids,
   );
   // The first `perSide` distinct neighbours in index order, named alphabetically: reading a
-  // hub's hundreds of callers to pick the alphabetically first cost ~0.6 ms per hub at 100K.
+  // hub's hundreds of callers to pick the alphabetically first costs a scan per hub.
   const names = (side: 'in' | 'out') =>
     selectAll<{ id: number; names: string }>(
       db,

@@ -81,8 +81,8 @@ export function filterSql(db: SqliteDatabase, filter: NodeFilter | undefined, pa
 
 /**
  * Posting budget of one BM25 query. FTS5 scores every row that matches any OR term before it
- * can sort, at about 0.5 ms per 1,000 rows here (0.8 ms before it was ranked under SQLite's own
- * bounded sort), so a query whose terms together match more rows
+ * can sort (a cost per matching row: docs/benchmarks.md, "Figures behind choices in the code"),
+ * so a query whose terms together match more rows
  * than this keeps its rarest terms up to the budget (at least one) and drops the common ones.
  * Dropped terms have the lowest IDF; at 100K symbols they matched up to 57% of the rows each.
  * Keeping them for the name columns only was tried twice and is slower at the same quality
@@ -274,9 +274,8 @@ export class IndexReader {
    * FTS5 row counts of each term as the query matches it (`count(*) … MATCH`, which reads a
    * term's doclist without scoring), cached per connection until the database changes. They are
    * counted only up to the budget + 1: a term over the budget is dropped (or, as the rarest,
-   * restricted) whatever its exact count, and reading a common term's whole doclist cost 1.2–3.8
-   * ms at 100K symbols against ~0.35 ms for the first 8,001 rows (the fts5vocab views used
-   * before took 1.2–4.8 ms per term). Exact counts are read only when every term is over the
+   * restricted) whatever its exact count, and reading a common term's whole doclist costs several
+   * times what its first budget + 1 rows do (as did the fts5vocab views used before). Exact counts are read only when every term is over the
    * budget, to find the rarest; the plan is the one exact counts give.
    */
   termPlan(terms: readonly string[], budget = BM25_POSTING_BUDGET): TermPlan {

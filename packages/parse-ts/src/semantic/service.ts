@@ -120,9 +120,9 @@ const DEADLINE_GRACE_MS = 5_000;
 /**
  * Default worker count: one worker per 2 cores, at most 2, and only as many heaps of
  * `maxOldSpaceSizeMb` as fit in half of the RAM. One worker already keeps ~1.7 cores busy (the
- * main thread plus V8's concurrent GC and JIT threads: on excalidraw 16 s main thread + 18 s
- * helper threads for a 20 s pass), and a second worker parses, binds and syntactically indexes
- * the shared packages of its programs again (+25–30 % CPU), so on 2 cores two workers do not
+ * main thread plus V8's concurrent GC and JIT threads), and a second worker parses, binds and
+ * syntactically indexes the shared packages of its programs again (docs/benchmarks.md,
+ * "Figures behind choices in the code"), so on 2 cores two workers do not
  * finish sooner; from 4 cores they do. More than 2 rarely helps: typical repositories have a
  * few large program groups and every worker repeats the shared parse work.
  */

@@ -27,7 +27,7 @@ import { discoverRepo, groupProjects, restrictGroups, shardProjects, type Loaded
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type ts from 'typescript';
-// Not process.memoryUsage(): it also reads the RSS from /proc, ~0.25 s over a pass of excalidraw.
+// Not process.memoryUsage(): it also reads the RSS from /proc on every call, which adds up over a pass.
 import { getHeapStatistics } from 'node:v8';
 import {
   INITIAL_PREPARE_ENV,
