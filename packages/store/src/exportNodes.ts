@@ -4,6 +4,7 @@
  */
 import type { Language, NodeKind } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
+import { inLabelJoin } from './labelScope.js';
 import { filterSql, type NodeFilter } from './reader.js';
 
 /** The fields a graph export writes for a node. */
@@ -33,12 +34,12 @@ interface ExportRow {
   start_byte: number;
 }
 
-function labelScope(filter: NodeFilter | undefined, db: SqliteDatabase, label: string): { from: string; params: unknown[] } {
+/** `FROM … WHERE …` of the label's nodes passing the filter (the label and the filter's values bound). */
+function exportScope(filter: NodeFilter | undefined, db: SqliteDatabase, label: string): { from: string; params: unknown[] } {
   const params: unknown[] = [label];
   const where = filterSql(db, filter, params);
   return {
-    from: `FROM nodes n JOIN files f ON f.id = n.file_id
-      JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = (SELECT id FROM labels WHERE name = ?)
+    from: `FROM nodes n JOIN files f ON f.id = n.file_id ${inLabelJoin('n.file_id')}
       WHERE 1 = 1 ${where}`,
     params,
   };
@@ -46,7 +47,7 @@ function labelScope(filter: NodeFilter | undefined, db: SqliteDatabase, label: s
 
 /** How many of the label's nodes pass the filter. */
 export function countExportNodes(db: SqliteDatabase, label: string, filter: NodeFilter | undefined): number {
-  const { from, params } = labelScope(filter, db, label);
+  const { from, params } = exportScope(filter, db, label);
   return db.prepare(`SELECT COUNT(*) ${from}`).pluck().get(...params) as number;
 }
 
@@ -56,11 +57,11 @@ export function countExportNodes(db: SqliteDatabase, label: string, filter: Node
  * between batches (an open `iterate()` would hold it busy).
  */
 export function* exportNodes(db: SqliteDatabase, label: string, filter: NodeFilter | undefined, limit: number): Generator<ExportNode[]> {
-  const { from, params } = labelScope(filter, db, label);
-  const columns = `n.id, n.kind, n.language, n.name, n.qualified_name, f.path, n.start_line, n.end_line, n.start_byte`;
+  const { from, params } = exportScope(filter, db, label);
+  const columns = `n.id, n.kind, n.language, n.name, n.qualified_name, lf.path, n.start_line, n.end_line, n.start_byte`;
   // Prepared per export: the condition's text depends on the filter.
-  const first = db.prepare(`SELECT ${columns} ${from} ORDER BY f.path, n.start_byte, n.id LIMIT ?`);
-  const next = db.prepare(`SELECT ${columns} ${from} AND (f.path, n.start_byte, n.id) > (?, ?, ?) ORDER BY f.path, n.start_byte, n.id LIMIT ?`);
+  const first = db.prepare(`SELECT ${columns} ${from} ORDER BY lf.path, n.start_byte, n.id LIMIT ?`);
+  const next = db.prepare(`SELECT ${columns} ${from} AND (lf.path, n.start_byte, n.id) > (?, ?, ?) ORDER BY lf.path, n.start_byte, n.id LIMIT ?`);
   let left = limit;
   let last: ExportRow | undefined;
   while (left > 0) {

@@ -40,6 +40,8 @@ const REVIEWED_FRAGMENTS: Readonly<Record<string, readonly string[]>> = {
   'migrations.ts': ['name', 'type'],
   // `m.dims`: the vector width in a `CREATE VIRTUAL TABLE … float[N]` (DDL takes no parameters).
   'vectors.ts': ['m.dims'],
+  // `where`: filterSql()'s conditions (values pushed to params); `from`: this file's `FROM … WHERE …`.
+  'exportNodes.ts': ['where', 'from'],
 };
 
 /** Names declared `const NAME = <fixed>` in the file (a fragment computed from fixed parts). */
