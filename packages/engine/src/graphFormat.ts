@@ -8,6 +8,7 @@
  * of first use), so no edge is dropped and no format needs a dangling end.
  */
 import { CaError, CONFIDENCES, EDGE_TYPES, type Confidence, type EdgeType } from '@ca/schema';
+import type { NavigationEdge } from './navigation.js';
 
 /** The formats `--format` accepts. */
 export const GRAPH_FORMATS = ['graphml', 'json', 'dot', 'mermaid'] as const;
@@ -25,17 +26,11 @@ export interface GraphNodeOut {
   readonly language: string;
 }
 
-/** An edge as every format writes it; `to: null` is an unresolved target named `targetName`. */
-export interface GraphEdgeOut {
-  readonly from: string;
-  readonly to: string | null;
-  readonly type: EdgeType;
-  readonly confidence: Confidence;
-  /** Use site: file and line. */
-  readonly path: string;
-  readonly line: number;
-  readonly targetName: string;
-}
+/**
+ * An edge as every format writes it: a navigation answer's edge (use site `path`:`line`; `to:
+ * null` is an unresolved target named `targetName`).
+ */
+export type GraphEdgeOut = NavigationEdge;
 
 /** What a graph says about itself at its end. */
 export interface GraphSummary {
