@@ -38,6 +38,8 @@ export const NODE_KINDS = [
   'event',
   'variable',
   'component',
+  /** An HTTP endpoint (method + normalised route template), linked to its handler by `handles`. */
+  'endpoint',
 ] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];
 
@@ -75,6 +77,10 @@ export const EDGE_TYPES = [
   'overrides',
   'accepts',
   'extends',
+  /** endpoint → the action, lambda or page that serves it. */
+  'handles',
+  /** client call site's symbol → the endpoint it requests (across languages). */
+  'http_calls',
 ] as const;
 export type EdgeType = (typeof EDGE_TYPES)[number];
 
