@@ -81,7 +81,7 @@ function positiveInt(url: URL, name: string, max: number): number | undefined {
 }
 
 /** A navigation answer with the freshness of the files it comes from. */
-function navigation(engine: Engine, nav: Navigation, id: string, url: URL): NavigationResult & { freshness: ReturnType<Engine['freshness']> } {
+function navigation(engine: Engine, nav: Navigation, id: string, url: URL): NavigationResult & { freshness: ReturnType<Engine['freshness']>; projects: Record<string, string> } {
   const min = url.searchParams.get('minConfidence');
   if (min !== null && min !== '' && !(CONFIDENCES as readonly string[]).includes(min)) throw new ApiError(400, 'usage', `minConfidence must be one of ${CONFIDENCES.join(', ')}`);
   const depth = positiveInt(url, 'depth', 20);
@@ -93,7 +93,14 @@ function navigation(engine: Engine, nav: Navigation, id: string, url: URL): Navi
     ...(min ? { minConfidence: min as Confidence } : {}),
   });
   const freshness = engine.freshness(engine.labelOf(label(url).label), answerPaths([result.symbol], result.nodes, result.edges));
-  return { ...result, freshness };
+  return { ...result, freshness, projects: projectsOf(engine, label(url).label, [result.symbol.id, ...result.nodes.map((n) => n.id)]) };
+}
+
+/** Each node's package (TS: its package.json's name) or project (C#), for the graph's "group by package"; '' at the repository root. */
+function projectsOf(engine: Engine, labelName: string | undefined, ids: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of engine.reader(labelName).nodesByIds(ids.map(Number))) out[String(n.id)] = n.project;
+  return out;
 }
 
 /** `/api/symbol/ID`: the symbol with its source, callers, callees, references and implementations. */

@@ -88,7 +88,7 @@ describe.skipIf(skip !== null)('ca ui pages in headless Chromium (fixtures/ts-ap
     // Focus by search in the graph: the matching node and its one neighbour (the symbol).
     await v.page.fill('#graph-search', 'stamp');
     await v.page.press('#graph-search', 'Enter');
-    expect(await v.page.locator('#graph-focus').textContent()).toBe('stamp: 1 neighbours');
+    expect(await v.page.locator('#graph-focus').textContent()).toBe('stamp: 1 neighbour');
     // Zoom changes the viewport's transform.
     const before = await v.page.locator('svg.graph g.viewport').getAttribute('transform');
     await v.page.mouse.move(600, 500);
