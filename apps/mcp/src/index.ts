@@ -13,3 +13,5 @@ export type { SessionOptions, RefreshState } from './session.js';
 export { TOOL_NAMES, DEFAULT_MAX_NODES, MAX_QUERY_CHARS, INSTRUCTIONS } from './tools/index.js';
 export type { ToolOptions } from './tools/index.js';
 export { DEFAULT_ANSWER_TOKENS } from './answers.js';
+export { VIEWER_FILE, VIEWER_PROBE_PATH, ViewerLinks, newViewerInstance, probeViewer, removeViewerFile, viewerFilePath, viewerUrl, writeViewerFile } from './viewer.js';
+export type { ViewerAnnouncement, ViewerProbeAnswer } from './viewer.js';

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine } from '@ca/engine';
+import { removeViewerFile, viewerFilePath, writeViewerFile } from '@ca/mcp';
 import { CaError, toCaError } from '@ca/schema';
 import { startUi } from './server.js';
 
@@ -19,6 +20,15 @@ the link stops working; restart ca ui for a new one. Ctrl-C stops the server.`;
 function usageError(message: string): number {
   process.stderr.write(`ca ui: ${message}\n${USAGE}\n`);
   return 2;
+}
+
+/** Writes `.codeagent/ui.json`; a viewer that cannot announce itself still serves (answers just carry no link). */
+function announce(engine: Engine, port: number, instance: string, log: (line: string) => void): void {
+  try {
+    writeViewerFile(engine.dbPath, { app: 'ca-ui', port, pid: process.pid, instance, repoRoot: engine.repoRoot });
+  } catch (e) {
+    log(`cannot write ${viewerFilePath(engine.dbPath)} (MCP answers will not link here): ${(e as Error).message}`);
+  }
 }
 
 /** `ca ui …`: starts the viewer and serves until SIGINT/SIGTERM. Returns the exit code. */
@@ -52,12 +62,15 @@ export async function runUiCli(argv: string[]): Promise<number> {
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new CaError('usage', `port ${port} is in use: pass --port N (0 picks a free one)`, { cause: e });
     throw e;
   }
+  // MCP answers for this repository link into the viewer while this file names it (never the token).
+  announce(engine, ui.port, ui.instance, log);
   // The one place the login code is shown: the terminal of the user who started the server.
   process.stderr.write(`ca ui: open ${ui.loginUrl()}\n  (a one-time link; Ctrl-C stops the server)\n`);
   await new Promise<void>((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
+  removeViewerFile(engine.dbPath, ui.instance);
   await ui.close();
   await engine.dispose();
   return 0;

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Engine } from '@ca/engine';
-import { foreignRequest, isLoopbackAddress } from '@ca/mcp';
+import { foreignRequest, isLoopbackAddress, newViewerInstance, VIEWER_PROBE_PATH, type ViewerProbeAnswer } from '@ca/mcp';
 import { CaError } from '@ca/schema';
 import { ApiError, handleApi, IndexRuns } from './api.js';
 
@@ -21,6 +21,8 @@ export interface UiServerOptions {
   readonly log?: (line: string) => void;
   /** Directory of the bundled front end (default: dist/public next to this module). */
   readonly assetsDir?: string;
+  /** This launch's instance id, answered at the probe path (default: a new random one). */
+  readonly instance?: string;
 }
 
 export interface RunningUi {
@@ -34,6 +36,8 @@ export interface RunningUi {
   loginUrl(next?: string): string;
   /** Index runs started from the viewer (the re-index button). */
   readonly runs: IndexRuns;
+  /** The instance id the probe path answers (`ui.json` names it, so MCP answers can link here). */
+  readonly instance: string;
   close(): Promise<void>;
 }
 
@@ -132,11 +136,14 @@ export async function startUi(options: UiServerOptions): Promise<RunningUi> {
   const token = Buffer.from(randomBytes(32).toString('base64url'));
   const codes = new Set<string>();
   const runs = new IndexRuns(options.engine, log);
+  const instance = options.instance ?? newViewerInstance();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const foreign = foreignRequest(req);
     if (foreign !== null) return sendJson(res, 403, { error: { code: 'forbidden', message: foreign } });
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // Who this is, for an MCP server deciding whether to link here: no cookie needed, nothing of the repository said.
+    if (url.pathname === VIEWER_PROBE_PATH && req.method === 'GET') return sendJson(res, 200, { app: 'ca-ui', instance } satisfies ViewerProbeAnswer);
     if (url.pathname === '/login') {
       const code = url.searchParams.get('code') ?? '';
       if (!codes.delete(code)) return send(res, 401, 'text/plain; charset=utf-8', 'This login link was used already or is not valid: open the URL ca ui printed last, or restart ca ui.\n');
@@ -187,6 +194,7 @@ export async function startUi(options: UiServerOptions): Promise<RunningUi> {
     origin,
     port,
     runs,
+    instance,
     loginUrl(next?: string) {
       const code = randomBytes(24).toString('base64url');
       codes.add(code);

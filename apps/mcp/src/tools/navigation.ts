@@ -3,6 +3,7 @@ import { answerPaths, budgetNavigation, estimateTokens, type Engine, type Naviga
 import { CaError, CONFIDENCES } from '@ca/schema';
 import { Budgeted, jsonResult, resultTexts, type AnswerBudget } from '../answers.js';
 import { insideRepo, int, labelArg, labelOf, nonEmpty, oneOf, symbolArg } from './args.js';
+import { viewerLinks, viewerUrl } from '../viewer.js';
 import { defineTool, READ_ONLY, type AnyTool, type SchemaKit } from './context.js';
 
 /** Nodes a navigation walk keeps by default (nearest first); the token cap pages what is kept. */
@@ -39,8 +40,8 @@ const input = (spec: NavigationSpec, kit: SchemaKit) => ({
 
 type NavigationArgs = z.output<z.ZodObject<ReturnType<typeof input>>> & { through_interfaces?: boolean | undefined };
 
-/** Walks the graph from the call's target and answers the page from its offset. */
-function navigate(spec: NavigationSpec, engine: Engine, args: NavigationArgs, budget: AnswerBudget): Budgeted {
+/** Walks the graph from the call's target and answers the page from its offset (with a link into a running viewer). */
+async function navigate(spec: NavigationSpec, engine: Engine, args: NavigationArgs, budget: AnswerBudget): Promise<Budgeted> {
   // A file argument is looked up inside the repository only.
   const target = spec.fileOrSymbol && /[\\/]/.test(args.symbol) ? insideRepo(engine.repoRoot, args.symbol, 'file') : args.symbol;
   const depth = args.depth;
@@ -56,7 +57,10 @@ function navigate(spec: NavigationSpec, engine: Engine, args: NavigationArgs, bu
     throughInterfaces: args.through_interfaces === true,
     ...labelOf(args),
   });
-  return pageNavigation(engine, result, (args.detail as 'signatures' | 'code' | undefined) ?? 'signatures', args.offset ?? 0, budget, args.label);
+  const origin = await viewerLinks.origin(engine.dbPath, engine.repoRoot);
+  const page = `/${spec.navigation === 'impact' ? 'impact' : 'symbol'}/${encodeURIComponent(result.symbol.id)}`;
+  const viewer = origin === null ? null : viewerUrl(origin, page, args.label);
+  return pageNavigation(engine, result, (args.detail as 'signatures' | 'code' | undefined) ?? 'signatures', args.offset ?? 0, budget, args.label, viewer);
 }
 
 /** A navigation tool (callers, callees, references, …): one walk, the shared arguments and paging. */
@@ -75,13 +79,13 @@ export function navigationTool(spec: NavigationSpec): AnyTool {
  * (see `budgetNavigation`), `byFile` narrowed to the page's nodes; `detail: code` adds each
  * node's (collapsed) code, `signatures` leaves the symbol's own code out.
  */
-function pageNavigation(engine: Engine, result: NavigationResult & { symbol: { code: string } }, detail: 'signatures' | 'code', offset: number, budget: AnswerBudget, label?: string): Budgeted {
+function pageNavigation(engine: Engine, result: NavigationResult & { symbol: { code: string } }, detail: 'signatures' | 'code', offset: number, budget: AnswerBudget, label: string | undefined, viewer: string | null): Budgeted {
   const code = detail === 'code' ? new Map(engine.reader(label).nodesByIds(result.nodes.map((n) => Number(n.id))).map((n) => [String(n.id), n.chunkText] as const)) : null;
   const nodes = result.nodes.map((n) => (code ? { ...n, code: code.get(n.id) ?? '' } : n));
   const { code: symbolCode, ...symbol } = result.symbol;
   // The symbol's own code rides on every page: past half the cap it is cut (get_source_spans reads it whole).
   const ownCode = detail === 'code' ? (estimateTokens(symbolCode) > budget.cap / 2 ? cutToTokens(symbolCode, Math.floor(budget.cap / 2)) : symbolCode) : null;
-  const whole = { ...result, symbol: ownCode === null ? symbol : { ...symbol, code: ownCode }, nodes, freshness: engine.freshness(label, answerPaths([result.symbol], result.nodes, result.edges)) };
+  const whole = { ...result, symbol: ownCode === null ? symbol : { ...symbol, code: ownCode }, nodes, freshness: engine.freshness(label, answerPaths([result.symbol], result.nodes, result.edges)), ...(viewer !== null ? { viewer } : {}) };
   return new Budgeted(budgetNavigation(whole, offset, budget.cap, (value) => jsonResult(value, budget.warning), resultTexts).rendered);
 }
 

@@ -5,6 +5,7 @@ import { CaError, LANGUAGES, NODE_KINDS } from '@ca/schema';
 import { errorResult, searchResult, type AnswerBudget, type Budgeted, type ShapedResult } from '../answers.js';
 import { searchOutput } from '../shapes.js';
 import { insideRepo, int, labelArg, labelOf, listOf, MAX_LIMIT, offsetArg, queryArg } from './args.js';
+import { viewerLinks, viewerUrl } from '../viewer.js';
 import { defineTool, READ_ONLY, type SchemaKit } from './context.js';
 
 const input = (kit: SchemaKit) => ({
@@ -77,14 +78,17 @@ async function search(engine: Engine, args: SearchArgs, cap: number, budget: Ans
   const offset = args.offset ?? 0;
   const response = several ? await several(options) : await engine.search(args.query, { ...options, ...labelOf(args) });
   const json = searchJson(response, true);
-  const shaped = withContainers(engine, args.label, json.results);
+  // A running viewer (`ca ui`) of this repository: each result links to its symbol page. Not
+  // across several repositories, whose results come from different indexes.
+  const origin = several ? null : await viewerLinks.origin(engine.dbPath, engine.repoRoot);
+  const shaped = withContainers(engine, args.label, json.results).map((r) => (origin === null ? r : { ...r, viewer: viewerUrl(origin, `/symbol/${encodeURIComponent(r.id)}`, args.label) }));
   return budget.page(shaped.slice(0, Math.max(0, offset + limit)), offset, (items, page, cut) => {
     const notices = [...json.notices, ...(cut ? [cut] : [])];
     // A full page may have a next one (it may be empty): asking retrieval for one result more
     // would change the page itself (selection under the budget depends on the limit).
     const more = response.results.length >= offset + limit || page.nextOffset !== null ? offset + items.length : null;
-    const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more, freshness: engine.freshness(args.label, answerPaths(response.results)) };
-    const summary = `search_code ${JSON.stringify(json.query)}: ${items.length} result${items.length === 1 ? '' : 's'} (intent ${json.intent}${more !== null ? `; more from offset ${more}` : ''})${notices.map((n) => `\nnotice: ${n}`).join('')}`;
+    const structured = { query: json.query, intent: json.intent, results: items, tookMs: json.tookMs, notices, tokens: json.tokens, offset, nextOffset: more, freshness: engine.freshness(args.label, answerPaths(response.results)), ...(origin !== null ? { viewer: viewerUrl(origin, `/search?q=${encodeURIComponent(args.query)}`, args.label) } : {}) };
+    const summary = `search_code ${JSON.stringify(json.query)}: ${items.length} result${items.length === 1 ? '' : 's'} (intent ${json.intent}${more !== null ? `; more from offset ${more}` : ''})${notices.map((n) => `\nnotice: ${n}`).join('')}${origin !== null ? `\nviewer: ${structured.viewer}` : ''}`;
     return searchResult(summary, items, structured, budget.warning);
   }, { kinds: () => ['results'] });
 }
