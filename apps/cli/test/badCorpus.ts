@@ -491,4 +491,13 @@ export const ARG_KINDS: readonly ArgKind[] = [
   { kind: 'an empty symbol name', args: ['symbol', ''], expect: usage() },
   { kind: 'unknown option', args: ['search', 'v1', '--frobnicate'], expect: usage() },
   { kind: 'unknown command', args: ['frobnicate'], expect: usage() },
+  // `ca graph` (decision 035): formats and filters it cannot take, and a filter selecting nothing
+  // (a valid empty graph with a notice, exit 0; JSON so that stdout is one JSON document).
+  { kind: 'graph: unknown format', args: ['graph', '--format', 'svg'], expect: usage() },
+  { kind: 'graph: filter without a value', args: ['graph', '--filter', 'lang:', '--format', 'json'], expect: usage('invalid_query') },
+  { kind: 'graph: filter with unbalanced parentheses', args: ['graph', '--filter', '(((', '--format', 'json'], expect: usage('invalid_query') },
+  { kind: 'graph: filter with an unknown kind', args: ['graph', '--filter', 'kind:monad', '--format', 'json'], expect: usage('invalid_query') },
+  { kind: 'graph: a positional argument', args: ['graph', 'everything', '--format', 'json'], expect: usage() },
+  { kind: 'graph: max-nodes -1', args: ['graph', '--max-nodes=-1', '--format', 'json'], expect: usage() },
+  { kind: 'graph: a filter selecting nothing (empty result)', args: ['graph', '--filter', 'path:nowhere/**', '--format', 'json'], expect: { exit: 0 } },
 ];

@@ -22,12 +22,22 @@ describe('ca graph', () => {
 
   const graph = (...args: string[]) => ca(['graph', '--repo', repo, ...args], { env });
 
-  it('--format json to stdout: the filtered part, nothing on stderr', () => {
+  it('--format json to stdout: the filtered part; on stderr only the boundary notice', () => {
     const r = graph('--filter', 'path:src/auth/tokenStore.ts', '--format', 'json');
-    expect([r.code, r.stderr]).toEqual([0, '']);
+    // authService.ts imports StoredToken, TokenStore and MemoryTokenStore (line 1), names
+    // StoredToken at 7 and 69, TokenStore at 19 and calls new MemoryTokenStore() at 19: 7 edges
+    // into 3 of the part's nodes (packages/engine/test/graphExport.test.ts lists them).
+    expect([r.code, r.stderr]).toEqual([0, "notice: 7 edges from nodes not in this graph (outside the filter) into 3 of its nodes, not written: each node's inboundOutside counts them\n"]);
     const g = JSON.parse(r.stdout);
     expect([g.nodes.length, g.edges.length, g.unresolved.length, g.truncated]).toEqual([13, 27, 5, false]);
-    expect(g.nodes[0]).toEqual({ id: expect.stringMatching(/^\d+$/), kind: 'file', name: 'tokenStore.ts', qualifiedName: 'src/auth/tokenStore.ts', path: 'src/auth/tokenStore.ts', startLine: 1, endLine: 37, language: 'ts' });
+    expect(g.nodes[0]).toEqual({ id: expect.stringMatching(/^\d+$/), kind: 'file', name: 'tokenStore.ts', qualifiedName: 'src/auth/tokenStore.ts', path: 'src/auth/tokenStore.ts', startLine: 1, endLine: 37, language: 'ts', inboundOutside: 0 });
+    expect(g.nodes.filter((n: { inboundOutside: number }) => n.inboundOutside > 0).map((n: { qualifiedName: string; inboundOutside: number }) => `${n.qualifiedName} ${n.inboundOutside}`)).toEqual(['StoredToken 3', 'TokenStore 2', 'MemoryTokenStore 2']);
+  }, 60_000);
+
+  it('a filter that selects nothing: a valid empty graph, exit 0, and a notice saying it is empty', () => {
+    const r = graph('--filter', 'path:nowhere/**', '--format', 'json');
+    expect([r.code, r.stderr]).toEqual([0, 'notice: the filter selects no nodes: the graph is empty\n']);
+    expect(JSON.parse(r.stdout)).toEqual({ nodes: [], edges: [], unresolved: [], truncated: false, notices: ['the filter selects no nodes: the graph is empty'] });
   }, 60_000);
 
   it('GraphML by default; --out FILE writes the file and says what it wrote; --max-nodes notices go to stderr', () => {
@@ -36,7 +46,8 @@ describe('ca graph', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`wrote 3 nodes, 2 edges (0 unresolved targets) to ${out}\n`);
     expect(r.stderr).toBe(
-      'notice: kept the first 3 of 13 nodes in path order (--max-nodes 3)\nnotice: 3 edges to nodes not in this graph (outside the filter or cut by --max-nodes) not written\n',
+      'notice: kept the first 3 of 13 nodes in path order (--max-nodes 3)\nnotice: 3 edges to nodes not in this graph (outside the filter or cut by --max-nodes) not written\n' +
+        "notice: 8 edges from nodes not in this graph (outside the filter or cut by --max-nodes) into 1 of its nodes, not written: each node's inboundOutside counts them\n",
     );
     const text = readFileSync(out, 'utf8');
     expect(text.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<graphml ')).toBe(true);

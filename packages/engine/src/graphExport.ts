@@ -30,6 +30,10 @@ export interface GraphExportReport {
   readonly unresolved: number;
   /** Edges not written because their target is not a written node (outside the filter, or cut by the cap). */
   readonly omittedEdges: number;
+  /** Edges into written nodes from nodes not written (the other side of the boundary; each node's `inboundOutside`). */
+  readonly inboundOutside: number;
+  /** Written nodes that such edges reach. */
+  readonly boundaryNodes: number;
   readonly truncated: boolean;
   readonly notices: readonly string[];
 }
@@ -44,12 +48,16 @@ export function exportGraph(graph: GraphReader, reader: IndexReader, format: Gra
   const filter = options.filter !== undefined && options.filter.trim() !== '' ? { expression: parseFilter(options.filter) } : undefined;
   const notices = [...(filter ? reader.filterNotices(filter) : [])];
   const totalNodes = reader.countExportNodes(filter);
+  // Whole and uncut, nothing is outside the graph; otherwise a first pass finds what is kept, so
+  // that each node can say how many edges reach it from outside before it is written.
+  const bounded = filter !== undefined || totalNodes > maxNodes;
+  const inbound = bounded ? inboundFromOutside(graph, reader, keptIds(reader, filter, maxNodes)) : new Map<number, number>();
   const writer = new GraphWriter(format, write);
   const kept: number[] = [];
   for (const batch of reader.exportNodes(filter, maxNodes)) {
     for (const n of batch) {
       kept.push(n.id);
-      writer.node({ ...n, id: String(n.id) });
+      writer.node({ ...n, id: String(n.id), inboundOutside: inbound.get(n.id) ?? 0 });
     }
   }
   const keptSet = new Set(kept);
@@ -69,12 +77,39 @@ export function exportGraph(graph: GraphReader, reader: IndexReader, format: Gra
     }
   }
   const truncated = kept.length < totalNodes;
+  // An empty export is valid in every format; the notice keeps it from passing for an empty repository.
+  if (totalNodes === 0) notices.push(filter ? 'the filter selects no nodes: the graph is empty' : 'the label holds no nodes: the graph is empty');
   if (truncated) notices.push(`kept the first ${kept.length} of ${totalNodes} nodes in path order (--max-nodes ${maxNodes})`);
   if (omittedEdges > 0) {
     notices.push(`${omittedEdges} edge${omittedEdges === 1 ? '' : 's'} to nodes not in this graph (outside the filter${truncated ? ' or cut by --max-nodes' : ''}) not written`);
   }
+  const inboundOutside = [...inbound.values()].reduce((a, b) => a + b, 0);
+  if (inboundOutside > 0) {
+    notices.push(`${inboundOutside} edge${inboundOutside === 1 ? '' : 's'} from nodes not in this graph (outside the filter${truncated ? ' or cut by --max-nodes' : ''}) into ${inbound.size} of its nodes, not written: each node's inboundOutside counts them`);
+  }
   writer.end({ truncated, notices });
-  return { nodes: kept.length, totalNodes, edges, unresolved: unresolved.size, omittedEdges, truncated, notices };
+  return { nodes: kept.length, totalNodes, edges, unresolved: unresolved.size, omittedEdges, inboundOutside, boundaryNodes: inbound.size, truncated, notices };
+}
+
+/** The ids an export keeps (the filter's nodes, the first `maxNodes` in path order). */
+function keptIds(reader: IndexReader, filter: Parameters<IndexReader['exportNodes']>[0], maxNodes: number): Set<number> {
+  const ids = new Set<number>();
+  for (const batch of reader.exportNodes(filter, maxNodes)) for (const n of batch) ids.add(n.id);
+  return ids;
+}
+
+/** Per kept node, the edges into it whose source is not kept (only nodes with some). */
+function inboundFromOutside(graph: GraphReader, reader: IndexReader, kept: ReadonlySet<number>): Map<number, number> {
+  const counts = new Map<number, number>();
+  const ids = [...kept];
+  for (let i = 0; i < ids.length; i += EDGE_BATCH) {
+    const walk = graph.walk(ids.slice(i, i + EDGE_BATCH), { direction: 'in', types: EDGE_TYPES, minConfidence: 'approximate', depth: 1, maxRows: Number.MAX_SAFE_INTEGER, label: reader.label });
+    for (const e of walk.edges) {
+      if (e.to === null || kept.has(e.from)) continue;
+      counts.set(e.to, (counts.get(e.to) ?? 0) + 1);
+    }
+  }
+  return counts;
 }
 
 /**

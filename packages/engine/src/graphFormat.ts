@@ -24,6 +24,11 @@ export interface GraphNodeOut {
   readonly startLine: number;
   readonly endLine: number;
   readonly language: string;
+  /**
+   * Edges into this node from nodes the graph does not hold (`ca graph` with a filter or a cap:
+   * where the exported part meets the rest). Absent in navigation answers.
+   */
+  readonly inboundOutside?: number;
 }
 
 /**
@@ -60,7 +65,7 @@ export const GRAPH_JSON_SCHEMA = {
         type: 'object',
         additionalProperties: false,
         required: ['id', 'kind', 'name', 'qualifiedName', 'path', 'startLine', 'endLine', 'language'],
-        properties: { id: { type: 'string', pattern: '^[0-9]+$' }, kind: text, name: text, qualifiedName: text, path: text, startLine: line, endLine: line, language: text },
+        properties: { id: { type: 'string', pattern: '^[0-9]+$' }, kind: text, name: text, qualifiedName: text, path: text, startLine: line, endLine: line, language: text, inboundOutside: line },
       },
     },
     edges: {
@@ -104,6 +109,7 @@ const NODE_KEYS = [
   ['startLine', 'int'],
   ['endLine', 'int'],
   ['language', 'string'],
+  ['inboundOutside', 'int'],
   ['unresolved', 'boolean'],
 ] as const;
 const EDGE_KEYS = [
@@ -257,17 +263,18 @@ function graphmlData(prefix: string, key: string, value: string | number | boole
 
 const NODE_WRITERS: Record<GraphFormat, (n: GraphNodeOut, first: boolean) => string> = {
   graphml: (n) =>
-    `    <node id="${nodeId(n.id)}">${NODE_KEYS.filter(([k]) => k !== 'unresolved')
-      .map(([k]) => graphmlData('n', k, n[k as keyof GraphNodeOut]))
+    `    <node id="${nodeId(n.id)}">${NODE_KEYS.filter(([k]) => k !== 'unresolved' && n[k as keyof GraphNodeOut] !== undefined)
+      .map(([k]) => graphmlData('n', k, n[k as keyof GraphNodeOut]!))
       .join('')}</node>\n`,
   json: (n, first) => `${first ? '\n' : ',\n'}${JSON.stringify(jsonNode(n))}`,
   dot: (n) =>
-    `  ${nodeId(n.id)} [label=${dotString(n.qualifiedName)}, kind=${dotString(n.kind)}, name=${dotString(n.name)}, qualified_name=${dotString(n.qualifiedName)}, path=${dotString(n.path)}, start_line=${n.startLine}, end_line=${n.endLine}, language=${dotString(n.language)}];\n`,
-  mermaid: (n) => `  ${nodeId(n.id)}["${mermaidText(n.qualifiedName)}"]\n`,
+    `  ${nodeId(n.id)} [label=${dotString(n.qualifiedName)}, kind=${dotString(n.kind)}, name=${dotString(n.name)}, qualified_name=${dotString(n.qualifiedName)}, path=${dotString(n.path)}, start_line=${n.startLine}, end_line=${n.endLine}, language=${dotString(n.language)}${n.inboundOutside !== undefined ? `, inbound_outside=${n.inboundOutside}` : ''}];\n`,
+  // Mermaid nodes hold a label only: the count is a comment above the node.
+  mermaid: (n) => `${n.inboundOutside ? `  %% ${nodeId(n.id)}: ${n.inboundOutside} inbound from outside this graph\n` : ''}  ${nodeId(n.id)}["${mermaidText(n.qualifiedName)}"]\n`,
 };
 
 function jsonNode(n: GraphNodeOut): GraphNodeOut {
-  return { id: n.id, kind: n.kind, name: n.name, qualifiedName: n.qualifiedName, path: n.path, startLine: n.startLine, endLine: n.endLine, language: n.language };
+  return { id: n.id, kind: n.kind, name: n.name, qualifiedName: n.qualifiedName, path: n.path, startLine: n.startLine, endLine: n.endLine, language: n.language, ...(n.inboundOutside !== undefined ? { inboundOutside: n.inboundOutside } : {}) };
 }
 
 const UNRESOLVED_WRITERS: Record<Exclude<GraphFormat, 'json'>, (id: string, name: string) => string> = {

@@ -67,6 +67,9 @@ const TOKEN_STORE_EDGES = [
   'MemoryTokenStore.clear references approximate MemoryTokenStore.tokens :35',
 ];
 
+/** The boundary notice of the tokenStore.ts part (its derivation is in the first test). */
+const INBOUND_NOTICE = "7 edges from nodes not in this graph (outside the filter) into 3 of its nodes, not written: each node's inboundOutside counts them";
+
 function sortedKeys(g: ParsedGraph): string[] {
   return [...g.nodes.keys()].sort();
 }
@@ -107,9 +110,33 @@ describe('ca graph over fixtures/ts-app', () => {
       // In order of first use.
       unresolved: ['u1 Map', 'u2 this.tokens.set', 'u3 this.tokens.get', 'u4 Date.now', 'u5 this.tokens.delete'],
       truncated: false,
-      notices: [],
+      notices: [INBOUND_NOTICE],
     });
-    expect(report).toEqual({ nodes: 13, totalNodes: 13, edges: 27, unresolved: 5, omittedEdges: 0, truncated: false, notices: [] });
+    expect(report).toEqual({ nodes: 13, totalNodes: 13, edges: 27, unresolved: 5, omittedEdges: 0, inboundOutside: 7, boundaryNodes: 3, truncated: false, notices: [INBOUND_NOTICE] });
+    // Where the part meets the rest: src/auth/authService.ts line 1 imports StoredToken, TokenStore
+    // and MemoryTokenStore; it names StoredToken as a type at 7 (Session.token) and 69
+    // (issueToken's return), TokenStore at 19 (the constructor's parameter) and calls `new
+    // MemoryTokenStore()` at 19. Every other node is reached from inside the file only.
+    const inbound = JSON.parse(text).nodes.map((n: any) => [n.qualifiedName, n.inboundOutside]).filter(([, k]: [string, number]) => k > 0);
+    expect(inbound).toEqual([
+      ['StoredToken', 3],
+      ['TokenStore', 2],
+      ['MemoryTokenStore', 2],
+    ]);
+    expect(JSON.parse(text).nodes.every((n: any) => Number.isInteger(n.inboundOutside))).toBe(true);
+  });
+
+  it('the boundary in GraphML, DOT and Mermaid: each node says its edges from outside', () => {
+    const filter = { filter: 'path:src/auth/tokenStore.ts' };
+    const json = JSON.parse(exported('json', filter).text);
+    const id = json.nodes.find((n: any) => n.qualifiedName === 'StoredToken').id;
+    expect(exported('graphml', filter).text).toMatch(new RegExp(`<node id="n${id}">.*<data key="n_inboundOutside">3</data></node>`));
+    expect(exported('dot', filter).text).toMatch(new RegExp(`  n${id} \\[label="StoredToken",.*, inbound_outside=3\\];`));
+    expect(exported('mermaid', filter).text).toContain(`  %% n${id}: 3 inbound from outside this graph\n  n${id}["StoredToken"]\n`);
+    // The whole graph has no outside: every node says 0, and no notice is added.
+    const whole = exported('json');
+    expect(JSON.parse(whole.text).nodes.every((n: any) => n.inboundOutside === 0)).toBe(true);
+    expect([whole.report.inboundOutside, whole.report.boundaryNodes]).toEqual([0, 0]);
   });
 
   it('the same part in every format: each checker reads back the same 13 + 5 nodes and 27 edges', async () => {
@@ -129,7 +156,14 @@ describe('ca graph over fixtures/ts-app', () => {
   it('--max-nodes: the first N in path order, the edges among them, and notices of what was cut', () => {
     const { text, report } = exported('json', { filter: 'path:src/auth/tokenStore.ts', maxNodes: 3 });
     // Kept: the file, StoredToken, StoredToken.value. Left out: file→TokenStore (8), file→MemoryTokenStore (18), StoredToken→expiresAt (4).
-    const notices = ['kept the first 3 of 13 nodes in path order (--max-nodes 3)', '3 edges to nodes not in this graph (outside the filter or cut by --max-nodes) not written'];
+    // Into StoredToken from outside the 3: the 3 edges from authService.ts above, and from the
+    // part's own nodes cut by the cap — TokenStore.save (9), TokenStore.load (10),
+    // MemoryTokenStore.tokens (19), .save (21), .load (25) name it as a type: 8.
+    const notices = [
+      'kept the first 3 of 13 nodes in path order (--max-nodes 3)',
+      '3 edges to nodes not in this graph (outside the filter or cut by --max-nodes) not written',
+      "8 edges from nodes not in this graph (outside the filter or cut by --max-nodes) into 1 of its nodes, not written: each node's inboundOutside counts them",
+    ];
     expect(readable(text)).toEqual({
       nodes: TOKEN_STORE_NODES.slice(0, 3),
       edges: ['src/auth/tokenStore.ts contains exact StoredToken :2', 'StoredToken contains exact StoredToken.value :3'],
@@ -137,7 +171,8 @@ describe('ca graph over fixtures/ts-app', () => {
       truncated: true,
       notices,
     });
-    expect(report).toEqual({ nodes: 3, totalNodes: 13, edges: 2, unresolved: 0, omittedEdges: 3, truncated: true, notices });
+    expect(report).toEqual({ nodes: 3, totalNodes: 13, edges: 2, unresolved: 0, omittedEdges: 3, inboundOutside: 8, boundaryNodes: 1, truncated: true, notices });
+    expect(JSON.parse(text).nodes.map((n: any) => n.inboundOutside)).toEqual([0, 8, 0]);
     // The other formats carry the cut too.
     expect(exported('graphml', { filter: 'path:src/auth/tokenStore.ts', maxNodes: 3 }).text).toContain('<data key="g_truncated">true</data>');
     expect(exported('mermaid', { filter: 'path:src/auth/tokenStore.ts', maxNodes: 3 }).text).toContain('%% notice: kept the first 3 of 13 nodes in path order (--max-nodes 3)\n');
@@ -164,8 +199,11 @@ describe('ca graph over fixtures/ts-app', () => {
     if (graphvizMissing() === null) checkDot(exported('dot').text, { nodes: nodes + unresolved, edges });
   });
 
-  it('a filter outside the index selects nothing and says so in a valid empty graph; a bad filter is a usage error', () => {
-    expect(readable(exported('json', { filter: 'path:nowhere/**' }).text)).toEqual({ nodes: [], edges: [], unresolved: [], truncated: false, notices: [] });
+  it('a filter outside the index selects nothing and says so (a notice) in a valid empty graph; a bad filter is a usage error', () => {
+    const empty = ['the filter selects no nodes: the graph is empty'];
+    expect(readable(exported('json', { filter: 'path:nowhere/**' }).text)).toEqual({ nodes: [], edges: [], unresolved: [], truncated: false, notices: empty });
+    expect(exported('json', { filter: 'path:nowhere/**' }).report).toEqual({ nodes: 0, totalNodes: 0, edges: 0, unresolved: 0, omittedEdges: 0, inboundOutside: 0, boundaryNodes: 0, truncated: false, notices: empty });
+    expect(exported('mermaid', { filter: 'path:nowhere/**' }).text).toBe('flowchart LR\n  classDef unresolved stroke-dasharray:4 4\n  %% notice: the filter selects no nodes: the graph is empty\n');
     expect(() => exported('json', { filter: 'lang:' })).toThrow();
     expect(() => exported('json', { maxNodes: 0 })).toThrow('--max-nodes must be a positive integer (got 0)');
   });
