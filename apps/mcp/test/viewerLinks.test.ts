@@ -66,7 +66,7 @@ describe('MCP answers link into a running viewer (ca ui)', () => {
     expect(s.json.viewer).toBe(`${origin}/search?q=formatDate`);
     expect(s.json.results[0].qualifiedName).toBe('formatDate');
     expect(s.json.results[0].viewer).toBe(`${origin}/symbol/${s.json.results[0].id}`);
-    expect(s.texts[0].split('\n').at(-1)).toBe(`viewer: ${origin}/search?q=formatDate`);
+    expect(s.texts[0]!.split('\n').at(-1)).toBe(`viewer: ${origin}/search?q=formatDate`);
   });
 
   it('the viewer stopped without removing its file: no link once the port no longer answers', async () => {
