@@ -75,6 +75,15 @@ describe.skipIf(skip !== null)('impact graph in headless Chromium (fixtures/ts-m
     await v.page.press('#graph-search', 'Enter');
     expect(await v.page.locator('#graph-focus').textContent()).toBe('no node matches "nothing-is-called-this"');
     expect(await v.page.locator('svg.graph.focusing').count()).toBe(0);
+    // Pan: a drag of (+100, +50) px moves the viewport by exactly that, the scale unchanged.
+    const transform = async () => (await v.page.locator('svg.graph g.viewport').getAttribute('transform'))!.match(/^translate\(([-\d.e]+),([-\d.e]+)\) scale\(([-\d.e]+)\)$/)!.slice(1).map(Number);
+    const [x0, y0, k0] = await transform();
+    await v.page.mouse.move(area!.x + 40, area!.y + 40);
+    await v.page.mouse.down();
+    await v.page.mouse.move(area!.x + 140, area!.y + 90);
+    await v.page.mouse.up();
+    const [x1, y1, k1] = await transform();
+    expect([x1! - x0!, y1! - y0!, k1]).toEqual([100, 50, k0]);
     await shot(v.page, 'impact-by-package');
   });
 
