@@ -21,6 +21,8 @@ export interface PublishReport {
 
 /** `publish` options. */
 export interface PublishOptions {
+  /** The label's name on the team store (default: the local label's name). */
+  readonly label?: string;
   readonly batchFiles?: number;
   /** Called after each batch of each phase (a test stops a publisher half-way with it). */
   readonly onProgress?: (phase: 'versions' | 'edges' | 'files', done: number, total: number) => void | Promise<void>;
@@ -291,14 +293,16 @@ async function publishVersions(
 export async function publish(url: string, repository: string, source: SnapshotSource, options: PublishOptions = {}): Promise<PublishReport> {
   if (repository.length === 0) throw new CaError('usage', 'a repository name is required to publish');
   if (!source.exists()) throw new CaError('unknown_label', `no label "${source.label}" in the local index: index it first`);
+  const label = options.label ?? source.label;
+  if (label.length === 0) throw new CaError('usage', 'a label name is required to publish');
   const client = await connect(url);
   try {
     await migrate(client);
     const canWrite = await client.query<{ ok: boolean }>(`SELECT has_table_privilege('file_versions', 'INSERT') AS ok`);
     if (!canWrite.rows[0]!.ok) throw new CaError('store_read_only', `the role of this store URL may not write (no INSERT on the team store's tables): publish with a read-write role`);
     const repoId = await repositoryId(client, repository);
-    await lockLabel(client, repoId, source.label);
-    const snapshotId = await beginSnapshot(client, repoId, source.label, source);
+    await lockLabel(client, repoId, label);
+    const snapshotId = await beginSnapshot(client, repoId, label, source);
     const files = source.files();
     const batch = options.batchFiles ?? PUBLISH_BATCH_FILES;
     const written = { versions: 0, edgeSets: 0, blobs: 0, chunks: 0, embeddings: 0 };
@@ -315,8 +319,8 @@ export async function publish(url: string, repository: string, source: SnapshotS
           sets.map((s) => ids.get(`${s.versionId}\0${s.digest}`) ?? null), group.map((f) => f.semanticState), group.map((f) => f.semanticReason)]);
       await options.onProgress?.('edges', i + 1, batches.length);
     }
-    const counts = await switchLabel(client, repoId, source.label, snapshotId);
-    return { repository, label: source.label, snapshotId, files: counts.files, written, nodes: counts.nodes, edges: counts.edges };
+    const counts = await switchLabel(client, repoId, label, snapshotId);
+    return { repository, label, snapshotId, files: counts.files, written, nodes: counts.nodes, edges: counts.edges };
   } catch (e) {
     throw toStoreError(e, url);
   } finally {
