@@ -39,8 +39,8 @@ as_postgres "${PG_BIN}/initdb" -D "$dir/data" -U postgres --pwfile="$pwfile" \
 as_postgres "${PG_BIN}/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
   -o "-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100" start >/dev/null
 
-psql_admin() { as_postgres "${PG_BIN}/../../../../bin/psql" -h "$dir" -p "$port" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
-command -v psql >/dev/null 2>&1 && psql_admin() { as_postgres psql -h "$dir" -p "$port" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
+# The superuser over the cluster's Unix socket (peer authentication as the postgres user).
+psql_admin() { as_postgres psql -h "$dir" -p "$port" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
 
 psql_admin -d postgres <<'SQL'
 CREATE ROLE ca_rw LOGIN CREATEDB PASSWORD 'ca_rw';
