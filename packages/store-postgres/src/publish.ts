@@ -25,7 +25,7 @@ export interface PublishOptions {
   readonly label?: string;
   readonly batchFiles?: number;
   /** Called after each batch of each phase (a test stops a publisher half-way with it). */
-  readonly onProgress?: (phase: 'versions' | 'edges' | 'files', done: number, total: number) => void | Promise<void>;
+  readonly onProgress?: (phase: 'versions' | 'edges', done: number, total: number) => void | Promise<void>;
 }
 
 function chunked<T>(items: readonly T[], size: number): T[][] {
