@@ -112,12 +112,12 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
   if (args.length > 1) throw usage('index takes at most one PATH');
   // With a team store, --label alone names the label the working tree is published as.
   if (values.commit !== undefined && values.label === undefined) throw usage('--label and --commit go together: ca index --label NAME --commit REV');
-  if (values.label !== undefined && values.commit === undefined && values.store === undefined && !process.env['CA_STORE_URL']) {
-    throw usage('--label and --commit go together: ca index --label NAME --commit REV (or --label NAME --store URL: publish the working tree as NAME)');
-  }
   if (values.label !== undefined) validateLabelName(values.label);
   const engine = openEngine(values, args[0], { rebuildIfCorrupt: true, create: true });
   try {
+    if (values.label !== undefined && values.commit === undefined && storeUrl(values, engine.config) === null) {
+      throw usage('--label and --commit go together: ca index --label NAME --commit REV (or --label NAME --store URL: publish the working tree as NAME)');
+    }
     const bar = new ProgressBar(!values.json && process.stderr.isTTY === true);
     const kill = faultKillPoint(process.env['CA_FAULT_KILL_AT']);
     const onProgress = (p: { phase: string; done: number; total: number }) => {

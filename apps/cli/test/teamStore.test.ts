@@ -25,7 +25,9 @@ describe('team store commands without a server', () => {
   });
 
   it('ca index --label without --commit or a store is a usage error', () => {
-    const r = ca(['index', join(ROOT, 'fixtures/ts-app'), '--label', 'main'], { env });
+    const repo = join(mkdtempSync(join(tmpdir(), 'ca-store-cli-')), 'repo');
+    cpSync(join(ROOT, 'fixtures/ts-app'), repo, { recursive: true });
+    const r = ca(['index', repo, '--label', 'main'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--label and --commit go together');
   });
