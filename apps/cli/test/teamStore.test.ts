@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -51,6 +51,20 @@ describe.runIf(haveServer)('ca index --store and ca repos', () => {
       .filter((x) => x.repository === name)
       .map((x) => [x.label, x.files, x.nodes, x.edges]);
     expect(rows).toEqual([['main', 13, 92, 227]]);
+  });
+
+  it('store.url in the configuration file publishes, and lets --label name the published label without --commit', () => {
+    // Regression: --label without --commit was refused unless --store or CA_STORE_URL was given,
+    // though the configuration named the store.
+    const repo = join(mkdtempSync(join(tmpdir(), 'ca-store-cli-')), 'repo');
+    cpSync(join(ROOT, 'fixtures/ts-app'), repo, { recursive: true });
+    mkdirSync(join(repo, '.codeagent'), { recursive: true });
+    writeFileSync(join(repo, '.codeagent', 'config.json'), JSON.stringify({ store: { url: RW } }));
+    const name = `cli-config-${process.pid}-${Date.now()}`;
+    const r = ca(['index', repo, '--store-repo', name, '--label', 'release', '--json'], { env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).published).toMatchObject({ repository: name, label: 'release', files: 13, nodes: 92, edges: 227 });
   });
 
   it('a read-only role asked to publish fails with store_read_only (exit 1) after indexing locally', () => {
