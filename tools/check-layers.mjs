@@ -14,14 +14,16 @@ export const ALLOWED = {
   // The process supervisor sits beside @ca/schema: every package that runs a worker uses it.
   '@ca/supervisor': ['@ca/schema'],
   '@ca/store': ['@ca/schema'],
+  // The team store (PostgreSQL) sits beside @ca/store and reads a local index through its public API.
+  '@ca/store-postgres': ['@ca/schema', '@ca/store'],
   '@ca/parse-ts': ['@ca/schema', '@ca/supervisor'],
   '@ca/parse-cs': ['@ca/schema', '@ca/supervisor'],
   '@ca/embed': ['@ca/schema', '@ca/supervisor'],
   '@ca/retrieve': ['@ca/schema', '@ca/store', '@ca/embed'],
   '@ca/invalidation': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-cs'],
-  '@ca/engine': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/embed', '@ca/retrieve', '@ca/invalidation'],
+  '@ca/engine': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/embed', '@ca/retrieve', '@ca/invalidation', '@ca/store-postgres'],
   // The CLI dispatches `ca eval` to the eval app (apps compose apps; no package imports an app).
-  '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp', '@ca/ui'],
+  '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp', '@ca/ui', '@ca/store-postgres'],
   '@ca/mcp': ['@ca/engine', '@ca/schema'],
   '@ca/eval': ['@ca/engine', '@ca/schema'],
   // The viewer reuses the MCP server's Host/Origin guard (one guard for every loopback server).

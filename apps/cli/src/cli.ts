@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { basename } from 'node:path';
 import { answerPaths, budgetNavigation, Engine, NAVIGATIONS, parseGraphFormat, renderNavigationGraph, toSymbolView, validateLabelName, type Navigation, type NavigationPage, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
 import { CaError, CONFIDENCES, type Confidence } from '@ca/schema';
 import { printJson, ProgressBar, reportError, watchErrorLine } from './output.js';
@@ -42,6 +43,8 @@ const OPTIONS = {
   debounce: { type: 'string' },
   label: { type: 'string' },
   commit: { type: 'string' },
+  store: { type: 'string' },
+  'store-repo': { type: 'string' },
   clear: { type: 'boolean', default: false },
 } satisfies ParseArgsConfig['options'];
 
@@ -69,6 +72,8 @@ type Values = QueryValues & {
   debounce?: string;
   label?: string;
   commit?: string;
+  store?: string;
+  'store-repo'?: string;
   clear: boolean;
 };
 
@@ -105,10 +110,14 @@ const PHASE_LABEL: Record<string, string> = { discover: 'scanning', parse: 'pars
 
 async function cmdIndex(values: Values, args: string[]): Promise<number> {
   if (args.length > 1) throw usage('index takes at most one PATH');
-  if ((values.commit === undefined) !== (values.label === undefined)) throw usage('--label and --commit go together: ca index --label NAME --commit REV');
+  // With a team store, --label alone names the label the working tree is published as.
+  if (values.commit !== undefined && values.label === undefined) throw usage('--label and --commit go together: ca index --label NAME --commit REV');
   if (values.label !== undefined) validateLabelName(values.label);
   const engine = openEngine(values, args[0], { rebuildIfCorrupt: true, create: true });
   try {
+    if (values.label !== undefined && values.commit === undefined && storeUrl(values, engine.config) === null) {
+      throw usage('--label and --commit go together: ca index --label NAME --commit REV (or --label NAME --store URL: publish the working tree as NAME)');
+    }
     const bar = new ProgressBar(!values.json && process.stderr.isTTY === true);
     const kill = faultKillPoint(process.env['CA_FAULT_KILL_AT']);
     const onProgress = (p: { phase: string; done: number; total: number }) => {
@@ -122,8 +131,9 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
         ? await engine.indexCommit(values.label!, values.commit, { onProgress, onWait })
         : await engine.index({ onProgress, onWait });
     bar.done();
+    const published = await publishIndexed(engine, values, report.label);
     if (values.json) {
-      printJson(report);
+      printJson(published === null ? report : { ...report, published });
     } else {
       const s = report.parseStatus;
       process.stdout.write(
@@ -131,13 +141,54 @@ async function cmdIndex(values: Values, args: string[]): Promise<number> {
           `  ${report.changed} parsed this run, ${report.removed} removed; status ok ${s.ok}, partial ${s.partial}, error ${s.error}, skipped ${s.skipped}, no grammar ${s.no_grammar}\n` +
           contextLines(report) +
           `  label ${report.label}${report.commit ? ` @ ${report.commit.slice(0, 12)}` : ''}: ${report.blobs.parsed} versions parsed, ${report.blobs.reused} reused, ${report.blobs.moved} moved, ${report.blobs.renamed} moved with an edit, ${report.blobs.embedded} symbols embedded\n` +
-          `  index: ${engine.dbPath}\n`,
+          `  index: ${engine.dbPath}\n` +
+          (published === null ? '' : `  published ${published.repository} ${published.label} (snapshot ${published.snapshotId}): ${published.files} files, ${published.nodes} symbols, ${published.edges} edges; new rows: ${published.written.versions} versions, ${published.written.blobs} blobs, ${published.written.chunks} chunk texts, ${published.written.embeddings} embeddings in ${published.ms} ms\n`),
       );
     }
     return 0;
   } finally {
     engine.close();
   }
+}
+
+/** The team store's URL: `--store`, else the configuration's `store.url` (CA_STORE_URL); null: none. */
+function storeUrl(values: Values, config: { readonly store: { readonly url: string } } | null): string | null {
+  const url = values.store ?? (config?.store.url || process.env['CA_STORE_URL'] || '');
+  return url === '' ? null : url;
+}
+
+/**
+ * After `ca index`: publishes the indexed label to the team store when one is named (the
+ * local index stays the working cache; decision 036). The server's label is `--label`, else the
+ * local label's name; the repository is `--store-repo`, else the repository directory's name.
+ */
+async function publishIndexed(engine: Engine, values: Values, localLabel: string) {
+  const url = storeUrl(values, engine.config);
+  if (url === null) return null;
+  const { publish } = await import('@ca/store-postgres');
+  const started = performance.now();
+  const repository = values['store-repo'] ?? basename(engine.repoRoot);
+  const report = await publish(url, repository, engine.store.snapshotSource(localLabel), { label: values.label ?? localLabel });
+  return { ...report, ms: Math.round(performance.now() - started) };
+}
+
+/** `ca repos --store URL`: the repositories and labels of a team store. */
+async function cmdRepos(values: Values, args: string[]): Promise<number> {
+  if (args.length > 0) throw usage('usage: ca repos --store URL [--json]');
+  const url = storeUrl(values, null);
+  if (url === null) throw usage('ca repos needs a team store: --store postgres://… (or CA_STORE_URL)');
+  const { listRepositories } = await import('@ca/store-postgres');
+  const rows = await listRepositories(url);
+  if (values.json) {
+    printJson({ repositories: rows });
+  } else if (rows.length === 0) {
+    process.stdout.write('No repositories yet (publish one: ca index --store URL).\n');
+  } else {
+    for (const r of rows) {
+      process.stdout.write(`${r.repository.padEnd(30)} ${r.label.padEnd(20)} ${r.commit ? r.commit.slice(0, 12) : '(no commit)'.padEnd(12)}  ${String(r.files).padStart(6)} files ${String(r.nodes).padStart(8)} symbols ${String(r.edges).padStart(8)} edges  published ${r.publishedAt}\n`);
+    }
+  }
+  return 0;
 }
 
 /**
@@ -559,6 +610,7 @@ const HANDLERS: Record<Exclude<Command, 'eval' | 'mcp' | 'serve' | 'ui'>, Handle
   model: cmdModel,
   labels: cmdLabels,
   label: cmdLabel,
+  repos: cmdRepos,
   gc: cmdGc,
   use: cmdUse,
   graph: cmdGraph,

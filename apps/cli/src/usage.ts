@@ -23,6 +23,7 @@ export const COMMANDS = [
   'health',
   'labels',
   'label',
+  'repos',
   'gc',
   'use',
   'similar',
@@ -41,7 +42,10 @@ export const USAGE = `usage: ca <command> [options]
 
 Commands:
   index [PATH]            index the repository (PATH defaults to --repo); with --label NAME
-                          --commit REV: index a commit from git objects as label NAME
+                          --commit REV: index a commit from git objects as label NAME;
+                          with --store URL (or CA_STORE_URL): then publish the label to the team
+                          store (PostgreSQL) as repository --store-repo NAME (default: the
+                          directory's name), label --label NAME (default: the local label's)
   watch [PATH]            index, then re-index on every change until Ctrl-C (one warm engine:
                           an edit is re-indexed in a fraction of a one-shot index; --debounce MS)
   search QUERY            find symbols by name or words (several --repo, or a workspace: one ranking)
@@ -64,6 +68,7 @@ Commands:
   health                  check the index and the grammars
   labels                  the labels of the index (working tree, commits) with commit, files, completeness
   label rm NAME           remove a label (its content goes with the next ca gc)
+  repos --store URL       the repositories and labels of a team store, with commit and counts
   gc                      reclaim what no label references (versions, nodes, edges, vectors) and sweep journals
   use [--label NAME] [--repo DIR] | --clear
                           remember a default repository and label for the commands (ca use alone: show it)

@@ -60,6 +60,7 @@ const EXAMPLES: Partial<Record<Command, string[]>> = {
 const NOT_RUN: Partial<Record<Command, string>> = {
   serve: 'a long-running HTTP server that logs to stderr only (apps/mcp/test covers its lifetime)',
   model: 'model import copies a whole embedding model folder into the user cache',
+  repos: 'needs a PostgreSQL team store (apps/cli/test/teamStore.test.ts runs it against the test server)',
 };
 
 interface Run {

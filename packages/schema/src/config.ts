@@ -86,6 +86,14 @@ const graphSchema = z
   })
   .strict();
 
+const storeSchema = z
+  .object({
+    // The team store a `ca index` also publishes to (postgres://user:password@host:port/db); empty:
+    // the local index only. `--store` overrides it, CA_STORE_URL sets it from the environment.
+    url: z.string().default(''),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     indexing: indexingSchema.default(indexingSchema.parse({})),
@@ -93,6 +101,7 @@ export const configSchema = z
     embedding: embeddingSchema.default(embeddingSchema.parse({})),
     semantic: semanticSchema.default(semanticSchema.parse({})),
     graph: graphSchema.default(graphSchema.parse({})),
+    store: storeSchema.default(storeSchema.parse({})),
   })
   .strict();
 

@@ -28,6 +28,12 @@ export const ERROR_CODES = [
   'cancelled',
   'overloaded',
   'protocol_error',
+  // The team store (PostgreSQL): server unreachable, credentials refused, pgvector not installed
+  // or not created in the database, a role without write access asked to publish.
+  'store_unreachable',
+  'store_auth_failed',
+  'store_extension_missing',
+  'store_read_only',
   'internal',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

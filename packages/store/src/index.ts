@@ -60,3 +60,14 @@ export { LabelPlanState } from './planState.js';
 export type { StoredFileRecord } from './planState.js';
 export { ExploreReader } from './explore.js';
 export type { ExtraSpan, EdgeCounts, FileSummary, FileImport } from './explore.js';
+export { SnapshotSource } from './snapshotSource.js';
+export type {
+  SnapshotFile,
+  SnapshotNode,
+  SnapshotSpan,
+  SnapshotEdge,
+  SnapshotReexport,
+  SnapshotNodeVector,
+  SnapshotEmbedding,
+  SnapshotContent,
+} from './snapshotSource.js';

@@ -11,6 +11,7 @@ import { LabelPlanState } from './planState.js';
 import { IndexReader } from './reader.js';
 import { ImportResolver } from './resolver.js';
 import { SemanticStore } from './semanticStore.js';
+import { SnapshotSource } from './snapshotSource.js';
 import { changeStamp } from './statements.js';
 import { VectorStore } from './vectors.js';
 import { IndexWriter } from './writer.js';
@@ -73,6 +74,11 @@ export class Store {
   /** What the change planner reads of a label. */
   planState(label: string): LabelPlanState {
     return new LabelPlanState(this.db, label);
+  }
+
+  /** A label's state read in batches, for publishing it to a team store (`SnapshotSource`). */
+  snapshotSource(label = 'working'): SnapshotSource {
+    return new SnapshotSource(this.db, label);
   }
 
   /** Vectors: the embedding cache, node assignments and nearest-neighbour search (one per connection). */

@@ -1,0 +1,8 @@
+export { connect, isPostgresUrl, redactUrl, toStoreError } from './connection.js';
+export type { PgClient } from './connection.js';
+export { PG_MIGRATIONS, PG_SCHEMA_VERSION, migrate, serverSchemaVersion, assertVectorExtension } from './migrations.js';
+export type { PgMigration } from './migrations.js';
+export { publish, PUBLISH_BATCH_FILES } from './publish.js';
+export type { PublishReport, PublishOptions } from './publish.js';
+export { listRepositories, snapshotDump, tableCounts } from './read.js';
+export type { RepositoryLabel, SnapshotDump } from './read.js';

@@ -1,0 +1,242 @@
+import { CaError } from '@ca/schema';
+import { inTransaction, type PgClient } from './connection.js';
+
+/** One forward-only migration of the team store's schema. */
+export interface PgMigration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+// Per-repository tables lead with repo_id (partition- and distribution-ready). The content
+// tables (blobs, chunks, embeddings) belong to no repository: they are keyed by their hash and
+// shared by every repository and label (decision 036).
+const INITIAL = `
+CREATE TABLE repositories (
+  repo_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  name text NOT NULL UNIQUE,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE blobs (
+  blob_id text PRIMARY KEY,
+  size bigint NOT NULL,
+  data bytea NOT NULL
+);
+
+CREATE TABLE chunks (
+  chunk_hash text PRIMARY KEY,
+  text text NOT NULL
+);
+
+CREATE TABLE embeddings (
+  model text NOT NULL,
+  content_hash text NOT NULL,
+  vector vector NOT NULL,
+  PRIMARY KEY (model, content_hash)
+);
+
+CREATE TABLE file_versions (
+  repo_id bigint NOT NULL REFERENCES repositories(repo_id),
+  version_id bigint GENERATED ALWAYS AS IDENTITY,
+  path text NOT NULL,
+  blob_id text NOT NULL,
+  digest text NOT NULL,
+  language text,
+  size bigint NOT NULL,
+  line_count integer NOT NULL,
+  parse_status text NOT NULL,
+  status_reason text,
+  generated boolean NOT NULL,
+  project text NOT NULL,
+  extractor text NOT NULL,
+  node_count integer NOT NULL,
+  PRIMARY KEY (repo_id, version_id),
+  UNIQUE (repo_id, path, blob_id, digest)
+);
+
+CREATE TABLE nodes (
+  repo_id bigint NOT NULL,
+  version_id bigint NOT NULL,
+  ordinal integer NOT NULL,
+  parent_ordinal integer,
+  kind text NOT NULL,
+  language text NOT NULL,
+  name text NOT NULL,
+  qualified_name text NOT NULL,
+  symbol_key text NOT NULL,
+  disambiguator integer NOT NULL,
+  project text NOT NULL,
+  start_line integer NOT NULL,
+  end_line integer NOT NULL,
+  start_byte integer NOT NULL,
+  end_byte integer NOT NULL,
+  signature text NOT NULL,
+  parameter_count integer,
+  return_type text,
+  modifiers text NOT NULL,
+  attributes text,
+  is_public_api boolean NOT NULL,
+  doc text,
+  generated boolean NOT NULL,
+  chunk_hash text NOT NULL,
+  spans jsonb,
+  PRIMARY KEY (repo_id, version_id, ordinal),
+  FOREIGN KEY (repo_id, version_id) REFERENCES file_versions(repo_id, version_id)
+);
+CREATE INDEX nodes_qualified_name ON nodes(repo_id, qualified_name);
+CREATE INDEX nodes_symbol_key ON nodes(repo_id, symbol_key);
+
+CREATE TABLE node_vectors (
+  repo_id bigint NOT NULL,
+  version_id bigint NOT NULL,
+  ordinal integer NOT NULL,
+  "window" integer NOT NULL,
+  model text NOT NULL,
+  content_hash text NOT NULL,
+  PRIMARY KEY (repo_id, version_id, ordinal, "window")
+);
+
+CREATE TABLE reexports (
+  repo_id bigint NOT NULL,
+  version_id bigint NOT NULL,
+  target_module text NOT NULL,
+  name text NOT NULL
+);
+CREATE INDEX reexports_version ON reexports(repo_id, version_id);
+
+CREATE TABLE edge_sets (
+  repo_id bigint NOT NULL,
+  edge_set_id bigint GENERATED ALWAYS AS IDENTITY,
+  version_id bigint NOT NULL,
+  digest text NOT NULL,
+  edge_count integer NOT NULL,
+  PRIMARY KEY (repo_id, edge_set_id),
+  UNIQUE (repo_id, version_id, digest),
+  FOREIGN KEY (repo_id, version_id) REFERENCES file_versions(repo_id, version_id)
+);
+
+CREATE TABLE edges (
+  repo_id bigint NOT NULL,
+  edge_set_id bigint NOT NULL,
+  source_ordinal integer NOT NULL,
+  type text NOT NULL,
+  confidence text NOT NULL,
+  target_key text NOT NULL,
+  target_name text NOT NULL,
+  target_version_id bigint,
+  target_ordinal integer,
+  target_module text,
+  imported_name text,
+  specifier text,
+  line integer NOT NULL,
+  extractor text NOT NULL
+);
+CREATE INDEX edges_set ON edges(repo_id, edge_set_id);
+CREATE INDEX edges_target ON edges(repo_id, target_version_id, target_ordinal, type);
+
+CREATE TABLE snapshots (
+  repo_id bigint NOT NULL REFERENCES repositories(repo_id),
+  snapshot_id bigint GENERATED ALWAYS AS IDENTITY,
+  label text NOT NULL,
+  state text NOT NULL CHECK (state IN ('building', 'complete')),
+  commit_sha text,
+  head_ref text,
+  dirty boolean,
+  file_count integer,
+  node_count bigint,
+  edge_count bigint,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  completed_at timestamptz,
+  PRIMARY KEY (repo_id, snapshot_id)
+);
+
+CREATE TABLE snapshot_files (
+  repo_id bigint NOT NULL,
+  snapshot_id bigint NOT NULL,
+  path text NOT NULL,
+  version_id bigint NOT NULL,
+  edge_set_id bigint,
+  semantic_state text NOT NULL,
+  semantic_reason text,
+  PRIMARY KEY (repo_id, snapshot_id, path),
+  FOREIGN KEY (repo_id, snapshot_id) REFERENCES snapshots(repo_id, snapshot_id) ON DELETE CASCADE
+);
+
+CREATE TABLE labels (
+  repo_id bigint NOT NULL REFERENCES repositories(repo_id),
+  name text NOT NULL,
+  snapshot_id bigint NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (repo_id, name),
+  FOREIGN KEY (repo_id, snapshot_id) REFERENCES snapshots(repo_id, snapshot_id)
+);
+`;
+
+/** The numbered migrations, oldest first (forward-only: a released one is never edited). */
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  { version: 1, name: 'repositories, content-addressed file versions, edge sets, snapshots and labels', sql: INITIAL },
+];
+
+/** The schema version this tool writes and reads. */
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
+
+// One advisory lock key for migrations (the two-int form's first half); publishers lock other keys.
+const MIGRATION_LOCK = 0x6361_0001;
+
+/** The server's applied schema version (0: none), or null when the migration table is missing. */
+export async function serverSchemaVersion(client: PgClient): Promise<number> {
+  const exists = await client.query<{ t: string | null }>(`SELECT to_regclass('ca_schema_migrations')::text AS t`);
+  if (exists.rows[0]?.t == null) return 0;
+  const r = await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ca_schema_migrations`);
+  return r.rows[0]?.v ?? 0;
+}
+
+/** Refuses a server whose schema is newer than this tool's. */
+export function assertNotNewer(version: number): void {
+  if (version > PG_SCHEMA_VERSION) {
+    throw new CaError('schema_too_new', `the team store's schema is version ${version}, newer than this tool's ${PG_SCHEMA_VERSION}: upgrade ca before using this store`);
+  }
+}
+
+/** pgvector created in the database, or a CaError naming the fix (`extension` is the extension's name). */
+export async function assertVectorExtension(client: PgClient, extension = 'vector'): Promise<void> {
+  const created = await client.query(`SELECT 1 FROM pg_extension WHERE extname = $1`, [extension]);
+  if (created.rowCount! > 0) return;
+  const available = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = $1`, [extension]);
+  if (available.rowCount === 0) {
+    throw new CaError('store_extension_missing', `pgvector ("${extension}") is not installed on the PostgreSQL server: run tools/install-postgres.sh on the server's host, then as a superuser: CREATE EXTENSION ${extension};`);
+  }
+  try {
+    await client.query(`CREATE EXTENSION IF NOT EXISTS vector`);
+  } catch (e) {
+    throw new CaError('store_extension_missing', `pgvector is installed on the server but not created in this database, and this role may not create it: as a superuser run CREATE EXTENSION vector; in the database (tools/install-postgres.sh installs pgvector)`, { cause: e });
+  }
+}
+
+/**
+ * Brings the server's schema to this tool's version (forward-only, each migration in its own
+ * transaction, under an advisory lock so concurrent tools migrate once); refuses a newer one.
+ */
+export async function migrate(client: PgClient): Promise<number> {
+  const before = await serverSchemaVersion(client);
+  assertNotNewer(before);
+  if (before === PG_SCHEMA_VERSION) return before;
+  await assertVectorExtension(client);
+  await client.query(`SELECT pg_advisory_lock($1, 0)`, [MIGRATION_LOCK]);
+  try {
+    await client.query(`CREATE TABLE IF NOT EXISTS ca_schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const current = await serverSchemaVersion(client);
+    assertNotNewer(current);
+    for (const m of PG_MIGRATIONS) {
+      if (m.version <= current) continue;
+      await inTransaction(client, async () => {
+        await client.query(m.sql);
+        await client.query(`INSERT INTO ca_schema_migrations(version, name) VALUES ($1, $2)`, [m.version, m.name]);
+      });
+    }
+  } finally {
+    await client.query(`SELECT pg_advisory_unlock($1, 0)`, [MIGRATION_LOCK]).catch(() => undefined); // why: a dropped connection released the lock already
+  }
+  return PG_SCHEMA_VERSION;
+}
