@@ -99,6 +99,16 @@ describe('ca routes', () => {
     expect(lines[lines.length - 2]).toBe('26 endpoints, 3 approximate');
   }, 60_000);
 
+  it('search finds endpoints by their name and by their words', () => {
+    const byName = JSON.parse(ca(['search', 'GET /api/orders/{id}', '--repo', repo, '--json'], { env }).stdout) as { results: { qualifiedName: string; kind: string }[] };
+    // The query is the endpoint's exact name: the name channel returns it first.
+    expect(byName.results[0]).toMatchObject({ qualifiedName: 'GET /api/orders/{id}', kind: 'endpoint' });
+    // "orders endpoint": the endpoint nodes' text holds the route words and the kind word.
+    const byWords = JSON.parse(ca(['search', 'orders endpoint', '--repo', repo, '--json'], { env }).stdout) as { results: { qualifiedName: string; kind: string }[] };
+    expect(byWords.results[0]!.kind).toBe('endpoint');
+    expect(byWords.results[0]!.qualifiedName).toMatch(/^[A-Z]+ \/api\/orders/);
+  }, 60_000);
+
   it('arguments are a usage error (exit 2)', () => {
     const r = ca(['routes', 'extra', '--repo', repo], { env });
     expect([r.code, r.stderr.trim()]).toEqual([2, 'ca: routes takes no arguments (ca routes [--json] [--repo DIR] [--label NAME])']);
