@@ -4,26 +4,48 @@
 //
 //   node tools/bench/endpoints.mjs --repo /work/repos/eShop --truth tools/bench/endpoints/eShop.tsv \
 //     [--baseline /path/to/parse-cs/dist/index.js] [--rounds 5]
+//   node tools/bench/endpoints.mjs --map-calls 5000 [--rounds 3]
 //
 // Matching: an endpoint found matches a labelled one with the same method and handler
 // (`Type.Member`); its template is "exact" when it equals the labelled template too. Precision
 // and recall are given both ways. Timing: every .cs file (bin/ obj/ left out) parsed by this
 // checkout's adapter and, with --baseline, by an adapter without the endpoint rules (e.g. main's
 // build before they were merged), alternating, `rounds` times; the medians of the CPU time are compared.
+// --map-calls N: a file of N top-level `app.MapGet(…)` calls against the same file calling `app.Foo(…)`.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const { values } = parseArgs({
-  options: { repo: { type: 'string' }, truth: { type: 'string' }, baseline: { type: 'string' }, rounds: { type: 'string', default: '5' } },
+  options: { repo: { type: 'string' }, truth: { type: 'string' }, baseline: { type: 'string' }, rounds: { type: 'string', default: '5' }, 'map-calls': { type: 'string' } },
 });
-if (!values.repo || !values.truth) {
-  process.stderr.write('usage: endpoints.mjs --repo DIR --truth FILE.tsv [--baseline parse-cs/dist/index.js] [--rounds N]\n');
-  process.exit(2);
-}
 const here = fileURLToPath(new URL('.', import.meta.url));
 const current = await import(pathToFileURL(join(here, '../../packages/parse-cs/dist/index.js')).href);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+if (values['map-calls']) {
+  const n = Number(values['map-calls']);
+  const a = await current.createCsAdapter();
+  const file = (m) => ({ path: 'Program.cs', text: `var app = WebApplication.Create();\n${Array.from({ length: n }, (_, k) => `app.${m}("/r${k}/{id:int}", () => ${k});`).join('\n')}\n` });
+  const cpu = (f) => {
+    const c0 = process.cpuUsage();
+    a.parse(f, { deadlineMs: 600_000 });
+    const c = process.cpuUsage(c0);
+    return (c.user + c.system) / 1000;
+  };
+  const map = [];
+  const other = [];
+  for (let r = 0; r < Number(values.rounds); r++) {
+    other.push(cpu(file('Foo')));
+    map.push(cpu(file('MapGet')));
+  }
+  console.log(`${n} top-level calls, CPU ms (median of ${values.rounds}): MapGet ${median(map).toFixed(0)}, Foo ${median(other).toFixed(0)}, ratio ${(median(map) / median(other)).toFixed(2)}`);
+  process.exit(0);
+}
+if (!values.repo || !values.truth) {
+  process.stderr.write('usage: endpoints.mjs --repo DIR --truth FILE.tsv [--baseline parse-cs/dist/index.js] [--rounds N] | --map-calls N\n');
+  process.exit(2);
+}
 
 function csFiles(dir, out = []) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -107,7 +129,6 @@ if (values.baseline) {
     withRules.push(parseAll(adapter));
     without.push(parseAll(base));
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const a = median(withRules);
   const b = median(without);
   console.log(`parse all .cs files, CPU ms (median of ${rounds}): with endpoints ${a.toFixed(0)} ms, without ${b.toFixed(0)} ms, extra ${(((a - b) / b) * 100).toFixed(1)}%`);
