@@ -18,7 +18,7 @@ export interface CsAdapterOptions {
 }
 
 /** Bumped whenever extraction output changes shape or content for the same input. */
-export const CS_EXTRACTOR_VERSION = 'cs-syntax-2';
+export const CS_EXTRACTOR_VERSION = 'cs-syntax-3';
 
 const DEFAULT_DEADLINE_MS = 5000;
 const DEFAULT_SYMBOLS_KEY = [...DEFAULT_PREPROCESSOR_SYMBOLS].sort().join(';');

@@ -3,6 +3,7 @@ import type { Tree } from 'web-tree-sitter';
 import { nodesOf } from './chunks.js';
 import { DeclTable, TYPE_KIND_SET, type Sites } from './decl.js';
 import { DeclarationBuilder } from './declarations.js';
+import { EndpointCollector } from './endpoints/collector.js';
 import { UseSiteResolver } from './resolve.js';
 import { countLines } from './text.js';
 import { CsFileWalker } from './walker.js';
@@ -55,13 +56,17 @@ export function extract(input: ExtractInput): ExtractResult {
     typeParams: [],
   });
   const builder = new DeclarationBuilder(text, original, lastRow, table, sites);
-  const walker = new CsFileWalker(tree, fileDecl, text, deadline, builder, sites);
+  const endpoints = new EndpointCollector(text);
+  const walker = new CsFileWalker(tree, fileDecl, text, deadline, builder, sites, endpoints);
   walker.run();
+  // Endpoints are declarations of the file (after the others, so their local ids come last).
+  const found = endpoints.finish(table, fileDecl, deadline);
 
   const decls = table.all;
   // Disambiguators first: edge keys must match node keys.
   const disamb = disambiguate(decls);
   const edges = new UseSiteResolver(decls).resolve(fileDecl, sites);
+  for (const { source, ...e } of found.edges) edges.push({ sourceLocalId: source.localId, ...e });
   const nodes = nodesOf(decls, disamb, original);
   const exportsList = decls
     .filter((d) => TYPE_KIND_SET.has(d.kind) && !(d.parent && TYPE_KIND_SET.has(d.parent.kind)))

@@ -2,6 +2,7 @@ import type { Diagnostic, NodeKind } from '@ca/schema';
 import type { Node as TsNode, Tree, TreeCursor } from 'web-tree-sitter';
 import { BODY_OWNER_KINDS, childOfType, TYPE_KIND_SET, type Decl, type Receiver, type Sites } from './decl.js';
 import { simpleTypeName, type DeclarationBuilder } from './declarations.js';
+import type { EndpointCollector } from './endpoints/collector.js';
 import { collapseWs } from './text.js';
 
 /** Thrown by the walker when the per-file deadline passes. */
@@ -85,6 +86,9 @@ const HANDLERS: ReadonlyMap<string, Handler> = (() => {
   m.set('invocation_expression', (w) => w.onInvocation());
   m.set('object_creation_expression', (w) => w.onCreation());
   m.set('qualified_name', (w) => w.onQualifiedName());
+  m.set('local_declaration_statement', (w) => w.onLocalsOrParameter(false));
+  m.set('parameter', (w) => w.onLocalsOrParameter(true));
+  m.set('implicit_parameter', (w) => w.onLocalsOrParameter(true));
   return m;
 })();
 
@@ -113,6 +117,7 @@ export class CsFileWalker {
     private readonly deadline: number,
     private readonly build: DeclarationBuilder,
     private readonly sites: Sites,
+    private readonly endpoints: EndpointCollector,
   ) {
     this.scopes = [{ depth: -1, decl: fileDecl, sticky: true }];
     this.cursor = tree.walk();
@@ -230,7 +235,10 @@ export class CsFileWalker {
 
   /** A type declaration: built, then the scope of what the walk finds inside it. */
   onType(kind: NodeKind): boolean {
-    this.enter(this.build.type(this.cursor.currentNode, this.current(), kind));
+    const n = this.cursor.currentNode;
+    const d = this.build.type(n, this.current(), kind);
+    this.endpoints.onType(n, d);
+    this.enter(d);
     return true;
   }
 
@@ -252,9 +260,11 @@ export class CsFileWalker {
       case 'field_declaration':
       case 'event_field_declaration':
         d = this.build.field(n, owner, n.type === 'event_field_declaration')[0] ?? null;
+        if (n.type === 'field_declaration') this.endpoints.onField(n, owner);
         break;
       default:
         d = this.build.callable(n, owner);
+        if (d && n.type === 'method_declaration') this.endpoints.onMethod(n, d);
     }
     if (d) this.enter(d);
     return true;
@@ -265,6 +275,15 @@ export class CsFileWalker {
     const start = this.cursor.startIndex;
     const acc = this.current().children.find((c) => (c.kind === 'getter' || c.kind === 'setter') && c.start === start);
     if (acc) this.enter(acc);
+    return true;
+  }
+
+  /** Locals and parameters: the endpoint rules follow `var g = app.MapGroup(…)` to its value. */
+  onLocalsOrParameter(parameter: boolean): boolean {
+    if (!this.endpoints.mayMap) return true;
+    const n = this.cursor.currentNode;
+    if (parameter) this.endpoints.onParameter(n, this.bodyOwner());
+    else this.endpoints.onLocals(n, this.bodyOwner());
     return true;
   }
 
@@ -359,8 +378,10 @@ export class CsFileWalker {
   onInvocation(): boolean {
     const n = this.cursor.currentNode;
     const owner = this.bodyOwner();
-    if (!owner) return true;
     const fn = n.childForFieldName('function');
+    // Minimal APIs are mapped in top-level statements too, where no declaration owns the call.
+    if (fn?.type === 'member_access_expression' && this.endpoints.mayMap) this.endpoints.onMapCall(n, owner, fn.childForFieldName('name')?.text ?? '');
+    if (!owner) return true;
     const args = n.childForFieldName('arguments');
     const argCount = args ? args.namedChildren.filter((c) => c?.type === 'argument').length : 0;
     if (!fn) return true;

@@ -28,6 +28,8 @@ export type {
   LanguageAdapter,
 } from './model.js';
 export { symbolKey, parseSymbolKey, unresolvedKey, disambiguate } from './symbolKey.js';
+export { endpointName, endpointKey, formatEndpointSignature, parseEndpointSignature } from './endpoints.js';
+export type { EndpointParam, EndpointParamSource, EndpointSignature } from './endpoints.js';
 export type { KeyScope, SymbolKeyInput } from './symbolKey.js';
 export { splitIdentifier, splitIdentifierText, splitText, pathTokens, ftsTextOf } from './identifiers.js';
 export type { FtsText } from './identifiers.js';

@@ -82,6 +82,8 @@ export class NodeLocator {
     let bestScore = -1;
     for (const n of this.nodes(path)) {
       if (line < n.startLine || line > n.endLine) continue;
+      // An endpoint spans its attribute or Map call: no compiler reports it or uses inside it.
+      if (n.kind === 'endpoint') continue;
       const isFile = n.kind === 'file' || n.kind === 'module';
       let score = 0;
       if (hint?.kind && n.kind === hint.kind) score += 2;

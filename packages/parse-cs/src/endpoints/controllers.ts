@@ -1,0 +1,160 @@
+import type { Node as TsNode } from 'web-tree-sitter';
+import type { Decl } from '../decl.js';
+import type { FileContext, RouteFound } from './collector.js';
+import type { StringValue } from './strings.js';
+import { attributesOf, type AttributeInfo } from './syntax.js';
+import { combineTemplates, isRootedTemplate, replaceTokens } from './template.js';
+
+/** What the controller rules need of the file (the same as every rule). */
+export type ControllerContext = FileContext;
+
+const HTTP_ATTRIBUTES: Readonly<Record<string, string>> = {
+  HttpGet: 'GET',
+  HttpPost: 'POST',
+  HttpPut: 'PUT',
+  HttpDelete: 'DELETE',
+  HttpPatch: 'PATCH',
+  HttpHead: 'HEAD',
+  HttpOptions: 'OPTIONS',
+};
+const FRAMEWORK_BASES: ReadonlySet<string> = new Set(['Controller', 'ControllerBase']);
+const MAX_BASE_DEPTH = 16;
+
+type TypeEntry = FileContext['types'][number];
+
+/** A controller's route prefixes: its `[Route]` templates, or an inherited or unknown prefix. */
+interface ClassPrefix {
+  readonly templates: readonly StringValue[];
+  /** Why a prefix may be missing (a base class declared elsewhere), or null. */
+  readonly note: string | null;
+}
+
+/** One (method, template) an action attribute declares; a null template takes the prefix alone. */
+interface ActionRoute {
+  readonly method: string;
+  readonly template: StringValue | null;
+  readonly spanNode: TsNode;
+}
+
+const simpleName = (name: string): string => name.slice(name.lastIndexOf('.') + 1);
+
+/** A class ASP.NET Core discovers as a controller (abstract classes only lend their prefix). */
+function isController(t: TypeEntry, attrs: readonly AttributeInfo[]): boolean {
+  if (t.decl.modifiers.includes('abstract') || t.decl.modifiers.includes('static')) return false;
+  if (attrs.some((a) => a.name === 'NonController')) return false;
+  if (attrs.some((a) => a.name === 'ApiController' || a.name === 'Controller')) return true;
+  if (t.decl.name.endsWith('Controller')) return true;
+  const base = t.decl.bases[0] ? simpleName(t.decl.bases[0].name) : '';
+  return FRAMEWORK_BASES.has(base) || base.endsWith('Controller');
+}
+
+/** `[Route]` templates of the class, else of its nearest base class declared in this file. */
+function classPrefix(ctx: ControllerContext, t: TypeEntry, byName: ReadonlyMap<string, TypeEntry>): ClassPrefix {
+  let cur: TypeEntry | undefined = t;
+  for (let depth = 0; cur && depth < MAX_BASE_DEPTH; depth++) {
+    const routes = attributesOf(cur.node).filter((a) => a.name === 'Route');
+    const owner: TypeEntry = cur;
+    const templates = routes.map((a) => (a.positional[0] ? ctx.evaluate(a.positional[0], owner.decl.name) : { text: '', approximate: null }));
+    if (templates.length > 0) return { templates, note: null };
+    const base = cur.decl.bases[0] ? simpleName(cur.decl.bases[0].name) : null;
+    if (!base || FRAMEWORK_BASES.has(base) || /^I[A-Z]/.test(base)) return { templates: [], note: null };
+    cur = byName.get(base);
+    if (!cur) return { templates: [], note: `the route prefix may be inherited from ${base}, declared in another file` };
+  }
+  return { templates: [], note: null };
+}
+
+/** The routes an action's attributes declare (`[HttpGet("x")]`, `[Route("x")]`, `[AcceptVerbs]`). */
+function actionRoutes(ctx: ControllerContext, m: FileContext['methods'][number], attrs: readonly AttributeInfo[]): ActionRoute[] {
+  const typeName = m.decl.parent?.name ?? null;
+  const value = (n: TsNode | undefined): StringValue | null => (n ? ctx.evaluate(n, typeName) : null);
+  const withTemplate: ActionRoute[] = [];
+  const methodsOnly: { method: string; spanNode: TsNode }[] = [];
+  const routeTemplates: { template: StringValue | null; spanNode: TsNode }[] = [];
+  for (const a of attrs) {
+    const http = HTTP_ATTRIBUTES[a.name];
+    if (http) {
+      const template = value(a.positional[0] ?? a.named.get('template'));
+      if (template) withTemplate.push({ method: http, template, spanNode: a.node });
+      else methodsOnly.push({ method: http, spanNode: a.node });
+    } else if (a.name === 'AcceptVerbs') {
+      const template = value(a.named.get('Route') ?? a.named.get('route'));
+      for (const v of a.positional) {
+        const method = value(v)?.text.toUpperCase() ?? '';
+        if (!/^[A-Z]+$/.test(method)) continue;
+        if (template) withTemplate.push({ method, template, spanNode: a.node });
+        else methodsOnly.push({ method, spanNode: a.node });
+      }
+    } else if (a.name === 'Route') {
+      routeTemplates.push({ template: value(a.positional[0] ?? a.named.get('template')), spanNode: a.node });
+    }
+  }
+  const out = [...withTemplate];
+  // `[Route("x")]` takes its methods from the template-less HTTP attributes (every method without).
+  const methods = methodsOnly.length > 0 ? methodsOnly.map((x) => x.method) : ['ANY'];
+  for (const r of routeTemplates) for (const method of methods) out.push({ method, template: r.template, spanNode: r.spanNode });
+  if (routeTemplates.length === 0) for (const x of methodsOnly) out.push({ method: x.method, template: null, spanNode: x.spanNode });
+  return out;
+}
+
+/** Whether ASP.NET treats a controller method as an action. */
+function isAction(m: FileContext['methods'][number], attrs: readonly AttributeInfo[]): boolean {
+  if (m.decl.access !== 'public' || m.decl.modifiers.includes('static') || m.decl.modifiers.includes('abstract')) return false;
+  return !attrs.some((a) => a.name === 'NonAction');
+}
+
+/**
+ * The endpoints of the file's controllers: each action route combined with each class prefix
+ * (a rooted action template replaces it), tokens replaced. An action without route attributes in
+ * an attribute-routed controller accepts every method (`ANY`); in a controller without any route
+ * it is conventionally routed, and only reported (approximate) when an HTTP attribute marks it.
+ */
+export function controllerRoutes(ctx: ControllerContext): RouteFound[] {
+  const out: RouteFound[] = [];
+  const byName = new Map(ctx.types.map((t) => [t.decl.name, t] as const));
+  for (const t of ctx.types) {
+    const classAttrs = attributesOf(t.node);
+    if (!isController(t, classAttrs)) continue;
+    const prefix = classPrefix(ctx, t, byName);
+    const areaAttr = classAttrs.find((a) => a.name === 'Area');
+    const area = areaAttr?.positional[0] ? ctx.evaluate(areaAttr.positional[0], t.decl.name) : null;
+    for (const m of ctx.methods) {
+      if (m.decl.parent !== t.decl) continue;
+      ctx.checkDeadline();
+      const attrs = attributesOf(m.node);
+      if (!isAction(m, attrs)) continue;
+      const actionAttr = attrs.find((a) => a.name === 'ActionName');
+      const action = actionAttr?.positional[0] ? ctx.evaluate(actionAttr.positional[0], t.decl.name).text : m.decl.name.replace(/Async$/, '');
+      let routes = actionRoutes(ctx, m, attrs);
+      if (routes.length === 0 && prefix.templates.length > 0) {
+        routes = [{ method: 'ANY', template: null, spanNode: m.node.childForFieldName('name') ?? m.node }];
+      }
+      const tokens = { controller: t.decl.name.replace(/Controller$/, ''), action, area: area?.text ?? null };
+      for (const r of routes) out.push(...combine(r, prefix, tokens, m));
+    }
+  }
+  return out;
+}
+
+/** One action route under each class prefix, tokens replaced, with its approximation reason. */
+function combine(r: ActionRoute, prefix: ClassPrefix, tokens: Record<string, string | null>, m: FileContext['methods'][number]): RouteFound[] {
+  const handler = { decl: m.decl as Decl, confidence: 'exact' as const };
+  const parameters = m.node.childForFieldName('parameters');
+  const rooted = r.template !== null && isRootedTemplate(r.template.text);
+  const prefixes: (StringValue | null)[] = rooted || prefix.templates.length === 0 ? [null] : [...prefix.templates];
+  return prefixes.map((p) => {
+    let combined: StringValue;
+    let approximate: string | null = null;
+    if (p === null && r.template === null) {
+      // No attribute route anywhere: the conventional `{controller}/{action}` route is assumed.
+      combined = { text: '[controller]/[action]', approximate: null };
+      approximate = prefix.note ?? 'conventional routing assumed ({controller}/{action})';
+    } else {
+      combined = { text: combineTemplates(p?.text ?? '', r.template?.text ?? ''), approximate: p?.approximate ?? r.template?.approximate ?? null };
+      if (!rooted) approximate = prefix.note;
+    }
+    const replaced = replaceTokens(combined.text, tokens);
+    approximate = combined.approximate ?? approximate ?? (replaced.missing.length > 0 ? `no value for route token [${replaced.missing[0]}]` : null);
+    return { method: r.method, template: replaced.text, approximate, spanNode: r.spanNode, handler, parameters };
+  });
+}
