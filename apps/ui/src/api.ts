@@ -181,7 +181,7 @@ export function splitQuery(q: string): { text: string; filter: string | null } {
 }
 
 // Matches the line a collapsed child body stands on: `header { /* N lines collapsed */ }`.
-const COLLAPSED_RE = /\{ \/\* (\d+) lines? collapsed \*\/ \}\s*$/;
+const COLLAPSED_RE = /\{ \/\* (\d+) lines? collapsed \*\/ \}/;
 
 /**
  * The collapsed children of a result's code: the file line each stands on (a collapsed line
@@ -231,8 +231,27 @@ function pathValues(engine: Engine, opts: { label?: string }): string[] {
   return [...paths].sort();
 }
 
-/** The values a filter field takes in this index: kinds and languages present, labels, paths, flags. */
+/** How long a field's values are reused while the user types (each keystroke asks again). */
+const VALUES_TTL_MS = 30_000;
+const valuesCache = new WeakMap<Engine, Map<string, { at: number; values: string[] }>>();
+
+/**
+ * The values a filter field takes in this index, reused for a while: listing the kinds present
+ * asks the index once per kind, too much to repeat on every keystroke of a large repository.
+ */
 function fieldValues(engine: Engine, field: string, opts: { label?: string }): string[] {
+  const key = `${field}\u0000${engine.labelOf(opts.label)}`;
+  let cache = valuesCache.get(engine);
+  if (!cache) valuesCache.set(engine, (cache = new Map()));
+  const hit = cache.get(key);
+  if (hit && Date.now() - hit.at < VALUES_TTL_MS) return hit.values;
+  const values = freshFieldValues(engine, field, opts);
+  cache.set(key, { at: Date.now(), values });
+  return values;
+}
+
+/** The values a filter field takes in this index: kinds and languages present, labels, paths, flags. */
+function freshFieldValues(engine: Engine, field: string, opts: { label?: string }): string[] {
   const present = (term: string) => engine.find(term, { ...opts, limit: 1 }).total > 0;
   switch (field) {
     case 'kind':

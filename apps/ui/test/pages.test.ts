@@ -116,6 +116,17 @@ describe.skipIf(skip !== null)('ca ui over two repositories (fixtures/ts-app and
     await shot(v.page, 'expanded-child');
   });
 
+  it('a body collapsed inside an expression (`module.exports = function … { … };`) expands with its prefix and suffix kept', async () => {
+    await open(v, '/search?q=makeThing&repo=commonjs');
+    // fixtures/commonjs/lib/Fn.js is three lines; the file's chunk shows them as one collapsed line.
+    const file = v.page.locator('.result', { has: v.page.locator('.result-name', { hasText: /^lib\/Fn\.js$/ }) });
+    expect(await file.locator('.line .src').allTextContents()).toEqual(['module.exports = function makeThing(a) { /* 3 lines collapsed */ };']);
+    await file.locator('#L1 button.expand').click();
+    await v.page.waitForSelector('.line.expanded');
+    expect(await file.locator('.line .ln').allTextContents()).toEqual(['1', '2', '3']);
+    expect(await file.locator('.line .src').allTextContents()).toEqual(['module.exports = function makeThing(a) {', '  return a;', '};']);
+  });
+
   it('symbol: each callee is on the row of its call line; approximate ones hidden until the toggle', async () => {
     await open(v, '/search?q=AuthService.login');
     await v.page.locator('.result-name', { hasText: /^AuthService\.login$/ }).first().click();

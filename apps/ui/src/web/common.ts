@@ -52,7 +52,7 @@ export interface CodeLine {
   readonly collapsed: number;
 }
 
-const COLLAPSED_RE = /\{ \/\* (\d+) lines? collapsed \*\/ \}\s*$/;
+const COLLAPSED_RE = /\{ \/\* (\d+) lines? collapsed \*\/ \}/;
 
 /**
  * Numbers a chunk's lines by the file: a collapsed child body stands for N lines of the file, so

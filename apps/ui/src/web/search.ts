@@ -31,12 +31,31 @@ export function queryWords(q: string): string[] {
     .map((w) => w.toLowerCase());
 }
 
+/**
+ * The child's lines as they stand in the parent: its code starts at the symbol's first column,
+ * so its first line is the collapsed line up to the body (`  module.exports = function f(a) `)
+ * plus the body's opening brace on, and whatever followed the collapsed body (`;`) ends its last
+ * line unless it ends so already.
+ */
+function spliceInto(collapsedText: string, lines: readonly CodeLine[]): CodeLine[] {
+  const m = /\{ \/\* \d+ lines? collapsed \*\/ \}/.exec(collapsedText);
+  const first = lines[0];
+  if (!m || !first) return [...lines];
+  const brace = first.text.lastIndexOf('{');
+  const head = brace < 0 ? /^\s*/.exec(collapsedText)![0] + first.text.trimStart() : collapsedText.slice(0, m.index) + first.text.slice(brace);
+  const out = [{ ...first, text: head }, ...lines.slice(1)];
+  const last = out.length - 1;
+  const suffix = collapsedText.slice(m.index + m[0].length);
+  // A child whose span takes the statement's end (`};`) already has it.
+  if (!out[last]!.text.endsWith(suffix)) out[last] = { ...out[last]!, text: out[last]!.text + suffix };
+  return out;
+}
+
 /** Replaces a collapsed line by the child's own code (fetched), each line numbered by the file. */
 async function expand(row: Element, child: Collapsed, hit: (text: string) => boolean): Promise<void> {
   const { symbol, code } = await get<{ symbol: SymbolView; code: string }>(`source/${encodeURIComponent(child.id)}`, { label: new URLSearchParams(location.search).get('label') });
-  // The symbol's code starts at its first column: its first line takes the indentation of the line it replaces.
-  const indent = /^\s*/.exec(row.querySelector('.src')?.textContent ?? '')![0];
-  const lines = numberLines(code, symbol.startLine).map((l, i) => codeLine(i === 0 ? { ...l, text: indent + l.text.trimStart() } : l, hit(l.text)));
+  const numbered = numberLines(code, symbol.startLine);
+  const lines = spliceInto(row.querySelector('.src')?.textContent ?? '', numbered).map((l) => codeLine(l, hit(l.text)));
   for (const l of lines) l.classList.add('expanded');
   row.replaceWith(...lines);
 }
