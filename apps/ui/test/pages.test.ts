@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine } from '@ca/engine';
@@ -22,7 +22,10 @@ describe.skipIf(skip !== null)('ca ui over two repositories (fixtures/ts-app and
   beforeAll(async () => {
     // The copies are root/ts-app and root/commonjs: their names in the picker are the fixtures'.
     root = mkdtempSync(join(tmpdir(), 'ca-ui-two-'));
-    engines = [await indexedEngine(fixtureCopy('ts-app', root)), await indexedEngine(fixtureCopy('commonjs', root))];
+    const tsApp = fixtureCopy('ts-app', root);
+    // A file whose own text reads like a collapsed body: the file page must number it line by line.
+    writeFileSync(join(tsApp, 'src', 'literal.ts'), 'export const a = 1; // { /* 3 lines collapsed */ }\nexport const b = 2;\nexport const c = 3;\n');
+    engines = [await indexedEngine(tsApp), await indexedEngine(fixtureCopy('commonjs', root))];
     v = await openViewer(engines);
   });
   afterAll(async () => {
@@ -125,6 +128,12 @@ describe.skipIf(skip !== null)('ca ui over two repositories (fixtures/ts-app and
     await v.page.waitForSelector('.line.expanded');
     expect(await file.locator('.line .ln').allTextContents()).toEqual(['1', '2', '3']);
     expect(await file.locator('.line .src').allTextContents()).toEqual(['module.exports = function makeThing(a) {', '  return a;', '};']);
+  });
+
+  it('the file page numbers the file line by line, even a line that reads like a collapsed body', async () => {
+    await open(v, '/file/src/literal.ts');
+    expect(await v.page.locator('.file-text .line .ln').allTextContents()).toEqual(['1', '2', '3']);
+    expect(await v.page.locator('#L2 .src').textContent()).toBe('export const b = 2;');
   });
 
   it('symbol: each callee is on the row of its call line; approximate ones hidden until the toggle', async () => {

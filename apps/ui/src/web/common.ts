@@ -55,16 +55,18 @@ export interface CodeLine {
 const COLLAPSED_RE = /\{ \/\* (\d+) lines? collapsed \*\/ \}/;
 
 /**
- * Numbers a chunk's lines by the file: a collapsed child body stands for N lines of the file, so
- * the line after it is N further on (not one), and line numbers stay those of the file.
+ * Numbers code lines by the file. In a chunk (`chunk`: the indexed text of a search result, or
+ * of a file changed since) a collapsed child body stands for N lines of the file, so the line
+ * after it is N further on (not one); text read from the file itself is numbered line by line
+ * (a comment that happens to read `{ /* 3 lines collapsed *\/ }` is just text there).
  */
-export function numberLines(code: string, firstLine: number): CodeLine[] {
+export function numberLines(code: string, firstLine: number, chunk: boolean): CodeLine[] {
   let n = firstLine;
   return code
     .replace(/\n$/, '')
     .split('\n')
     .map((text) => {
-      const m = COLLAPSED_RE.exec(text);
+      const m = chunk ? COLLAPSED_RE.exec(text) : null;
       const collapsed = m ? Number(m[1]) : 0;
       const line = { n, text, collapsed };
       n += Math.max(1, collapsed);
@@ -77,9 +79,9 @@ export function codeLine(l: CodeLine, hit: boolean, ...extra: Child[]): HTMLElem
   return h('div', { class: `${hit ? 'line hit' : 'line'}${l.collapsed ? ' collapsed' : ''}`, id: `L${l.n}`, 'data-line': l.n }, h('span', { class: 'ln' }, l.n), h('span', { class: 'src' }, l.text || ' '), ...extra);
 }
 
-/** Code as numbered lines (text nodes only); `hit` marks lines to highlight, `extra` adds to a line (an expand button). */
-export function codeBlock(code: string, firstLine: number, hit: (line: string, n: number) => boolean = () => false, extra: (l: CodeLine) => Child = () => null): HTMLElement {
-  return h('pre', { class: 'code' }, ...numberLines(code, firstLine).map((l) => codeLine(l, hit(l.text, l.n), extra(l))));
+/** A file's text as numbered lines (text nodes only); `hit` marks lines to highlight. */
+export function codeBlock(code: string, firstLine: number, hit: (line: string, n: number) => boolean = () => false): HTMLElement {
+  return h('pre', { class: 'code' }, ...numberLines(code, firstLine, false).map((l) => codeLine(l, hit(l.text, l.n))));
 }
 
 function short(commit: string | null): string {

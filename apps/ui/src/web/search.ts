@@ -53,8 +53,9 @@ function spliceInto(collapsedText: string, lines: readonly CodeLine[]): CodeLine
 
 /** Replaces a collapsed line by the child's own code (fetched), each line numbered by the file. */
 async function expand(row: Element, child: Collapsed, hit: (text: string) => boolean): Promise<void> {
-  const { symbol, code } = await get<{ symbol: SymbolView; code: string }>(`source/${encodeURIComponent(child.id)}`, { label: new URLSearchParams(location.search).get('label') });
-  const numbered = numberLines(code, symbol.startLine);
+  const { symbol, code, stale } = await get<{ symbol: SymbolView; code: string; stale: boolean }>(`source/${encodeURIComponent(child.id)}`, { label: new URLSearchParams(location.search).get('label') });
+  // Read from the file (its own lines), or the indexed chunk when the file changed since.
+  const numbered = numberLines(code, symbol.startLine, stale);
   const lines = spliceInto(row.querySelector('.src')?.textContent ?? '', numbered).map((l) => codeLine(l, hit(l.text)));
   for (const l of lines) l.classList.add('expanded');
   row.replaceWith(...lines);
@@ -92,7 +93,7 @@ function resultView(r: Result, words: readonly string[]): HTMLElement {
       link(fileHref(r.path, r.startLine), h('span', { class: 'path' }, `${r.path}:${r.startLine}`)),
       h('span', { class: 'channels', title: 'why it matched: the channels that found it' }, 'matched by', ...r.matchedBy.map((c) => h('span', { class: 'channel' }, c))),
     ),
-    h('pre', { class: 'code' }, ...numberLines(r.code, r.startLine).map((l) => codeLine(l, hit(l.text), expandButton(l)))),
+    h('pre', { class: 'code' }, ...numberLines(r.code, r.startLine, true).map((l) => codeLine(l, hit(l.text), expandButton(l)))),
   );
 }
 

@@ -83,7 +83,8 @@ function place<T extends HTMLElement>(el: T, row: number, column: number): T {
 function alignedView(a: SymbolAnswer): HTMLElement {
   const s = a.symbol;
   const calleeNodes = nodesOf(a.callees);
-  const lines = numberLines(a.code, s.startLine);
+  // The source as read from the file; the indexed chunk (collapsed bodies) when the file changed since.
+  const lines = numberLines(a.code, s.startLine, a.stale);
   const byLine = new Map<number, NavigationEdge[]>();
   for (const e of a.callees.edges) if (e.path === s.path) byLine.set(e.line, [...(byLine.get(e.line) ?? []), e]);
   const shown = new Set(lines.map((l) => l.n));
