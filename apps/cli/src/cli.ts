@@ -635,9 +635,11 @@ export async function run(argv: string[]): Promise<number> {
     // --port …); the MCP server owns stdout (the protocol).
     try {
       if (argv[0] === 'ui') return await (await import('@ca/ui')).runUiCli(argv.slice(1));
-      const runApp = argv[0] === 'eval' ? (await import('@ca/eval')).runEvalCli : (await import('@ca/mcp')).runMcpCli;
-      // `ca serve …` is `ca mcp serve …` (the HTTP server).
-      return await runApp(argv[0] === 'serve' ? argv : argv.slice(1));
+      if (argv[0] === 'eval') return await (await import('@ca/eval')).runEvalCli(argv.slice(1));
+      // `ca serve …` is `ca mcp serve …` (the HTTP server), which also hosts the viewer's pages.
+      const http = argv[0] === 'serve' || argv.includes('--http');
+      const hooks = http ? { pages: (await import('@ca/ui')).servePages } : {};
+      return await (await import('@ca/mcp')).runMcpCli(argv[0] === 'serve' ? argv : argv.slice(1), hooks);
     } catch (e) {
       return reportError(e, wantsJson);
     }

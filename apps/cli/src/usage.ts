@@ -106,9 +106,9 @@ Find options:
 Other:
   similar SYMBOL          code like this symbol (vector channel)
   mcp [PATH]              serve the MCP tools over stdio (--db FILE, --no-refresh; apps/mcp/README.md)
-  mcp --http / serve      serve them over HTTP on 127.0.0.1 to many agents (--repo DIR…, --port N)
+  mcp --http / serve      serve them over HTTP on 127.0.0.1 (--repo DIR…, --port N), and the viewer's pages
   mcp install --client C  print (--write: add) the config entry of claude-code|claude-desktop|vscode|cursor
   mcp instructions        a snippet for AGENTS.md / CLAUDE.md
-  ui [--repo DIR]         the viewer in the browser on 127.0.0.1 (--port N; prints a one-time login URL)
+  ui [--repo DIR]...      the viewer in the browser on 127.0.0.1 (--port N; prints a one-time login URL)
   model import DIR        copy an embedding model folder into the user cache (offline machines)
   eval run|gate|mine-git  retrieval quality on query sets (see apps/eval/README.md)`;

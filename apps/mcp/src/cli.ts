@@ -2,7 +2,7 @@ import { delimiter } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CaError, toCaError } from '@ca/schema';
 import { DEFAULT_ANSWER_TOKENS } from './answers.js';
-import { generateToken, isLoopbackAddress, serveHttp } from './http.js';
+import { generateToken, isLoopbackAddress, serveHttp, type PagesFactory } from './http.js';
 import { AGENT_INSTRUCTIONS, CLIENTS, install, type Client } from './install.js';
 import { SessionPool } from './pool.js';
 import { guardProcess, guardStdout, serveStdio, stderrLog } from './server.js';
@@ -27,6 +27,8 @@ Serves Code Agent's search, navigation and file tools to MCP clients.
   --http           Streamable HTTP on http://127.0.0.1:PORT/mcp for many agents and repositories
                    (ca serve). Requests need Authorization: Bearer <token>: CA_MCP_TOKEN, or a
                    token generated at launch and printed on stderr. Host and Origin must be local.
+                   On a loopback bind the same port serves the viewer's pages (ca ui's, with a
+                   repository picker): open the one-time login link printed on stderr.
   --repo DIR       a repository the HTTP server may serve (repeatable; also CA_MCP_REPOS,
                    separated by '${delimiter}'); tools name it with their repo argument
   --port N         HTTP port (default ${DEFAULT_HTTP_PORT}; 0 picks a free one)
@@ -49,8 +51,13 @@ function positiveInt(name: string, v: string | undefined, min = 1): number | und
   return n;
 }
 
+/** What the caller adds to the HTTP server: `pages` (the CLI passes the viewer's, `@ca/ui` `servePages`). */
+export interface McpCliHooks {
+  readonly pages?: PagesFactory;
+}
+
 /** `ca-mcp …` and `ca mcp …`: parses `argv` (without node and script) and runs; returns the exit code. */
-export async function runMcpCli(argv: string[]): Promise<number> {
+export async function runMcpCli(argv: string[], hooks: McpCliHooks = {}): Promise<number> {
   if (argv[0] === 'instructions') {
     if (argv.length > 1) return usageError('instructions takes no arguments');
     process.stdout.write(AGENT_INSTRUCTIONS);
@@ -106,7 +113,7 @@ export async function runMcpCli(argv: string[]): Promise<number> {
   try {
     const answerTokens = positiveInt('max-answer-tokens', values['max-answer-tokens'], 500);
     if (http || values.http) {
-      return await runHttp(values, positionals, answerTokens);
+      return await runHttp(values, positionals, answerTokens, hooks);
     }
     for (const flag of ['port', 'host', 'allow-remote', 'max-open', 'idle-minutes', 'memory-budget-mb'] as const) {
       if (values[flag] !== undefined) return usageError(`--${flag} applies to the HTTP server (--http) only`);
@@ -131,6 +138,7 @@ async function runHttp(
   values: { repo?: string[]; db?: string; 'no-refresh'?: boolean; 'no-watch'?: boolean; port?: string; host?: string; 'allow-remote'?: boolean; 'max-open'?: string; 'idle-minutes'?: string; 'memory-budget-mb'?: string },
   positionals: string[],
   answerTokens: number | undefined,
+  hooks: McpCliHooks,
 ): Promise<number> {
   if (values.db) return usageError('--db applies to stdio only: the HTTP server keeps each index in <repo>/.codeagent/');
   const configured = (process.env['CA_MCP_REPOS'] ?? '').split(delimiter).filter((r) => r !== '');
@@ -155,9 +163,21 @@ async function runHttp(
     ...(idleMinutes !== undefined ? { idleMs: idleMinutes * 60_000 } : {}),
     ...(memoryMb !== undefined ? { memoryBudgetBytes: memoryMb * 1024 * 1024 } : {}),
   });
-  const server = await serveHttp({ repos: pool, host, port, token, allowRemote: values['allow-remote'] === true, log: stderrLog, ...(answerTokens !== undefined ? { answerTokens } : {}) });
+  // The pages only on a loopback bind: a browser session cookie over plain HTTP to another machine is not offered.
+  const pages = hooks.pages && isLoopbackAddress(host) ? hooks.pages(pool, token, stderrLog) : undefined;
+  const server = await serveHttp({
+    repos: pool,
+    host,
+    port,
+    token,
+    allowRemote: values['allow-remote'] === true,
+    log: stderrLog,
+    ...(answerTokens !== undefined ? { answerTokens } : {}),
+    ...(pages ? { pages: pages.handle } : {}),
+  });
   stderrLog(`serving ${pool.repos.join(', ')} on ${server.url}`);
   stderrLog(envToken ? 'token: from CA_MCP_TOKEN' : `token: ${token}`);
+  if (pages) stderrLog(`viewer: open ${pages.loginUrl(server.url.replace(/\/mcp$/, ''))} (a one-time link)`);
   await new Promise<void>((res) => {
     process.once('SIGINT', res);
     process.once('SIGTERM', res);

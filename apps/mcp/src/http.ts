@@ -63,7 +63,22 @@ export interface HttpServerOptions extends ToolOptions {
   /** An agent session idle this long is closed (default 30 minutes). */
   readonly sessionIdleMs?: number;
   readonly log: (line: string) => void;
+  /**
+   * Every path but `/mcp` goes here after the Host/Origin guard (the viewer's pages under
+   * `ca serve`, which authenticate on their own); without it they are 404.
+   */
+  readonly pages?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
+
+/**
+ * What `ca serve` hosts beside `/mcp` (the viewer, injected by the CLI: this package does not
+ * depend on it): a handler over the server's repositories and token, and its login links.
+ */
+export type PagesFactory = (
+  repos: RepoSessions,
+  token: string,
+  log: (line: string) => void,
+) => { handle(req: IncomingMessage, res: ServerResponse): Promise<void>; loginUrl(origin: string, next?: string): string };
 
 export interface RunningHttpServer {
   /** `http://host:port/mcp` */
@@ -138,7 +153,10 @@ export async function serveHttp(options: HttpServerOptions): Promise<RunningHttp
     const foreign = foreignRequest(req, allowedHosts);
     if (foreign !== null) return deny(res, 403, foreign);
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== '/mcp') return deny(res, 404, 'Not found: the MCP endpoint is /mcp');
+    if (url.pathname !== '/mcp') {
+      if (options.pages) return options.pages(req, res);
+      return deny(res, 404, 'Not found: the MCP endpoint is /mcp');
+    }
     if (!authorized(req)) return deny(res, 401, 'Unauthorized: send Authorization: Bearer <token> (printed by the server at launch, or CA_MCP_TOKEN)', { 'www-authenticate': 'Bearer' });
     const id = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(id) ? id[0] : id;

@@ -1,8 +1,9 @@
 export { createServer, createMcpServer, serveStdio, stderrLog, warmUp, SERVER_VERSION } from './server.js';
 export type { ServerOptions, CodeAgentServer } from './server.js';
 export { runMcpCli, DEFAULT_HTTP_PORT } from './cli.js';
+export type { McpCliHooks } from './cli.js';
 export { serveHttp, generateToken, isLoopbackAddress, foreignRequest } from './http.js';
-export type { HttpServerOptions, RunningHttpServer } from './http.js';
+export type { HttpServerOptions, RunningHttpServer, PagesFactory } from './http.js';
 export { SessionPool, SingleRepo, repoKey } from './pool.js';
 export type { RepoSessions, PoolOptions, PoolSessionOptions } from './pool.js';
 export { LineTransport, DEFAULT_MAX_MESSAGE_BYTES } from './stdio.js';

@@ -27,9 +27,12 @@ export function chromiumMissing(): string | null {
 /** Where the test run saves its screenshots (printed once). */
 export const ARTIFACTS = process.env['CA_UI_ARTIFACTS'] ?? join(tmpdir(), 'ca-ui-artifacts');
 
-/** A copy of a fixture repository in a temp directory (tests edit and index it). */
-export function fixtureCopy(name: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `ca-ui-${name}-`));
+/**
+ * A copy of a fixture repository in a temp directory (tests edit and index it); under `parent`,
+ * the copy is `parent/<name>` (so its name in the viewer's repository picker is the fixture's).
+ */
+export function fixtureCopy(name: string, parent?: string): string {
+  const dir = parent ? join(parent, name) : mkdtempSync(join(tmpdir(), `ca-ui-${name}-`));
   cpSync(join(ROOT, 'fixtures', name), dir, { recursive: true, filter: (src) => !src.includes('.codeagent') && !src.includes('node_modules') });
   return dir;
 }
@@ -50,9 +53,8 @@ export interface Viewer {
   close(): Promise<void>;
 }
 
-/** The viewer over `engine`, and a headless Chromium signed in through a one-time login URL. */
-export async function openViewer(engine: Engine): Promise<Viewer> {
-  const ui = await startUi({ engine, assetsDir: ASSETS });
+/** Headless Chromium with a fresh profile (never downloaded: Debian's, at CHROMIUM). */
+export async function launchBrowser(): Promise<{ context: BrowserContext; page: Page; dialogs: string[]; profile: string }> {
   const profile = mkdtempSync(join(tmpdir(), 'ca-ui-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -66,6 +68,13 @@ export async function openViewer(engine: Engine): Promise<Viewer> {
     dialogs.push(d.message());
     void d.dismiss();
   });
+  return { context, page, dialogs, profile };
+}
+
+/** The viewer over `engine` (or several), and a headless Chromium signed in through a one-time login URL. */
+export async function openViewer(engine: Engine | readonly Engine[]): Promise<Viewer> {
+  const ui = await startUi({ engines: Array.isArray(engine) ? engine : [engine as Engine], assetsDir: ASSETS });
+  const { context, page, dialogs, profile } = await launchBrowser();
   return {
     ui,
     context,

@@ -125,7 +125,7 @@ describe('ca ui: who may call the server', () => {
   it('a state change (re-index) needs the viewer header: a form posted from elsewhere is refused', async () => {
     expect((await call(ui.port, '/api/index', { cookie }, 'POST')).status).toBe(403);
     expect((await call(ui.port, '/api/index', { cookie, 'x-ca-ui': '1' }, 'POST')).status).toBe(200);
-    await ui.runs.settled();
+    await ui.repos.settled();
   });
 
   it('file paths cannot leave the repository: .., encoded .., absolute paths and symlinks are refused', async () => {
@@ -160,6 +160,44 @@ describe('ca ui: who may call the server', () => {
     expect(res.headers['content-security-policy']).toBe("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.body).not.toMatch(/<script>[^<]/);
+  });
+});
+
+describe('ca ui: a repository is named, never a path', () => {
+  let root: string;
+  let engines: Engine[];
+  let ui: RunningUi;
+  let cookie: string;
+
+  beforeAll(async () => {
+    ({ root } = hostileRepo());
+    mkdirSync(join(root, 'second', 'src'), { recursive: true });
+    writeFileSync(join(root, 'second', 'src', 'b.ts'), 'export function secondOnly(): number {\n  return 2;\n}\n');
+    engines = [await indexedEngine(join(root, 'repo')), await indexedEngine(join(root, 'second'))];
+    ui = await startUi({ engines, assetsDir: ASSETS });
+    cookie = await signIn(ui);
+  });
+  afterAll(async () => {
+    await ui?.close();
+    for (const e of engines ?? []) await e.dispose();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('answers for a served repository by its name; anything else (a path, .., another directory) is 404 unknown_repo', async () => {
+    expect(JSON.parse((await call(ui.port, '/api/repos', { cookie })).body)).toEqual({ repos: [{ name: 'repo' }, { name: 'second' }] });
+    const second = JSON.parse((await call(ui.port, '/api/search?q=secondOnly&repo=second', { cookie })).body);
+    expect(second.results[0].qualifiedName).toBe('secondOnly');
+    // `outside` is a real directory next to the served ones, holding the secret; the others are paths.
+    for (const repo of ['outside', '..%2Foutside', encodeURIComponent(join(root, 'outside')), encodeURIComponent(join(root, 'second')), '%2Fetc', '.', 'repo%2F..%2Foutside']) {
+      for (const path of [`/api/status?repo=${repo}`, `/api/file?path=secret.ts&repo=${repo}`, `/api/search?q=secret&repo=${repo}`, `/search?repo=${repo}`, `/symbol/1?repo=${repo}`]) {
+        const res = await call(ui.port, path, { cookie });
+        expect(res.status, path).toBe(404);
+        expect(JSON.parse(res.body).error.code, path).toBe('unknown_repo');
+        expect(res.body, path).not.toContain(SECRET);
+      }
+    }
+    // Without the cookie the name is not even looked at.
+    expect((await call(ui.port, '/api/status?repo=outside')).status).toBe(401);
   });
 });
 

@@ -18,15 +18,21 @@ async function parse<T>(res: Response): Promise<T> {
   return body as T;
 }
 
-/** GET /api/PATH with query parameters (empty ones dropped). */
+/** The repository the page's URL names (`?repo=`): every API call is about it. */
+function pageRepo(): string | null {
+  return new URLSearchParams(location.search).get('repo');
+}
+
+/** GET /api/PATH with query parameters (empty ones dropped), for the page's repository. */
 export async function get<T>(path: string, params: Record<string, string | null | undefined> = {}): Promise<T> {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+  for (const [k, v] of Object.entries({ repo: pageRepo(), ...params })) if (v) q.set(k, v);
   const qs = q.toString();
   return parse<T>(await fetch(`/api/${path}${qs ? `?${qs}` : ''}`, { credentials: 'same-origin' }));
 }
 
-/** POST /api/PATH (the header tells the server the viewer's own script sent it). */
+/** POST /api/PATH for the page's repository (the header tells the server the viewer's own script sent it). */
 export async function post<T>(path: string): Promise<T> {
-  return parse<T>(await fetch(`/api/${path}`, { method: 'POST', credentials: 'same-origin', headers: { 'x-ca-ui': '1' } }));
+  const repo = pageRepo();
+  return parse<T>(await fetch(`/api/${path}${repo ? `?repo=${encodeURIComponent(repo)}` : ''}`, { method: 'POST', credentials: 'same-origin', headers: { 'x-ca-ui': '1' } }));
 }

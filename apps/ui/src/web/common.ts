@@ -8,10 +8,17 @@ export function currentLabel(): string | null {
   return new URLSearchParams(location.search).get('label');
 }
 
-/** A viewer path with the current label kept. */
+/** The repository in the page's URL (`?repo=`), carried by every link (null: the server's first). */
+export function currentRepo(): string | null {
+  return new URLSearchParams(location.search).get('repo');
+}
+
+/** A viewer path with the current repository and label kept (a deep link names both). */
 export function href(path: string, params: Record<string, string> = {}): string {
   const q = new URLSearchParams(params);
+  const repo = currentRepo();
   const label = currentLabel();
+  if (repo) q.set('repo', repo);
   if (label) q.set('label', label);
   const qs = q.toString();
   return qs ? `${path}${path.includes('?') ? '&' : '?'}${qs}` : path;
@@ -37,17 +44,44 @@ export function confidenceBadge(confidence: string): HTMLElement {
   return h('span', { class: `conf conf-${confidence}`, title: `${confidence} edge` }, confidence);
 }
 
-/** Code as numbered lines (text nodes only); `hit` marks lines to highlight. */
+/** One line of indexed code: its file line, its text, and how many file lines a collapsed body on it stands for. */
+export interface CodeLine {
+  readonly n: number;
+  readonly text: string;
+  /** `header { /* N lines collapsed *\/ }` stands for the child's N lines (0: an ordinary line). */
+  readonly collapsed: number;
+}
+
+const COLLAPSED_RE = /\{ \/\* (\d+) lines? collapsed \*\/ \}/;
+
+/**
+ * Numbers code lines by the file. In a chunk (`chunk`: the indexed text of a search result, or
+ * of a file changed since) a collapsed child body stands for N lines of the file, so the line
+ * after it is N further on (not one); text read from the file itself is numbered line by line
+ * (a comment that happens to read `{ /* 3 lines collapsed *\/ }` is just text there).
+ */
+export function numberLines(code: string, firstLine: number, chunk: boolean): CodeLine[] {
+  let n = firstLine;
+  return code
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((text) => {
+      const m = chunk ? COLLAPSED_RE.exec(text) : null;
+      const collapsed = m ? Number(m[1]) : 0;
+      const line = { n, text, collapsed };
+      n += Math.max(1, collapsed);
+      return line;
+    });
+}
+
+/** One numbered code line (text nodes only). */
+export function codeLine(l: CodeLine, hit: boolean, ...extra: Child[]): HTMLElement {
+  return h('div', { class: `${hit ? 'line hit' : 'line'}${l.collapsed ? ' collapsed' : ''}`, id: `L${l.n}`, 'data-line': l.n }, h('span', { class: 'ln' }, l.n), h('span', { class: 'src' }, l.text || ' '), ...extra);
+}
+
+/** A file's text as numbered lines (text nodes only); `hit` marks lines to highlight. */
 export function codeBlock(code: string, firstLine: number, hit: (line: string, n: number) => boolean = () => false): HTMLElement {
-  const lines = code.replace(/\n$/, '').split('\n');
-  return h(
-    'pre',
-    { class: 'code' },
-    ...lines.map((text, i) => {
-      const n = firstLine + i;
-      return h('div', { class: hit(text, n) ? 'line hit' : 'line', id: `L${n}` }, h('span', { class: 'ln' }, n), h('span', { class: 'src' }, text || ' '));
-    }),
-  );
+  return h('pre', { class: 'code' }, ...numberLines(code, firstLine, false).map((l) => codeLine(l, hit(l.text, l.n))));
 }
 
 function short(commit: string | null): string {

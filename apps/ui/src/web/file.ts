@@ -35,6 +35,11 @@ export async function statusPage(main: HTMLElement, banner: HTMLElement): Promis
   banner.replaceChildren(freshnessBanner(st.freshness));
   main.replaceChildren(
     h('h1', {}, `Status of ${st.label}`),
+    h('h2', {}, 'Channels'),
+    table([
+      ['semantic', st.semantic],
+      ['vector', st.vectorChannel],
+    ]),
     h(
       'section',
       { id: 'counts' },
@@ -43,8 +48,6 @@ export async function statusPage(main: HTMLElement, banner: HTMLElement): Promis
         ['symbols', st.symbols],
         ['edges', st.edges],
         ['lines', st.lines],
-        ['semantic', st.semantic],
-        ['vector channel', st.vectorChannel],
         ['last indexed', st.lastIndexedAt ?? 'never'],
         ...Object.entries(st.parseStatus).map(([k, v]) => [`parse ${k}`, v] as const),
       ]),
@@ -54,6 +57,6 @@ export async function statusPage(main: HTMLElement, banner: HTMLElement): Promis
     h('h2', {}, `Labels (${st.labels.length})`),
     h('table', { id: 'labels' }, h('tr', {}, h('th', {}, 'label'), h('th', {}, 'kind'), h('th', {}, 'commit'), h('th', {}, 'files')), ...st.labels.map((l) => h('tr', {}, h('td', {}, l.name), h('td', {}, l.kind), h('td', {}, l.commit?.slice(0, 10) ?? ''), h('td', {}, l.files)))),
     h('h2', {}, `Not loaded (${st.notLoaded.length})`),
-    h('ul', { id: 'not-loaded' }, ...st.notLoaded.map((n) => h('li', {}, JSON.stringify(n)))),
+    h('ul', { id: 'not-loaded' }, ...st.notLoaded.map((n) => h('li', {}, h('span', { class: 'kind' }, n.kind), ' ', n.path ? h('span', { class: 'path' }, n.path) : null, n.path ? ': ' : '', n.message))),
   );
 }
