@@ -137,6 +137,9 @@ export function mayHoldIndexedFiles(config: Config['indexing']): (rel: string, n
     prefixes.some((p) => p === '' || p.startsWith(`${rel}/`) || `${rel}/`.startsWith(p) || p === rel);
 }
 
+/** Dependency lockfiles: generated, large, and no one searches them; context files still (above). */
+const LOCKFILES: ReadonlySet<string> = new Set(['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'packages.lock.json', 'yarn.lock', 'bun.lock', 'composer.lock', 'poetry.lock']);
+
 const SECRET_REASON = 'secret file (named like credentials or keys): not indexed; see indexing.index_secrets and indexing.secret_allow';
 
 /** Largest .gitignore or package.json discovery reads (larger ones count as unreadable). */
@@ -427,6 +430,10 @@ class Rules {
         mtimeMs,
         project,
       });
+      return;
+    }
+    if (LOCKFILES.has(name.toLowerCase())) {
+      out.skipped.push({ path: rel, reason: 'dependency lockfile (generated): not split into configuration keys', status: 'skipped', size: e.size, mtimeMs, project });
       return;
     }
     if (/\.min\.[cm]?js$/.test(name)) {
