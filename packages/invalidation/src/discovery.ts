@@ -25,7 +25,7 @@ export const BUILTIN_EXCLUDED_DIRS: ReadonlySet<string> = new Set([
 /** Code extensions we recognise but have no grammar for (recorded as `no_grammar`). */
 const NO_GRAMMAR_EXTENSIONS = new Set([
   '.py', '.go', '.java', '.rb', '.rs', '.kt', '.swift', '.php', '.vb', '.fs', '.c', '.h', '.cpp', '.hpp', '.cc',
-  '.vue', '.svelte', '.scala', '.dart', '.lua',
+  '.scala', '.dart', '.lua',
 ]);
 
 export interface DiscoveredFile {

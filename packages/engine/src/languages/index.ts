@@ -5,7 +5,8 @@
  */
 import { csharp } from './csharp.js';
 import { docs } from './docs.js';
+import { sfc } from './sfc.js';
 import type { EngineLanguage } from './registry.js';
 import { typescript } from './typescript.js';
 
-export const BUILTIN_LANGUAGES: readonly EngineLanguage[] = [typescript, csharp, docs];
+export const BUILTIN_LANGUAGES: readonly EngineLanguage[] = [typescript, csharp, sfc, docs];
