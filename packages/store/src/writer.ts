@@ -57,6 +57,11 @@ export interface SemanticEdgeWrite {
   /** File the use site is in (the edge's source file). */
   readonly fileId: number;
   readonly line: number;
+  /**
+   * `imports` edges: the module (path without extension) the specifier resolved to, so that
+   * `SemanticStore.markImportersPending` finds importers by package name or alias too.
+   */
+  readonly targetModule?: string | null;
 }
 
 /** The columns `edges` and `superseded_edges` share (everything but the row id). */
@@ -484,7 +489,7 @@ export class IndexWriter {
         markOk.run(fileId);
       }
       for (const e of pass.edges) {
-        this.stmts.insertEdge.run(e.sourceId, e.fileId, e.type, e.confidence, e.targetKey, e.targetName, e.targetId, null, null, null, e.line, pass.extractor);
+        this.stmts.insertEdge.run(e.sourceId, e.fileId, e.type, e.confidence, e.targetKey, e.targetName, e.targetId, e.targetModule ?? null, null, null, e.line, pass.extractor);
         inserted++;
       }
       if (pass.keyUpdates) {
