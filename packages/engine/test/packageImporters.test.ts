@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../src/index.js';
@@ -108,6 +108,28 @@ describe('importers by package name and path alias (differences #14, #15)', () =
         expect(keyOf(engine, 'src/middleware/persist.ts', '../vanilla.StoreMutators.mini-store/persist')).toBe(
           'ts:pkg:mini-store#../vanilla.StoreMutators.mini-store/persist',
         );
+      },
+    );
+    expect(differences).toEqual([]);
+  }, 900_000);
+
+  it('an augmenting file moved up a folder: the augmented file loses its exact edges into it (#15, zustand step 33)', async () => {
+    const differences = await afterChange(
+      (repo) => {
+        mkdirSync(join(repo, 'src'), { recursive: true });
+        renameSync(join(repo, 'src/middleware/persist.ts'), join(repo, 'src/persist.ts'));
+      },
+      (engine) => {
+        // From src/, `declare module '../vanilla'` names a module outside src that does not exist:
+        // it augments nothing, so src/vanilla.ts's `MutatorName = keyof StoreMutators<…>` reaches
+        // only its own interface and devtools' augmentation. That augmentation is now the only
+        // `../vanilla.StoreMutators` the package exports: no collision, so it is package-scoped
+        // (as in a clean index). Before the fix the moved nodes kept their ids and
+        // src/vanilla.ts (unchanged) kept a third reference, into src/persist.ts.
+        expect(exactEdgesFrom(engine, 'src/vanilla.ts').filter((e) => e.includes('StoreMutators'))).toEqual([
+          'references -> src/middleware/devtools.ts|ts:pkg:mini-store#../vanilla.StoreMutators|0',
+          'references -> src/vanilla.ts|ts:pkg:mini-store#StoreMutators|0',
+        ]);
       },
     );
     expect(differences).toEqual([]);

@@ -636,6 +636,16 @@ export class IndexWriter {
     });
     const previousById = new Map(previousNodes.map((n) => [n.id, n]));
     checkPlan(plan, nodes.length, previousById);
+    if (moved !== null) {
+      // The nodes continue at another path (a move with an edit keeps their ids): what other
+      // files resolved to them went through the old path, as for `moveVersion` (difference #15:
+      // a module augmentation `declare module '../vanilla'` moved up a folder augments nothing,
+      // and the unchanged augmented file must lose its exact edges into it).
+      for (const n of previousNodes) {
+        this.stmts.unresolveImporters.run(n.id, fileId);
+        this.stmts.referrersPending.run(n.id);
+      }
+    }
     // A moved file's FTS rows hold the old path's words: none is kept.
     if (f.index) this.insertIndex(fileId, f, plan, stats, moved !== null ? new Map() : previousById);
     if (carrying) {
