@@ -12,7 +12,12 @@ import { compare, snapshot, workspaceOf } from './differential/lib.mjs';
 // change the incremental index must equal a clean index of the same tree, everything compared.
 
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'ts-package-alias');
-const OPTIONS = { env: {}, configOverrides: { embedding: { enabled: false } } };
+// Deadlines far above need, as in tools/bench/differential.mjs: a pass cut short by a loaded
+// machine (seen: the clean side's pass `failed` at load 60) differs from one that was not.
+const OPTIONS = {
+  env: {},
+  configOverrides: { embedding: { enabled: false }, indexing: { parse_timeout_ms: 120_000 }, semantic: { request_timeout_ms: 1_800_000 } },
+};
 
 /** `symbol_key` of the node named `qualifiedName` in `path` (from the canonical dump's line keys `path|key|disambiguator`). */
 function keyOf(engine: Engine, path: string, qualifiedName: string): string | undefined {
