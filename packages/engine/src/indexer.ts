@@ -307,7 +307,8 @@ function importerMarker(ctx: IndexerContext, label: string, hadFiles: boolean): 
   const following = new Set<string>(ctx.languages.languagesWith((p) => p.importersFollowExports === true));
   return (paths, reason) => {
     const own = paths.filter((p) => following.has(ctx.languages.languageOf(p) ?? ''));
-    if (ctx.config.semantic.enabled && hadFiles && own.length > 0) ctx.store.semantic.markImportersPending(label, own, reason);
+    // Without a semantic pass their syntactic edges through these modules still resolve again.
+    if (hadFiles && own.length > 0) ctx.store.semantic.markImportersPending(label, own, reason, { pending: ctx.config.semantic.enabled });
   };
 }
 

@@ -102,7 +102,7 @@ export class ImportResolver {
         JOIN files f ON f.id = e.file_id
         JOIN label_files lf ON lf.file_id = e.file_id
         JOIN labels l ON l.id = lf.label_id AND l.name = ?
-        WHERE e.target_id IS NULL AND e.target_module IS NOT NULL`)
+        WHERE e.target_id IS NULL AND e.target_module IS NOT NULL AND e.extractor NOT LIKE 'semantic:%'`)
       .all(this.label) as PendingEdge[];
     const update = cachedStatement(this.db, `UPDATE edges SET target_id = ? WHERE id = ?`);
     let resolved = 0;

@@ -173,14 +173,60 @@ export class SemanticStore {
   }
 
   /**
-   * Marks pending the files of the label that import one of `paths` as a relative module, directly
-   * or through modules re-exporting it (`export … from`, followed up to a few levels): what they
-   * resolve to may have changed with its exports, its creation or its removal (decision 022).
-   * Their syntactic edges through those modules lose their target until the import resolver
-   * runs again. A version another label holds too keeps the resolution it has (versions are
-   * shared, decision 001). Returns the files marked. Bare specifiers (packages, path aliases) are not followed.
+   * The nodes of `fileIds` keyed to a package (`ts:pkg:name#…`, a semantic pass's key
+   * refinement), with their keys: a pass that states these files' refinements completely sets
+   * the ones it no longer refines back to file-scoped keys.
    */
-  markImportersPending(label: string, paths: readonly string[], reason: string): number[] {
+  packageKeyedNodes(fileIds: readonly number[]): { readonly id: number; readonly fileId: number; readonly key: string }[] {
+    if (fileIds.length === 0) return [];
+    return selectAll<{ id: number; fileId: number; key: string }>(
+      this.db,
+      `SELECT id, file_id AS fileId, symbol_key AS key FROM nodes WHERE file_id IN (SELECT value FROM json_each(?)) AND instr(symbol_key, ':pkg:') > 0 ORDER BY id`,
+      JSON.stringify([...fileIds]),
+    );
+  }
+
+  /**
+   * Marks pending the files of the label that import one of `paths`, directly or through modules
+   * re-exporting it (`export … from`, followed up to a few levels): what they resolve to may have
+   * changed with its exports, its creation or its removal (decision 022). An importer is found
+   * by its syntactic edges' module (relative specifiers) and by its exact `imports` edges'
+   * module (the module the compiler resolved any specifier to: a package name, a `paths`
+   * alias). Their syntactic edges through those modules lose their target until the import
+   * resolver runs again — with `pending: false` (no semantic pass) only that is done. A
+   * version another label holds too keeps the resolution it has (versions are shared, decision
+   * 001). Returns the files marked pending.
+   */
+  markImportersPending(label: string, paths: readonly string[], reason: string, options: { readonly pending?: boolean } = {}): number[] {
+    const modules = this.reexportClosure(label, paths);
+    const importers = new Map<number, string>();
+    for (const table of ['edges', 'superseded_edges']) {
+      const stmt = cachedStatement(
+        this.db,
+        `SELECT DISTINCT e.file_id AS id, f.semantic_state AS state FROM ${table} e JOIN files f ON f.id = e.file_id ${IN_LABEL}
+         WHERE e.type = 'imports' AND e.target_module IN (SELECT value FROM json_each(?))
+           AND NOT EXISTS (SELECT 1 FROM label_files o WHERE o.file_id = f.id AND o.label_id <> lf.label_id)`,
+      );
+      for (const r of stmt.all(label, JSON.stringify([...modules])) as { id: number; state: string }[]) importers.set(r.id, r.state);
+    }
+    const marked = options.pending === false ? [] : [...importers].filter(([, state]) => state === 'ok').map(([id]) => id).sort((a, b) => a - b);
+    const unresolved = [...importers.keys()].sort((a, b) => a - b);
+    this.db.transaction(() => {
+      this.markPending(marked, reason);
+      // Their syntactic edges through these modules resolve again too (`resolveImports`), set-aside ones included.
+      for (const table of ['edges', 'superseded_edges']) {
+        cachedStatement(
+          this.db,
+          `UPDATE ${table} SET target_id = NULL WHERE target_id IS NOT NULL AND extractor NOT LIKE 'semantic:%'
+             AND target_module IN (SELECT value FROM json_each(?)) AND file_id IN (SELECT value FROM json_each(?))`,
+        ).run(JSON.stringify([...modules]), JSON.stringify(unresolved));
+      }
+    })();
+    return marked;
+  }
+
+  /** The module paths of `paths` and of the label's modules re-exporting them, a few levels up. */
+  private reexportClosure(label: string, paths: readonly string[]): Set<string> {
     const modules = new Set(paths.flatMap(modulePathsOf));
     const reexporters = cachedStatement(
       this.db,
@@ -198,29 +244,7 @@ export class SemanticStore {
       }
       frontier = next;
     }
-    const ids = new Set<number>();
-    for (const table of ['edges', 'superseded_edges']) {
-      const stmt = cachedStatement(
-        this.db,
-        `SELECT DISTINCT e.file_id AS id FROM ${table} e JOIN files f ON f.id = e.file_id ${IN_LABEL}
-         WHERE e.type = 'imports' AND f.semantic_state = 'ok' AND e.target_module IN (SELECT value FROM json_each(?))
-           AND NOT EXISTS (SELECT 1 FROM label_files o WHERE o.file_id = f.id AND o.label_id <> lf.label_id)`,
-      );
-      for (const r of stmt.all(label, JSON.stringify([...modules])) as { id: number }[]) ids.add(r.id);
-    }
-    const marked = [...ids].sort((a, b) => a - b);
-    this.db.transaction(() => {
-      this.markPending(marked, reason);
-      // Their syntactic edges through these modules resolve again too (`resolveImports`), set-aside ones included.
-      for (const table of ['edges', 'superseded_edges']) {
-        cachedStatement(
-          this.db,
-          `UPDATE ${table} SET target_id = NULL WHERE target_id IS NOT NULL AND extractor NOT LIKE 'semantic:%'
-             AND target_module IN (SELECT value FROM json_each(?)) AND file_id IN (SELECT value FROM json_each(?))`,
-        ).run(JSON.stringify([...modules]), JSON.stringify(marked));
-      }
-    })();
-    return marked;
+    return modules;
   }
 
   /**

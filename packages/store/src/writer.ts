@@ -57,6 +57,11 @@ export interface SemanticEdgeWrite {
   /** File the use site is in (the edge's source file). */
   readonly fileId: number;
   readonly line: number;
+  /**
+   * `imports` edges: the module (path without extension) the specifier resolved to, so that
+   * `SemanticStore.markImportersPending` finds importers by package name or alias too.
+   */
+  readonly targetModule?: string | null;
 }
 
 /** The columns `edges` and `superseded_edges` share (everything but the row id). */
@@ -484,7 +489,7 @@ export class IndexWriter {
         markOk.run(fileId);
       }
       for (const e of pass.edges) {
-        this.stmts.insertEdge.run(e.sourceId, e.fileId, e.type, e.confidence, e.targetKey, e.targetName, e.targetId, null, null, null, e.line, pass.extractor);
+        this.stmts.insertEdge.run(e.sourceId, e.fileId, e.type, e.confidence, e.targetKey, e.targetName, e.targetId, e.targetModule ?? null, null, null, e.line, pass.extractor);
         inserted++;
       }
       if (pass.keyUpdates) {
@@ -631,6 +636,16 @@ export class IndexWriter {
     });
     const previousById = new Map(previousNodes.map((n) => [n.id, n]));
     checkPlan(plan, nodes.length, previousById);
+    if (moved !== null) {
+      // The nodes continue at another path (a move with an edit keeps their ids): what other
+      // files resolved to them went through the old path, as for `moveVersion` (difference #15:
+      // a module augmentation `declare module '../vanilla'` moved up a folder augments nothing,
+      // and the unchanged augmented file must lose its exact edges into it).
+      for (const n of previousNodes) {
+        this.stmts.unresolveImporters.run(n.id, fileId);
+        this.stmts.referrersPending.run(n.id);
+      }
+    }
     // A moved file's FTS rows hold the old path's words: none is kept.
     if (f.index) this.insertIndex(fileId, f, plan, stats, moved !== null ? new Map() : previousById);
     if (carrying) {

@@ -169,6 +169,7 @@ function planProject(store: Store, label: string, project: ProjectResult, replac
       confidence: e.confidence,
       fileId: f,
       line: e.line,
+      ...(e.module !== undefined ? { targetModule: e.module } : {}),
     });
   }
   const keyUpdates = new Map<number, string>();
@@ -176,6 +177,7 @@ function planProject(store: Store, label: string, project: ProjectResult, replac
     const id = nodeId(k.path, k.oldKey);
     if (id !== null) keyUpdates.set(id, k.newKey);
   }
+  unrefinedKeys(store, project.keyScope ?? project.files, fileId, keyUpdates);
   const scopeIds = scope.map(fileId).filter((id): id is number => id !== null);
   const fileErrorIds = project.fileErrors
     .map((fe) => ({ id: fileId(fe.path), reason: fe.reason }))
@@ -187,4 +189,24 @@ function planProject(store: Store, label: string, project: ProjectResult, replac
     if (ids !== undefined && id !== null) regions.set(id, ids);
   }
   return { fileIds: scopeIds, edges, keyUpdates, fileErrorIds, regions };
+}
+
+/**
+ * Adds to `keyUpdates` the file-scoped key of every package-keyed node of `scope` that no
+ * refinement of the pass names: its package entry point is gone or no longer exports it, and a
+ * clean index would key it by its file (`ts:pkg:zustand#create` → `ts:file:src/react.ts#create`).
+ */
+function unrefinedKeys(store: Store, scope: readonly string[], fileId: (path: string) => number | null, keyUpdates: Map<number, string>): void {
+  const pathOf = new Map<number, string>();
+  for (const path of scope) {
+    const id = fileId(path);
+    if (id !== null) pathOf.set(id, path);
+  }
+  for (const n of store.semantic.packageKeyedNodes([...pathOf.keys()])) {
+    if (keyUpdates.has(n.id)) continue;
+    const at = n.key.indexOf(':pkg:');
+    const hash = n.key.indexOf('#', at);
+    if (hash < 0) continue;
+    keyUpdates.set(n.id, `${n.key.slice(0, at)}:file:${pathOf.get(n.fileId)!}#${n.key.slice(hash + 1)}`);
+  }
 }

@@ -634,7 +634,7 @@ interface FileScope extends ProgramState {
   readonly consumed: Set<ts.Node>;
   /** Whether uses inside `n` are resolved (a region analyses some declarations only). */
   readonly analysed: (n: SyntacticNode) => boolean;
-  readonly emit: (source: SyntacticNode, target: NodeRef, type: EdgeType, at: number, confidence?: Confidence) => void;
+  readonly emit: (source: SyntacticNode, target: NodeRef, type: EdgeType, at: number, confidence?: Confidence, module?: string) => void;
   /** Repo declarations of a symbol; modules (SourceFile) only for import edges. */
   readonly targetsOf: (sym: ts.Symbol | undefined, allowModule?: boolean, depth?: number) => NodeRef[];
   readonly sourceAt: (pos: number) => SyntacticNode;
@@ -652,7 +652,6 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
   const st = state ?? buildProgram(ctx, project.options, project.rootNames);
   const { program, checker, excluded, syntacticOf, nodeOfDecl } = st;
   const targets = project.owned.filter((f) => ctx.requested === null || ctx.requested.has(f));
-  const analysedSet = new Set(targets);
 
   const edges: SemanticEdge[] = [];
   const edgeSeen = new Set<string>();
@@ -707,7 +706,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
 
   await ctx.checkpoint();
   const tr = process.cpuUsage();
-  const keyRefinements = refineKeys(ctx, program, checker, analysedSet, nodeOfDecl);
+  const keyRefinements = refineKeys(ctx, program, checker, new Set(project.owned), nodeOfDecl);
   ctx.timing?.(`refinements cpu=${((process.cpuUsage(tr).user + process.cpuUsage(tr).system) / 1e6).toFixed(2)}`);
   const referenceCounts: ReferenceCount[] = [...counts.values()].sort((a, b) =>
     a.path === b.path ? (a.symbolKey < b.symbolKey ? -1 : 1) : a.path < b.path ? -1 : 1,
@@ -720,6 +719,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
     edges,
     referenceCounts,
     keyRefinements,
+    keyScope: project.owned.map((f) => repoRelative(root, f)),
     fileErrors,
   };
 }
@@ -731,7 +731,7 @@ function fileScope(ctx: AnalyzeContext, state: ProgramState, sf: ts.SourceFile, 
   const pendingCounts: { path: string; key: string }[] = [];
   const analysed = (n: SyntacticNode): boolean => only === null || only.has(n.symbolKey);
   const lineOf = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
-  const emit = (source: SyntacticNode, target: NodeRef, type: EdgeType, at: number, confidence: Confidence = 'exact'): void => {
+  const emit = (source: SyntacticNode, target: NodeRef, type: EdgeType, at: number, confidence: Confidence = 'exact', module?: string): void => {
     const e: SemanticEdge = {
       sourcePath: rel,
       sourceKey: source.symbolKey,
@@ -740,6 +740,7 @@ function fileScope(ctx: AnalyzeContext, state: ProgramState, sf: ts.SourceFile, 
       type,
       confidence: target.wrapped === true && confidence === 'exact' ? 'probable' : confidence,
       line: lineOf(at),
+      ...(module !== undefined ? { module } : {}),
     };
     pending.push(e);
     if (type === 'calls' || type === 'references') pendingCounts.push({ path: target.path, key: target.node.symbolKey });
@@ -1090,9 +1091,27 @@ function importEdges(s: FileScope, imp: ts.ImportDeclaration): void {
   if (nb && ts.isNamedImports(nb)) for (const el of nb.elements) names.push(el.name);
   if (clause === undefined) names.push(imp.moduleSpecifier);
   if (!analysed(file)) return;
+  const module = resolvedModule(s, imp.moduleSpecifier);
   for (const n of names) {
-    for (const tgt of targetsOf(checker.getSymbolAtLocation(n), true)) emit(file, tgt, 'imports', n.getStart(sf));
+    for (const tgt of targetsOf(checker.getSymbolAtLocation(n), true)) emit(file, tgt, 'imports', n.getStart(sf), 'exact', module);
   }
+}
+
+const MODULE_EXTENSION = /\.(d\.ts|d\.mts|d\.cts|tsx|ts|mts|cts|jsx|js|mjs|cjs)$/;
+
+/**
+ * The repository module a specifier resolved to, as a path without its extension (the form of
+ * syntactic edges' `target_module`), or undefined outside the repository. Recorded on `imports`
+ * edges so that importers by any specifier form (a package name, a `paths` alias) are found
+ * when that module disappears or changes its exports, as relative importers are.
+ */
+function resolvedModule(s: FileScope, specifier: ts.Expression): string | undefined {
+  const decl = s.checker.getSymbolAtLocation(specifier)?.declarations?.find(ts.isSourceFile);
+  if (decl === undefined) return undefined;
+  const abs = resolve(decl.fileName);
+  const root = s.ctx.layout.root;
+  if (!isRepoSource(root, abs)) return undefined;
+  return repoRelative(root, abs).replace(MODULE_EXTENSION, '');
 }
 
 /** `imports` edges of a re-export (`export { a } from`, `export * from`). */
@@ -1100,13 +1119,14 @@ function exportEdges(s: FileScope, exp: ts.ExportDeclaration): void {
   const { checker, sf, f, analysed, emit, targetsOf } = s;
   if (exp.moduleSpecifier === undefined || !analysed(f.nodes[0]!)) return;
   const file = f.nodes[0]!;
+  const module = resolvedModule(s, exp.moduleSpecifier);
   if (exp.exportClause && ts.isNamedExports(exp.exportClause)) {
     for (const el of exp.exportClause.elements) {
-      for (const tgt of targetsOf(checker.getSymbolAtLocation(el.name), true)) emit(file, tgt, 'imports', el.getStart(sf));
+      for (const tgt of targetsOf(checker.getSymbolAtLocation(el.name), true)) emit(file, tgt, 'imports', el.getStart(sf), 'exact', module);
     }
   } else {
     for (const tgt of targetsOf(checker.getSymbolAtLocation(exp.moduleSpecifier), true)) {
-      emit(file, tgt, 'imports', exp.moduleSpecifier.getStart(sf));
+      emit(file, tgt, 'imports', exp.moduleSpecifier.getStart(sf), 'exact', module);
     }
   }
 }
@@ -1139,14 +1159,19 @@ function identifierEdges(s: FileScope, node: ts.Identifier): void {
 
 /**
  * Package-scoped keys for symbols exported from a package entry point (directly or through
- * barrels), and for their members; only for declarations in this project's analysed files and
- * inside the package's directory. Keys that would collide are left file-scoped.
+ * barrels), and for their members; for declarations in this project's owned files (analysed in
+ * this request or not) inside the package's directory. Keys that would collide are left
+ * file-scoped. All owned files, not only the analysed ones: a partial pass then keys every file
+ * as a full pass does — module augmentations (`declare module '../vanilla' { interface
+ * StoreMutators … }`) in several files share one qualified name, which a pass over one of them
+ * alone saw as no collision — and an unchanged file whose symbols are no longer exported
+ * (its entry point gone) gets its file-scoped keys back (`ProjectResult.keyScope`).
  */
 function refineKeys(
   ctx: AnalyzeContext,
   program: ts.Program,
   checker: ts.TypeChecker,
-  analysed: ReadonlySet<string>,
+  owned: ReadonlySet<string>,
   nodeOfDecl: (d: ts.Node) => NodeRef | null,
 ): KeyRefinement[] {
   const byNew = new Map<string, KeyRefinement[]>();
@@ -1162,7 +1187,7 @@ function refineKeys(
         for (const d of real?.declarations ?? []) {
           if (ts.isSourceFile(d)) continue;
           const abs = resolve(d.getSourceFile().fileName);
-          if (!analysed.has(abs) || !isRepoSource(pkg.dir, abs)) continue;
+          if (!owned.has(abs) || !isRepoSource(pkg.dir, abs)) continue;
           const ref = nodeOfDecl(d);
           if (ref === null) continue;
           const f = ctx.syntactic.get(abs)!;

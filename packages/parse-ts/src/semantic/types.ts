@@ -42,6 +42,13 @@ export interface SemanticEdge {
   readonly confidence: Confidence;
   /** 1-based line of the use site. */
   readonly line: number;
+  /**
+   * `imports` edges: the repository module the declaration's specifier resolved to (its path
+   * without the extension, as syntactic edges name modules), whatever the specifier's form
+   * (relative, package name, `paths` alias). Its importers are found by it when that module
+   * disappears or changes its exports.
+   */
+  readonly module?: string;
 }
 
 export interface ReferenceCount {
@@ -77,6 +84,12 @@ export interface ProjectResult {
   readonly edges: readonly SemanticEdge[];
   readonly referenceCounts: readonly ReferenceCount[];
   readonly keyRefinements: readonly KeyRefinement[];
+  /**
+   * Repo-relative files whose package-scoped keys `keyRefinements` states completely (the
+   * project's owned files, analysed or not): a node of one of them keyed to a package that no
+   * refinement names any more goes back to its file-scoped key. Absent: the analysed files.
+   */
+  readonly keyScope?: readonly string[];
   readonly fileErrors: readonly FileError[];
 }
 
