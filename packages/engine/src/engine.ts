@@ -422,6 +422,7 @@ export class Engine {
       blobs: result.blobs,
       ...(result.semantic ? { semantic: result.semantic } : {}),
       ...(result.contextChanges ? { contextChanges: result.contextChanges } : {}),
+      ...(result.httpLinks ? { httpLinks: result.httpLinks } : {}),
       embeddings: result.embeddings,
     };
   }

@@ -60,3 +60,5 @@ export { LabelPlanState } from './planState.js';
 export type { StoredFileRecord } from './planState.js';
 export { ExploreReader } from './explore.js';
 export type { ExtraSpan, EdgeCounts, FileSummary, FileImport } from './explore.js';
+export { HttpLinkStore, HTTP_LINK_EXTRACTOR } from './httpLinks.js';
+export type { ClientCallRow, EndpointRow, HttpLink } from './httpLinks.js';
