@@ -437,7 +437,10 @@ function groupImpact(
     if (e.to === null) continue;
     const d = depthOf.get(e.from);
     const targetDepth = seeds.has(e.to) ? 0 : depthOf.get(e.to);
-    if (d === undefined || targetDepth === undefined || targetDepth !== d - 1) continue;
+    if (d === undefined || targetDepth === undefined) continue;
+    // A client reaches its endpoint within the same hop (the endpoint is a bridge, decision 038).
+    const step = e.type === 'http_calls' ? d : d - 1;
+    if (targetDepth !== step) continue;
     if (!parent.has(e.from)) parent.set(e.from, e.to);
   }
   const name = new Map([...seedNames, ...nodes.map((n) => [Number(n.id), n.qualifiedName] as const)]);
