@@ -60,7 +60,7 @@ export function extract(input: ExtractInput): ExtractResult {
   const walker = new CsFileWalker(tree, fileDecl, text, deadline, builder, sites, endpoints);
   walker.run();
   // Endpoints are declarations of the file (after the others, so their local ids come last).
-  const found = endpoints.finish(table, fileDecl);
+  const found = endpoints.finish(table, fileDecl, deadline);
 
   const decls = table.all;
   // Disambiguators first: edge keys must match node keys.

@@ -86,6 +86,9 @@ const HANDLERS: ReadonlyMap<string, Handler> = (() => {
   m.set('invocation_expression', (w) => w.onInvocation());
   m.set('object_creation_expression', (w) => w.onCreation());
   m.set('qualified_name', (w) => w.onQualifiedName());
+  m.set('local_declaration_statement', (w) => w.onLocalsOrParameter(false));
+  m.set('parameter', (w) => w.onLocalsOrParameter(true));
+  m.set('implicit_parameter', (w) => w.onLocalsOrParameter(true));
   return m;
 })();
 
@@ -272,6 +275,14 @@ export class CsFileWalker {
     const start = this.cursor.startIndex;
     const acc = this.current().children.find((c) => (c.kind === 'getter' || c.kind === 'setter') && c.start === start);
     if (acc) this.enter(acc);
+    return true;
+  }
+
+  /** Locals and parameters: the endpoint rules follow `var g = app.MapGroup(…)` to its value. */
+  onLocalsOrParameter(parameter: boolean): boolean {
+    const n = this.cursor.currentNode;
+    if (parameter) this.endpoints.onParameter(n, this.bodyOwner());
+    else this.endpoints.onLocals(n, this.bodyOwner());
     return true;
   }
 

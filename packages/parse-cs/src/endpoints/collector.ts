@@ -1,10 +1,11 @@
 import { endpointKey, endpointName, formatEndpointSignature, unresolvedKey, type EndpointParam, type ExtractedEdge } from '@ca/schema';
 import type { Node as TsNode } from 'web-tree-sitter';
 import { span, type Decl, type DeclTable } from '../decl.js';
+import { DeadlineExceeded } from '../walker.js';
 import { controllerRoutes, type ControllerContext } from './controllers.js';
 import { minimalApiRoutes } from './minimalApis.js';
 import { StringEvaluator, type ConstantLookup, type StringValue } from './strings.js';
-import { boundParameters } from './syntax.js';
+import { boundParameters, LocalScopes } from './syntax.js';
 import { normalizeTemplate } from './template.js';
 
 /** One route a handler serves, before it becomes a node: method, raw template and provenance. */
@@ -48,6 +49,9 @@ export interface FileContext {
   readonly types: readonly { readonly node: TsNode; readonly decl: Decl }[];
   readonly methods: readonly { readonly node: TsNode; readonly decl: Decl }[];
   readonly fileDecl: Decl;
+  readonly locals: LocalScopes;
+  /** Throws `DeadlineExceeded` once the file's parse deadline has passed. */
+  readonly checkDeadline: () => void;
 }
 
 /**
@@ -60,6 +64,17 @@ export class EndpointCollector {
   private readonly methods: { node: TsNode; decl: Decl }[] = [];
   private readonly constants = new Map<string, { typeName: string | null; value: TsNode }[]>();
   private readonly mapCalls: MapCall[] = [];
+  private readonly locals = new LocalScopes();
+
+  /** A local declaration statement in `owner` (null: top-level statements). */
+  onLocals(node: TsNode, owner: Decl | null): void {
+    this.locals.addLocals(node, owner);
+  }
+
+  /** A parameter (of a member or a lambda) inside `owner`. */
+  onParameter(node: TsNode, owner: Decl | null): void {
+    this.locals.addParameter(node, owner);
+  }
 
   /** A class (controllers are classes). */
   onType(node: TsNode, decl: Decl): void {
@@ -92,14 +107,21 @@ export class EndpointCollector {
     if (MAP_METHODS.has(member)) this.mapCalls.push({ node, owner, member });
   }
 
-  /** Endpoint declarations (children of the file) and their `handles` edges, in source order. */
-  finish(table: DeclTable, fileDecl: Decl): { endpoints: Decl[]; edges: (Omit<ExtractedEdge, 'sourceLocalId'> & { source: Decl })[] } {
+  /**
+   * Endpoint declarations (children of the file) and their `handles` edges, in source order.
+   * Throws `DeadlineExceeded` past `deadline` (the walk's deadline: one budget per file).
+   */
+  finish(table: DeclTable, fileDecl: Decl, deadline: number): { endpoints: Decl[]; edges: (Omit<ExtractedEdge, 'sourceLocalId'> & { source: Decl })[] } {
     if (this.mapCalls.length === 0 && this.types.length === 0) return { endpoints: [], edges: [] };
     const ctx: FileContext & ControllerContext = {
       evaluate: (n, fromType) => new StringEvaluator(this.lookup, fromType).evaluate(n),
       types: this.types,
       methods: this.methods,
       fileDecl,
+      locals: this.locals,
+      checkDeadline: () => {
+        if (performance.now() > deadline) throw new DeadlineExceeded();
+      },
     };
     const routes = [...controllerRoutes(ctx), ...minimalApiRoutes(ctx, this.mapCalls)];
     routes.sort((a, b) => a.spanNode.startIndex - b.spanNode.startIndex);

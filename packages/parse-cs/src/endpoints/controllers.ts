@@ -120,6 +120,7 @@ export function controllerRoutes(ctx: ControllerContext): RouteFound[] {
     const area = areaAttr?.positional[0] ? ctx.evaluate(areaAttr.positional[0], t.decl.name) : null;
     for (const m of ctx.methods) {
       if (m.decl.parent !== t.decl) continue;
+      ctx.checkDeadline();
       const attrs = attributesOf(m.node);
       if (!isAction(m, attrs)) continue;
       const actionAttr = attrs.find((a) => a.name === 'ActionName');

@@ -1,8 +1,8 @@
 import type { Node as TsNode } from 'web-tree-sitter';
-import { enclosingType } from '../decl.js';
+import { enclosingType, type Decl } from '../decl.js';
 import { MAP_METHODS, type FileContext, type HandlerRef, type MapCall, type RouteFound } from './collector.js';
 import { literalText, type StringValue } from './strings.js';
-import { findLocal, invocationArguments } from './syntax.js';
+import { invocationArguments } from './syntax.js';
 
 /** What an argument of a `Map*` call looks like it is. */
 type ArgKind = 'pattern' | 'handler' | 'methods' | 'parameter' | 'unknown';
@@ -24,13 +24,13 @@ function methodsNamed(ctx: FileContext, name: string, typeName: string | null): 
   return ctx.methods.filter((m) => m.decl.name === name && (typeName === null || m.decl.parent?.name === typeName));
 }
 
-function classify(ctx: FileContext, v: TsNode, fromType: string | null): ArgKind {
+function classify(ctx: FileContext, call: MapCall, v: TsNode, fromType: string | null): ArgKind {
   if (v.type === 'lambda_expression' || v.type === 'anonymous_method_expression') return 'handler';
   if (STRING_NODES.has(v.type)) return 'pattern';
   if (METHOD_LIST_NODES.has(v.type)) return 'methods';
   if (v.type === 'invocation_expression') return v.childForFieldName('function')?.text === 'nameof' ? 'pattern' : 'unknown';
   if (v.type === 'identifier') {
-    const local = findLocal(v, v.text);
+    const local = ctx.locals.find(v.startIndex, call.owner, v.text);
     if (local?.kind === 'parameter') return 'parameter';
     if (local) return 'unknown';
     if (ctx.evaluate(v, fromType).approximate === null) return 'pattern';
@@ -41,16 +41,16 @@ function classify(ctx: FileContext, v: TsNode, fromType: string | null): ArgKind
 }
 
 /** The group prefix a receiver carries: `MapGroup` calls through locals and fluent calls. */
-function prefixOf(ctx: FileContext, expr: TsNode, fromType: string | null, depth = 0): StringValue {
+function prefixOf(ctx: FileContext, owner: Decl | null, expr: TsNode, fromType: string | null, depth = 0): StringValue {
   if (depth > MAX_GROUP_DEPTH) return { text: '', approximate: 'route group chain nested too deeply' };
   switch (expr.type) {
     case 'parenthesized_expression':
-      return expr.namedChild(0) ? prefixOf(ctx, expr.namedChild(0)!, fromType, depth + 1) : root;
+      return expr.namedChild(0) ? prefixOf(ctx, owner, expr.namedChild(0)!, fromType, depth + 1) : root;
     case 'invocation_expression': {
       const fn = expr.childForFieldName('function');
       if (fn?.type !== 'member_access_expression') return root;
       const recv = fn.childForFieldName('expression');
-      const outer = recv ? prefixOf(ctx, recv, fromType, depth + 1) : root;
+      const outer = recv ? prefixOf(ctx, owner, recv, fromType, depth + 1) : root;
       // Any other call on a builder (`WithTags`, `RequireAuthorization`, `HasApiVersion`) returns it.
       if (fn.childForFieldName('name')?.text !== 'MapGroup') return outer;
       const arg = invocationArguments(expr)[0];
@@ -58,8 +58,8 @@ function prefixOf(ctx: FileContext, expr: TsNode, fromType: string | null, depth
       return { text: `${outer.text}/${v.text}`, approximate: outer.approximate ?? v.approximate };
     }
     case 'identifier': {
-      const local = findLocal(expr, expr.text);
-      if (local?.kind === 'local') return local.init ? prefixOf(ctx, local.init, fromType, depth + 1) : root;
+      const local = ctx.locals.find(expr.startIndex, owner, expr.text);
+      if (local?.kind === 'local') return local.init ? prefixOf(ctx, owner, local.init, fromType, depth + 1) : root;
       if (local?.kind === 'parameter' && /Group/.test(local.type)) {
         return { text: `{${expr.text}}`, approximate: `the route group prefix comes from parameter ${expr.text} (built by the caller)` };
       }
@@ -130,14 +130,15 @@ function patternAndHandler(member: string, args: readonly Arg[]): { pattern: Arg
 export function minimalApiRoutes(ctx: FileContext, calls: readonly MapCall[]): RouteFound[] {
   const out: RouteFound[] = [];
   for (const call of calls) {
+    ctx.checkDeadline();
     const fn = call.node.childForFieldName('function');
     if (fn?.type !== 'member_access_expression' || fn.childForFieldName('name')?.type !== 'identifier') continue;
     const fromType = enclosingType(call.owner)?.name ?? null;
-    const args: Arg[] = invocationArguments(call.node).map((a) => ({ ...a, kind: classify(ctx, a.value, fromType) }));
+    const args: Arg[] = invocationArguments(call.node).map((a) => ({ ...a, kind: classify(ctx, call, a.value, fromType) }));
     const found = patternAndHandler(call.member, args);
     if (!found) continue;
     const receiver = fn.childForFieldName('expression');
-    const prefix = receiver ? prefixOf(ctx, receiver, fromType) : root;
+    const prefix = receiver ? prefixOf(ctx, call.owner, receiver, fromType) : root;
     const pattern: StringValue = found.pattern
       ? ctx.evaluate(found.pattern.value, fromType)
       : { text: '', approximate: `${call.member} without a route pattern (a project's own overload)` };

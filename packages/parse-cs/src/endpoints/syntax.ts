@@ -1,5 +1,6 @@
 import type { EndpointParam, EndpointParamSource } from '@ca/schema';
 import type { Node as TsNode } from 'web-tree-sitter';
+import type { Decl } from '../decl.js';
 
 /** An attribute as the endpoint rules read it: simple name, positional and named arguments. */
 export interface AttributeInfo {
@@ -96,54 +97,54 @@ export function invocationArguments(call: TsNode): { name: string | null; value:
   return out;
 }
 
-const PARAMETER_OWNERS: ReadonlySet<string> = new Set([
-  'method_declaration',
-  'local_function_statement',
-  'constructor_declaration',
-  'lambda_expression',
-  'anonymous_method_expression',
-]);
-
 /** What a name used at `use` was declared as: a local with its initializer, or a parameter. */
 export type LocalDeclaration = { kind: 'local'; init: TsNode | null } | { kind: 'parameter'; type: string };
 
-/** The local or parameter `name` refers to at `use` (declared before it), or null. */
-export function findLocal(use: TsNode, name: string): LocalDeclaration | null {
-  let child: TsNode = use;
-  for (let a = use.parent; a; child = a, a = a.parent) {
-    if (PARAMETER_OWNERS.has(a.type)) {
-      const params = a.childForFieldName('parameters');
-      for (const p of params?.namedChildren ?? []) {
-        if (p?.type === 'parameter' && p.childForFieldName('name')?.text === name) {
-          return { kind: 'parameter', type: (p.childForFieldName('type')?.text ?? '').replace(/\s+/g, '') };
-        }
-      }
-      // A lambda's single implicit parameter: `g => g.MapGet(…)`.
-      if (a.type === 'lambda_expression' && (params?.type === 'implicit_parameter' || params?.type === 'identifier') && params.text === name) return { kind: 'parameter', type: '' };
-    }
-    if (a.type === 'block' || a.type === 'compilation_unit' || a.type === 'switch_section') {
-      const found = localIn(a, child, name);
-      if (found) return found;
-    }
-    if (a.type === 'method_declaration' || a.type === 'class_declaration') break;
-  }
-  return null;
+interface LocalEntry {
+  readonly owner: Decl | null;
+  readonly start: number;
+  readonly declaration: LocalDeclaration;
 }
 
-/** A `var name = …;` among the statements of `scope` before `before`. */
-function localIn(scope: TsNode, before: TsNode, name: string): LocalDeclaration | null {
-  for (const st of scope.namedChildren) {
-    if (!st || st.startIndex >= before.startIndex) break;
-    const decl = st.type === 'global_statement' ? st.namedChild(0) : st;
-    if (decl?.type !== 'local_declaration_statement') continue;
-    const vars = decl.namedChildren.find((c) => c?.type === 'variable_declaration');
+/**
+ * The locals and parameters of the file, registered by the walk with the member owning them
+ * (null in top-level statements). A name resolves to the last one declared before the use in
+ * the same member. Block scopes are not told apart: route registration code rarely reuses a
+ * name, and asking a node for its parent costs a scan from the root in tree-sitter, which a
+ * file of thousands of `app.MapGet(…)` statements would pay once per call.
+ */
+export class LocalScopes {
+  private readonly byName = new Map<string, LocalEntry[]>();
+
+  private add(name: string, entry: LocalEntry): void {
+    const list = this.byName.get(name);
+    if (list) list.push(entry);
+    else this.byName.set(name, [entry]);
+  }
+
+  /** `var a = …, b = …;` */
+  addLocals(statement: TsNode, owner: Decl | null): void {
+    const vars = statement.namedChildren.find((c) => c?.type === 'variable_declaration');
     for (const v of vars?.namedChildren ?? []) {
       if (v?.type !== 'variable_declarator') continue;
-      const vname = v.childForFieldName('name');
-      if (vname?.text !== name) continue;
-      const init = v.namedChildren.find((c) => c !== null && c.startIndex !== vname.startIndex) ?? null;
-      return { kind: 'local', init };
+      const name = v.childForFieldName('name');
+      if (!name) continue;
+      const init = v.namedChildren.find((c) => c !== null && c.startIndex !== name.startIndex) ?? null;
+      this.add(name.text, { owner, start: statement.startIndex, declaration: { kind: 'local', init } });
     }
   }
-  return null;
+
+  /** A parameter of a method, a local function or a lambda (`parameter` or `implicit_parameter`). */
+  addParameter(p: TsNode, owner: Decl | null): void {
+    const name = p.type === 'implicit_parameter' ? p.text : (p.childForFieldName('name')?.text ?? '');
+    const type = p.type === 'implicit_parameter' ? '' : (p.childForFieldName('type')?.text ?? '').replace(/\s+/g, '');
+    if (name) this.add(name, { owner, start: p.startIndex, declaration: { kind: 'parameter', type } });
+  }
+
+  /** What `name` used at offset `at` inside `owner` refers to, or null (a field, a type …). */
+  find(at: number, owner: Decl | null, name: string): LocalDeclaration | null {
+    let found: LocalEntry | null = null;
+    for (const e of this.byName.get(name) ?? []) if (e.owner === owner && e.start < at) found = e;
+    return found?.declaration ?? null;
+  }
 }

@@ -24,7 +24,8 @@ function normalizeParameter(inner: string): string {
   }
   // The name ends at the first constraint (`:`), default (`=`) or optional (`?`) marker.
   const nameEnd = body.search(/[:=?]/);
-  const name = (nameEnd < 0 ? body : body.slice(0, nameEnd)).replace(/\s+/g, '');
+  // A parameter name never holds a slash or a space; dropping them keeps the form idempotent.
+  const name = (nameEnd < 0 ? body : body.slice(0, nameEnd)).replace(/[\s/]+/g, '');
   // A default makes the parameter optional in matching, but the agreed name shows it plain;
   // `=` inside a constraint's arguments (`regex(a=b)`) is no default.
   const rest = (nameEnd < 0 ? '' : body.slice(nameEnd)).replace(/\([^)]*\)/g, '');
@@ -121,16 +122,15 @@ export function normalizeTemplate(raw: string): NormalizedTemplate {
     problem = `route template longer than ${MAX_TEMPLATE_CHARS} characters, cut`;
   }
   text = text.trim().replace(/^~(?=\/)/, '');
-  const segments = segmentsOf(text).filter((s) => s.length > 0);
   const out: string[] = [];
-  for (const s of segments) {
-    const n = normalizeSegment(s);
+  for (const s of segmentsOf(text)) {
+    const n = s.length > 0 ? normalizeSegment(s) : '';
     if (n === null) {
-      problem ??= `unbalanced brace in route template "${raw.length > 80 ? `${raw.slice(0, 80)}…` : raw}"`;
-      out.push(s.toLowerCase());
-    } else if (n.length > 0) {
-      out.push(n);
+      // Read as a template it fails: keep the text, segment by segment, and say why.
+      const fallback = text.split('/').filter((x) => x.length > 0).map((x) => x.toLowerCase().replace(/\s/g, '%20'));
+      return { template: `/${fallback.join('/')}`, problem: problem ?? `unbalanced brace in route template "${raw.length > 80 ? `${raw.slice(0, 80)}…` : raw}"` };
     }
+    if (n.length > 0) out.push(n);
   }
   return { template: `/${out.join('/')}`, problem };
 }
