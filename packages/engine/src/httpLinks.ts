@@ -14,7 +14,7 @@
  * label's links in one transaction: links depend on files of both languages, and one batched
  * pass over the label is the simplest rule that keeps incremental equal to clean.
  */
-import { parseClientCallKey, type ClientCall, type Confidence } from '@ca/schema';
+import { parseClientCallKey, parseEndpointSignature, type ClientCall, type Confidence } from '@ca/schema';
 import type { ClientCallRow, EndpointRow, HttpLink, Store } from '@ca/store';
 
 /** An endpoint's route as the linker matches it. */
@@ -22,6 +22,8 @@ export interface EndpointRoute {
   /** Upper-case method or `ANY`. */
   readonly method: string;
   readonly segments: readonly RouteSegment[];
+  /** The extractor could not give the whole template (a prefix it could not resolve …): links to it are approximate at best. */
+  readonly approximate?: boolean;
 }
 
 /** One segment of a route template. */
@@ -41,7 +43,7 @@ export interface HttpLinkReport {
 const RANK: Readonly<Record<Confidence, number>> = { exact: 2, probable: 1, approximate: 0 };
 
 /** `GET /api/orders/{id}` → its route; null when the name is no endpoint name. */
-export function parseEndpointRoute(name: string): EndpointRoute | null {
+export function parseEndpointRoute(name: string, approximate = false): EndpointRoute | null {
   const m = /^([A-Z]+) (\/\S*)$/.exec(name);
   if (!m) return null;
   const segments: RouteSegment[] = [];
@@ -51,16 +53,32 @@ export function parseEndpointRoute(name: string): EndpointRoute | null {
     if (p) segments.push({ kind: 'param', optional: p[3] === '?', catchAll: p[1] !== '' });
     else segments.push({ kind: 'literal', text: s.toLowerCase() });
   }
-  return { method: m[1]!, segments };
+  return approximate ? { method: m[1]!, segments, approximate } : { method: m[1]!, segments };
 }
 
-/** How one call matches one route: the confidence and how many literal segments were equal; null when it does not. */
-export function matchRoute(call: ClientCall, route: EndpointRoute): { confidence: Confidence; literals: number } | null {
+/** How well one call matches one route: the weakest segment's confidence, then the sum of segment scores, then whether the method was named. */
+export interface RouteMatch {
+  readonly confidence: Confidence;
+  /** Per segment: 3 equal literals, 2 an unknown part in a parameter, 1 a literal in a parameter, 0 an unknown part for a literal. */
+  readonly score: number;
+  /** The endpoint names the method (not `ANY`): ASP.NET prefers it over an endpoint that takes any method. */
+  readonly methodNamed: boolean;
+}
+
+/** How one call matches one route; null when it does not. */
+export function matchRoute(call: ClientCall, route: EndpointRoute): RouteMatch | null {
   if (call.method !== '?' && route.method !== 'ANY' && route.method !== call.method) return null;
-  if (!call.segments.some((s) => s !== '{}')) return call.prefixKnown && call.segments.length === 0 && route.segments.length === 0 ? { confidence: 'exact', literals: 0 } : null;
-  const aligned = call.prefixKnown ? alignWhole(call.segments, route.segments) : alignSuffix(call.segments, route.segments);
+  const methodNamed = route.method !== 'ANY';
+  if (!call.segments.some((s) => s !== '{}')) {
+    // Nothing literal to match on: only the root path matches the root path.
+    return call.prefixKnown && call.segments.length === 0 && route.segments.length === 0 && !route.approximate ? { confidence: call.method === '?' ? 'approximate' : 'exact', score: 0, methodNamed } : null;
+  }
+  let aligned = call.prefixKnown ? alignWhole(call.segments, route.segments) : alignSuffix(call.segments, route.segments);
+  // An approximate endpoint may lack its prefix (one inherited from a base class in another file): its template may be the call's suffix.
+  if (aligned === null && route.approximate && call.segments.length > route.segments.length) aligned = zipTail(call.segments.slice(call.segments.length - route.segments.length), route.segments);
   if (aligned === null) return null;
-  let confidence: Confidence = call.prefixKnown && call.method !== '?' ? 'exact' : 'approximate';
+  let confidence: Confidence = call.prefixKnown && call.method !== '?' && !route.approximate ? 'exact' : 'approximate';
+  let score = 0;
   let literals = 0;
   for (const [c, r] of aligned) {
     let step: Confidence;
@@ -68,12 +86,18 @@ export function matchRoute(call: ClientCall, route: EndpointRoute): { confidence
       if (c === '{}') step = 'approximate';
       else if (c.toLowerCase() === r.text) {
         step = 'exact';
+        score += 3;
         literals++;
       } else return null;
-    } else step = c === '{}' ? 'exact' : 'probable';
+    } else {
+      step = c === '{}' ? 'exact' : 'probable';
+      score += c === '{}' ? 2 : 1;
+    }
     if (RANK[step] < RANK[confidence]) confidence = step;
   }
-  return { confidence, literals };
+  // A suffix with no literal equal says nothing about which endpoint it is.
+  if ((!call.prefixKnown || route.approximate) && literals === 0) return null;
+  return { confidence, score, methodNamed };
 }
 
 /** Pairs each call segment with the route segment it stands for (the whole path); null when the lengths cannot agree. */
@@ -111,17 +135,17 @@ function zipTail(call: readonly string[], route: readonly RouteSegment[]): [stri
 }
 
 /**
- * The links of one call among `routes`: the best matches only (highest confidence, then most
- * equal literals, as ASP.NET prefers literal segments); several equally good ones are at most
- * `probable` each.
+ * The links of one call among `routes`: the best matches only (highest confidence, then the
+ * segment score — ASP.NET prefers literal segments — then an endpoint that names the method over
+ * `ANY`); several equally good ones are at most `probable` each.
  */
 export function linkCall(call: ClientCall, routes: readonly { readonly id: number; readonly route: EndpointRoute }[]): { id: number; confidence: Confidence }[] {
-  let best: { id: number; confidence: Confidence; literals: number }[] = [];
+  let best: ({ id: number } & RouteMatch)[] = [];
   for (const { id, route } of routes) {
     const m = matchRoute(call, route);
     if (m === null) continue;
     const top = best[0];
-    const cmp = top === undefined ? 1 : RANK[m.confidence] - RANK[top.confidence] || m.literals - top.literals;
+    const cmp = top === undefined ? 1 : RANK[m.confidence] - RANK[top.confidence] || m.score - top.score || Number(m.methodNamed) - Number(top.methodNamed);
     if (cmp > 0) best = [{ id, ...m }];
     else if (cmp === 0) best.push({ id, ...m });
   }
@@ -132,7 +156,7 @@ export function linkCall(call: ClientCall, routes: readonly { readonly id: numbe
 /** Every call's links against every endpoint (pure: what {@link linkHttpCalls} writes). */
 export function computeHttpLinks(calls: readonly ClientCallRow[], endpoints: readonly EndpointRow[]): HttpLink[] {
   const routes = endpoints.flatMap((e) => {
-    const route = parseEndpointRoute(e.name);
+    const route = parseEndpointRoute(e.name, (parseEndpointSignature(e.signature)?.approximate ?? null) !== null);
     return route === null ? [] : [{ id: e.id, route }];
   });
   const links: HttpLink[] = [];

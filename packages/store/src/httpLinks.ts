@@ -31,6 +31,8 @@ export interface EndpointRow {
   /** `GET /api/orders/{id}`. */
   readonly name: string;
   readonly symbolKey: string;
+  /** `GET /api/orders/{id} [route int id] (approximate: reason)` (`formatEndpointSignature` in @ca/schema). */
+  readonly signature: string;
   readonly path: string;
   readonly line: number;
 }
@@ -64,7 +66,7 @@ export class HttpLinkStore {
   endpoints(label: string): EndpointRow[] {
     return selectAll<EndpointRow>(
       this.db,
-      `SELECT n.id AS id, n.name AS name, n.symbol_key AS symbolKey, lf.path AS path, n.start_line AS line
+      `SELECT n.id AS id, n.name AS name, n.symbol_key AS symbolKey, n.signature AS signature, lf.path AS path, n.start_line AS line
        FROM nodes n ${inLabelJoinByLabel('n.file_id')}
        WHERE n.kind = 'endpoint'
        ORDER BY lf.path, n.start_line, n.id`,
