@@ -278,7 +278,7 @@ export class GraphReader {
             targetName: e.target_name,
           });
         }
-        next.push(...crossed);
+        // A bridge is expanded here, in its own level: not again in the next one.
         current = crossed;
       }
       frontier = next;
