@@ -7,6 +7,7 @@ import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
 import { readContext, writeContext } from './context.js';
 import { USAGE, type Command } from './usage.js';
 import { cmdGraph } from './graph.js';
+import { cmdRoutes } from './routes.js';
 
 const OPTIONS = {
   repo: { type: 'string', multiple: true },
@@ -562,6 +563,7 @@ const HANDLERS: Record<Exclude<Command, 'eval' | 'mcp' | 'serve' | 'ui'>, Handle
   gc: cmdGc,
   use: cmdUse,
   graph: cmdGraph,
+  routes: cmdRoutes,
   callers: navigate('callers'),
   callees: navigate('callees'),
   refs: navigate('refs'),

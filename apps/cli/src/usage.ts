@@ -19,6 +19,7 @@ export const COMMANDS = [
   'dependents',
   'impact',
   'graph',
+  'routes',
   'status',
   'health',
   'labels',
@@ -60,6 +61,8 @@ Commands:
   graph                   the whole graph, or the part --filter EXPR selects, as
                           --format graphml (default)|json|dot|mermaid, to stdout or --out FILE
                           (--max-nodes N, default 200000: the first N in path order, the cut noticed)
+  routes                  the HTTP endpoints (ASP.NET attribute routes, minimal APIs): method, route
+                          template, handler, file:line, why a route is approximate (--json)
   status                  index size, parse problems, channel state, freshness, labels
   health                  check the index and the grammars
   labels                  the labels of the index (working tree, commits) with commit, files, completeness

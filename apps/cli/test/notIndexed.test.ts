@@ -18,6 +18,7 @@ const READ_COMMANDS: string[][] = [
   ['dependents', 'a.ts'],
   ['impact', 'A'],
   ['graph'],
+  ['routes'],
   ['similar', 'A'],
   ['status'],
   ['health'],

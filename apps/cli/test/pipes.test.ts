@@ -44,6 +44,7 @@ const EXAMPLES: Partial<Record<Command, string[]>> = {
   dependents: ['dependents', 'src/auth/tokenStore.ts', '--repo', repo],
   impact: ['impact', 'AuthService.issueToken', '--repo', repo],
   graph: ['graph', '--repo', repo],
+  routes: ['routes', '--repo', repo],
   status: ['status', '--repo', repo],
   health: ['health', '--repo', repo],
   labels: ['labels', '--repo', repo],

@@ -31,6 +31,7 @@ import { dirtyAgainst, freshnessOf, type Freshness } from './freshness.js';
 export type { Freshness } from './freshness.js';
 export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './indexer.js';
 import { findSymbols, type FindOptions, type FindResponse } from './find.js';
+import { listRoutes, type RoutesReport } from './routes.js';
 import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
 import { ensureIndexGitignore } from './gitignore.js';
 import { exportGraph, type GraphExportOptions, type GraphExportReport } from './graphExport.js';
@@ -579,6 +580,11 @@ export class Engine {
   find(expression: string, options: FindOptions & { label?: string } = {}): FindResponse {
     const { label, ...page } = options;
     return findSymbols(this.reader(label), expression, page);
+  }
+
+  /** Every HTTP endpoint of a label with its handlers and client count (`ca routes`; see routes.ts). */
+  routes(options: { label?: string } = {}): RoutesReport {
+    return listRoutes(this.reader(options.label));
   }
 
   /** Files of a label as it holds them (`fileBytes`), read once per answer. */

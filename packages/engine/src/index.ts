@@ -38,6 +38,8 @@ export type { SymbolDetails, SourceSpan, SourceSpansOptions, OutlineNode, Ranked
 export type { FileSummary } from '@ca/store';
 export { estimateTokens } from '@ca/retrieve';
 export { findSymbols, FIND_DEFAULT_LIMIT } from './find.js';
+export { listRoutes } from './routes.js';
+export type { RouteHandler, RouteRecord, RoutesReport } from './routes.js';
 export type { FindOptions, FindResponse, FindResult } from './find.js';
 export {
   IndexedTexts,

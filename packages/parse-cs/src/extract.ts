@@ -56,7 +56,7 @@ export function extract(input: ExtractInput): ExtractResult {
     typeParams: [],
   });
   const builder = new DeclarationBuilder(text, original, lastRow, table, sites);
-  const endpoints = new EndpointCollector();
+  const endpoints = new EndpointCollector(text);
   const walker = new CsFileWalker(tree, fileDecl, text, deadline, builder, sites, endpoints);
   walker.run();
   // Endpoints are declarations of the file (after the others, so their local ids come last).

@@ -280,6 +280,7 @@ export class CsFileWalker {
 
   /** Locals and parameters: the endpoint rules follow `var g = app.MapGroup(…)` to its value. */
   onLocalsOrParameter(parameter: boolean): boolean {
+    if (!this.endpoints.mayMap) return true;
     const n = this.cursor.currentNode;
     if (parameter) this.endpoints.onParameter(n, this.bodyOwner());
     else this.endpoints.onLocals(n, this.bodyOwner());
@@ -379,7 +380,7 @@ export class CsFileWalker {
     const owner = this.bodyOwner();
     const fn = n.childForFieldName('function');
     // Minimal APIs are mapped in top-level statements too, where no declaration owns the call.
-    if (fn?.type === 'member_access_expression') this.endpoints.onMapCall(n, owner, fn.childForFieldName('name')?.text ?? '');
+    if (fn?.type === 'member_access_expression' && this.endpoints.mayMap) this.endpoints.onMapCall(n, owner, fn.childForFieldName('name')?.text ?? '');
     if (!owner) return true;
     const args = n.childForFieldName('arguments');
     const argCount = args ? args.namedChildren.filter((c) => c?.type === 'argument').length : 0;

@@ -29,6 +29,8 @@ const TEMPORAL =
 const DEPENDENT_WORDS =
   /\b(callers?|call(?:ed|s)?\s+by|who\s+(?:calls?|uses?|references?)|used\s+by|uses\s+of|usages?|depends?\s+on|dependents?|breaks?|broken|affected|affects?|impact(?:ed|s)?|references?\s+to|implementations?|implementers?|implement(?:s|ing)?|subclass(?:es)?|overrides?|consumers?\s+of)\b/i;
 const TEST_WORDS = /\b(tests?|specs?|unit tests?|fixtures?|mocks?|testing)\b/i;
+/** `GET /api/orders/{id}`: an HTTP endpoint's name (decision 037), looked up as a whole. */
+const ROUTE = /^\s*(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS|ANY)\s+(\/\S*)\s*$/i;
 
 /** True for a term that is clearly an identifier rather than an English word. */
 export function isIdentifierLike(term: string): boolean {
@@ -47,6 +49,9 @@ export function analyzeQuery(text: string): AnalyzedQuery {
   const paths = [...text.matchAll(PATH_LIKE)].map((m) => m[1]!);
   const tokens = [...text.matchAll(TOKEN)].map((m) => m[0]);
   const identifiers = [...new Set(tokens.filter(isIdentifierLike))];
+  const route = ROUTE.exec(text);
+  // An endpoint is named by method and route: the name channel finds it by that exact name.
+  if (route) identifiers.unshift(`${route[1]!.toUpperCase()} ${route[2]!.replace(/(.)\/$/, '$1')}`);
   const words = text.trim().split(/\s+/).filter(Boolean);
   // A lone word ("terminatePlan", "Button") is treated as a name too.
   if (words.length === 1 && tokens.length === 1 && !identifiers.includes(tokens[0]!)) identifiers.push(tokens[0]!);

@@ -25,6 +25,9 @@ describe('query analysis', () => {
     expect(analyzeQuery('where is getUserById defined')).toMatchObject({ identifiers: ['getUserById'], intent: 'targeted' });
     expect(analyzeQuery('global::MyApp.Core usage').identifiers).toEqual(['global::MyApp.Core']);
     expect(analyzeQuery('user_repository').identifiers).toEqual(['user_repository']);
+    // An endpoint's name is one identifier (the method upper-cased, a trailing slash dropped).
+    expect(analyzeQuery('get /api/orders/{id}/')).toMatchObject({ identifiers: ['GET /api/orders/{id}'], intent: 'targeted' });
+    expect(analyzeQuery('GET /api/orders/{id}').identifiers[0]).toBe('GET /api/orders/{id}');
     expect(analyzeQuery('all places that call the payment gateway').intent).toBe('cross_cutting');
     expect(analyzeQuery('stop charging this customer every month').intent).toBe('exploratory');
     expect(analyzeQuery('refresh the token each time a request fails').intent).toBe('exploratory');

@@ -1,7 +1,8 @@
 import { TYPE_KINDS, type ExtractedNode, type NodeKind } from '@ca/schema';
 import type { PreviousNode, Store } from '@ca/store';
 
-const NOT_DECLARATIONS: ReadonlySet<string> = new Set(['file', 'project', 'module', 'namespace']);
+// An endpoint (decision 037) is named by its route: no compiler binds a use to it.
+const NOT_DECLARATIONS: ReadonlySet<string> = new Set(['file', 'project', 'module', 'namespace', 'endpoint']);
 
 /** The reason a file is analysed again because a declaration it names appeared or disappeared. */
 export const NAMED_DECLARATION_CHANGED = 'a declaration it names appeared or disappeared';

@@ -60,35 +60,53 @@ export interface FileContext {
  * The syntax nodes stay valid until the tree is deleted, after {@link finish}.
  */
 export class EndpointCollector {
+  /** The file may declare endpoints at all (most files name no controller and call no `Map*`). */
+  private readonly enabled: boolean;
+  /** The file may call `Map*`: only then are locals and parameters worth registering. */
+  private readonly mapping: boolean;
   private readonly types: { node: TsNode; decl: Decl }[] = [];
   private readonly methods: { node: TsNode; decl: Decl }[] = [];
   private readonly constants = new Map<string, { typeName: string | null; value: TsNode }[]>();
   private readonly mapCalls: MapCall[] = [];
   private readonly locals = new LocalScopes();
 
+  /**
+   * `text` is the file's text: a cheap look at it decides whether the hooks do anything, so files
+   * that cannot declare an endpoint pay for no syntax-node reads.
+   */
+  constructor(text: string) {
+    this.mapping = /\bMap\w*\s*\(/.test(text);
+    this.enabled = this.mapping || /Controller|Route|Http(?:Get|Post|Put|Delete|Patch|Head|Options)|AcceptVerbs/.test(text);
+  }
+
+  /** Whether the walker should hand over locals, parameters and calls (reading a node costs). */
+  get mayMap(): boolean {
+    return this.mapping;
+  }
+
   /** A local declaration statement in `owner` (null: top-level statements). */
   onLocals(node: TsNode, owner: Decl | null): void {
-    this.locals.addLocals(node, owner);
+    if (this.mapping) this.locals.addLocals(node, owner);
   }
 
   /** A parameter (of a member or a lambda) inside `owner`. */
   onParameter(node: TsNode, owner: Decl | null): void {
-    this.locals.addParameter(node, owner);
+    if (this.mapping) this.locals.addParameter(node, owner);
   }
 
   /** A class (controllers are classes). */
   onType(node: TsNode, decl: Decl): void {
-    if (decl.kind === 'class') this.types.push({ node, decl });
+    if (this.enabled && decl.kind === 'class') this.types.push({ node, decl });
   }
 
   /** A method (actions, method-group handlers). */
   onMethod(node: TsNode, decl: Decl): void {
-    if (decl.kind === 'method') this.methods.push({ node, decl });
+    if (this.enabled && decl.kind === 'method') this.methods.push({ node, decl });
   }
 
   /** A field declaration: its `const` declarators are the constants routes may use. */
   onField(node: TsNode, owner: Decl): void {
-    if (!node.children.some((c) => c?.type === 'modifier' && c.text === 'const')) return;
+    if (!this.enabled || !node.children.some((c) => c?.type === 'modifier' && c.text === 'const')) return;
     const vars = node.namedChildren.find((c) => c?.type === 'variable_declaration');
     const typeName = owner.kind === 'file' || owner.kind === 'namespace' ? null : owner.name;
     for (const v of vars?.namedChildren ?? []) {
@@ -104,7 +122,7 @@ export class EndpointCollector {
 
   /** A call named like a minimal-API mapping (`MapGet`, `MapGroup(…).MapPost` …). */
   onMapCall(node: TsNode, owner: Decl | null, member: string): void {
-    if (MAP_METHODS.has(member)) this.mapCalls.push({ node, owner, member });
+    if (this.mapping && MAP_METHODS.has(member)) this.mapCalls.push({ node, owner, member });
   }
 
   /**
