@@ -44,6 +44,7 @@ const OPTIONS = {
   label: { type: 'string' },
   commit: { type: 'string' },
   clear: { type: 'boolean', default: false },
+  unmatched: { type: 'boolean', default: false },
 } satisfies ParseArgsConfig['options'];
 
 type Values = QueryValues & {
@@ -71,6 +72,7 @@ type Values = QueryValues & {
   label?: string;
   commit?: string;
   clear: boolean;
+  unmatched: boolean;
 };
 
 function usage(message: string): CaError {
