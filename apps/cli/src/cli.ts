@@ -48,6 +48,7 @@ const OPTIONS = {
   store: { type: 'string' },
   'store-repo': { type: 'string' },
   clear: { type: 'boolean', default: false },
+  unmatched: { type: 'boolean', default: false },
 } satisfies ParseArgsConfig['options'];
 
 type Values = QueryValues & {
@@ -78,6 +79,7 @@ type Values = QueryValues & {
   store?: string;
   'store-repo'?: string;
   clear: boolean;
+  unmatched: boolean;
 };
 
 function usage(message: string): CaError {

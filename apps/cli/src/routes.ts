@@ -2,7 +2,7 @@
  * `ca routes`: the HTTP endpoints of the index (ASP.NET attribute routes and minimal APIs), one
  * line each with the handler and where the route is declared; `--json` for the full records.
  */
-import type { RouteRecord, RoutesReport } from '@ca/engine';
+import type { RouteRecord, RoutesReport, UnmatchedHttp } from '@ca/engine';
 import { CaError } from '@ca/schema';
 import { printJson } from './output.js';
 import { labelOption, openRepo, type QueryValues } from './query.js';
@@ -20,10 +20,32 @@ function routeLine(r: RouteRecord, methodWidth: number, templateWidth: number): 
   return line;
 }
 
-/** `ca routes [--json] [--repo DIR] [--label NAME]`. */
-export async function cmdRoutes(values: QueryValues & { json: boolean }, args: string[]): Promise<number> {
-  if (args.length > 0) throw new CaError('usage', 'routes takes no arguments (ca routes [--json] [--repo DIR] [--label NAME])');
+/** `ca routes --unmatched`: client calls no endpoint serves, then endpoints no client calls. */
+function printUnmatched(u: UnmatchedHttp, json: boolean): number {
+  if (json) {
+    printJson(u);
+    return 0;
+  }
+  process.stdout.write(`Client calls with no endpoint (${u.calls.length}):\n`);
+  for (const c of u.calls) process.stdout.write(`  ${c.request}  ${c.path}:${c.line}\n`);
+  process.stdout.write(`Endpoints with no client call (${u.endpoints.length}):\n`);
+  for (const e of u.endpoints) process.stdout.write(`  ${e.name}  ${e.path}:${e.line}\n`);
+  return 0;
+}
+
+/** `ca routes [--unmatched] [--json] [--repo DIR] [--label NAME]`. */
+export async function cmdRoutes(values: QueryValues & { json: boolean; unmatched?: boolean }, args: string[]): Promise<number> {
+  if (args.length > 0) throw new CaError('usage', 'routes takes no arguments (ca routes [--unmatched] [--json] [--repo DIR] [--label NAME])');
   const engine = openRepo(values, 'routes');
+  if (values.unmatched === true) {
+    let unmatched: UnmatchedHttp;
+    try {
+      unmatched = engine.unmatchedHttp(labelOption(values, engine));
+    } finally {
+      engine.close();
+    }
+    return printUnmatched(unmatched, values.json);
+  }
   let report: RoutesReport;
   try {
     report = engine.routes(labelOption(values, engine));

@@ -66,7 +66,8 @@ Commands:
                           --format graphml (default)|json|dot|mermaid, to stdout or --out FILE
                           (--max-nodes N, default 200000: the first N in path order, the cut noticed)
   routes                  the HTTP endpoints (ASP.NET attribute routes, minimal APIs): method, route
-                          template, handler, file:line, why a route is approximate (--json)
+                          template, handler, file:line, why a route is approximate (--json);
+                          --unmatched: TS client calls no endpoint serves and endpoints no client calls
   status                  index size, parse problems, channel state, freshness, labels
   health                  check the index and the grammars
   labels                  the labels of the index (working tree, commits) with commit, files, completeness

@@ -33,6 +33,7 @@ export type { Freshness } from './freshness.js';
 export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './indexer.js';
 import { findSymbols, type FindOptions, type FindResponse } from './find.js';
 import { listRoutes, type RoutesReport } from './routes.js';
+import { unmatchedHttp, type UnmatchedHttp } from './httpLinks.js';
 import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
 import { ensureIndexGitignore } from './gitignore.js';
 import { exportGraph, type GraphExportOptions, type GraphExportReport } from './graphExport.js';
@@ -436,6 +437,7 @@ export class Engine {
       blobs: result.blobs,
       ...(result.semantic ? { semantic: result.semantic } : {}),
       ...(result.contextChanges ? { contextChanges: result.contextChanges } : {}),
+      ...(result.httpLinks ? { httpLinks: result.httpLinks } : {}),
       embeddings: result.embeddings,
     };
   }
@@ -598,6 +600,11 @@ export class Engine {
   /** Every HTTP endpoint of a label with its handlers and client count (`ca routes`; see routes.ts). */
   routes(options: { label?: string } = {}): RoutesReport {
     return listRoutes(this.reader(options.label));
+  }
+
+  /** Client calls no endpoint serves and endpoints no client calls (`ca routes --unmatched`; see httpLinks.ts). */
+  unmatchedHttp(options: { label?: string } = {}): UnmatchedHttp {
+    return unmatchedHttp(this.store, this.labelOf(options.label));
   }
 
   /** Files of a label as it holds them (`fileBytes`), read once per answer. */

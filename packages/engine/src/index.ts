@@ -67,3 +67,5 @@ export { BUILTIN_LANGUAGES } from './languages/index.js';
 export { LanguageRegistry } from './languages/registry.js';
 export type { EngineLanguage, SemanticPass, SemanticPassInput, RegisteredPass, StaleFile } from './languages/registry.js';
 export type { LanguageSupport, AdapterContext, ModuleResolution, DeclaredTypeSyntax, ProjectFile, ProjectReader, WorkerEntry } from '@ca/schema';
+export { linkHttpCalls, unmatchedHttp, computeHttpLinks, linkCall, matchRoute, parseEndpointRoute } from './httpLinks.js';
+export type { HttpLinkReport, UnmatchedHttp, EndpointRoute, RouteSegment } from './httpLinks.js';

@@ -37,6 +37,7 @@ import { embedPending, META_VECTORS_PENDING, prewarmEmbedder, type EmbedReport, 
 import { unreadableFile, type ProcessedFile } from './fileProcessing.js';
 import { ParsePool } from './parsePool.js';
 import { renamePairs } from './renames.js';
+import { linkHttpCalls, type HttpLinkReport } from './httpLinks.js';
 
 export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
 
@@ -87,6 +88,8 @@ export interface IndexReport {
   blobs: BlobReport;
   /** Semantic passes run in this run (absent when nothing needed one). */
   semantic?: SemanticReports;
+  /** What the HTTP linker did (decision 038), when the run changed a label with client calls. */
+  httpLinks?: HttpLinkReport;
   /** Semantic-context files (tsconfig, package.json, csproj …) changed since the last index, with the files re-analysed for each. */
   contextChanges?: readonly ContextChange[];
   /** The embedding step (vectors are filled behind the structural index). */
@@ -149,6 +152,8 @@ export interface RunResult {
   readonly wrote: boolean;
   readonly blobs: BlobReport;
   readonly semantic?: SemanticReports;
+  /** What the HTTP linker did, when the run changed the label and it has client calls. */
+  readonly httpLinks?: HttpLinkReport;
   readonly contextChanges?: readonly ContextChange[];
   readonly embeddings: EmbedReport;
 }
@@ -188,6 +193,8 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   const { semantic, contextChanges } = config.semantic.enabled
     ? await semanticStage(ctx, run, writes, wroteFiles, options, progress)
     : { semantic: undefined, contextChanges: [] as ContextChange[] };
+  // Links depend on files of both languages: any change of the label recomputes them (decision 038).
+  const httpLinks = store.changeStamp() !== stampBefore ? linkHttpCalls(store, label) : undefined;
   const embeddings = await embed(ctx, label, (done, t) => progress({ phase: 'embed', done, total: t }), options.embedLimit);
   const wrote = store.changeStamp() !== stampBefore;
   if (thePlan.remove.length > 0 || thePlan.parse.length > 0) store.maintenance.sweep();
@@ -203,6 +210,7 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
     },
     ...(semantic && Object.keys(semantic).length > 0 ? { semantic } : {}),
     ...(contextChanges.length > 0 ? { contextChanges } : {}),
+    ...(httpLinks !== undefined && httpLinks.clientCalls > 0 ? { httpLinks } : {}),
     embeddings,
   };
 }

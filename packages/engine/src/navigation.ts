@@ -110,16 +110,24 @@ interface Plan {
   readonly direction: 'in' | 'out';
   readonly types: readonly EdgeType[];
   readonly includeDescendants: boolean;
+  /** Edge types leading to a node crossed within the same hop (an HTTP endpoint, decision 038). */
+  readonly bridges?: readonly EdgeType[];
 }
 
 const PLANS: Record<Navigation, Plan> = {
-  callers: { direction: 'in', types: ['calls'], includeDescendants: false },
-  callees: { direction: 'out', types: ['calls'], includeDescendants: false },
+  // Across HTTP: action ← handles ← endpoint ← http_calls ← client, the endpoint crossed within one hop.
+  callers: { direction: 'in', types: ['calls', 'handles', 'http_calls'], includeDescendants: false, bridges: ['handles'] },
+  callees: { direction: 'out', types: ['calls', 'http_calls', 'handles'], includeDescendants: false, bridges: ['http_calls'] },
   refs: { direction: 'in', types: ['references', 'calls', 'imports'], includeDescendants: false },
   impls: { direction: 'in', types: ['implements', 'inherits', 'overrides'], includeDescendants: false },
   deps: { direction: 'out', types: ALL_DEPENDENCY_TYPES, includeDescendants: true },
   dependents: { direction: 'in', types: ALL_DEPENDENCY_TYPES, includeDescendants: true },
-  impact: { direction: 'in', types: ['calls', 'references', 'inherits', 'implements', 'imports', 'overrides', 'accepts', 'extends'], includeDescendants: true },
+  impact: {
+    direction: 'in',
+    types: ['calls', 'references', 'inherits', 'implements', 'imports', 'overrides', 'accepts', 'extends', 'handles', 'http_calls'],
+    includeDescendants: true,
+    bridges: ['handles'],
+  },
 };
 
 function gapReason(state: string, reason: string | null, files: number): string {
@@ -291,6 +299,7 @@ export function navigate(
     minConfidence: options.minConfidence ?? 'approximate',
     depth,
     maxRows: maxNodes,
+    ...(plan.bridges ? { bridges: plan.bridges } : {}),
   });
   const seedSet = new Set(seedIds);
   let edges: GraphEdge[] = walk.edges.filter((e) => !(seedSet.has(e.from) && e.to !== null && seedSet.has(e.to)));
@@ -428,7 +437,10 @@ function groupImpact(
     if (e.to === null) continue;
     const d = depthOf.get(e.from);
     const targetDepth = seeds.has(e.to) ? 0 : depthOf.get(e.to);
-    if (d === undefined || targetDepth === undefined || targetDepth !== d - 1) continue;
+    if (d === undefined || targetDepth === undefined) continue;
+    // A client reaches its endpoint within the same hop (the endpoint is a bridge, decision 038).
+    const step = e.type === 'http_calls' ? d : d - 1;
+    if (targetDepth !== step) continue;
     if (!parent.has(e.from)) parent.set(e.from, e.to);
   }
   const name = new Map([...seedNames, ...nodes.map((n) => [Number(n.id), n.qualifiedName] as const)]);

@@ -12,6 +12,7 @@
 import type { Tree } from 'web-tree-sitter';
 import { symbolKey, type Diagnostic, type FileIndex, type Language } from '@ca/schema';
 import { DeclarationBuilder, type CommentAt } from './extract/declarations.js';
+import { httpCallEdges } from './extract/http.js';
 import { FileFacts } from './extract/model.js';
 import { buildNodes, settleSymbols, symbolKeys } from './extract/nodes.js';
 import { UseSiteResolver } from './extract/resolve.js';
@@ -47,6 +48,7 @@ export function extractFile(tree: Tree, opts: ExtractOptions): FileIndex {
   const keys = symbolKeys(facts.syms, path, language);
   const nodes = buildNodes(facts, { lineCount, offsets: new ByteOffsets(text), keys });
   const edges = new UseSiteResolver(facts, keys).edges();
+  edges.push(...httpCallEdges(tree, text, facts.httpSites));
   return {
     path,
     language,

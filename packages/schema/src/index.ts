@@ -31,6 +31,8 @@ export type {
 export { symbolKey, parseSymbolKey, unresolvedKey, disambiguate } from './symbolKey.js';
 export { endpointName, endpointKey, formatEndpointSignature, parseEndpointSignature } from './endpoints.js';
 export type { EndpointParam, EndpointParamSource, EndpointSignature } from './endpoints.js';
+export { CLIENT_CALL_KEY_PREFIX, clientCallName, clientCallKey, parseClientCallKey, clientPath } from './httpCalls.js';
+export type { ClientCall } from './httpCalls.js';
 export type { KeyScope, SymbolKeyInput } from './symbolKey.js';
 export { splitIdentifier, splitIdentifierText, splitText, pathTokens, ftsTextOf } from './identifiers.js';
 export type { FtsText } from './identifiers.js';

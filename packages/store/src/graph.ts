@@ -23,6 +23,12 @@ export interface TraversalOptions {
    * to, and each label sees its own.
    */
   readonly label?: string;
+  /**
+   * Edge types that lead to a *bridge*: a node the walk crosses within the same level, so its
+   * neighbours are as far from the seeds as the bridge itself (an HTTP endpoint between a client
+   * call and its handler, decision 038: `handles` walking in, `http_calls` walking out).
+   */
+  readonly bridges?: readonly EdgeType[];
 }
 
 export interface GraphEdge {
@@ -226,46 +232,54 @@ export class GraphReader {
     let truncated = false;
     const dropped = new Set<number>();
     type Row = { id: number; source_id: number; target_id: number | null; type: string; confidence: string; line: number; target_name: string; file_id: number; path: string };
+    const bridges = new Set<string>(options.bridges ?? []);
+    const query = (ids: readonly number[]): Row[] => {
+      if (scope === null) return stmt.all(JSON.stringify(ids), ...options.types, ...confs) as Row[];
+      // Other versions of the frontier's symbols are asked too (edges resolved to them), then
+      // every row is kept only from the label's files, with its ends mapped into the label.
+      const asked = incoming ? scope.withAliases(ids) : new Map(ids.map((id) => [id, id]));
+      const rows = (stmt.all(JSON.stringify([...asked.keys()]), ...options.types, ...confs) as Row[]).filter((r) => scope.files.has(r.file_id));
+      for (const r of rows) {
+        if (incoming) r.target_id = asked.get(r.target_id!) ?? r.target_id;
+        else if (r.target_id !== null) r.target_id = scope.inLabel(r.target_id);
+      }
+      return rows;
+    };
     for (let d = 0; d < options.depth && frontier.length > 0 && !truncated; d++) {
       const next: number[] = [];
-      let rows: Row[];
-      if (scope === null) {
-        rows = stmt.all(JSON.stringify(frontier), ...options.types, ...confs) as Row[];
-      } else {
-        // Other versions of the frontier's symbols are asked too (edges resolved to them), then
-        // every row is kept only from the label's files, with its ends mapped into the label.
-        const asked = incoming ? scope.withAliases(frontier) : new Map(frontier.map((id) => [id, id]));
-        rows = (stmt.all(JSON.stringify([...asked.keys()]), ...options.types, ...confs) as Row[]).filter((r) => scope.files.has(r.file_id));
-        for (const r of rows) {
-          if (incoming) r.target_id = asked.get(r.target_id!) ?? r.target_id;
-          else if (r.target_id !== null) r.target_id = scope.inLabel(r.target_id);
-        }
-      }
-      for (const r of rows) r.path = paths.get(r.file_id) ?? '';
-      rows.sort(byLocation);
-      for (const e of rows) {
-        const farId = incoming ? e.source_id : e.target_id;
-        // Unresolved targets are reported only one hop out from the seeds.
-        if (farId === null && d !== 0) continue;
-        if (farId !== null && !depth.has(farId)) {
-          if (depth.size - seedCount >= maxNodes) {
-            truncated = true;
-            dropped.add(farId);
-            continue;
+      // A level's frontier, then the bridges it reached (crossed within the level), until none is left.
+      for (let current = frontier; current.length > 0; ) {
+        const rows = query(current);
+        const crossed: number[] = [];
+        for (const r of rows) r.path = paths.get(r.file_id) ?? '';
+        rows.sort(byLocation);
+        for (const e of rows) {
+          const farId = incoming ? e.source_id : e.target_id;
+          // Unresolved targets are reported only one hop out from the seeds.
+          if (farId === null && d !== 0) continue;
+          if (farId !== null && !depth.has(farId)) {
+            if (depth.size - seedCount >= maxNodes) {
+              truncated = true;
+              dropped.add(farId);
+              continue;
+            }
+            depth.set(farId, d + 1);
+            if (bridges.has(e.type)) crossed.push(farId);
+            else next.push(farId);
           }
-          depth.set(farId, d + 1);
-          next.push(farId);
+          edges.push({
+            id: e.id,
+            from: e.source_id,
+            to: e.target_id,
+            type: e.type as EdgeType,
+            confidence: e.confidence as Confidence,
+            path: e.path,
+            line: e.line,
+            targetName: e.target_name,
+          });
         }
-        edges.push({
-          id: e.id,
-          from: e.source_id,
-          to: e.target_id,
-          type: e.type as EdgeType,
-          confidence: e.confidence as Confidence,
-          path: e.path,
-          line: e.line,
-          targetName: e.target_name,
-        });
+        // A bridge is expanded here, in its own level: not again in the next one.
+        current = crossed;
       }
       frontier = next;
     }

@@ -71,3 +71,5 @@ export type {
   SnapshotEmbedding,
   SnapshotContent,
 } from './snapshotSource.js';
+export { HttpLinkStore, HTTP_LINK_EXTRACTOR } from './httpLinks.js';
+export type { ClientCallRow, EndpointRow, HttpLink } from './httpLinks.js';

@@ -9,6 +9,7 @@ import { LoadNotes } from './loadNotes.js';
 import { Maintenance } from './maintenance.js';
 import { LabelPlanState } from './planState.js';
 import { IndexReader } from './reader.js';
+import { HttpLinkStore } from './httpLinks.js';
 import { ImportResolver } from './resolver.js';
 import { SemanticStore } from './semanticStore.js';
 import { SnapshotSource } from './snapshotSource.js';
@@ -33,6 +34,8 @@ export class Store {
   readonly labels: LabelStore;
   readonly maintenance: Maintenance;
   readonly graph: GraphReader;
+  /** The HTTP linker's rows: client calls, endpoints and their links (per label). */
+  readonly httpLinks: HttpLinkStore;
   /** What indexing did not load or run (stripped plugins, MSBuild targets, refused files). */
   readonly loadNotes: LoadNotes;
   private vectorStore: VectorStore | null = null;
@@ -46,6 +49,7 @@ export class Store {
     this.labels = new LabelStore(db, this.writer);
     this.maintenance = new Maintenance(db, this.writer, () => this.vectors);
     this.graph = new GraphReader(db);
+    this.httpLinks = new HttpLinkStore(db);
     this.loadNotes = new LoadNotes(db);
   }
 

@@ -6,6 +6,7 @@
  */
 import type { Modifier, NodeKind } from '@ca/schema';
 import { resolveModulePath } from '../text.js';
+import type { HttpSite } from './http.js';
 
 /** Thrown inside the walk when the per-file deadline passes. */
 export class DeadlineExceeded extends Error {
@@ -136,6 +137,8 @@ export class FileFacts {
   readonly reExports: { modulePath: string; names: string[] | '*' }[] = [];
   readonly uses: Use[] = [];
   readonly heritage: Heritage[] = [];
+  /** Calls that may be HTTP client calls (extract/http.ts decides after the walk). */
+  readonly httpSites: HttpSite[] = [];
   /** Node ids already taken by a call, JSX tag or heritage clause: not plain references. */
   readonly consumed = new Set<number>();
   barrel: boolean;

@@ -26,6 +26,7 @@ import {
   type FileFacts,
 } from './model.js';
 import { commonJsExport, exportWithoutDeclaration, importStatement, requireCall } from './modules.js';
+import { isHttpCallee } from './http.js';
 import { calleeName, sigStartOf, stripQuotes } from './syntax.js';
 
 const DEADLINE_CHECK_INTERVAL = 2048;
@@ -415,6 +416,7 @@ export class TsFileWalker {
     if (c.base) facts.consumed.add(c.base.id);
     const line = callee.startPosition.row + 1;
     const src = this.symAt[this.depth - 1]!;
+    if (isHttpCallee(c.name)) facts.httpSites.push({ node, callee: c.name, src, line });
     if (c.thisMember !== null) facts.uses.push({ kind: UseKind.ThisCall, src, name: c.thisMember, line, cls: this.classAt[this.depth - 1]! });
     else facts.uses.push({ kind: UseKind.Call, src, name: c.name, line, cls: -1 });
   }

@@ -1,0 +1,163 @@
+/**
+ * HTTP client calls (extract/http.ts): each client form as the `http_calls` edges it records —
+ * source symbol, line and request key (`http:<METHOD> <pattern>`). The expected keys are derived
+ * by hand from the snippets: literal path segments kept as written, each unknown part a `{}`
+ * segment, an unknown base URL a leading `~`, origin and query string dropped.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adapter, parseText } from './helpers.js';
+
+const CLIENT = fileURLToPath(new URL('../../../fixtures/fullstack/client/', import.meta.url));
+
+/** `source@line key` rows of a file's `http_calls` edges. */
+async function calls(path: string, text: string): Promise<string[]> {
+  const index = await parseText(path, text);
+  const names = new Map(index.nodes.map((n) => [n.localId, n.qualifiedName]));
+  return index.edges.filter((e) => e.type === 'http_calls').map((e) => `${names.get(e.sourceLocalId)}@${e.line} ${e.target.key}`);
+}
+
+describe('HTTP client calls', () => {
+  // Loading the grammars is slow on a busy machine: once, outside the first test's time.
+  beforeAll(() => adapter(), 120_000);
+
+  it('fetch: literal, template literal, same-file constants, the method in the options, origin and query dropped', async () => {
+    const text = [
+      "const API = 'https://shop.example.com/api';", // 1
+      "const ORDERS = API + '/orders';", // 2
+      'export function a(id: number) { return fetch(`${ORDERS}/${id}?x=1`); }', // 3: /api/orders/{}
+      "export function b() { return fetch('/api/orders', { method: 'post' }); }", // 4: POST
+      'export function c(init: RequestInit) { return window.fetch(ORDERS, init); }', // 5: init unknown → ?
+      "export function d() { const opts = { method: 'DELETE' }; return fetch(ORDERS + '/7', opts); }", // 6
+      "export function e() { return fetch(ORDERS, { ...base, headers: {} }); }", // 7: a spread may bring the method → ?
+    ].join('\n');
+    expect(await calls('src/a.ts', text)).toEqual([
+      'a@3 http:GET /api/orders/{}',
+      'b@4 http:POST /api/orders',
+      'c@5 http:? /api/orders',
+      'd@6 http:DELETE /api/orders/7',
+      'e@7 http:? /api/orders',
+    ]);
+  });
+
+  it('axios: verbs, config objects, an instance with a baseURL joined, an imported instance is no client', async () => {
+    const text = [
+      "import axios from 'axios';", // 1
+      "import api2 from './api';", // 2
+      "const api = axios.create({ baseURL: '/api/v1/' });", // 3
+      "export const f = (id: string) => axios.get(`/api/items/${id}`);", // 4
+      "export const g = () => axios({ url: '/api/items', method: 'patch' });", // 5
+      "export const h = () => api.post('items', { name: 'x' });", // 6: base joined with one slash
+      "export const i = () => api.request({ url: '/items/7' });", // 7: no method → GET
+      "export const j = () => api2.get('/unknown');", // 8: not a client of this file
+      "export const k = () => axios.get('/api/x', { baseURL: cfg.base });", // 9: a base from elsewhere → unknown prefix
+    ].join('\n');
+    expect(await calls('src/b.ts', text)).toEqual([
+      'f@4 http:GET /api/items/{}',
+      'g@5 http:PATCH /api/items',
+      'h@6 http:POST /api/v1/items',
+      'i@7 http:GET /api/v1/items/7',
+      'k@9 http:GET ~/api/x',
+    ]);
+  });
+
+  it('ky: verbs, options with a method, an instance with a prefixUrl', async () => {
+    const text = [
+      "import ky from 'ky';", // 1
+      "const client = ky.create({ prefixUrl: 'https://h.example/api' });", // 2
+      "export const a = () => ky.get('api/carts').json();", // 3: relative → leading slash
+      "export const b = (id: string) => ky('/api/carts/' + id, { method: 'put' });", // 4
+      "export const c = () => client.delete('carts/1');", // 5
+    ].join('\n');
+    expect(await calls('src/c.ts', text)).toEqual(['a@3 http:GET /api/carts', 'b@4 http:PUT /api/carts/{}', 'c@5 http:DELETE /api/carts/1']);
+  });
+
+  it('Angular HttpClient: this.http.get<T>(url), request(method, url), an environment base URL as an unknown prefix', async () => {
+    const text = [
+      '@Injectable()', // 1
+      'export class OrdersService {', // 2
+      '  constructor(private http: HttpClient) {}', // 3
+      '  list() { return this.http.get<Order[]>(`${environment.apiUrl}/orders`); }', // 4
+      "  one(id: number) { return this.http.get<Order>('/api/orders/' + id); }", // 5
+      "  save(o: Order) { return this.http.put('/api/orders/' + o.id, o); }", // 6
+      "  raw() { return this.http.request('delete', '/api/orders/1'); }", // 7
+      "  other() { return this.cache.get('/api/orders'); }", // 8: not an HTTP client by name
+      '}',
+    ].join('\n');
+    expect(await calls('src/orders.service.ts', text)).toEqual([
+      'OrdersService.list@4 http:GET ~/orders',
+      'OrdersService.one@5 http:GET /api/orders/{}',
+      'OrdersService.save@6 http:PUT /api/orders/{}',
+      'OrdersService.raw@7 http:DELETE /api/orders/1',
+    ]);
+  });
+
+  it("NSwag's Angular template: url_ built from this.baseUrl, placeholders replaced, request(method, url_, options_)", async () => {
+    const text = [
+      'export class TodoItemsClient {', // 1
+      '  getTodoItemsWithPagination(listId: number | undefined): Observable<PaginatedList> {', // 2
+      '    let url_ = this.baseUrl + "/api/TodoItems?";', // 3
+      '    if (listId !== undefined && listId !== null) url_ += "ListId=" + encodeURIComponent("" + listId) + "&";', // 4
+      '    url_ = url_.replace(/[?&]$/, "");', // 5
+      '    let options_: any = { observe: "response", responseType: "blob" };', // 6
+      '    return this.http.request("get", url_, options_).pipe();', // 7
+      '  }', // 8
+      '  deleteTodoItem(id: number): Observable<void> {', // 9
+      '    let url_ = this.baseUrl + "/api/TodoItems/{id}";', // 10
+      '    url_ = url_.replace("{id}", encodeURIComponent("" + id));', // 11
+      '    return this.http.request("delete", url_, {}).pipe();', // 12
+      '  }', // 13
+      '}',
+    ].join('\n');
+    // Line 4's `+=` is not followed (the query string it adds is dropped anyway).
+    expect(await calls('src/web-api-client.ts', text)).toEqual([
+      'TodoItemsClient.getTodoItemsWithPagination@7 http:GET ~/api/TodoItems',
+      'TodoItemsClient.deleteTodoItem@12 http:DELETE ~/api/TodoItems/{}',
+    ]);
+  });
+
+  it('URLs from user input are unknown, never a literal path', async () => {
+    const text = [
+      'export function a(link: string) { return fetch(link); }', // 1: nothing known
+      'export function b(section: string) { return fetch(`/api/${section}/items`); }', // 2
+      'export function c(q: string) { return fetch(`/api/search?q=${q}`); }', // 3: only the query is unknown
+      "export function d(path: string) { return fetch('/api/' + path.trim()); }", // 4
+    ].join('\n');
+    expect(await calls('src/d.ts', text)).toEqual(['a@1 http:GET ~', 'b@2 http:GET /api/{}/items', 'c@3 http:GET /api/search', 'd@4 http:GET /api/{}']);
+  });
+
+  it('calls that are not HTTP requests record nothing', async () => {
+    const text = [
+      "const m = new Map<string, number>(); m.get('/api/x');", // a Map
+      "router.get('/api/x', handler);", // a server route, not a client
+      'fetchData(); api.fetch();', // not fetch
+    ].join('\n');
+    expect(await calls('src/e.ts', text)).toEqual([]);
+  });
+
+  it('the full-stack fixture client: every call with its key', async () => {
+    const files = ['src/api/orders.ts', 'src/api/catalog.ts', 'src/api/carts.ts', 'src/generated/client.ts', 'src/components/Search.tsx', 'src/components/OrderPage.tsx'];
+    const rows: string[] = [];
+    for (const f of files) rows.push(...(await calls(f, readFileSync(CLIENT + f, 'utf8'))).map((r) => `${f} ${r}`));
+    expect(rows).toEqual([
+      'src/api/orders.ts getOrder@8 http:GET /api/orders/{}',
+      'src/api/orders.ts createOrder@13 http:POST /api/orders',
+      // API_ORIGIN + ORDERS + '?page=' + page: origin and query dropped.
+      'src/api/orders.ts listOrders@17 http:GET /api/orders',
+      'src/api/orders.ts secondLine@22 http:GET /api/orders/{}/lines/2',
+      // baseURL https://shop.example.com/api/catalog joined with /items.
+      'src/api/catalog.ts listItems@8 http:GET /api/catalog/items',
+      'src/api/catalog.ts getItem@12 http:GET /api/catalog/items/{}',
+      'src/api/catalog.ts deleteItem@16 http:DELETE /api/admin/catalog/items/{}',
+      'src/api/catalog.ts renameItem@20 http:PUT /api/catalog/items/{}/name',
+      'src/api/carts.ts getCustomer@5 http:GET /api/v2/customers/{}',
+      'src/api/carts.ts checkout@9 http:POST /api/v2/carts/{}/checkout',
+      // this.baseUrl is unknown: the prefix is `~`.
+      'src/generated/client.ts OrdersClient.getOrder@27 http:GET ~/api/Orders/{}',
+      'src/generated/client.ts OrdersClient.deleteOrder@41 http:DELETE ~/api/Orders/{}',
+      'src/components/Search.tsx Search@6 http:GET /api/{}/items',
+      'src/components/Search.tsx Search@7 http:DELETE ~',
+    ]);
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * The rows the HTTP linker (@ca/engine `linkHttpCalls`) reads and writes: a label's client calls
+ * (`http_calls` edges as the TypeScript extractor wrote them, their request in the target key),
+ * its endpoint nodes, and the links, which replace the previous ones of the label in one
+ * transaction. A client call's own edge carries its first link (target and confidence); each
+ * further endpoint it may reach is a sibling edge of extractor {@link HTTP_LINK_EXTRACTOR}.
+ */
+import type { Confidence } from '@ca/schema';
+import type { SqliteDatabase } from './database.js';
+import { inLabelJoinByLabel, inLabelSet } from './labelScope.js';
+import { cachedStatement, selectAll } from './statements.js';
+
+/** The extractor of the sibling edges a client call gets for its second and further endpoints. */
+export const HTTP_LINK_EXTRACTOR = 'http-link';
+
+/** A client call's edge as the extractor wrote it. */
+export interface ClientCallRow {
+  readonly edgeId: number;
+  readonly sourceId: number;
+  readonly fileId: number;
+  readonly path: string;
+  readonly line: number;
+  /** `http:GET /api/orders/{}` (`clientCallKey` in @ca/schema). */
+  readonly targetKey: string;
+  readonly targetName: string;
+}
+
+/** An endpoint node of the label. */
+export interface EndpointRow {
+  readonly id: number;
+  /** `GET /api/orders/{id}`. */
+  readonly name: string;
+  readonly symbolKey: string;
+  /** `GET /api/orders/{id} [route int id] (approximate: reason)` (`formatEndpointSignature` in @ca/schema). */
+  readonly signature: string;
+  readonly path: string;
+  readonly line: number;
+}
+
+/** One link: client call edge → endpoint node, with the match's confidence. */
+export interface HttpLink {
+  readonly edgeId: number;
+  readonly endpointId: number;
+  readonly confidence: Confidence;
+}
+
+/** A label's client calls and endpoints, and the replacement of its links. */
+export class HttpLinkStore {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  /** The label's client calls (their extractor's edges, not the linker's siblings), in path and line order. */
+  clientCalls(label: string): ClientCallRow[] {
+    return selectAll<ClientCallRow>(
+      this.db,
+      `SELECT e.id AS edgeId, e.source_id AS sourceId, e.file_id AS fileId, lf.path AS path, e.line AS line,
+              e.target_key AS targetKey, e.target_name AS targetName
+       FROM edges e ${inLabelJoinByLabel('e.file_id')}
+       WHERE e.type = 'http_calls' AND e.extractor <> ? AND e.target_key LIKE 'http:%'
+       ORDER BY lf.path, e.line, e.id`,
+      label,
+      HTTP_LINK_EXTRACTOR,
+    );
+  }
+
+  /** The label's endpoint nodes, in path and line order. */
+  endpoints(label: string): EndpointRow[] {
+    return selectAll<EndpointRow>(
+      this.db,
+      `SELECT n.id AS id, n.name AS name, n.symbol_key AS symbolKey, n.signature AS signature, lf.path AS path, n.start_line AS line
+       FROM nodes n ${inLabelJoinByLabel('n.file_id')}
+       WHERE n.kind = 'endpoint'
+       ORDER BY lf.path, n.start_line, n.id`,
+      label,
+    );
+  }
+
+  /**
+   * Replaces the label's links with `links` in one transaction: every client call of the label
+   * goes back to unlinked (no target, `approximate`), the linker's siblings go, then each call's
+   * first link is written on its own edge and the others as siblings. Returns the edges written.
+   */
+  replaceLinks(label: string, links: readonly HttpLink[]): number {
+    let written = 0;
+    this.db.transaction(() => {
+      cachedStatement(this.db, `DELETE FROM edges WHERE type = 'http_calls' AND extractor = ? AND ${inLabelSet('file_id')}`).run(HTTP_LINK_EXTRACTOR, label);
+      cachedStatement(
+        this.db,
+        `UPDATE edges SET target_id = NULL, confidence = 'approximate'
+         WHERE type = 'http_calls' AND target_key LIKE 'http:%' AND (target_id IS NOT NULL OR confidence <> 'approximate') AND ${inLabelSet('file_id')}`,
+      ).run(label);
+      const link = cachedStatement(this.db, `UPDATE edges SET target_id = ?, confidence = ? WHERE id = ?`);
+      const sibling = cachedStatement(
+        this.db,
+        `INSERT INTO edges(source_id, file_id, type, confidence, target_key, target_name, target_id, target_module, imported_name, specifier, line, extractor)
+         SELECT source_id, file_id, type, ?, target_key, target_name, ?, NULL, NULL, NULL, line, ? FROM edges WHERE id = ?`,
+      );
+      const linked = new Set<number>();
+      for (const l of links) {
+        if (linked.has(l.edgeId)) sibling.run(l.confidence, l.endpointId, HTTP_LINK_EXTRACTOR, l.edgeId);
+        else link.run(l.endpointId, l.confidence, l.edgeId);
+        linked.add(l.edgeId);
+        written++;
+      }
+    })();
+    return written;
+  }
+}
