@@ -171,8 +171,10 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   const run = await planRun(ctx, request, progress);
   const { plan: thePlan, label } = run;
   const preparing = config.semantic.enabled && run.worktree ? prepareSemantic(ctx, run) : false;
-  const hadFiles = applyReusesAndMoves(ctx, run);
-  const writes = await parseAndWrite(ctx, run, hadFiles, preparing, progress);
+  const promoted = new Set<string>();
+  const hadFiles = applyReusesAndMoves(ctx, run, promoted);
+  let writes = await parseAndWrite(ctx, run, hadFiles, preparing, progress);
+  for (const p of writes.promoted) promoted.add(p);
   const wroteFiles = writes.written + thePlan.reuse.length + thePlan.moves.length > 0;
   // New symbols have no vectors until the embedding step below: an interruption before it must not go unsaid.
   if (wroteFiles) store.writer.setMetadata(META_VECTORS_PENDING, '?');
@@ -180,7 +182,9 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
     const stats = store.writer.removePaths(label, thePlan.remove.map((r) => r.path));
     for (const n of stats.droppedNames ?? []) writes.dirty.add(n);
     for (const d of stats.dropped ?? []) writes.churn?.noteDropped(d.path, d.name, d.kind);
+    for (const p of stats.promoted ?? []) promoted.add(p);
   }
+  writes = await refreshPromoted(ctx, run, hadFiles, writes, promoted, progress);
   writes.churn?.markUsers(store, label);
 
   progress({ phase: 'resolve', done: 0, total: 1 });
@@ -320,12 +324,17 @@ function importerMarker(ctx: IndexerContext, label: string, hadFiles: boolean): 
   };
 }
 
-/** Writes what needs no parse: versions the index holds already, moves and touches. Returns whether the label had files. */
-function applyReusesAndMoves(ctx: IndexerContext, run: PlannedRun): boolean {
+/**
+ * Writes what needs no parse: versions the index holds already, moves and touches. Returns
+ * whether the label had files; adds to `promoted` the paths that must be written again
+ * (`WriteStats.promoted`).
+ */
+function applyReusesAndMoves(ctx: IndexerContext, run: PlannedRun, promoted: Set<string>): boolean {
   const { store } = ctx;
   const { label, plan: thePlan, worktree } = run;
   if (thePlan.reuse.length > 0) {
-    store.writer.reuseVersions(label, thePlan.reuse.map((r) => ({ path: r.file.path, fileId: r.fileId, mtimeMs: worktree ? r.file.mtimeMs : null })));
+    const stats = store.writer.reuseVersions(label, thePlan.reuse.map((r) => ({ path: r.file.path, fileId: r.fileId, mtimeMs: worktree ? r.file.mtimeMs : null })));
+    for (const p of stats.promoted ?? []) promoted.add(p);
   }
   const hadFiles = run.state.files().size > 0;
   const markImporters = importerMarker(ctx, label, hadFiles);
@@ -335,9 +344,10 @@ function applyReusesAndMoves(ctx: IndexerContext, run: PlannedRun): boolean {
   markImporters(appeared, 'imported module appeared');
   markImporters([...thePlan.remove.map((r) => r.path), ...continued.map((p) => p.movedFrom!)], 'imported module removed');
   for (const m of thePlan.moves) {
-    store.writer.moveVersion(label, { from: m.from, to: m.to.path, fileId: m.fileId, mtimeMs: worktree ? m.to.mtimeMs : null, project: m.to.project }, (key) =>
+    const stats = store.writer.moveVersion(label, { from: m.from, to: m.to.path, fileId: m.fileId, mtimeMs: worktree ? m.to.mtimeMs : null, project: m.to.project }, (key) =>
       movedKey(key, m.from, m.to.path),
     );
+    for (const p of stats.promoted ?? []) promoted.add(p);
   }
   for (const t of thePlan.touch) store.writer.touch(label, t.path, t.mtimeMs);
   return hadFiles;
@@ -353,6 +363,8 @@ interface Writes {
   readonly dirty: Set<string>;
   readonly churn: DeclarationTracker | null;
   readonly skeletons: readonly SyntacticSkeleton[];
+  /** Paths to write again: they hold a merged node's primary fragment now (`WriteStats.promoted`). */
+  readonly promoted: ReadonlySet<string>;
 }
 
 /** Declarations that appear or disappear, for the languages whose pass follows them. */
@@ -383,7 +395,7 @@ function declarationTracker(ctx: IndexerContext, hadFiles: boolean): Declaration
  * made dirty and the declarations that churned, marks importers when exports changed, and keeps
  * what a file that carried exact edges needs for its semantic region.
  */
-function nodePlanner(ctx: IndexerContext, label: string, hadFiles: boolean, carrying: ReadonlySet<string>, writes: Omit<Writes, 'written' | 'skeletons' | 'carried'> & { planned: Map<string, PlannedFile> }): NodePlanner {
+function nodePlanner(ctx: IndexerContext, label: string, hadFiles: boolean, carrying: ReadonlySet<string>, writes: Omit<Writes, 'written' | 'skeletons' | 'carried' | 'promoted'> & { planned: Map<string, PlannedFile> }): NodePlanner {
   const markImporters = importerMarker(ctx, label, hadFiles);
   const following = new Set<string>(ctx.languages.languagesWith((p) => p.importersFollowExports === true));
   return (input) => {
@@ -395,6 +407,7 @@ function nodePlanner(ctx: IndexerContext, label: string, hadFiles: boolean, carr
       chunkHash: chunkHashOf,
       carry: carries,
       ...(input.previousPath !== undefined ? { movedFrom: input.previousPath } : {}),
+      ...(input.project !== undefined ? { project: input.project } : {}),
     });
     for (const n of p.dirtyNames ?? []) writes.dirty.add(n);
     writes.churn?.noteFile(input.path, input.previous, input.nodes);
@@ -431,14 +444,23 @@ function carryOptions(ctx: IndexerContext): { carry: CarryOptions | undefined; l
  * re-parsed file keeps the exact edges of its symbols whose own text did not change (carried to
  * the new version); the pass then resolves only the rest (`regions`).
  */
-async function parseAndWrite(ctx: IndexerContext, run: PlannedRun, hadFiles: boolean, preparing: boolean, progress: (p: IndexProgress) => void): Promise<Writes> {
+async function parseAndWrite(
+  ctx: IndexerContext,
+  run: PlannedRun,
+  hadFiles: boolean,
+  preparing: boolean,
+  progress: (p: IndexProgress) => void,
+  /** Written again as `FileWrite.refresh`, noting declarations in the run's `churn`. */
+  refresh?: { readonly churn: DeclarationTracker | null },
+): Promise<Writes> {
   const { store, config } = ctx;
   const cfg = config.indexing;
   const { label, plan: thePlan, worktree, source, bytes, adapters } = run;
   const { carry, languages: carrying } = carryOptions(ctx);
-  const writes = { planned: new Map<string, PlannedFile>(), dirty: new Set<string>(), churn: declarationTracker(ctx, hadFiles) };
+  const writes = { planned: new Map<string, PlannedFile>(), dirty: new Set<string>(), churn: refresh ? refresh.churn : declarationTracker(ctx, hadFiles) };
   const planner = nodePlanner(ctx, label, hadFiles, carrying, writes);
   const carried = new Map<string, number[]>();
+  const promoted = new Set<string>();
   let batch: FileWrite[] = thePlan.skipped.map((s) => skippedWrite(s, skippedHash(s), worktree));
   let written = 0;
   const total = thePlan.parse.length + thePlan.skipped.length;
@@ -446,6 +468,7 @@ async function parseAndWrite(ctx: IndexerContext, run: PlannedRun, hadFiles: boo
     if (batch.length === 0) return;
     const stats = store.writer.writeBatch(label, batch, planner, carry);
     for (const [path, ids] of stats.carried ?? []) carried.set(path, ids);
+    for (const p of stats.promoted ?? []) promoted.add(p);
     written += batch.length;
     progress({ phase: 'write', done: written, total });
     batch = [];
@@ -472,6 +495,7 @@ async function parseAndWrite(ctx: IndexerContext, run: PlannedRun, hadFiles: boo
       mtimeMs: worktree ? f.mtimeMs : null,
       ...(content ? { content } : {}),
       ...(toParse.movedFrom !== undefined ? { previousPath: toParse.movedFrom } : {}),
+      ...(refresh ? { refresh: true } : {}),
     });
     if (batch.length >= cfg.batch_files) flush();
   };
@@ -496,7 +520,45 @@ async function parseAndWrite(ctx: IndexerContext, run: PlannedRun, hadFiles: boo
   bytes.clear();
   await parseTasks(ctx, run, tasks, preparing, accept);
   flush();
-  return { written, planned: writes.planned, carried, dirty: writes.dirty, churn: writes.churn, skeletons };
+  return { written, planned: writes.planned, carried, dirty: writes.dirty, churn: writes.churn, skeletons, promoted };
+}
+
+/** Rounds of `refreshPromoted` at most (a refresh promotes nothing unless fragments moved meanwhile). */
+const REFRESH_ROUNDS = 4;
+
+/**
+ * Writes again, from their unchanged content, the label's files that now hold the primary
+ * fragment of a merged node whose primary fragment left (deleted, or moved into another project):
+ * the node takes this fragment's facts, as a clean index, which inserts the fragments in path
+ * order, has them (decision 022, difference 16). Returns `writes` with theirs added.
+ */
+async function refreshPromoted(ctx: IndexerContext, run: PlannedRun, hadFiles: boolean, writes: Writes, promoted: Set<string>, progress: (p: IndexProgress) => void): Promise<Writes> {
+  let out = writes;
+  for (let round = 0; round < REFRESH_ROUNDS && promoted.size > 0; round++) {
+    const stored = ctx.store.planState(run.label).files();
+    const paths = [...promoted].filter((p) => stored.has(p)).sort();
+    promoted.clear();
+    if (paths.length === 0) break;
+    const listed = discoverPaths(run.source.tree, ctx.config.indexing, run.adapters.extensions, paths).files;
+    const bytes = new Map<string, Buffer>();
+    for (const f of listed) {
+      const b = await run.source.read(f.path, f.blobId, ctx.config.indexing.max_file_bytes);
+      if (b !== null) bytes.set(f.path, b);
+    }
+    const parse = listed.map((f) => ({ file: f, reason: 'modified' as const, previousFileId: stored.get(f.path)!.fileId }));
+    const again = await parseAndWrite(ctx, { ...run, plan: { ...run.plan, parse, skipped: [] }, bytes }, hadFiles, false, progress, { churn: out.churn });
+    for (const p of again.promoted) promoted.add(p);
+    out = {
+      written: out.written + again.written,
+      planned: new Map([...out.planned, ...again.planned]),
+      carried: new Map([...out.carried, ...again.carried]),
+      dirty: new Set([...out.dirty, ...again.dirty]),
+      churn: out.churn,
+      skeletons: [...out.skeletons.filter((sk) => !again.skeletons.some((a) => a.path === sk.path)), ...again.skeletons],
+      promoted: new Set(),
+    };
+  }
+  return out;
 }
 
 /**

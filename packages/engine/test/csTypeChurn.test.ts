@@ -96,6 +96,60 @@ describe.skipIf(!hasDotnet)('a C# type that disappears or appears', () => {
   }, 300_000);
 });
 
+// An interface member that appears (MediatR seed 1 step 128: `IPipelineBehavior.Handle` gained a
+// parameter the implementers already had, difference 17) makes unchanged implementers' members
+// implement it: the compiler of a clean index binds them. PayPalGateway is split so that the
+// implementing member is in a fragment (PayPalGateway.Refunds.cs) of a class whose other fragment
+// holds the base list, as MediatR's `RequestPostProcessorBehavior.Part101.cs`.
+const REFUND = '    Task RefundAsync(string transactionId, CancellationToken cancellationToken = default);\n';
+const PAYPAL_REFUNDS = 'src/Acme.Core/Payments/PayPalGateway.Refunds.cs';
+
+describe.skipIf(!hasDotnet)('an interface member that appears', () => {
+  let repo: string;
+  let engine: Engine;
+  beforeAll(async () => {
+    repo = workspaceOf(CS);
+    const gateway = join(repo, GATEWAY);
+    writeFileSync(gateway, readFileSync(gateway, 'utf8').replace(`\n${REFUND}`, ''));
+    const gateways = join(repo, 'src/Acme.Core/Payments/PaymentGateways.cs');
+    const text = readFileSync(gateways, 'utf8');
+    const refund = text.slice(text.lastIndexOf('    public async Task RefundAsync'), text.lastIndexOf('}'));
+    writeFileSync(gateways, text.replace(refund, '').replace('public sealed class PayPalGateway', 'public sealed partial class PayPalGateway'));
+    writeFileSync(
+      join(repo, PAYPAL_REFUNDS),
+      `using System.Threading;\nusing System.Threading.Tasks;\n\nnamespace Acme.Core.Payments;\n\npublic sealed partial class PayPalGateway\n{\n${refund}}\n`,
+    );
+    engine = Engine.open(repo, options);
+    await engine.index();
+  }, 300_000);
+  afterAll(() => {
+    engine.close();
+    rmSync(dirname(repo), { recursive: true, force: true });
+  });
+
+  /** The exact `implements` edges into IPaymentGateway.RefundAsync (source member, file:line). */
+  const implementers = () =>
+    engine
+      .navigate('impls', 'Acme.Core.Payments.IPaymentGateway.RefundAsync')
+      .edges.filter((e) => e.confidence === 'exact')
+      .map((e) => `${engine.reader().nodeById(Number(e.from))!.qualifiedName} -${e.type}-> @${e.path}:${e.line}`)
+      .sort();
+
+  it('unchanged implementers (one a fragment of a partial class) implement it, as in a clean index', async () => {
+    const gateway = join(repo, GATEWAY);
+    const text = readFileSync(gateway, 'utf8');
+    writeFileSync(gateway, `${text.slice(0, text.lastIndexOf('}'))}\n${REFUND}}\n`);
+    await engine.index();
+    // StripeGateway.RefundAsync is line 19 of PaymentGateways.cs (unchanged by the setup, which
+    // only cut PayPalGateway's member below it); PayPalGateway.RefundAsync is line 8 of the fragment.
+    expect(implementers()).toEqual([
+      'Acme.Core.Payments.PayPalGateway.RefundAsync -implements-> @src/Acme.Core/Payments/PayPalGateway.Refunds.cs:8',
+      'Acme.Core.Payments.StripeGateway.RefundAsync -implements-> @src/Acme.Core/Payments/PaymentGateways.cs:19',
+    ]);
+    expect(await againstClean(engine, repo)).toEqual([]);
+  }, 300_000);
+});
+
 describe.skipIf(!hasDotnet)('the cost: only appearing or disappearing declarations revisit other files', () => {
   let repo: string;
   let engine: Engine;

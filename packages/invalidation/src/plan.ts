@@ -113,6 +113,7 @@ export type ParseReason =
   | 'moved (another label holds the old version)'
   | 'moved to another directory (relative imports resolve anew)'
   | 'moved (extracted otherwise at the new path)'
+  | 'moved to another project'
   | 'moved and edited';
 
 /** Files whose extraction resolves relative module specifiers against their own directory (TS/JS). */
@@ -221,10 +222,18 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
     // extractor (a C# file moved into another project has its defines) and, for TS/JS, the same folder.
     const open = candidates?.filter((p) => !movedFrom.has(p)) ?? [];
     const alike = open.filter((p) => stored.get(p)!.extractor === extractorOf(f.path));
-    const from = alike.find((p) => movesInPlace(p, f.path));
+    // A version moving into another project cannot keep its nodes as they are: a C# partial
+    // fragment merges with the fragments of its own project only (decision 022, difference 16).
+    const sameProject = (p: string) => stored.get(p)!.project === undefined || stored.get(p)!.project === f.project;
+    const from = alike.find((p) => movesInPlace(p, f.path) && sameProject(p));
     if (from === undefined && open.length > 0) {
       const otherDirectory = alike.length > 0 && alike[0]!.slice(0, Math.max(0, alike[0]!.lastIndexOf('/'))) !== f.path.slice(0, Math.max(0, f.path.lastIndexOf('/')));
-      const reason: ParseReason = otherDirectory ? 'moved to another directory (relative imports resolve anew)' : 'moved (extracted otherwise at the new path)';
+      const reason: ParseReason =
+        alike.length > 0 && !sameProject(alike[0]!)
+          ? 'moved to another project'
+          : otherDirectory
+            ? 'moved to another directory (relative imports resolve anew)'
+            : 'moved (extracted otherwise at the new path)';
       // Parsed again at its new path, as the continuation of the old version when it can be one:
       // its symbols keep their ids (decision 023) while its edges are extracted anew (decision 022).
       const continued = alike.length > 0 ? renamedFrom(f.path, alike[0]) : null;
@@ -329,21 +338,32 @@ export function planNodes(
     readonly carry?: boolean;
     /** The path the previous version had: a move with an edit (the previous nodes carry their texts). */
     readonly movedFrom?: string;
+    /** The project of the version being written (absent: unknown, every node may follow it). */
+    readonly project?: string;
   },
 ): NodePlan {
   const movedFrom = options.movedFrom;
+  // A merged node (fragments in other files) whose file now belongs to another project stays
+  // with those fragments, in its project: this file's fragment becomes a node of its own, as a
+  // clean index has it (decision 022, difference 16).
+  const staysBehind = (n: PreviousNode) => n.otherSpans > 0 && n.project !== undefined && options.project !== undefined && n.project !== options.project;
   const byKey = new Map<string, PreviousNode>();
   // Keys the TS pass refined to their package (`ts:pkg:NAME#local`), by the syntactic key the
   // re-parsed file gives the same symbol (`ts:file:PATH#local`).
   const byRefined = new Map<string, PreviousNode>();
   // Previous nodes under the key they have at the new path (file-scoped keys follow a move).
   const keyOf = (n: PreviousNode) => `${movedFrom === undefined ? n.symbolKey : movedKey(n.symbolKey, movedFrom, options.path)}\u0000${n.disambiguator}`;
+  const staying: PreviousNode[] = [];
   for (const n of previous) {
+    if (staysBehind(n)) {
+      staying.push(n);
+      continue;
+    }
     byKey.set(keyOf(n), n);
     const syntactic = unrefinedKey(n.symbolKey, options.path);
     if (syntactic !== null) byRefined.set(`${syntactic}\u0000${n.disambiguator}`, n);
   }
-  const similar = movedFrom === undefined ? new Map<number, PreviousNode>() : similarNodes(previous, next, byKey, byRefined);
+  const similar = movedFrom === undefined ? new Map<number, PreviousNode>() : similarNodes(previous.filter((n) => !staysBehind(n)), next, byKey, byRefined);
   const actions: NodeAction[] = [];
   let reembed = 0;
   const carrying = options.carry === true && movedFrom === undefined;
@@ -400,7 +420,7 @@ export function planNodes(
       if (n.kind !== 'file') insertedParents.add(n.localId);
     }
   }
-  const drop = [...byKey.values()].map((n) => ({ id: n.id, survives: n.otherSpans > 0 }));
+  const drop = [...byKey.values(), ...staying].map((n) => ({ id: n.id, survives: n.otherSpans > 0 }));
   if (!carrying) return { actions, drop, reembed };
   for (const n of byKey.values()) if (n.name !== undefined && n.kind !== 'file') dirty.add(n.name);
   return { actions, drop, reembed, carry, dirtyNames: [...dirty].sort(), localDirtyNames: [...localDirty].sort(), exportsChanged };

@@ -194,6 +194,50 @@ describe('the invalidation matrix (docs/architecture.md): which files and nodes 
     ]);
   });
 
+  it('partial classes — a merged node whose file moved into another project stays with its project (decision 022, difference 16)', () => {
+    // Program.Part1.cs held the primary fragment of Program (one more span in Program.cs, project
+    // App.csproj) and now belongs to Tools.csproj: its fragment becomes a new node (insert), the
+    // merged node is dropped but survives (its primary span moves to Program.cs). A method of the
+    // file, not merged, follows the file (update).
+    const previous = [
+      prev(7, 'Program', 'partial class Program', { kind: 'class', otherSpans: 1, project: 'src/App/App.csproj', symbolKey: 'cs:global#App.Program' }),
+      prev(8, 'Banner', 'string Banner() => "a";', { kind: 'method', project: 'src/App/App.csproj', symbolKey: 'cs:global#App.Program.Banner()' }),
+    ];
+    const next = [
+      node('Program', { kind: 'class', modifiers: ['partial'], symbolKey: 'cs:global#App.Program', chunkText: 'partial class Program' }),
+      node('Banner', { kind: 'method', symbolKey: 'cs:global#App.Program.Banner()', chunkText: 'string Banner() => "a";' }),
+    ];
+    const options = { path: 'src/Tools/Program.Part1.cs', partialTarget: noPartial, chunkHash, movedFrom: 'src/App/Program.Part1.cs' };
+    expect(planNodes(previous, next, { ...options, project: 'src/Tools/Tools.csproj' })).toEqual({
+      actions: [{ kind: 'insert' }, { kind: 'update', id: 8, reembed: false }],
+      drop: [{ id: 7, survives: true }],
+      reembed: 1,
+    });
+    // In the same project (or the project unknown) the merged node follows its file as before.
+    for (const project of ['src/App/App.csproj', undefined]) {
+      expect(planNodes(previous, next, { ...options, ...(project !== undefined ? { project } : {}) }).actions).toEqual([
+        { kind: 'update', id: 7, reembed: false },
+        { kind: 'update', id: 8, reembed: false },
+      ]);
+    }
+    // A node without fragments elsewhere follows its file into the other project.
+    expect(planNodes([{ ...previous[0]!, otherSpans: 0 }], [next[0]!], { ...options, project: 'src/Tools/Tools.csproj' }).actions).toEqual([{ kind: 'update', id: 7, reembed: false }]);
+  });
+
+  it('a same-content C# move into another project with the same extractor is parsed again as the continuation of the old version (decision 022, difference 16)', () => {
+    const cs = () => 'cs@1#aaa';
+    const s = state([stored('src/App/Program.Part1.cs', 5, 1, { extractor: 'cs@1#aaa', language: 'cs', project: 'src/App/App.csproj' })]);
+    const moved = { path: 'src/Tools/Program.Part1.cs', size: 100, mtimeMs: 2000, project: 'src/Tools/Tools.csproj' };
+    const changes = detectChanges(s.files(), listing([moved]), { label: 'working', extractorOf: cs, scope: 'full' });
+    const p = plan({ ...changes, created: changes.created.map((f) => ({ ...f, contentHash: 'h:src/App/Program.Part1.cs:1' })) }, s, cs);
+    // The continuation takes the old path's entry (nothing to remove).
+    expect(summary(p)).toMatchObject({ parse: ['src/Tools/Program.Part1.cs (moved to another project)'], moves: [], remove: [] });
+    expect(p.parse[0]).toMatchObject({ previousFileId: 5, movedFrom: 'src/App/Program.Part1.cs' });
+    // Within its project the same move keeps the version (renamed in place).
+    const within = plan({ ...changes, created: [{ ...moved, path: 'src/App/Sub/Program.Part1.cs', project: 'src/App/App.csproj', contentHash: 'h:src/App/Program.Part1.cs:1' }] }, s, cs);
+    expect(summary(within).moves).toEqual(['src/App/Program.Part1.cs -> src/App/Sub/Program.Part1.cs #5']);
+  });
+
   it('deleting a file: it leaves the label after the writes; nothing else is touched', () => {
     const { plan: p } = planScan([stored('src/a.ts', 1), stored('src/caller.ts', 2)], [{ ...src('src/a.ts', 1), mtimeMs: 1000 }]);
     expect(summary(p)).toEqual({ parse: [], reuse: [], touch: [], moves: [], remove: ['src/caller.ts'], semantic: [] });

@@ -14,6 +14,8 @@ export interface StoredFileRecord {
   readonly language: Language | null;
   readonly parseStatus: ParseStatus;
   readonly semanticState: 'none' | 'pending' | 'ok' | 'failed';
+  /** The project the version was indexed in (absent in planners' test states: unknown). */
+  readonly project?: string;
 }
 
 /**
@@ -31,7 +33,7 @@ export class LabelPlanState {
   files(): ReadonlyMap<string, StoredFileRecord> {
     if (this.cache) return this.cache;
     const rows = selectAll<StoredFileRecord>(this.db, `SELECT lf.path, lf.file_id AS fileId, f.content_hash AS contentHash, f.size, lf.mtime_ms AS mtimeMs, f.extractor,
-                f.language, f.parse_status AS parseStatus, f.semantic_state AS semanticState
+                f.language, f.parse_status AS parseStatus, f.semantic_state AS semanticState, f.project
          FROM label_files lf JOIN files f ON f.id = lf.file_id WHERE ${labelEntriesCondition()}`, this.label);
     this.cache = new Map(rows.map((r) => [r.path, r]));
     return this.cache;

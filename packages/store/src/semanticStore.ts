@@ -252,11 +252,17 @@ export class SemanticStore {
    * changed because declarations appeared or disappeared (decision 022, differences 7 and 8):
    * a file whose symbols' text names one of `types` (a type's uses bind to it, or to nothing,
    * wherever its name is written: `typeof(I<>)`, generic arguments, base lists), and a file
-   * with an unresolved edge naming one of `members`. A version another label holds too keeps
-   * its pass (versions are shared, decision 001), as for `markImportersPending`. Returns the
-   * files marked.
+   * with an unresolved edge naming one of `members`, and the files declaring (any fragment of) a
+   * subtype of one of `owners` — types whose members appeared: what their members implement or
+   * override may have changed (difference 17). A version another label holds too keeps its pass
+   * (versions are shared, decision 001), as for `markImportersPending`. Returns the files marked.
    */
-  markNameUsersPending(label: string, languages: readonly string[], names: { readonly types: readonly string[]; readonly members: readonly string[] }, reason: string): number[] {
+  markNameUsersPending(
+    label: string,
+    languages: readonly string[],
+    names: { readonly types: readonly string[]; readonly members: readonly string[]; readonly owners?: readonly string[] },
+    reason: string,
+  ): number[] {
     const eligible = `f.semantic_state = 'ok' AND f.language IN (SELECT value FROM json_each(?))
            AND NOT EXISTS (SELECT 1 FROM label_files o WHERE o.file_id = f.id AND o.label_id <> lf.label_id)`;
     const { types, members } = names;
@@ -279,6 +285,25 @@ export class SemanticStore {
            WHERE e.target_id IS NULL AND e.target_name IN (SELECT value FROM json_each(?)) AND ${eligible}`,
       );
       for (const r of byEdge.all(label, JSON.stringify([...new Set(members)]), langs) as { id: number }[]) ids.add(r.id);
+    }
+    if ((names.owners ?? []).length > 0) {
+      // Subtypes, transitively: the sources of type-level `implements`/`inherits` edges into an
+      // owner (resolved to a node of its name, or unresolved naming it), then into those.
+      const bySubtype = cachedStatement(
+        this.db,
+        `WITH RECURSIVE sub(id) AS (
+           SELECT e.source_id FROM edges e LEFT JOIN nodes t ON t.id = e.target_id
+            WHERE e.type IN ('implements', 'inherits')
+              AND (t.name IN (SELECT value FROM json_each(?)) OR (e.target_id IS NULL AND e.target_name IN (SELECT value FROM json_each(?))))
+           UNION
+           SELECT e.source_id FROM edges e JOIN sub ON e.target_id = sub.id WHERE e.type IN ('implements', 'inherits'))
+         SELECT DISTINCT f.id FROM files f ${IN_LABEL}
+          WHERE (f.id IN (SELECT n.file_id FROM nodes n JOIN sub ON n.id = sub.id) OR f.id IN (SELECT s.file_id FROM node_spans s JOIN sub ON s.node_id = sub.id))
+            AND ${eligible}`,
+      );
+      const owners = JSON.stringify([...new Set(names.owners)]);
+      // Parameters in text order: the owners (twice, in the CTE), the label, the languages.
+      for (const r of bySubtype.all(owners, owners, label, langs) as { id: number }[]) ids.add(r.id);
     }
     const marked = [...ids].sort((a, b) => a - b);
     this.markPending(marked, reason);

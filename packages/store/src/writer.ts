@@ -43,6 +43,11 @@ export interface FileWrite {
    * nodes continue as the planner decides, their FTS rows are written again for the new path).
    */
   readonly previousPath?: string;
+  /**
+   * Extract again even when the label holds this very content already: the file now holds the
+   * primary fragment of a merged node whose facts were another file's (`WriteStats.promoted`).
+   */
+  readonly refresh?: boolean;
 }
 
 /** One edge found by a semantic pass (compiler-resolved), already mapped to node ids. */
@@ -95,6 +100,13 @@ export interface WriteStats {
   droppedNames?: Set<string>;
   /** The nodes deleted (`removePaths`): name, kind and the path they were deleted from. */
   dropped?: { name: string; kind: string; path: string }[];
+  /**
+   * Paths whose file now holds the primary span of a merged node that lost its primary fragment
+   * (deleted, or staying in its project when its file moved out): the node still has that
+   * fragment's facts (signature, chunk, full-text row) until the path is written again with
+   * `FileWrite.refresh`.
+   */
+  promoted?: Set<string>;
 }
 
 /**
@@ -123,6 +135,8 @@ export interface PreviousNode {
   readonly chunkHash: string;
   /** Spans of this node in other files (a merged partial class): it survives losing this one. */
   readonly otherSpans: number;
+  /** The project the node was indexed in: a merged node stays with its project's fragments. */
+  readonly project?: string;
   /** The node's name (declarations that appear or disappear are looked up by it). */
   readonly name?: string;
   /** What carrying exact edges needs (absent: nothing is carried). */
@@ -174,6 +188,8 @@ export interface NodePlannerInput {
   /** The label's previous version's nodes (empty when there was none, or another label still holds it). */
   readonly previous: readonly PreviousNode[];
   readonly nodes: readonly ExtractedNode[];
+  /** The project of the version being written. */
+  readonly project?: string;
   /** The label's node with this node's key, language, project and kind in another file, if any. */
   partialTarget(node: ExtractedNode): PartialTarget | null;
 }
@@ -186,7 +202,7 @@ export const CONTENT_MAX_BYTES = 4 * 1024 * 1024;
 
 /** A file version's nodes as the writer reads them (`extra`: more columns, e.g. their chunk texts). */
 function nodesOfFileSql(extra: string): string {
-  return `SELECT id, symbol_key, disambiguator, kind, name, qualified_name, start_line, end_line, signature, doc, chunk_hash, ${extra}
+  return `SELECT id, symbol_key, disambiguator, kind, name, qualified_name, project, start_line, end_line, signature, doc, chunk_hash, ${extra}
       (SELECT COUNT(*) FROM node_spans ns WHERE ns.node_id = nodes.id AND ns.file_id <> nodes.file_id) AS other_spans
     FROM nodes WHERE file_id = ?`;
 }
@@ -221,6 +237,7 @@ interface ExistingNode {
   kind: string;
   name: string;
   qualified_name: string;
+  project: string;
   start_line: number;
   end_line: number;
   signature: string;
@@ -386,9 +403,11 @@ export class IndexWriter {
    * Moves a version from one path to another in place, in one transaction (a `git mv`: same
    * content, no other label holds it): the file row, the label entry and the nodes keep their
    * ids — edges into them, FTS rows and vectors survive — file-scoped keys follow the path
-   * (`rekey`), and the file's semantic pass is due again (its keys changed).
+   * (`rekey`), and the file's semantic pass is due again (its keys changed). Returns what the
+   * release of a version the target path held did (`promoted` among it).
    */
-  moveVersion(label: string, move: { from: string; to: string; fileId: number; mtimeMs: number | null; project: string }, rekey: (key: string) => string): void {
+  moveVersion(label: string, move: { from: string; to: string; fileId: number; mtimeMs: number | null; project: string }, rekey: (key: string) => string): WriteStats {
+    const stats: WriteStats = { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0 };
     this.db.transaction(() => {
       const labelId = this.ensureLabel(label);
       const entry = this.stmts.labelEntry.get(labelId, move.from);
@@ -413,9 +432,10 @@ export class IndexWriter {
         this.stmts.deleteFts.run(n.id);
         this.stmts.insertFts.run(n.id, t.name, t.qualifiedName, fts.split, t.signature, t.doc ?? '', pathText, fts.body);
       }
-      if (target && target.file_id !== move.fileId) this.releaseVersion(target.file_id, 'file changed', { files: 0, nodesInserted: 0, nodesUpdated: 0, nodesDeleted: 0, edges: 0 });
+      if (target && target.file_id !== move.fileId) this.releaseVersion(target.file_id, 'file changed', stats);
       this.stmts.touchLabel.run(now(), labelId);
     })();
+    return stats;
   }
 
   /** Keeps a version's bytes (deflated, content-addressed) so the file can be shown as indexed. */
@@ -562,7 +582,7 @@ export class IndexWriter {
     if (f.content) this.storeContent(f.contentHash, f.content);
     const entry = this.stmts.labelEntry.get(labelId, f.path);
     const existing = this.stmts.fileByVersion.get(f.path, f.contentHash);
-    if (existing && existing.extractor === f.extractor) {
+    if (existing && existing.extractor === f.extractor && f.refresh !== true) {
       // Content already indexed (another label, or unchanged): only membership changes.
       this.stmts.upsertLabelEntry.run(labelId, f.path, existing.id, f.mtimeMs);
       if (entry && entry.file_id !== existing.id) this.releaseVersion(entry.file_id, 'file changed', stats);
@@ -574,7 +594,7 @@ export class IndexWriter {
     const moved = this.takeMovedEntry(labelId, f, entry !== undefined);
     if (moved !== null) previous = moved;
     if (existing) {
-      // Same content, older extractor: re-extract in place of the stale version.
+      // Same content, older extractor (or a refresh): re-extract in place of the stale version.
       if (previous !== existing.id) {
         this.stmts.upsertLabelEntry.run(labelId, f.path, existing.id, f.mtimeMs);
         if (previous !== null) this.releaseVersion(previous, 'file changed', stats);
@@ -625,6 +645,7 @@ export class IndexWriter {
         kind: n.kind,
         chunkHash: n.chunk_hash,
         otherSpans: n.other_spans,
+        project: n.project,
         name: n.name,
         ...(withTexts || moved !== null
           ? { signature: n.signature, startLine: n.start_line, endLine: n.end_line, chunkText: n.chunk_text ?? '' }
@@ -632,6 +653,7 @@ export class IndexWriter {
       })),
       ...(moved !== null ? { previousPath: f.previousPath! } : {}),
       nodes,
+      project: f.project,
       partialTarget: (n) => this.partialTarget(labelId, fileId, f, n),
     });
     const previousById = new Map(previousNodes.map((n) => [n.id, n]));
@@ -858,6 +880,9 @@ export class IndexWriter {
     if (other) {
       this.stmts.deleteSpan.run(n.id, other.file_id, other.start_byte);
       this.stmts.movePrimary.run(other.file_id, other.start_line, other.end_line, other.start_byte, other.end_byte, n.id);
+      // The node keeps the facts of the fragment that left: that file must be written again.
+      const promotedPath = this.stmts.filePath.get(other.file_id)?.path;
+      if (promotedPath !== undefined) (stats.promoted ??= new Set()).add(promotedPath);
       return;
     }
     this.stmts.journal.run(

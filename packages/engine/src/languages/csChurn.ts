@@ -19,13 +19,24 @@ export class DeclarationChurn {
   readonly types = new Set<string>();
   /** Member names that appeared: their users are the unresolved edges naming them. */
   readonly members = new Set<string>();
+  /**
+   * Names of the types a member appeared in: what their subtypes' members implement or override
+   * may have changed (an interface method gaining a parameter: difference 17).
+   */
+  readonly owners = new Set<string>();
 
   /** A re-parsed file: its keys the previous version lacked appeared, those it lost disappeared. */
   noteFile(previous: readonly PreviousNode[], next: readonly ExtractedNode[]): void {
     const key = (n: { symbolKey: string; disambiguator: number }) => `${n.symbolKey}\u0000${n.disambiguator}`;
     const before = new Set(previous.map(key));
     const after = new Set(next.map(key));
-    for (const n of next) if (!before.has(key(n))) this.note(n.name, n.kind, true);
+    const byLocal = new Map(next.map((n) => [n.localId, n]));
+    for (const n of next) {
+      if (before.has(key(n))) continue;
+      this.note(n.name, n.kind, true);
+      const owner = n.parentLocalId === null ? undefined : byLocal.get(n.parentLocalId);
+      if (owner !== undefined && !TYPE_KINDS.has(n.kind as NodeKind) && !NOT_DECLARATIONS.has(n.kind) && TYPE_KINDS.has(owner.kind as NodeKind)) this.owners.add(owner.name);
+    }
     for (const n of previous) if (n.name !== undefined && !after.has(key(n))) this.note(n.name, n.kind, false);
   }
 
@@ -37,7 +48,8 @@ export class DeclarationChurn {
   /** Marks pending the analysed C# files of the label that name what appeared or disappeared; returns them. */
   markUsers(store: Store, label: string): number[] {
     if (this.types.size === 0 && this.members.size === 0) return [];
-    return store.semantic.markNameUsersPending(label, ['cs'], { types: [...this.types].sort(), members: [...this.members].sort() }, NAMED_DECLARATION_CHANGED);
+    const names = { types: [...this.types].sort(), members: [...this.members].sort(), owners: [...this.owners].sort() };
+    return store.semantic.markNameUsersPending(label, ['cs'], names, NAMED_DECLARATION_CHANGED);
   }
 
   private note(name: string, kind: string, appeared: boolean): void {
