@@ -8,7 +8,6 @@ export type {
   IndexPhase,
   BlobReport,
   StatusReport,
-  DocsSummary,
   HealthCheck,
   SymbolView,
 } from './engine.js';
