@@ -111,6 +111,6 @@ describe('ca routes', () => {
 
   it('arguments are a usage error (exit 2)', () => {
     const r = ca(['routes', 'extra', '--repo', repo], { env });
-    expect([r.code, r.stderr.trim()]).toEqual([2, 'ca: routes takes no arguments (ca routes [--json] [--repo DIR] [--label NAME])']);
+    expect([r.code, r.stderr.trim()]).toEqual([2, 'ca: routes takes no arguments (ca routes [--unmatched] [--json] [--repo DIR] [--label NAME])']);
   }, 60_000);
 });
