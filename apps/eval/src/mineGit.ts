@@ -83,14 +83,43 @@ function cleanText(text: string): string {
     .trim();
 }
 
+/** Pull-request template sections that describe the process, not the change. */
+const TEMPLATE_SECTION = /^(check\s*list|checklist|screenshots?|test(ing)?\s*plan|how\s+(has\s+this\s+been|to|did\s+you)\s+test(ed)?\b.*|type\s+of\s+changes?|related\s+(issues?|prs?|pull\s+requests?)|breaking\s+changes?\??|additional\s+(context|notes?)|reviewers?|release\s+notes?)$/i;
+/** Template headings that only label the part that follows. */
+const TEMPLATE_LABEL = /^(summary|description|changes?|problem|solution|motivation|context|overview|details|what|why|what\s+changed\??|why\s+is\s+this\s+needed\??|what\s+is\s+the\s+(change|problem)\??)$/i;
+/** Pictographs (emoji) that templates put in headings and list items. */
+const PICTOGRAPH = /[\p{Extended_Pictographic}\u{FE0F}\u{200D}]/gu;
+
+/**
+ * Body lines without a pull-request template's scaffolding: checklist items, process sections
+ * (checklist, screenshots, test plan …) up to the next heading, and headings that only label what
+ * follows; the remaining headings keep their words without the `#` marks.
+ */
+function withoutTemplate(lines: readonly string[]): string[] {
+  const kept: string[] = [];
+  let skipping = false;
+  for (const raw of lines) {
+    const line = raw.replace(PICTOGRAPH, '');
+    const heading = /^\s*#{1,6}\s*(.*?)\s*#*\s*$/.exec(line);
+    if (heading) {
+      const title = heading[1]!.replace(/[:*_]+/g, ' ').trim();
+      skipping = TEMPLATE_SECTION.test(title);
+      if (!skipping && title !== '' && !TEMPLATE_LABEL.test(title)) kept.push(title);
+      continue;
+    }
+    if (skipping || /^\s*[-*+]\s*\[[ xX]?\]/.test(line)) continue;
+    kept.push(line);
+  }
+  return kept;
+}
+
 /**
  * The query text of a commit: subject (without its conventional-commit prefix) plus body, with
  * issue references (#123, GH-123, owner/repo#1, URLs, "Fixes #12") and trailers
  * (Signed-off-by, Co-authored-by, …) removed. The body is capped so squash-merge logs don't swamp it.
  */
 export function cleanCommitMessage(subject: string, body: string, maxBodyChars = 400): string {
-  const bodyLines = body
-    .split(/\r?\n/)
+  const bodyLines = withoutTemplate(body.replace(/<!--[\s\S]*?(-->|$)/g, ' ').split(/\r?\n/))
     .filter((l) => !TRAILER.test(l))
     .filter((l) => !/^\s*[-=*_]{3,}\s*$/.test(l));
   const s = cleanText(subject.replace(CONVENTIONAL, ''));

@@ -134,6 +134,31 @@ describe('commit message rules', () => {
     ).toBe('keep the selection when pasting images. for details.');
   });
 
+  it('drops a pull-request template: comments, checklists, process sections, label headings, emoji', () => {
+    // A trpc-style squash body. Kept: the "Problem" paragraph (its label heading dropped), the
+    // heading "Proxy coercion" as words; dropped: the HTML comment, the "Checklist" section with its
+    // items, the emoji, and the "Screenshots" section up to the next heading.
+    const body = [
+      '## 🎯 Changes',
+      'Add prefix parameter to mutation options.',
+      '<!-- Note: once you create a Pull request, we will',
+      'automatically fix lint issues -->',
+      '## Proxy coercion',
+      'React 19 calls valueOf on it.',
+      '## ✅ Checklist',
+      '- [x] I have followed the steps',
+      '- [ ] I have added tests',
+      'Any other remark about the process.',
+      '### Screenshots',
+      '![img](x.png)',
+      '## Problem',
+      'the keys collide',
+    ].join('\n');
+    expect(cleanCommitMessage('feat(react-query): add prefix support for mutation options', body)).toBe(
+      'add prefix support for mutation options. Add prefix parameter to mutation options. Proxy coercion React 19 calls valueOf on it. the keys collide',
+    );
+  });
+
   it('tags leaky queries by name or split words', () => {
     expect(isLeaky('fix terminatePlan for trials', ['terminatePlan'])).toBe(true);
     expect(isLeaky('make terminate plan idempotent', ['terminatePlan'])).toBe(true);
