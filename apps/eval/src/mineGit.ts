@@ -128,6 +128,29 @@ export function cleanCommitMessage(subject: string, body: string, maxBodyChars =
   return b === '' ? s : `${s}. ${b}`.replace(/([.!?])\. /, '$1 ');
 }
 
+/** Pathspecs of the source files mining reads (only their blobs need to be present). */
+const SOURCE_PATHSPECS = ['ts', 'tsx', 'js', 'jsx', 'cs'].map((ext) => `:(icase)*.${ext}`);
+
+/**
+ * `git diff --numstat` of a commit's source files, or null when git cannot read its objects: a
+ * partial clone or a size-capped snapshot lacks some blobs, and that commit is dropped rather than
+ * ending the whole run.
+ */
+function readableDiff(root: string, parent: string, sha: string): string | null {
+  try {
+    return gitText(root, ['diff', '--numstat', '--no-renames', parent, sha, '--', ...SOURCE_PATHSPECS]);
+  } catch (err) {
+    // why: the only failure expected here is a missing object; anything else is rethrown.
+    if (isMissingObject(err)) return null;
+    throw err;
+  }
+}
+
+/** Whether a git failure says an object is absent (partial clone, size-capped snapshot). */
+function isMissingObject(err: unknown): boolean {
+  return /unable to read|missing blob|bad object|promisor|could not fetch/i.test(String(err instanceof Error ? err.message : err));
+}
+
 /** Changed regions of one file, on the old (parent) side. */
 export interface OldSideChange {
   /** Inclusive old-side line ranges that were modified or deleted. */
@@ -344,7 +367,12 @@ export async function mineGit(repo: string, options: MineOptions = {}): Promise<
       continue;
     }
     const parent = c.parents[0]!;
-    const numstat = gitText(root, ['diff', '--numstat', '--no-renames', parent, c.sha])
+    const diffText = readableDiff(root, parent, c.sha);
+    if (diffText === null) {
+      drop('objects missing (partial clone)');
+      continue;
+    }
+    const numstat = diffText
       .split('\n')
       .filter(Boolean)
       .map((l) => l.split('\t'))
@@ -363,13 +391,21 @@ export async function mineGit(repo: string, options: MineOptions = {}): Promise<
       drop('too many changed lines');
       continue;
     }
-    const changes = parseZeroContextDiff(gitText(root, ['diff', '-U0', '--no-renames', '--no-color', parent, c.sha, '--', ...source.map((f) => f.path)]));
-    const existing = [...changes].filter(([, ch]) => ch.existed);
-    if (existing.length === 0) {
-      drop('only new files');
+    let gold: Awaited<ReturnType<typeof locateAtParent>>;
+    try {
+      const changes = parseZeroContextDiff(gitText(root, ['diff', '-U0', '--no-renames', '--no-color', parent, c.sha, '--', ...source.map((f) => f.path)]));
+      const existing = [...changes].filter(([, ch]) => ch.existed);
+      if (existing.length === 0) {
+        drop('only new files');
+        continue;
+      }
+      gold = await locateAtParent(root, parent, existing);
+    } catch (err) {
+      // why: a source blob absent from the clone drops this commit only.
+      if (!isMissingObject(err)) throw err;
+      drop('objects missing (partial clone)');
       continue;
     }
-    const gold = await locateAtParent(root, parent, existing);
     if (gold === null) {
       drop('parent not parseable');
       continue;
