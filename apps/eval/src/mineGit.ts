@@ -83,20 +83,72 @@ function cleanText(text: string): string {
     .trim();
 }
 
+/** Pull-request template sections that describe the process, not the change. */
+const TEMPLATE_SECTION = /^(check\s*list|checklist|screenshots?|test(ing)?\s*plan|how\s+(has\s+this\s+been|to|did\s+you)\s+test(ed)?\b.*|type\s+of\s+changes?|related\s+(issues?|prs?|pull\s+requests?)|breaking\s+changes?\??|additional\s+(context|notes?)|reviewers?|release\s+notes?)$/i;
+/** Template headings that only label the part that follows. */
+const TEMPLATE_LABEL = /^(summary|description|changes?|problem|solution|motivation|context|overview|details|what|why|what\s+changed\??|why\s+is\s+this\s+needed\??|what\s+is\s+the\s+(change|problem)\??)$/i;
+/** Pictographs (emoji) that templates put in headings and list items. */
+const PICTOGRAPH = /[\p{Extended_Pictographic}\u{FE0F}\u{200D}]/gu;
+
+/**
+ * Body lines without a pull-request template's scaffolding: checklist items, process sections
+ * (checklist, screenshots, test plan …) up to the next heading, and headings that only label what
+ * follows; the remaining headings keep their words without the `#` marks.
+ */
+function withoutTemplate(lines: readonly string[]): string[] {
+  const kept: string[] = [];
+  let skipping = false;
+  for (const raw of lines) {
+    const line = raw.replace(PICTOGRAPH, '');
+    const heading = /^\s*#{1,6}\s*(.*?)\s*#*\s*$/.exec(line);
+    if (heading) {
+      const title = heading[1]!.replace(/[:*_]+/g, ' ').trim();
+      skipping = TEMPLATE_SECTION.test(title);
+      if (!skipping && title !== '' && !TEMPLATE_LABEL.test(title)) kept.push(title);
+      continue;
+    }
+    if (skipping || /^\s*[-*+]\s*\[[ xX]?\]/.test(line)) continue;
+    kept.push(line);
+  }
+  return kept;
+}
+
 /**
  * The query text of a commit: subject (without its conventional-commit prefix) plus body, with
  * issue references (#123, GH-123, owner/repo#1, URLs, "Fixes #12") and trailers
  * (Signed-off-by, Co-authored-by, …) removed. The body is capped so squash-merge logs don't swamp it.
  */
 export function cleanCommitMessage(subject: string, body: string, maxBodyChars = 400): string {
-  const bodyLines = body
-    .split(/\r?\n/)
+  const bodyLines = withoutTemplate(body.replace(/<!--[\s\S]*?(-->|$)/g, ' ').split(/\r?\n/))
     .filter((l) => !TRAILER.test(l))
     .filter((l) => !/^\s*[-=*_]{3,}\s*$/.test(l));
   const s = cleanText(subject.replace(CONVENTIONAL, ''));
   let b = cleanText(bodyLines.join('\n'));
   if (b.length > maxBodyChars) b = `${b.slice(0, maxBodyChars).replace(/\s+\S*$/, '')}…`;
   return b === '' ? s : `${s}. ${b}`.replace(/([.!?])\. /, '$1 ');
+}
+
+/** Pathspecs of the source files mining reads (only their blobs need to be present). */
+const SOURCE_PATHSPECS = ['ts', 'tsx', 'js', 'jsx', 'cs'].map((ext) => `:(icase)*.${ext}`);
+
+/**
+ * `git diff --numstat` of a commit's source files, or null when git cannot read its objects: a
+ * partial clone or a size-capped snapshot lacks some blobs, and that commit is dropped rather than
+ * ending the whole run.
+ */
+function readableDiff(root: string, parent: string, sha: string): string | null {
+  try {
+    return gitText(root, ['diff', '--numstat', '--no-renames', parent, sha, '--', ...SOURCE_PATHSPECS]);
+  } catch (err) {
+    // why: the only failure expected here is a missing object; anything else is rethrown.
+    if (isMissingObject(err)) return null;
+    throw err;
+  }
+}
+
+/** Whether a git failure says an object is absent (partial clone, size-capped snapshot). */
+function isMissingObject(err: unknown): boolean {
+  return /unable to read|missing blob|bad object|promisor|could not fetch/i.test(String(err instanceof Error ? err.message : err));
 }
 
 /** Changed regions of one file, on the old (parent) side. */
@@ -315,7 +367,12 @@ export async function mineGit(repo: string, options: MineOptions = {}): Promise<
       continue;
     }
     const parent = c.parents[0]!;
-    const numstat = gitText(root, ['diff', '--numstat', '--no-renames', parent, c.sha])
+    const diffText = readableDiff(root, parent, c.sha);
+    if (diffText === null) {
+      drop('objects missing (partial clone)');
+      continue;
+    }
+    const numstat = diffText
       .split('\n')
       .filter(Boolean)
       .map((l) => l.split('\t'))
@@ -334,13 +391,21 @@ export async function mineGit(repo: string, options: MineOptions = {}): Promise<
       drop('too many changed lines');
       continue;
     }
-    const changes = parseZeroContextDiff(gitText(root, ['diff', '-U0', '--no-renames', '--no-color', parent, c.sha, '--', ...source.map((f) => f.path)]));
-    const existing = [...changes].filter(([, ch]) => ch.existed);
-    if (existing.length === 0) {
-      drop('only new files');
+    let gold: Awaited<ReturnType<typeof locateAtParent>>;
+    try {
+      const changes = parseZeroContextDiff(gitText(root, ['diff', '-U0', '--no-renames', '--no-color', parent, c.sha, '--', ...source.map((f) => f.path)]));
+      const existing = [...changes].filter(([, ch]) => ch.existed);
+      if (existing.length === 0) {
+        drop('only new files');
+        continue;
+      }
+      gold = await locateAtParent(root, parent, existing);
+    } catch (err) {
+      // why: a source blob absent from the clone drops this commit only.
+      if (!isMissingObject(err)) throw err;
+      drop('objects missing (partial clone)');
       continue;
     }
-    const gold = await locateAtParent(root, parent, existing);
     if (gold === null) {
       drop('parent not parseable');
       continue;

@@ -111,6 +111,43 @@ describe('mine-git on a repository built in the test', () => {
   });
 });
 
+describe('mine-git on a clone that lacks some blobs', () => {
+  // A size-capped snapshot or partial clone: blobs are absent. Commit 2 changes a source function
+  // and an asset whose blob is deleted below (only source blobs are read: it is still mined);
+  // commit 3 changes the function again, and its new source blob is deleted (dropped with a
+  // reason; the run goes on). So: 3 examined, 1 query (commit 2), root + missing objects dropped.
+  it('drops only the commits whose source blobs are absent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ca-eval-mine-partial-'));
+    try {
+      const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { env: ENV, encoding: 'utf8' }).trim();
+      const commit = (message: string) => {
+        git('add', '-A');
+        git('commit', '-q', '-m', message);
+        return git('rev-parse', 'HEAD');
+      };
+      const dropObject = (sha: string) => rmSync(join(dir, '.git', 'objects', sha.slice(0, 2), sha.slice(2)));
+      git('init', '-q', '-b', 'main');
+      mkdirSync(join(dir, 'src'));
+      writeFileSync(join(dir, 'src/billing.ts'), BILLING_V1);
+      writeFileSync(join(dir, 'logo.bin'), 'v1');
+      commit('Initial import of the billing module');
+      writeFileSync(join(dir, 'src/billing.ts'), BILLING_V2);
+      writeFileSync(join(dir, 'logo.bin'), 'v2 of the large asset');
+      const withAsset = commit('Round amounts to whole cents before sending them to the gateway');
+      writeFileSync(join(dir, 'src/billing.ts'), BILLING_V2.replace('toFixed(2)', 'toFixed(3)'));
+      const lost = commit('Show three decimals in formatted amounts for the ledger');
+      dropObject(git('rev-parse', `${withAsset}:logo.bin`));
+      dropObject(git('rev-parse', `${lost}:src/billing.ts`));
+      const result = await mineGit(dir, { max: 50 });
+      expect(result.queries.map((q) => q.source)).toEqual([`mine-git:${withAsset}`]);
+      expect(result.examined).toBe(3);
+      expect(result.dropped).toEqual({ 'root commit': 1, 'objects missing (partial clone)': 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('commit message rules', () => {
   it('classifies messages', () => {
     expect(dropReason('Bump lodash from 4.17.20 to 4.17.21', '', 'dependabot[bot]', '49699333+dependabot[bot]@users.noreply.github.com')).toBe('bot');
@@ -132,6 +169,31 @@ describe('commit message rules', () => {
         'See https://github.com/o/r/issues/1 for details.\nCloses GH-77\n\nCo-authored-by: Bob <bob@x.org>',
       ),
     ).toBe('keep the selection when pasting images. for details.');
+  });
+
+  it('drops a pull-request template: comments, checklists, process sections, label headings, emoji', () => {
+    // A trpc-style squash body. Kept: the "Problem" paragraph (its label heading dropped), the
+    // heading "Proxy coercion" as words; dropped: the HTML comment, the "Checklist" section with its
+    // items, the emoji, and the "Screenshots" section up to the next heading.
+    const body = [
+      '## 🎯 Changes',
+      'Add prefix parameter to mutation options.',
+      '<!-- Note: once you create a Pull request, we will',
+      'automatically fix lint issues -->',
+      '## Proxy coercion',
+      'React 19 calls valueOf on it.',
+      '## ✅ Checklist',
+      '- [x] I have followed the steps',
+      '- [ ] I have added tests',
+      'Any other remark about the process.',
+      '### Screenshots',
+      '![img](x.png)',
+      '## Problem',
+      'the keys collide',
+    ].join('\n');
+    expect(cleanCommitMessage('feat(react-query): add prefix support for mutation options', body)).toBe(
+      'add prefix support for mutation options. Add prefix parameter to mutation options. Proxy coercion React 19 calls valueOf on it. the keys collide',
+    );
   });
 
   it('tags leaky queries by name or split words', () => {
