@@ -265,13 +265,19 @@ describe('ts-monorepo: keys and counts', () => {
     expect(count('packages/core/tsconfig.json', `${C}shapes.ts#Circle`)).toBeUndefined();
   });
 
-  it('files option limits the pass to the projects and files asked for', async () => {
+  it('files option limits the pass to the projects and files asked for; package keys cover the project', async () => {
     const r = await service.analyzeRepository(MONOREPO, { files: ['packages/web/src/PriceTag.tsx'], deadlineMs: 60_000 });
     expect(r.projects.map((p) => [p.tsconfig, p.status, p.files])).toEqual([
       ['packages/web/tsconfig.json', 'ok', ['packages/web/src/PriceTag.tsx']],
     ]);
     expect(new Set(r.projects[0]!.edges.map((e) => e.sourcePath))).toEqual(new Set(['packages/web/src/PriceTag.tsx']));
+    // Package keys are stated for the whole project (its `keyScope`), not only the analysed file,
+    // so that a key whose entry export went away can be reverted: @mono/web's entry
+    // (src/index.ts) exports App, and through components/index.ts Button (the default of
+    // Button.tsx; ButtonProps is not re-exported) and everything of PriceTag.tsx.
     expect(r.projects[0]!.keyRefinements.map((k) => k.newKey)).toEqual([
+      'ts:pkg:@mono/web#App()',
+      'ts:pkg:@mono/web#Button(ButtonProps)',
       'ts:pkg:@mono/web#PriceTag(_)',
       'ts:pkg:@mono/web#PriceTagProps',
       'ts:pkg:@mono/web#PriceTagProps.onBuy',
