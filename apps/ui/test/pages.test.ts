@@ -81,7 +81,8 @@ describe.skipIf(skip !== null)('ca ui over two repositories (fixtures/ts-app and
     expect(await v.page.locator('#q').inputValue()).toBe('formatDate kind:constructor ');
     // Fields complete too.
     await v.page.locator('#q').pressSequentially('pa');
-    await v.page.waitForFunction(() => document.querySelector('#completions li')?.textContent === 'path:');
+    // Wait for the list of "pa", not the one of "p" (path:, project:) still showing.
+    await v.page.waitForFunction(() => [...document.querySelectorAll('#completions li')].map((li) => li.textContent).join() === 'path:');
     expect(await texts(v, '#completions li')).toEqual(['path:']);
     await shot(v.page, 'completion');
   });
