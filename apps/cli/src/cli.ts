@@ -9,6 +9,7 @@ import { readContext, writeContext } from './context.js';
 import { USAGE, type Command } from './usage.js';
 import { cmdGraph } from './graph.js';
 import { cmdRoutes } from './routes.js';
+import { cmdAffected } from './commands/affected.js';
 
 const OPTIONS = {
   repo: { type: 'string', multiple: true },
@@ -618,6 +619,7 @@ const HANDLERS: Record<Exclude<Command, 'eval' | 'mcp' | 'serve' | 'ui'>, Handle
   use: cmdUse,
   graph: cmdGraph,
   routes: cmdRoutes,
+  affected: cmdAffected,
   callers: navigate('callers'),
   callees: navigate('callees'),
   refs: navigate('refs'),

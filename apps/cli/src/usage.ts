@@ -20,6 +20,7 @@ export const COMMANDS = [
   'impact',
   'graph',
   'routes',
+  'affected',
   'status',
   'health',
   'labels',
@@ -68,6 +69,10 @@ Commands:
   routes                  the HTTP endpoints (ASP.NET attribute routes, minimal APIs): method, route
                           template, handler, file:line, why a route is approximate (--json);
                           --unmatched: TS client calls no endpoint serves and endpoints no client calls
+  affected BASE..HEAD     the symbols a diff changed (two labels, or commits a label was indexed
+                          at; HEAD empty: the working tree) and what they impact across C# and TS
+                          (calls, references, HTTP), the endpoints and tests reached, a risk
+                          summary (--depth N, default 3; --json for CI)
   status                  index size, parse problems, channel state, freshness, labels
   health                  check the index and the grammars
   labels                  the labels of the index (working tree, commits) with commit, files, completeness

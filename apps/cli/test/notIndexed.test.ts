@@ -19,6 +19,7 @@ const READ_COMMANDS: string[][] = [
   ['impact', 'A'],
   ['graph'],
   ['routes'],
+  ['affected', 'base..head'],
   ['similar', 'A'],
   ['status'],
   ['health'],

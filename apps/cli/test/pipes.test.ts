@@ -45,6 +45,7 @@ const EXAMPLES: Partial<Record<Command, string[]>> = {
   impact: ['impact', 'AuthService.issueToken', '--repo', repo],
   graph: ['graph', '--repo', repo],
   routes: ['routes', '--repo', repo],
+  affected: ['affected', 'base..', '--repo', repo],
   status: ['status', '--repo', repo],
   health: ['health', '--repo', repo],
   labels: ['labels', '--repo', repo],

@@ -33,6 +33,7 @@ export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './index
 import { findSymbols, type FindOptions, type FindResponse } from './find.js';
 import { listRoutes, type RoutesReport } from './routes.js';
 import { unmatchedHttp, type UnmatchedHttp } from './httpLinks.js';
+import { computeAffected, parseRange, resolveSide, type AffectedOptions, type AffectedReport } from './affected.js';
 import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
 import { ensureIndexGitignore } from './gitignore.js';
 import { exportGraph, type GraphExportOptions, type GraphExportReport } from './graphExport.js';
@@ -591,6 +592,25 @@ export class Engine {
   /** Client calls no endpoint serves and endpoints no client calls (`ca routes --unmatched`; see httpLinks.ts). */
   unmatchedHttp(options: { label?: string } = {}): UnmatchedHttp {
     return unmatchedHttp(this.store, this.labelOf(options.label));
+  }
+
+  /**
+   * What a diff between two indexed labels changed and what that impacts (`ca affected
+   * BASE..HEAD`, MCP `affected`; see affected.ts and decision 044). `range` is `BASE..HEAD`, each
+   * side a label or a commit a label was indexed at; an empty HEAD is the working tree.
+   */
+  async affected(range: string, options: AffectedOptions = {}): Promise<AffectedReport> {
+    const { base: baseName, head: headName } = parseRange(range);
+    const git = this.git;
+    const resolver = { labels: this.store.labels.list(), workingLabel: this.workingLabel, resolveCommit: git ? (rev: string) => git.resolveCommit(rev) : null };
+    const [base, head] = [await resolveSide(baseName, resolver), await resolveSide(headName, resolver)];
+    const input = (side: { label: string; commit: string | null }) => {
+      const reader = this.store.reader(side.label);
+      const indexedText = side.label === this.workingLabel ? this.indexedTexts() : (path: string) => decodedText(reader.fileContent(path));
+      return { ...side, reader, indexedText };
+    };
+    if (options.depth !== undefined && (!Number.isInteger(options.depth) || options.depth < 1)) throw new CaError('usage', `--depth must be a positive integer (got ${String(options.depth)})`);
+    return computeAffected({ graph: this.store.graph, limits: this.config.graph, languages: this.languages }, input(base), input(head), options);
   }
 
   /** Files of a label as it holds them (`fileBytes`), read once per answer. */
