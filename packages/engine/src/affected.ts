@@ -359,7 +359,8 @@ function chains(result: NavigationResult, seeds: readonly NodeRecord[], side: 'h
     const d = depthOf.get(from);
     const target = depthOf.get(Number(e.to));
     if (d === undefined || target === undefined || d === 0) continue;
-    if (target !== (e.type === 'http_calls' ? d : d - 1)) continue;
+    // A client reaches an endpoint within its own hop, or a level nearer when the endpoint is a changed symbol itself.
+    if (target !== d - 1 && !(e.type === 'http_calls' && target === d)) continue;
     if (!parent.has(from)) parent.set(from, e);
   }
   const out: ImpactedSymbol[] = [];
@@ -481,7 +482,10 @@ export function parseRange(range: string): { base: string; head: string } {
  */
 export async function resolveSide(name: string, resolver: SideResolver): Promise<AffectedSide> {
   const working = resolver.labels.find((l) => l.name === resolver.workingLabel);
-  if (name === '' || name === 'working' || name === resolver.workingLabel) return { label: resolver.workingLabel, commit: working?.commit ?? null };
+  if (name === '' || name === 'working' || name === resolver.workingLabel) {
+    if (!working) throw new CaError('unknown_label', `the working tree is not indexed (run ca index) — ${name === '' ? 'an empty HEAD' : `"${name}"`} names it`, { context: { label: resolver.workingLabel } });
+    return { label: working.name, commit: working.commit };
+  }
   const byName = resolver.labels.find((l) => l.name === name && l.kind !== 'staging');
   if (byName) return { label: byName.name, commit: byName.commit };
   let commit: string | null = null;
