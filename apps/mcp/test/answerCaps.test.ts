@@ -46,6 +46,11 @@ function largest(tool: string, arg: string, repo: HubRepo): unknown[] {
       if (tool === 'list_directory') return [repo.largestDirectory];
       if (tool === 'get_directory_tree') return ['.'];
       return ['src/**'];
+    case 'base':
+      // The hub repository's one label: the largest diff it has is none (affectedCap.test.ts pages a large one).
+      return ['working'];
+    case 'head':
+      return [undefined];
     case 'start_line':
       return [1];
     case 'end_line':
@@ -107,9 +112,9 @@ describe('every MCP answer stays within the answer cap (generated hub repository
       }
     }
     expect(over).toEqual([]);
-    // 21 tools at each cap; the eleven that take a symbol (seven navigation tools, lookup_symbol,
+    // 22 tools at each cap; the eleven that take a symbol (seven navigation tools, lookup_symbol,
     // find_similar, get_symbol, get_source_spans) are called twice, with the class and its method.
-    expect(calls).toBe(CAPS.length * (21 + 11));
+    expect(calls).toBe(CAPS.length * (22 + 11));
   }, 600_000);
 
   it('the generated answers are large: uncut, impact_analysis of the hub is far over both caps', async () => {

@@ -26,11 +26,11 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
     rmSync(join(repo, '..'), { recursive: true, force: true });
   });
 
-  it('lists the 21 tools with valid JSON schemas, read-only except index_files, in under 3,000 tokens', async () => {
+  it('lists the 22 tools with valid JSON schemas, read-only except index_files, in under 3,000 tokens', async () => {
     const listed = await mcp.client.listTools();
     const { tools } = listed;
     expect(tools.map((t) => t.name)).toEqual([...TOOL_NAMES]);
-    expect(tools.length).toBe(21);
+    expect(tools.length).toBe(22);
     // Every schema compiles (the SDK's own validator, ajv); none carries the SDK's $schema/execution padding.
     const Ajv = createRequire(require.resolve('@modelcontextprotocol/sdk/package.json'))('ajv').default;
     const ajv = new Ajv({ strict: false });

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { DEFAULT_ANSWER_TOKENS } from '../answers.js';
 import type { RepoSessions } from '../pool.js';
 import type { AnyTool } from './context.js';
+import { affected } from './affected.js';
 import { discoverDirectories } from './discover_directories.js';
 import { findSimilar } from './find_similar.js';
 import { getCallees } from './get_callees.js';
@@ -47,6 +48,7 @@ export const TOOLS: readonly AnyTool[] = [
   getDependencies,
   getDependents,
   impactAnalysis,
+  affected,
   discoverDirectories,
   mapSymbols,
   getDirectoryTree,
