@@ -77,7 +77,8 @@ export function renderAffected(r: AffectedReport): string {
   if (r.impacted.length > 0) out += `\nImpacted (${r.impacted.length}, depth ≤ ${r.depth}, nearest first):\n${r.impacted.map(impactedLines).join('')}`;
   if (r.endpoints.length > 0) out += `\nEndpoints (${r.endpoints.length}):\n${r.endpoints.map((e) => `  ${e.name}  ${e.path}:${e.line}  (${e.reason}${e.reason === 'impacted' ? `, depth ${e.depth}` : ''})\n`).join('')}`;
   if (r.tests.length > 0) out += `\nTests reached (${r.tests.length}):\n${r.tests.map((t) => `  ${t.qualifiedName}  ${t.path}:${t.line}  (depth ${t.depth})\n`).join('')}`;
-  if (r.truncated) out += `\nnote: the walk was cut at the node cap (--max-nodes): more symbols may be impacted\n`;
-  for (const g of r.gaps) out += `${r.truncated ? '' : '\n'}note: incomplete — ${g.scope}: ${g.reason}\n`;
+  if (r.truncated || r.gaps.length > 0) out += '\n';
+  if (r.truncated) out += 'note: the walk was cut at the node cap (--max-nodes): more symbols may be impacted\n';
+  for (const g of r.gaps) out += `note: incomplete — ${g.scope}: ${g.reason}\n`;
   return out;
 }
