@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, parseRange, resolveSide, type AffectedReport } from '../src/index.js';
-import { REPO_ROOT } from './helpers.js';
+import { dotnetMissing, REPO_ROOT } from './helpers.js';
 
 const FULLSTACK = join(REPO_ROOT, 'fixtures', 'fullstack');
 const OPTIONS = { env: {}, configOverrides: { semantic: { enabled: false }, embedding: { enabled: false } } };
@@ -199,5 +199,58 @@ describe('ca affected on fixtures/fullstack', () => {
     const resolver = { labels: [{ name: 'base', kind: 'commit', commit: 'a'.repeat(40), dirty: null }], workingLabel: 'working', resolveCommit: async () => 'b'.repeat(40) };
     await expect(resolveSide('feature', resolver)).rejects.toMatchObject({ code: 'unknown_label', message: expect.stringContaining('ca index --label NAME --commit feature') });
     await expect(resolveSide('main', { ...resolver, resolveCommit: async () => 'a'.repeat(40) })).resolves.toEqual({ label: 'base', commit: 'a'.repeat(40) });
+  });
+});
+
+const noDotnet = dotnetMissing();
+
+describe.skipIf(noDotnet !== null)('ca affected with the semantic passes (Roslyn and the TS checker)', () => {
+  let repo: string;
+  let engine: Engine;
+  beforeAll(async () => {
+    repo = join(mkdtempSync(join(tmpdir(), 'ca-affected-sem-')), 'repo');
+    cpSync(FULLSTACK, repo, { recursive: true });
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'base');
+    const file = join(repo, 'backend/Models/Orders.cs');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('OrderDto(int Id, string Status, decimal Total)', 'OrderDto(int Id, string Status, decimal Total, string Currency)'));
+    git(repo, 'commit', '-q', '-am', 'dto');
+    engine = Engine.open(repo, { env: {}, configOverrides: { embedding: { enabled: false } } });
+    await engine.indexCommit('base', 'HEAD~1');
+    await engine.indexCommit('dto', 'HEAD');
+  }, 600_000);
+  afterAll(() => {
+    engine?.close();
+    rmSync(join(repo, '..'), { recursive: true, force: true });
+  });
+
+  it('a C# DTO change reaches the actions constructing it, their endpoints, the TS clients and the component', async () => {
+    const r = await engine.affected('base..dto');
+    expect(changedRows(r)).toEqual(['signature Shop.Api.Models.OrderDto backend/Models/Orders.cs:3', 'added Shop.Api.Models.OrderDto.Currency backend/Models/Orders.cs:3']);
+    expect(impactedRows(r)).toEqual([
+      // Depth 1: GetById and Create call the record's constructor (`new OrderDto(...)`), exact from Roslyn.
+      // List names OrderDto only as a type argument (`ActionResult<IEnumerable<OrderDto>>`,
+      // `Array.Empty<OrderDto>()`): the graph holds no edge of the walk's types for that, so it is not reached.
+      '1 head Shop.Api.Controllers.OrdersController.GetById exact: calls/exact',
+      '1 head Shop.Api.Controllers.OrdersController.Create exact: calls/exact',
+      // Depth 2: their endpoints, and the clients through them within the same hop (decision 038).
+      '2 head GET /api/orders/{id} exact: handles/exact, calls/exact',
+      '2 head POST /api/orders exact: handles/exact, calls/exact',
+      '2 head getOrder exact cross: http_calls/exact, handles/exact, calls/exact',
+      '2 head createOrder exact cross: http_calls/exact, handles/exact, calls/exact',
+      '2 head OrdersClient.getOrder approximate cross: http_calls/approximate, handles/exact, calls/exact',
+      // Depth 3: OrderPage calls getOrder — exact now that the TS checker resolved the call.
+      '3 head client/src/components/OrderPage.tsx exact cross: imports/exact, http_calls/exact, handles/exact, calls/exact',
+      '3 head OrderPage exact cross: calls/exact, http_calls/exact, handles/exact, calls/exact',
+    ]);
+    expect(r.complete).toBe(true);
+    expect(r.risk).toMatchObject({
+      level: 'high',
+      reasons: ['the impact crosses the language boundary', 'a public signature changed or was removed and has dependents'],
+      dependents: 9,
+      dependentFiles: 4,
+      endpoints: 2,
+    });
   });
 });

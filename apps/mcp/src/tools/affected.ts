@@ -36,9 +36,9 @@ export function affectedUnits(r: AffectedReport): Unit[] {
  */
 export const affected = defineTool({
   name: 'affected',
-  description: 'Impact of a diff: symbols changed from base to head (labels or indexed commits; no head: working tree), what they reach across C#/TS and HTTP (hop confidences), endpoints, tests, risk.',
+  description: 'Impact of a diff base..head (labels or indexed commits; no head: working tree): changed symbols, what they reach across C#/TS/HTTP, endpoints, tests, risk.',
   input: (kit) => ({
-    base: nonEmpty('base').describe('Label or commit.'),
+    base: nonEmpty('base'),
     head: z.string().optional(),
     depth: int('depth', 1, 1_000_000).optional(),
     min_confidence: oneOf('min_confidence', CONFIDENCES),
