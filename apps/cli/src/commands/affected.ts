@@ -10,6 +10,9 @@ import { openRepo, parseInteger, type QueryValues } from '../query.js';
 /** The options `ca affected` reads. */
 export type AffectedValues = QueryValues & { depth?: string; 'min-confidence'?: string; 'max-nodes'?: string };
 
+/** Public symbols the risk line names before "and N more" (a large diff touches hundreds). */
+const PUBLIC_API_SHOWN = 10;
+
 /** `ca affected BASE..HEAD [--depth N] [--min-confidence C] [--max-nodes N] [--json]`. */
 export async function cmdAffected(values: AffectedValues, args: string[]): Promise<number> {
   if (args.length !== 1) throw new CaError('usage', 'usage: ca affected BASE..HEAD [--depth N] [--json] (labels or commits indexed with ca index --label NAME --commit REV; HEAD empty: the working tree)');
@@ -71,7 +74,10 @@ export function renderAffected(r: AffectedReport): string {
   const k = r.risk;
   out += `risk: ${k.level.toUpperCase()}${k.reasons.length > 0 ? ` — ${k.reasons.join('; ')}` : ''}\n`;
   out += `  ${plural(k.changedSymbols, 'changed symbol')}, ${plural(k.dependents, 'dependent')} in ${plural(k.dependentFiles, 'file')}, ${plural(k.endpoints, 'endpoint')}, ${plural(k.tests, 'test')}; languages ${k.languages.join(', ') || '-'}\n`;
-  if (k.publicApi.length > 0) out += `  public API: ${k.publicApi.join(', ')}\n`;
+  if (k.publicApi.length > 0) {
+    const more = k.publicApi.length - PUBLIC_API_SHOWN;
+    out += `  public API: ${k.publicApi.slice(0, PUBLIC_API_SHOWN).join(', ')}${more > 0 ? `, and ${more} more (--json lists them all)` : ''}\n`;
+  }
   for (const rename of f.renamed) out += `renamed ${rename.from} → ${rename.to}\n`;
   if (r.changed.length > 0) out += `\nChanged (${r.changed.length}):\n${r.changed.map(changedLines).join('')}`;
   if (r.impacted.length > 0) out += `\nImpacted (${r.impacted.length}, depth ≤ ${r.depth}, nearest first):\n${r.impacted.map(impactedLines).join('')}`;
