@@ -68,3 +68,8 @@ export type { EngineLanguage, SemanticPass, SemanticPassInput, RegisteredPass, S
 export type { LanguageSupport, AdapterContext, ModuleResolution, DeclaredTypeSyntax, ProjectFile, ProjectReader, WorkerEntry } from '@ca/schema';
 export { linkHttpCalls, unmatchedHttp, computeHttpLinks, linkCall, matchRoute, parseEndpointRoute } from './httpLinks.js';
 export type { HttpLinkReport, UnmatchedHttp, EndpointRoute, RouteSegment } from './httpLinks.js';
+export { symbolsOf, symbolOf, outlineOf, sourceOf, navigateOf } from './storeReads.js';
+export { navigate, navigateReads } from './navigation.js';
+export type { NavigationRequest, GraphLimits } from './navigation.js';
+export type { GraphReads, GraphReadsOrigin } from '@ca/store';
+export { SqliteGraphReads } from '@ca/store';
