@@ -1,11 +1,11 @@
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, navigateOf, navigateReads, outlineOf, sourceOf, symbolsOf, type GraphReads, type Navigation, type NavigationResult, type NodeRecord } from '@ca/engine';
 import { openGraphReads, publish } from '@ca/store-postgres';
 import { defaultConfig } from '@ca/schema';
-import { ROOT } from './helpers.js';
+import { ca, cleanEnv, ROOT } from './helpers.js';
 
 // The read path of the team store (decision 042): one navigation suite with hand-derived answers,
 // run against both backends of the async read contract — the local SQLite index's label and the
@@ -214,3 +214,130 @@ describe.runIf(haveServer)('the async read contract on both backends (published 
 function where(n: NodeRecord): string {
   return `${n.path}|${n.kind}|${n.qualifiedName}|${n.startLine}-${n.endLine}`;
 }
+
+describe.runIf(haveServer)('ca symbol/outline/source/callers … --store (the CLI over the team store)', () => {
+  let p: Published;
+  const env = { ...cleanEnv({ CA_EMBEDDING_MODEL_DIR: '/nonexistent/models' }) };
+  beforeAll(async () => {
+    p = published.get('ts-app') ?? (await indexAndPublish('ts-app'));
+  }, 600_000);
+
+  const store = (args: string[], extra: string[] = ['--store', RO!, '--store-repo', p.repository]) => ca([...args, ...extra], { env, cwd: tmpdir() });
+
+  it('answers navigation, symbol, outline and source from the store with the local output shapes', () => {
+    const callers = store(['callers', 'AuthService.login', '--label', 'main', '--json']);
+    expect(callers.stderr).toBe('');
+    expect(callers.code).toBe(0);
+    const answer = JSON.parse(callers.stdout);
+    // The snapshot read (no checkout, so no freshness): the repository, the label and a snapshot id.
+    expect(answer.store).toMatchObject({ backend: 'postgres', repository: p.repository, label: 'main' });
+    expect(answer.freshness).toBeUndefined();
+    expect(answer.edges.map((e: { type: string; path: string; line: number }) => `${e.type} ${e.path}:${e.line}`)).toEqual(['calls src/App.jsx:13']);
+    expect(answer.nodes.map((n: { qualifiedName: string }) => n.qualifiedName)).toEqual(['App']);
+    // Text: the local renderer's lines (login spans authService.ts:22-36; App, a component, starts at App.jsx:8; the TS semantic pass makes the edge exact).
+    const text = store(['callers', 'AuthService.login']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe('callers of AuthService.login (method) src/auth/authService.ts:22-36\n  calls      App (component) src/App.jsx:8  at src/App.jsx:13  [exact]\n');
+    // tokenStore.ts has 37 lines; StoredToken spans 2-5 with its members at 3 and 4.
+    const outline = store(['outline', 'src/auth/tokenStore.ts']);
+    expect(outline.code).toBe(0);
+    expect(outline.stdout.split('\n').slice(0, 4)).toEqual([
+      'src/auth/tokenStore.ts (file, 37 lines)', '  interface StoredToken  2-5  export interface StoredToken', '    property value  3-3  readonly value: string',
+      '    property expiresAt  4-4  readonly expiresAt: number',
+    ]);
+    const source = store(['source', 'MemoryTokenStore.save']);
+    expect(source.stdout).toBe('// MemoryTokenStore.save — src/auth/tokenStore.ts:21-23\nsave(userId: string, token: StoredToken): void {\n    this.tokens.set(userId, token);\n  }\n');
+    const symbol = store(['symbol', 'save', '--json']);
+    expect(JSON.parse(symbol.stdout).symbols.map((s: { qualifiedName: string }) => s.qualifiedName)).toEqual(['TokenStore.save', 'MemoryTokenStore.save']);
+  });
+
+  it('CA_STORE_URL names the store as --store does', () => {
+    const r = ca(['callees', 'formatDate', '--store-repo', p.repository, '--json'], { env: { ...env, CA_STORE_URL: RO! }, cwd: tmpdir() });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).edges.map((e: { targetName: string }) => e.targetName)).toEqual(['slice', 'date.toISOString']);
+  });
+
+  it('a label or repository the store does not hold is unknown_label naming what it holds (exit 2)', () => {
+    const label = store(['callers', 'AuthService.login', '--label', 'nope', '--json']);
+    expect(label.code).toBe(2);
+    expect(JSON.parse(label.stdout).error).toEqual({ code: 'unknown_label', message: `repository "${p.repository}" of the team store has no label "nope" (its labels: main)` });
+    const repo = store(['symbol', 'x'], ['--store', RO!, '--store-repo', 'no-such-repository']);
+    expect(repo.code).toBe(2);
+    expect(repo.stderr).toContain('the team store holds no repository "no-such-repository" (ca repos --store URL lists them; name one with --store-repo)');
+  });
+
+  it('names and symbols that try SQL injection are bound values: not found, and the store still answers', async () => {
+    const hostile = [`x'; DROP TABLE labels; --`, `main' OR '1'='1`, `%`, `_`];
+    for (const h of hostile) {
+      await expect(openGraphReads(RO!, p.repository, h)).rejects.toMatchObject({ code: 'unknown_label' });
+      await expect(openGraphReads(RO!, h, 'main')).rejects.toMatchObject({ code: 'unknown_label' });
+      const reads = await openGraphReads(RO!, p.repository, 'main');
+      try {
+        // A symbol string reaches LIKE and = as a value: `%` and `_` match no name (no symbol is named so).
+        await expect(navigateOf(reads, 'callers', h, {}, LIMITS)).rejects.toMatchObject({ code: 'not_found' });
+      } finally {
+        await reads.close();
+      }
+    }
+    // Through the CLI too, and the store answers afterwards (nothing was dropped).
+    const r = store(['callers', `x'; DROP TABLE labels; --`, '--label', `main' OR '1'='1`, '--json']);
+    expect(JSON.parse(r.stdout).error.code).toBe('unknown_label');
+    expect(JSON.parse(store(['callers', 'AuthService.login', '--json']).stdout).edges).toHaveLength(1);
+  });
+
+  it('an unreachable server is store_unreachable (exit 1), the password never shown', () => {
+    const r = store(['callers', 'AuthService.login', '--json'], ['--store', 'postgres://ca_ro:secret@127.0.0.1:1/ca_test', '--store-repo', p.repository]);
+    expect(r.code).toBe(1);
+    const error = JSON.parse(r.stdout).error;
+    expect(error.code).toBe('store_unreachable');
+    expect(error.message).not.toContain('secret');
+  });
+});
+
+describe.runIf(haveServer)('reading while a label switches', () => {
+  it('every answer is one snapshot\'s, never a mix; an open read keeps its snapshot after the switch', async () => {
+    const repo = join(mkdtempSync(join(tmpdir(), 'ca-pgread-')), 'ts-app');
+    cpSync(join(ROOT, 'fixtures', 'ts-app'), repo, { recursive: true });
+    const engine = Engine.open(repo, {});
+    try {
+      const repository = `pgread-switch-${run}`;
+      const first = await engine.index({});
+      await publish(RW!, repository, engine.store.snapshotSource(first.label), { label: 'live' });
+      const answer = async (reads: GraphReads) => edgeLines(await navigateOf(reads, 'callers', 'formatDate', {}, LIMITS)).join('\n');
+      const before = await openGraphReads(RO!, repository, 'live');
+      const a = await answer(before);
+      // Snapshot B: helpers.js's stamp() no longer calls formatDate (line 24 becomes a string), and
+      // a new caller appears in format.ts — two files change, so a mix would show one change only.
+      const helpers = join(repo, 'src/legacy/helpers.js');
+      writeFileSync(helpers, readFileSync(helpers, 'utf8').replace(/formatDate\(/g, 'String('));
+      writeFileSync(join(repo, 'src/utils/format.ts'), `${readFileSync(join(repo, 'src/utils/format.ts'), 'utf8')}\nexport function today(): string {\n  return formatDate(new Date());\n}\n`);
+      const second = await engine.index({});
+      let publishing = true;
+      const switching = publish(RW!, repository, engine.store.snapshotSource(second.label), { label: 'live' }).finally(() => (publishing = false));
+      const seen: string[] = [];
+      while (publishing || seen.length < 3) {
+        const reads = await openGraphReads(RO!, repository, 'live');
+        try {
+          seen.push(await answer(reads));
+        } finally {
+          await reads.close();
+        }
+      }
+      await switching;
+      const after = await openGraphReads(RO!, repository, 'live');
+      const b = await answer(after);
+      await after.close();
+      // A: stamp's call at helpers.js:24 among the callers; B: without it, with today() at format.ts's end.
+      expect(a).toContain('stamp -calls-> formatDate @src/legacy/helpers.js:24');
+      expect(b).not.toContain('stamp -calls-> formatDate');
+      expect(b).toContain('today -calls-> formatDate @src/utils/format.ts:');
+      for (const s of seen) expect([a, b]).toContain(s);
+      // The reader opened before the switch still answers A (its snapshot was dropped meanwhile).
+      expect(await answer(before)).toBe(a);
+      await before.close();
+      expect(seen.at(-1)).toBe(b);
+    } finally {
+      engine.close();
+    }
+  }, 300_000);
+});
