@@ -118,6 +118,8 @@ interface PgEdgeRow {
  */
 class PgGraphReads implements GraphReads {
   private closed = false;
+  /** Stored file bytes already read (the snapshot never changes under this object), by path. */
+  private readonly contents = new Map<string, Buffer | null>();
 
   constructor(
     private readonly client: PgClient,
@@ -207,14 +209,21 @@ class PgGraphReads implements GraphReads {
   }
 
   async fileContents(paths: readonly string[]): Promise<Map<string, Buffer>> {
+    const missing = [...new Set(paths)].filter((p) => !this.contents.has(p));
+    if (missing.length > 0) {
+      const rows = await this.rows<{ path: string; data: Buffer }>(
+        `SELECT sf.path, b.data FROM snapshot_files sf JOIN file_versions v ON v.repo_id = sf.repo_id AND v.version_id = sf.version_id
+           JOIN blobs b ON b.blob_id = v.blob_id
+          WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 AND sf.path = ANY($3::text[])`, [missing]);
+      for (const p of missing) this.contents.set(p, null);
+      // Stored as the local index keeps them: deflated.
+      for (const r of rows) this.contents.set(r.path, inflateRawSync(r.data));
+    }
     const out = new Map<string, Buffer>();
-    if (paths.length === 0) return out;
-    const rows = await this.rows<{ path: string; data: Buffer }>(
-      `SELECT sf.path, b.data FROM snapshot_files sf JOIN file_versions v ON v.repo_id = sf.repo_id AND v.version_id = sf.version_id
-         JOIN blobs b ON b.blob_id = v.blob_id
-        WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 AND sf.path = ANY($3::text[])`, [paths]);
-    // Stored as the local index keeps them: deflated.
-    for (const r of rows) out.set(r.path, inflateRawSync(r.data));
+    for (const p of paths) {
+      const bytes = this.contents.get(p);
+      if (bytes) out.set(p, bytes);
+    }
     return out;
   }
 
