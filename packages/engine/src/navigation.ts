@@ -326,6 +326,13 @@ export function navigate(
 }
 
 /**
+ * Decoded file texts per read contract object: one reads object answers one snapshot (a team
+ * store's never changes; a local one is opened per request), and the gap check of every answer
+ * reads the same files, so each is fetched and decoded once per object.
+ */
+const textCaches = new WeakMap<GraphReads, Map<string, string | null>>();
+
+/**
  * `navigate` over the async read contract (a local index's label or a team store's snapshot):
  * one contract call per request, the indexed texts of the files the gap check reads fetched in
  * one batch.
@@ -354,11 +361,18 @@ export async function navigateReads(
       case 'gapFiles':
         return reads.semanticGapFiles(r.languages);
       case 'texts': {
-        const bytes = await reads.fileContents(r.paths);
-        return (path: string): string | null => {
-          const b = bytes.get(path);
-          return b === undefined ? null : decodeFile(b).text;
-        };
+        let cache = textCaches.get(reads);
+        if (!cache) textCaches.set(reads, (cache = new Map()));
+        const missing = r.paths.filter((p) => !cache.has(p));
+        if (missing.length > 0) {
+          const bytes = await reads.fileContents(missing);
+          for (const p of missing) {
+            const b = bytes.get(p);
+            cache.set(p, b === undefined ? null : decodeFile(b).text);
+          }
+        }
+        const texts = cache;
+        return (path: string): string | null => texts.get(path) ?? null;
       }
     }
   };
