@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { basename } from 'node:path';
-import { answerPaths, budgetNavigation, Engine, NAVIGATIONS, parseGraphFormat, renderNavigationGraph, toSymbolView, validateLabelName, type Navigation, type NavigationPage, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
-import { CaError, CONFIDENCES, type Confidence } from '@ca/schema';
+import { basename, resolve } from 'node:path';
+import { answerPaths, budgetNavigation, Engine, NAVIGATIONS, navigateOf, outlineOf, sourceOf, symbolsOf, type GraphReads, type GraphReadsOrigin, parseGraphFormat, renderNavigationGraph, toSymbolView, validateLabelName, type Navigation, type NavigationPage, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
+import { CaError, CONFIDENCES, defaultConfig, loadConfig, type Confidence } from '@ca/schema';
 import { printJson, ProgressBar, reportError, watchErrorLine } from './output.js';
 import { cmdFind, cmdSearch, cmdView, warnIfStale, joinNegativeNumbers, labelOf, labelOption, openRepo, parseInteger, viewOptionsOf, type QueryValues } from './query.js';
 import { DEFAULT_DEBOUNCE_MS, watchRepository } from './watch.js';
@@ -258,69 +258,122 @@ function describe(n: NodeRecord): string {
 
 async function cmdSymbol(values: Values, args: string[]): Promise<number> {
   if (args.length !== 1) throw usage('symbol needs exactly one NAME');
+  const fromStore = await withTeamStore(values, async (reads) => {
+    printSymbols(values, await symbolsOf(reads, args[0]!), args[0]!, { store: reads.origin });
+  });
+  if (fromStore) return 0;
   const engine = openEngine(values);
   try {
     const label = labelOf(values, engine);
     const found = engine.findSymbols(args[0]!, label);
     if (found.length === 0) throw new CaError('not_found', `no symbol matches "${args[0]}"`);
-    const freshness = engine.freshness(label, answerPaths(found));
-    if (values.json) printJson({ symbols: found.map(toSymbolView), freshness });
-    else {
-      warnIfStale(freshness);
-      process.stdout.write(`${found.map(describe).join('\n\n')}\n`);
-    }
+    printSymbols(values, found, args[0]!, { freshness: engine.freshness(label, answerPaths(found)) });
     return 0;
   } finally {
     engine.close();
+  }
+}
+
+/** Where an answer was read: the checkout's freshness (local index) or the team store's snapshot. */
+type AnswerOrigin = { freshness: Parameters<typeof warnIfStale>[0] } | { store: GraphReadsOrigin };
+
+function warnIfStaleOrigin(origin: AnswerOrigin): void {
+  if ('freshness' in origin) warnIfStale(origin.freshness);
+}
+
+function printSymbols(values: Values, found: readonly NodeRecord[], name: string, origin: AnswerOrigin): void {
+  if (found.length === 0) throw new CaError('not_found', `no symbol matches "${name}"`);
+  if (values.json) printJson({ symbols: found.map(toSymbolView), ...origin });
+  else {
+    warnIfStaleOrigin(origin);
+    process.stdout.write(`${found.map(describe).join('\n\n')}\n`);
   }
 }
 
 async function cmdOutline(values: Values, args: string[]): Promise<number> {
   if (args.length !== 1) throw usage('outline needs exactly one FILE');
+  const fromStore = await withTeamStore(values, async (reads) => printOutline(values, await outlineOf(reads, args[0]!), args[0]!, { store: reads.origin }));
+  if (fromStore) return 0;
   const engine = openEngine(values);
   try {
     const nodes = engine.outline(args[0]!, labelOption(values, engine));
-    const freshness = engine.freshness(labelOf(values, engine), answerPaths(nodes));
-    if (values.json) {
-      printJson({
-        path: nodes[0]?.path ?? args[0],
-        symbols: nodes.map((n) => ({ ...toSymbolView(n), parentId: n.parentId === null ? null : String(n.parentId) })),
-        freshness,
-      });
-      return 0;
-    }
-    warnIfStale(freshness);
-    const depth = new Map<number, number>();
-    for (const n of nodes) {
-      const d = n.parentId !== null && depth.has(n.parentId) ? depth.get(n.parentId)! + 1 : 0;
-      depth.set(n.id, d);
-      if (n.kind === 'file' || n.kind === 'module') {
-        process.stdout.write(`${n.path} (${n.kind}, ${n.endLine} lines)\n`);
-        continue;
-      }
-      process.stdout.write(`${'  '.repeat(d)}${n.kind} ${n.name}  ${n.startLine}-${n.endLine}${n.signature ? `  ${n.signature}` : ''}\n`);
-    }
+    printOutline(values, nodes, args[0]!, { freshness: engine.freshness(labelOf(values, engine), answerPaths(nodes)) });
     return 0;
   } finally {
     engine.close();
   }
 }
 
+function printOutline(values: Values, nodes: readonly NodeRecord[], path: string, origin: AnswerOrigin): void {
+  if (values.json) {
+    printJson({
+      path: nodes[0]?.path ?? path,
+      symbols: nodes.map((n) => ({ ...toSymbolView(n), parentId: n.parentId === null ? null : String(n.parentId) })),
+      ...origin,
+    });
+    return;
+  }
+  warnIfStaleOrigin(origin);
+  const depth = new Map<number, number>();
+  for (const n of nodes) {
+    const d = n.parentId !== null && depth.has(n.parentId) ? depth.get(n.parentId)! + 1 : 0;
+    depth.set(n.id, d);
+    if (n.kind === 'file' || n.kind === 'module') {
+      process.stdout.write(`${n.path} (${n.kind}, ${n.endLine} lines)\n`);
+      continue;
+    }
+    process.stdout.write(`${'  '.repeat(d)}${n.kind} ${n.name}  ${n.startLine}-${n.endLine}${n.signature ? `  ${n.signature}` : ''}\n`);
+  }
+}
+
 async function cmdSource(values: Values, args: string[]): Promise<number> {
   if (args.length !== 1) throw usage('source needs exactly one NAME');
+  const fromStore = await withTeamStore(values, async (reads) => printSource(values, await sourceOf(reads, args[0]!), { store: reads.origin }));
+  if (fromStore) return 0;
   const engine = openEngine(values);
   try {
-    const { node, code, stale } = engine.source(args[0]!, labelOption(values, engine));
-    const freshness = engine.freshness(labelOf(values, engine), [node.path]);
-    if (values.json) printJson({ symbol: toSymbolView(node), code, stale, freshness });
-    else {
-      warnIfStale(freshness);
-      process.stdout.write(`// ${node.qualifiedName} — ${location(node)}${stale ? ' (file changed since indexing: showing the indexed text)' : ''}\n${code}\n`);
-    }
+    const answer = engine.source(args[0]!, labelOption(values, engine));
+    printSource(values, answer, { freshness: engine.freshness(labelOf(values, engine), [answer.node.path]) });
     return 0;
   } finally {
     engine.close();
   }
+}
+
+function printSource(values: Values, { node, code, stale }: { node: NodeRecord; code: string; stale: boolean }, origin: AnswerOrigin): void {
+  if (values.json) printJson({ symbol: toSymbolView(node), code, stale, ...origin });
+  else {
+    warnIfStaleOrigin(origin);
+    process.stdout.write(`// ${node.qualifiedName} — ${location(node)}${stale ? ' (file changed since indexing: showing the indexed text)' : ''}\n${code}\n`);
+  }
+}
+
+/**
+ * Runs `body` over the team store's reads when one is named for a read command (`--store`, else
+ * `CA_STORE_URL`, else the repository configuration's `store.url`): repository `--store-repo`
+ * (default: the repository directory's name), label `--label` (default: the repository's only
+ * label). False when no store is named (the command reads the local index).
+ */
+async function withTeamStore(values: Values, body: (reads: GraphReads) => Promise<void>): Promise<boolean> {
+  const root = resolve(values.repo?.[0] ?? process.cwd());
+  const url = values.store ?? (process.env['CA_STORE_URL'] || localStoreUrl(root) || undefined);
+  if (url === undefined) {
+    if (values['store-repo'] !== undefined) throw usage('--store-repo names a repository of a team store: give --store URL (or CA_STORE_URL)');
+    return false;
+  }
+  const { openGraphReads } = await import('@ca/store-postgres');
+  const reads = await openGraphReads(url, values['store-repo'] ?? basename(root), values.label ?? null);
+  try {
+    await body(reads);
+  } finally {
+    await reads.close();
+  }
+  return true;
+}
+
+/** The repository configuration's `store.url` ('' when none or no configuration). */
+function localStoreUrl(root: string): string {
+  return loadConfig(root, { env: {} }).store.url;
 }
 
 async function cmdStatus(values: Values): Promise<number> {
@@ -450,29 +503,42 @@ async function cmdNavigate(navigation: Navigation, values: Values, args: string[
   const view = viewOptionsOf(values);
   const cap = parseInteger(values['max-tokens'], '--max-tokens', 100, MAX_ANSWER_TOKENS) ?? CLI_ANSWER_TOKENS;
   const offset = parseInteger(values.offset, '--offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
-  const engine = openEngine(values, undefined, {}, navigation);
-  try {
-    let result: NavigationResult = engine.navigate(navigation, args[0]!, {
-      ...(depth !== undefined ? { depth } : {}),
-      ...(maxNodes !== undefined ? { maxNodes: Number(maxNodes) } : {}),
-      ...(min ? { minConfidence: min as Confidence } : {}),
-      all: values.all,
-      throughInterfaces: values['through-interfaces'],
-      ...labelOption(values, engine),
-    });
-    if (view) result = engine.navigationContext(result, view, labelOption(values, engine));
-    const freshness = engine.freshness(labelOf(values, engine), answerPaths([result.symbol], result.nodes, result.edges));
-    if (!values.json) warnIfStale(freshness);
+  const options = {
+    ...(depth !== undefined ? { depth } : {}),
+    ...(maxNodes !== undefined ? { maxNodes: Number(maxNodes) } : {}),
+    ...(min ? { minConfidence: min as Confidence } : {}),
+    all: values.all,
+    throughInterfaces: values['through-interfaces'],
+  };
+  const print = (whole: NavigationResult & Partial<AnswerOrigin>): void => {
     // The same budget as the MCP tools: the printed text is measured, the page from --offset that fits is printed.
-    const whole = { ...result, freshness };
     const render = (page: NavigationPage<typeof whole>): string =>
       format ? renderNavigationGraph(page, format).replace(/\n$/, '') : values.json ? JSON.stringify(page, null, 2) : navigationText(page);
     const { rendered } = budgetNavigation(whole, offset, cap, render, (text) => [text]);
     process.stdout.write(`${rendered}\n`);
+  };
+  const fromStore = await withTeamStore(values, async (reads) => {
+    if (view) throw usage('--context and --max-line-length are not available with --store yet (the team store answers without the lines around each site)');
+    const limits = storeGraphLimits(values);
+    print({ ...(await navigateOf(reads, navigation, args[0]!, options, limits)), store: reads.origin });
+  });
+  if (fromStore) return 0;
+  const engine = openEngine(values, undefined, {}, navigation);
+  try {
+    let result: NavigationResult = engine.navigate(navigation, args[0]!, { ...options, ...labelOption(values, engine) });
+    if (view) result = engine.navigationContext(result, view, labelOption(values, engine));
+    const freshness = engine.freshness(labelOf(values, engine), answerPaths([result.symbol], result.nodes, result.edges));
+    if (!values.json) warnIfStale(freshness);
+    print({ ...result, freshness });
     return 0;
   } finally {
     engine.close();
   }
+}
+
+/** The `graph` limits for a team-store answer: the repository configuration's when there is one, else the defaults. */
+function storeGraphLimits(values: Values): ReturnType<typeof defaultConfig>['graph'] {
+  return loadConfig(resolve(values.repo?.[0] ?? process.cwd()), { env: {} }).graph;
 }
 
 async function cmdSimilar(values: Values, args: string[]): Promise<number> {

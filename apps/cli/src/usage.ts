@@ -98,6 +98,11 @@ Navigation options:
   --max-tokens N  (answer budget of the printed text, default 50000; a cut answer says so and
                   names the --offset of the next page)  --offset N
 
+Team store (symbol, outline, source and the navigation commands):
+  --store URL (or CA_STORE_URL, store.url)  answer from the team store's snapshot instead of the
+                  local index: repository --store-repo NAME (default: the directory's name),
+                  label --label NAME (default: the repository's only label)
+
 Search options:
   --filter EXPR  (lang: kind: path: name: project: is:test|generated|public returns: type: label:,
                   with and, or, not and parentheses; ANDed with --lang --kind --path)

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CaError, CONFIG_DIR, decodeFile, decodeSpan, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
-import { LATEST_SCHEMA_VERSION, Store, type GcReport, type IndexReader, type KnnHit, type LabelInfo, type LoadNote, type NodeRecord } from '@ca/store';
+import { LATEST_SCHEMA_VERSION, SqliteGraphReads, Store, type GcReport, type GraphReads, type IndexReader, type KnnHit, type LabelInfo, type LoadNote, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchContext, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
 import { RoslynHost } from '@ca/parse-cs';
@@ -21,6 +21,7 @@ import { LanguageRegistry, type EngineLanguage } from './languages/registry.js';
 import { diskProjectReader } from './projects.js';
 export { searchJson, toSymbolView } from './symbolView.js';
 export type { SymbolView } from './symbolView.js';
+import { oneSymbol } from './symbolLookup.js';
 import { navigate, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
 import { embedPending, IndexEmbedder, META_VECTORS_PENDING, QueryEmbedder, type EmbedReport } from './embedding.js';
 import { IndexLock, type LockHolder } from './indexLock.js';
@@ -718,23 +719,7 @@ export class Engine {
 
   /** Exactly one symbol, or `not_found` / `ambiguous_symbol` listing the candidates. */
   resolveSymbol(name: string, label?: string): NodeRecord {
-    const found = this.findSymbols(name, label);
-    if (found.length === 0) throw new CaError('not_found', `no symbol matches "${name}"`, { context: { symbol: name } });
-    if (found.length > 1) {
-      // Overloads, accessor pairs and generic arities share a qualified name: their signatures tell them apart.
-      const shared = new Set(found.filter((n, i) => found.findIndex((m) => m.qualifiedName === n.qualifiedName) !== i).map((n) => n.qualifiedName));
-      const list = found
-        .slice(0, 20)
-        .map((n) => {
-          const sig = shared.has(n.qualifiedName) ? oneLineSignature(n.signature) : '';
-          return `${n.qualifiedName} (${n.kind}) ${n.path}:${n.startLine}${sig ? ` \`${sig}\`` : ''} [id ${n.id}]`;
-        })
-        .join('; ');
-      throw new CaError('ambiguous_symbol', `"${name}" matches ${found.length} symbols: ${list}`, {
-        context: { symbol: name, candidates: found.map((n) => n.id) },
-      });
-    }
-    return found[0]!;
+    return oneSymbol(name, this.findSymbols(name, label));
   }
 
   /**
@@ -760,6 +745,12 @@ export class Engine {
     const indexedText = label === this.workingLabel ? this.indexedTexts() : (path: string) => decodedText(reader.fileContent(path));
     const result = navigate(this.store.graph, reader, label, navigation, seeds, { indexedText, languages: this.languages, ...options }, this.config.graph);
     return { ...result, symbol: { ...result.symbol, code: seeds[0]!.chunkText } };
+  }
+
+  /** One label of this index behind the async read contract (`GraphReads`, decision 042). */
+  graphReads(label?: string): GraphReads {
+    const name = this.labelOf(label);
+    return new SqliteGraphReads(this.store.reader(name), this.store.graph);
   }
 
   /** The symbols of a file, in source order (path relative to the repository). */
@@ -999,8 +990,3 @@ const SIMILAR_MARGIN = 32;
 /** The most neighbours `similar` widens to (the vector store's own KNN cap). */
 const SIMILAR_MAX_K = 4096;
 
-/** A signature on one line, at most 120 characters (ambiguity lists). */
-function oneLineSignature(signature: string): string {
-  const flat = signature.replace(/\s+/g, ' ').trim();
-  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
-}

@@ -1,5 +1,5 @@
-import { CaError, defaultConfig, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
-import type { GraphEdge, GraphReader, IndexReader, NodeRecord, SemanticGapFile, SemanticGapRow } from '@ca/store';
+import { CaError, decodeFile, defaultConfig, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
+import type { GraphEdge, GraphNode, GraphReader, GraphReads, IndexReader, NodeRecord, SemanticGapFile, SemanticGapRow, Traversal, TraversalOptions } from '@ca/store';
 import { isTestPath } from '@ca/retrieve';
 import { toSymbolView, type SymbolView } from './symbolView.js';
 import { BUILTIN_LANGUAGES } from './languages/index.js';
@@ -265,6 +265,29 @@ function groupGapFiles(files: readonly SemanticGapFile[]): SemanticGapRow[] {
 }
 
 /**
+ * What the navigation core asks of the graph, one batch at a time (`navigationSteps` yields these):
+ * the local index answers them synchronously (`navigate`), the async read contract with one query
+ * each (`navigateReads`), so both backends answer by the same rules.
+ */
+export type NavigationRequest =
+  | { readonly op: 'descendants'; readonly ids: readonly number[] }
+  | { readonly op: 'walk'; readonly seeds: readonly number[]; readonly options: TraversalOptions }
+  | { readonly op: 'summaries'; readonly ids: readonly number[] }
+  | { readonly op: 'nodes'; readonly ids: readonly number[] }
+  | { readonly op: 'children'; readonly ids: readonly number[] }
+  | { readonly op: 'gaps'; readonly languages: readonly string[] }
+  | { readonly op: 'gapFiles'; readonly languages: readonly string[] }
+  /** The indexed text of files (`paths`: the ones the next step may read; a lazy source may ignore them). */
+  | { readonly op: 'texts'; readonly paths: readonly string[] };
+
+type Steps<T> = Generator<NavigationRequest, T, unknown>;
+
+/** Asks one request; the answer's type is the request's (the drivers keep to it). */
+function* ask<T>(request: NavigationRequest): Steps<T> {
+  return (yield request) as T;
+}
+
+/**
  * Answers callers/callees/refs/impls/deps/dependents/impact for a set of seed nodes over the
  * graph, with the completeness report. `limits` is the `graph` configuration section (a bare
  * number is read as `max_depth`, with the default impact cap).
@@ -278,6 +301,93 @@ export function navigate(
   options: NavigationOptions,
   limits: number | GraphLimits,
 ): NavigationResult {
+  const answer = (r: NavigationRequest): unknown => {
+    switch (r.op) {
+      case 'descendants':
+        return graph.descendants(r.ids);
+      case 'walk':
+        return graph.walk(r.seeds, r.options);
+      case 'summaries':
+        return graph.nodes(r.ids);
+      case 'nodes':
+        return reader.nodesByIds(r.ids);
+      case 'children':
+        return r.ids.flatMap((id) => reader.children(id));
+      case 'gaps':
+        return graph.semanticGaps(label, r.languages);
+      case 'gapFiles':
+        return graph.semanticGapFiles(label, r.languages);
+      case 'texts':
+        return options.indexedText;
+    }
+  };
+  const steps = navigationSteps(label, navigation, seeds, options, limits);
+  for (let step = steps.next(); ; step = steps.next(answer(step.value))) if (step.done) return step.value;
+}
+
+/**
+ * Decoded file texts per read contract object: one reads object answers one snapshot (a team
+ * store's never changes; a local one is opened per request), and the gap check of every answer
+ * reads the same files, so each is fetched and decoded once per object.
+ */
+const textCaches = new WeakMap<GraphReads, Map<string, string | null>>();
+
+/**
+ * `navigate` over the async read contract (a local index's label or a team store's snapshot):
+ * one contract call per request, the indexed texts of the files the gap check reads fetched in
+ * one batch.
+ */
+export async function navigateReads(
+  reads: GraphReads,
+  navigation: Navigation,
+  seeds: readonly NodeRecord[],
+  options: Omit<NavigationOptions, 'indexedText'>,
+  limits: number | GraphLimits,
+): Promise<NavigationResult> {
+  const answer = async (r: NavigationRequest): Promise<unknown> => {
+    switch (r.op) {
+      case 'descendants':
+        return reads.descendants(r.ids);
+      case 'walk':
+        return reads.walk(r.seeds, r.options);
+      case 'summaries':
+        return reads.summaries(r.ids);
+      case 'nodes':
+        return reads.nodes(r.ids);
+      case 'children':
+        return reads.children(r.ids);
+      case 'gaps':
+        return groupGapFiles(await reads.semanticGapFiles(r.languages));
+      case 'gapFiles':
+        return reads.semanticGapFiles(r.languages);
+      case 'texts': {
+        let cache = textCaches.get(reads);
+        if (!cache) textCaches.set(reads, (cache = new Map()));
+        const missing = r.paths.filter((p) => !cache.has(p));
+        if (missing.length > 0) {
+          const bytes = await reads.fileContents(missing);
+          for (const p of missing) {
+            const b = bytes.get(p);
+            cache.set(p, b === undefined ? null : decodeFile(b).text);
+          }
+        }
+        const texts = cache;
+        return (path: string): string | null => texts.get(path) ?? null;
+      }
+    }
+  };
+  const steps = navigationSteps(reads.origin.label, navigation, seeds, options, limits);
+  for (let step = steps.next(); ; step = steps.next(await answer(step.value))) if (step.done) return step.value;
+}
+
+/** The navigation itself, its reads as requests (see `NavigationRequest`). */
+function* navigationSteps(
+  label: string,
+  navigation: Navigation,
+  seeds: readonly NodeRecord[],
+  options: NavigationOptions,
+  limits: number | GraphLimits,
+): Steps<NavigationResult> {
   const { max_depth: maxDepth, impact_max_nodes: impactMaxNodes = DEFAULT_IMPACT_MAX_NODES } = typeof limits === 'number' ? { max_depth: limits } : limits;
   const depth = options.depth ?? 1;
   if (!Number.isInteger(depth) || depth < 1) throw new CaError('usage', `--depth must be a positive integer (got ${String(options.depth)})`);
@@ -286,26 +396,30 @@ export function navigate(
   if (!Number.isInteger(maxNodes) || maxNodes < 1) throw new CaError('usage', `--max-nodes must be a positive integer (got ${String(options.maxNodes)})`);
   const plan = PLANS[navigation];
   let seedIds = seeds.map((s) => s.id);
-  if (plan.includeDescendants) seedIds = graph.descendants(seedIds);
+  if (plan.includeDescendants) seedIds = yield* ask<number[]>({ op: 'descendants', ids: seedIds });
   if (options.throughInterfaces && navigation === 'callers') {
     // Calls through an interface or base member reach this implementation at run time.
-    const up = graph.walk(seedIds, { direction: 'out', types: ['implements', 'overrides'], minConfidence: options.minConfidence ?? 'approximate', depth: 5, label });
+    const up = yield* ask<Traversal>({ op: 'walk', seeds: seedIds, options: { direction: 'out', types: ['implements', 'overrides'], minConfidence: options.minConfidence ?? 'approximate', depth: 5, label } });
     seedIds = [...new Set([...seedIds, ...up.depth.keys()])];
   }
-  const walk = graph.walk(seedIds, {
-    label,
-    direction: plan.direction,
-    types: plan.types,
-    minConfidence: options.minConfidence ?? 'approximate',
-    depth,
-    maxRows: maxNodes,
-    ...(plan.bridges ? { bridges: plan.bridges } : {}),
+  const walk = yield* ask<Traversal>({
+    op: 'walk',
+    seeds: seedIds,
+    options: {
+      label,
+      direction: plan.direction,
+      types: plan.types,
+      minConfidence: options.minConfidence ?? 'approximate',
+      depth,
+      maxRows: maxNodes,
+      ...(plan.bridges ? { bridges: plan.bridges } : {}),
+    },
   });
   const seedSet = new Set(seedIds);
   let edges: GraphEdge[] = walk.edges.filter((e) => !(seedSet.has(e.from) && e.to !== null && seedSet.has(e.to)));
   const depthOf = new Map(walk.depth);
   if (navigation === 'impls' && seeds.length === 1) {
-    const synthesized = approximateMemberImpls(graph, reader, seeds[0]!, depth, options.minConfidence ?? 'approximate');
+    const synthesized = yield* approximateMemberImpls(label, seeds[0]!, depth, options.minConfidence ?? 'approximate');
     for (const s of synthesized) {
       if (edges.some((e) => e.from === s.edge.from && e.to === s.edge.to)) continue;
       edges.push(s.edge);
@@ -325,7 +439,7 @@ export function navigate(
     if (e.from !== primary) touched.add(e.from);
     if (e.to !== null && e.to !== primary) touched.add(e.to);
   }
-  const hydrated = graph.nodes([...touched]);
+  const hydrated = yield* ask<GraphNode[]>({ op: 'summaries', ids: [...touched] });
   const nodes: NavigationNode[] = hydrated.map((n) =>
     // Extended in place: a spread copy of each view cost ~10× building it (thousands per impact answer).
     Object.assign(toSymbolView(n), { depth: seedSet.has(n.id) ? 0 : (depthOf.get(n.id) ?? 1) }),
@@ -339,27 +453,7 @@ export function navigate(
   };
   nodes.sort((a, b) => a.depth - b.depth || testRankOf(a.path) - testRankOf(b.path) || collator.compare(a.path, b.path) || a.startLine - b.startLine);
   edges.sort((a, b) => testRankOf(a.path) - testRankOf(b.path)); // stable: use-site order otherwise
-  // Languages sharing a descriptor use each other (TS and JS: allowJs, imports of either from the
-  // other): a gap in one can hide an edge into the other.
-  const languageRules = options.languages ?? builtinLanguages();
-  const languages = [...new Set([...seeds, ...nodes].flatMap((n) => languageRules.family(n.language)))];
-  let gapRows = graph.semanticGaps(label, languages);
-  const gapFiles = gapRows.reduce((sum, g) => sum + g.files, 0);
-  if (gapFiles > 0 && (plan.direction === 'out' || gapFiles <= GAP_SCAN_MAX_FILES)) {
-    // Only the files that could hold an edge this answer misses leave it incomplete.
-    const inner = nodes.filter((n) => n.depth > 0 && n.depth < depth);
-    const expanded = [...graph.nodes(seedIds), ...inner];
-    // Files importing or re-exporting them: where a symbol may get another name.
-    const importers =
-      plan.direction === 'in'
-        ? [...new Set(graph.walk([...seedIds, ...inner.map((n) => Number(n.id))], { direction: 'in', types: ['imports'], minConfidence: 'approximate', depth: 1, label }).edges.map((e) => e.path))]
-        : [];
-    gapRows = groupGapFiles(gapFilesThatMatter(graph.semanticGapFiles(label, languages), plan.direction, expanded, options.indexedText, importers, languageRules));
-  }
-  const gaps: Gap[] = gapRows.map((g) => ({
-    scope: g.project ? `project ${g.project} (${g.language})` : `repository root (${g.language})`,
-    reason: gapReason(g.state, g.reason, g.files),
-  }));
+  const gaps = yield* navigationGaps(label, plan, seeds, seedIds, nodes, depth, options);
   const result: NavigationResult = {
     navigation,
     symbol: toSymbolView(seeds[0]!),
@@ -384,42 +478,77 @@ export function navigate(
   const seedNames = new Map<number, string>();
   for (const n of hydrated) if (seedSet.has(n.id)) seedNames.set(n.id, n.qualifiedName);
   const missing = [...seedSet].filter((id) => !seedNames.has(id));
-  for (const n of graph.nodes(missing)) seedNames.set(n.id, n.qualifiedName);
+  for (const n of yield* ask<GraphNode[]>({ op: 'summaries', ids: missing })) seedNames.set(n.id, n.qualifiedName);
   return { ...result, byFile: groupImpact(nodes.filter((n) => n.depth > 0), edges, seedSet, seedNames) };
 }
 
+/** The completeness report: the label's files without exact edges that could hold an edge the answer misses. */
+function* navigationGaps(
+  label: string,
+  plan: Plan,
+  seeds: readonly NodeRecord[],
+  seedIds: readonly number[],
+  nodes: readonly NavigationNode[],
+  depth: number,
+  options: NavigationOptions,
+): Steps<Gap[]> {
+  // Languages sharing a descriptor use each other (TS and JS: allowJs, imports of either from the
+  // other): a gap in one can hide an edge into the other.
+  const languageRules = options.languages ?? builtinLanguages();
+  const languages = [...new Set([...seeds, ...nodes].flatMap((n) => languageRules.family(n.language)))];
+  let gapRows = yield* ask<SemanticGapRow[]>({ op: 'gaps', languages });
+  const gapFiles = gapRows.reduce((sum, g) => sum + g.files, 0);
+  if (gapFiles > 0 && (plan.direction === 'out' || gapFiles <= GAP_SCAN_MAX_FILES)) {
+    // Only the files that could hold an edge this answer misses leave it incomplete.
+    const inner = nodes.filter((n) => n.depth > 0 && n.depth < depth);
+    const expanded = [...(yield* ask<GraphNode[]>({ op: 'summaries', ids: seedIds })), ...inner];
+    // Files importing or re-exporting them: where a symbol may get another name.
+    const importers =
+      plan.direction === 'in'
+        ? [...new Set((yield* ask<Traversal>({ op: 'walk', seeds: [...seedIds, ...inner.map((n) => Number(n.id))], options: { direction: 'in', types: ['imports'], minConfidence: 'approximate', depth: 1, label } })).edges.map((e) => e.path))]
+        : [];
+    const files = yield* ask<readonly SemanticGapFile[]>({ op: 'gapFiles', languages });
+    const indexedText =
+      plan.direction === 'in' ? yield* ask<((path: string) => string | null) | undefined>({ op: 'texts', paths: [...new Set([...expanded.map((n) => n.path), ...importers, ...files.map((f) => f.path)])] }) : undefined;
+    gapRows = groupGapFiles(gapFilesThatMatter(files, plan.direction, expanded, indexedText, importers, languageRules));
+  }
+  return gapRows.map((g) => ({
+    scope: g.project ? `project ${g.project} (${g.language})` : `repository root (${g.language})`,
+    reason: gapReason(g.state, g.reason, g.files),
+  }));
+}
+
 /** For a member of a type: same-named members of subtypes/implementations (approximate). */
-function approximateMemberImpls(
-  graph: GraphReader,
-  reader: IndexReader,
+function* approximateMemberImpls(
+  label: string,
   member: NodeRecord,
   depth: number,
   minConfidence: Confidence,
-): { edge: GraphEdge; depth: number }[] {
+): Steps<{ edge: GraphEdge; depth: number }[]> {
   if (TYPE_KINDS.has(member.kind) || member.parentId === null) return [];
-  const parent = reader.nodeById(member.parentId);
+  const parent = (yield* ask<NodeRecord[]>({ op: 'nodes', ids: [member.parentId] }))[0];
   if (!parent || !TYPE_KINDS.has(parent.kind)) return [];
   if (minConfidence !== 'approximate') return [];
-  const subtypes = graph.walk([parent.id], { direction: 'in', types: ['implements', 'inherits'], minConfidence: 'approximate', depth, label: reader.label });
+  const subtypes = yield* ask<Traversal>({ op: 'walk', seeds: [parent.id], options: { direction: 'in', types: ['implements', 'inherits'], minConfidence: 'approximate', depth, label } });
   const out: { edge: GraphEdge; depth: number }[] = [];
-  for (const [typeId, d] of subtypes.depth) {
-    if (typeId === parent.id) continue;
-    for (const child of reader.children(typeId)) {
-      if (child.name !== member.name) continue;
-      out.push({
-        depth: d,
-        edge: {
-          id: -1,
-          from: child.id,
-          to: member.id,
-          type: parent.kind === 'interface' ? 'implements' : 'overrides',
-          confidence: 'approximate',
-          path: child.path,
-          line: child.startLine,
-          targetName: member.name,
-        },
-      });
-    }
+  const typeIds = [...subtypes.depth.keys()].filter((id) => id !== parent.id);
+  // One batch for every subtype's members (each type's in source order, types in walk order).
+  const children = yield* ask<NodeRecord[]>({ op: 'children', ids: typeIds });
+  for (const child of children) {
+    if (child.name !== member.name || child.parentId === null) continue;
+    out.push({
+      depth: subtypes.depth.get(child.parentId)!,
+      edge: {
+        id: -1,
+        from: child.id,
+        to: member.id,
+        type: parent.kind === 'interface' ? 'implements' : 'overrides',
+        confidence: 'approximate',
+        path: child.path,
+        line: child.startLine,
+        targetName: member.name,
+      },
+    });
   }
   return out;
 }

@@ -6,3 +6,4 @@ export { publish, PUBLISH_BATCH_FILES } from './publish.js';
 export type { PublishReport, PublishOptions } from './publish.js';
 export { listRepositories, snapshotDump, tableCounts } from './read.js';
 export type { RepositoryLabel, SnapshotDump } from './read.js';
+export { openGraphReads } from './graphReads.js';

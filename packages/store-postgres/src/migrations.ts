@@ -173,13 +173,24 @@ CREATE TABLE labels (
 );
 `;
 
+// The read path (decision 042): symbol lookup is case-insensitive like SQLite's COLLATE NOCASE;
+// an incoming walk keeps an edge when its edge set belongs to the snapshot, an outgoing one finds
+// the frontier's files by version. (Number 2 is the search migration's.)
+const READ_PATH = `
+CREATE INDEX nodes_qualified_name_ci ON nodes(repo_id, lower(qualified_name));
+CREATE INDEX nodes_name_ci ON nodes(repo_id, lower(name));
+CREATE INDEX snapshot_files_edge_set ON snapshot_files(repo_id, edge_set_id, snapshot_id);
+CREATE INDEX snapshot_files_version ON snapshot_files(repo_id, snapshot_id, version_id);
+`;
+
 /** The numbered migrations, oldest first (forward-only: a released one is never edited). */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'repositories, content-addressed file versions, edge sets, snapshots and labels', sql: INITIAL },
+  { version: 3, name: 'read path: case-insensitive name lookups, snapshot files by edge set and by version', sql: READ_PATH },
 ];
 
 /** The schema version this tool writes and reads. */
-export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
+export const PG_SCHEMA_VERSION = Math.max(...PG_MIGRATIONS.map((m) => m.version));
 
 // One advisory lock key for migrations (the two-int form's first half); publishers lock other keys.
 const MIGRATION_LOCK = 0x6361_0001;

@@ -230,6 +230,19 @@ async function beginSnapshot(client: PgClient, repoId: number, label: string, so
   return Number(r.rows[0]!.snapshot_id);
 }
 
+// The tables a publish fills, whose statistics the readers' plans need.
+const READ_TABLES = ['file_versions', 'nodes', 'edge_sets', 'edges', 'snapshot_files', 'chunks'] as const;
+
+/**
+ * ANALYZE of the tables this publish added rows to, before the label switches: the first readers
+ * of a freshly filled store otherwise plan their joins without statistics (autovacuum analyzes
+ * later), and a nested loop over unanalyzed tables can run for minutes. A role that does not own
+ * the tables gets a warning from the server, not an error.
+ */
+async function refreshStatistics(client: PgClient): Promise<void> {
+  await client.query(`ANALYZE ${READ_TABLES.join(', ')}`);
+}
+
 /** Points the label at the finished snapshot and drops the one it replaces (one transaction). */
 async function switchLabel(client: PgClient, repoId: number, label: string, snapshotId: number): Promise<{ nodes: number; edges: number; files: number }> {
   return inTransaction(client, async () => {
@@ -319,6 +332,7 @@ export async function publish(url: string, repository: string, source: SnapshotS
           sets.map((s) => ids.get(`${s.versionId}\0${s.digest}`) ?? null), group.map((f) => f.semanticState), group.map((f) => f.semanticReason)]);
       await options.onProgress?.('edges', i + 1, batches.length);
     }
+    if (written.versions + written.edgeSets > 0) await refreshStatistics(client);
     const counts = await switchLabel(client, repoId, label, snapshotId);
     return { repository, label, snapshotId, files: counts.files, written, nodes: counts.nodes, edges: counts.edges };
   } catch (e) {

@@ -1,8 +1,9 @@
-import { CONFIDENCES, type Confidence, type EdgeType } from '@ca/schema';
+import type { Confidence, EdgeType } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { cachedStatement, changeStamp, selectColumn, selectOne, selectValue, type Statement } from './statements.js';
 import { toNodeSummary, type NodeSummary, type NodeSummaryRow } from './rows.js';
 import { inLabelJoinByLabel, labelEntriesCondition } from './labelScope.js';
+import { allowedConfidences, walkSteps, type WalkEdgeRow } from './walk.js';
 
 export type Direction = 'in' | 'out';
 
@@ -161,15 +162,6 @@ interface ScopeNode {
   path: string;
 }
 
-/** Use-site order: path, line, edge id. */
-function byLocation(a: { path: string; line: number; id: number }, b: { path: string; line: number; id: number }): number {
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line || a.id - b.id;
-}
-
-function allowedConfidences(min: Confidence): Confidence[] {
-  return CONFIDENCES.slice(0, CONFIDENCES.indexOf(min) + 1);
-}
-
 /**
  * Graph walks over resolved edges: a breadth-first search, one indexed query per level over
  * the whole frontier (passed as one JSON array, so one prepared statement serves every size),
@@ -207,7 +199,6 @@ export class GraphReader {
    */
   walk(seeds: readonly number[], options: TraversalOptions): Traversal {
     const confs = allowedConfidences(options.minConfidence);
-    const maxNodes = options.maxRows ?? 50_000;
     const incoming = options.direction === 'in';
     const near = incoming ? 'target_id' : 'source_id';
     // With one or two types, (node, type) index seeks; with more (impact, deps: 8 types) one
@@ -224,67 +215,27 @@ export class GraphReader {
     );
     const paths = this.filePaths();
     const scope = options.label !== undefined ? this.labelScope(options.label) : null;
-    const depth = new Map<number, number>();
-    for (const s of seeds) depth.set(s, 0);
-    const seedCount = depth.size;
-    const edges: GraphEdge[] = [];
-    let frontier = [...depth.keys()];
-    let truncated = false;
-    const dropped = new Set<number>();
-    type Row = { id: number; source_id: number; target_id: number | null; type: string; confidence: string; line: number; target_name: string; file_id: number; path: string };
-    const bridges = new Set<string>(options.bridges ?? []);
-    const query = (ids: readonly number[]): Row[] => {
-      if (scope === null) return stmt.all(JSON.stringify(ids), ...options.types, ...confs) as Row[];
-      // Other versions of the frontier's symbols are asked too (edges resolved to them), then
-      // every row is kept only from the label's files, with its ends mapped into the label.
-      const asked = incoming ? scope.withAliases(ids) : new Map(ids.map((id) => [id, id]));
-      const rows = (stmt.all(JSON.stringify([...asked.keys()]), ...options.types, ...confs) as Row[]).filter((r) => scope.files.has(r.file_id));
-      for (const r of rows) {
-        if (incoming) r.target_id = asked.get(r.target_id!) ?? r.target_id;
-        else if (r.target_id !== null) r.target_id = scope.inLabel(r.target_id);
-      }
-      return rows;
-    };
-    for (let d = 0; d < options.depth && frontier.length > 0 && !truncated; d++) {
-      const next: number[] = [];
-      // A level's frontier, then the bridges it reached (crossed within the level), until none is left.
-      for (let current = frontier; current.length > 0; ) {
-        const rows = query(current);
-        const crossed: number[] = [];
-        for (const r of rows) r.path = paths.get(r.file_id) ?? '';
-        rows.sort(byLocation);
-        for (const e of rows) {
-          const farId = incoming ? e.source_id : e.target_id;
-          // Unresolved targets are reported only one hop out from the seeds.
-          if (farId === null && d !== 0) continue;
-          if (farId !== null && !depth.has(farId)) {
-            if (depth.size - seedCount >= maxNodes) {
-              truncated = true;
-              dropped.add(farId);
-              continue;
-            }
-            depth.set(farId, d + 1);
-            if (bridges.has(e.type)) crossed.push(farId);
-            else next.push(farId);
-          }
-          edges.push({
-            id: e.id,
-            from: e.source_id,
-            to: e.target_id,
-            type: e.type as EdgeType,
-            confidence: e.confidence as Confidence,
-            path: e.path,
-            line: e.line,
-            targetName: e.target_name,
-          });
+    const query = (ids: readonly number[]): WalkEdgeRow[] => {
+      type Row = { id: number; source_id: number; target_id: number | null; type: string; confidence: string; line: number; target_name: string; file_id: number };
+      let rows: Row[];
+      if (scope === null) rows = stmt.all(JSON.stringify(ids), ...options.types, ...confs) as Row[];
+      else {
+        // Other versions of the frontier's symbols are asked too (edges resolved to them), then
+        // every row is kept only from the label's files, with its ends mapped into the label.
+        const asked = incoming ? scope.withAliases(ids) : new Map(ids.map((id) => [id, id]));
+        rows = (stmt.all(JSON.stringify([...asked.keys()]), ...options.types, ...confs) as Row[]).filter((r) => scope.files.has(r.file_id));
+        for (const r of rows) {
+          if (incoming) r.target_id = asked.get(r.target_id!) ?? r.target_id;
+          else if (r.target_id !== null) r.target_id = scope.inLabel(r.target_id);
         }
-        // A bridge is expanded here, in its own level: not again in the next one.
-        current = crossed;
       }
-      frontier = next;
-    }
-    edges.sort(byLocation);
-    return { depth, edges, truncated, reached: depth.size - seedCount + dropped.size };
+      return rows.map((r) => ({
+        id: r.id, from: r.source_id, to: r.target_id, type: r.type as EdgeType, confidence: r.confidence as Confidence,
+        path: paths.get(r.file_id) ?? '', line: r.line, targetName: r.target_name,
+      }));
+    };
+    const steps = walkSteps(seeds, options);
+    for (let step = steps.next(); ; step = steps.next(query(step.value))) if (step.done) return step.value;
   }
 
   /** The label's files, and the mapping of nodes of other versions onto the label's (by symbol key). */

@@ -30,9 +30,13 @@ export { ImportResolver } from './resolver.js';
 export { buildFtsQuery } from './ftsQuery.js';
 export type { FtsQuery } from './ftsQuery.js';
 export { GraphReader } from './graph.js';
+export { SqliteGraphReads } from './readContract.js';
+export type { GraphReads, GraphReadsOrigin, EdgeQuery } from './readContract.js';
+export { walkSteps, walkAsync, allowedConfidences, byLocation } from './walk.js';
+export type { WalkEdgeRow } from './walk.js';
 export { EXPORT_BATCH } from './exportNodes.js';
 export type { ExportNode } from './exportNodes.js';
-export type { Direction, TraversalOptions, GraphEdge, Traversal, SemanticGapFile, SemanticGapRow } from './graph.js';
+export type { Direction, TraversalOptions, GraphEdge, GraphNode, Traversal, SemanticGapFile, SemanticGapRow } from './graph.js';
 export { VectorStore, VEC0_MAX_K, SNAPSHOT_MIN_NEW_ROWS, vectorToBlob, blobToVector } from './vectors.js';
 export type {
   EmbeddingModel,

@@ -1,0 +1,58 @@
+import { CaError, decodeSpan } from '@ca/schema';
+import type { GraphReads, NodeRecord } from '@ca/store';
+import { navigateReads, type GraphLimits, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
+import { findSymbolsIn, oneSymbol } from './symbolLookup.js';
+import { BUILTIN_LANGUAGES } from './languages/index.js';
+import { LanguageRegistry } from './languages/registry.js';
+
+// Reads of one label through the async read contract (`GraphReads`, decision 042): a local
+// index's label or a team store's snapshot, with the answers of the Engine's synchronous
+// methods of the same names. Nothing here knows which backend answers.
+
+/** Every symbol a SYMBOL argument names (see `Engine.findSymbols`). */
+export async function symbolsOf(reads: GraphReads, name: string): Promise<NodeRecord[]> {
+  return findSymbolsIn(reads, name);
+}
+
+/** Exactly one symbol, or `not_found` / `ambiguous_symbol`. */
+export async function symbolOf(reads: GraphReads, name: string): Promise<NodeRecord> {
+  return oneSymbol(name, await findSymbolsIn(reads, name));
+}
+
+/** The symbols of a file in source order (`Engine.outline`); `not_found` when the label has no such file. */
+export async function outlineOf(reads: GraphReads, path: string): Promise<NodeRecord[]> {
+  const rel = path.replace(/\\/g, '/').replace(/^\.\//, '');
+  const nodes = await reads.outline(rel);
+  if (nodes === null) throw new CaError('not_found', `${rel} is not in the index`, { context: { path: rel } });
+  return nodes;
+}
+
+/** A symbol's source from the label's stored copy of its file (`stale`: no copy kept, `code` is the indexed chunk text). */
+export async function sourceOf(reads: GraphReads, name: string): Promise<{ node: NodeRecord; code: string; stale: boolean }> {
+  const node = await symbolOf(reads, name);
+  const bytes = (await reads.fileContents([node.path])).get(node.path);
+  if (bytes) return { node, code: decodeSpan(bytes, node.startByte, node.endByte), stale: false };
+  return { node, code: node.chunkText, stale: true };
+}
+
+let languages: LanguageRegistry | null = null;
+
+/**
+ * Graph navigation over the contract (`Engine.navigate`): SYMBOL a qualified name, a bare name or
+ * an id — or, for deps/dependents, a file path; `all` makes every match a seed.
+ */
+export async function navigateOf(
+  reads: GraphReads,
+  navigation: Navigation,
+  target: string,
+  options: Omit<NavigationOptions, 'indexedText'> & { all?: boolean },
+  limits: GraphLimits,
+): Promise<NavigationResult & { symbol: { code: string } }> {
+  let seeds: NodeRecord[] = [];
+  if (navigation === 'deps' || navigation === 'dependents') seeds = (await reads.outline(target.replace(/\\/g, '/').replace(/^\.\//, ''))) ?? [];
+  if (seeds.length === 0) seeds = options.all ? await symbolsOf(reads, target) : [await symbolOf(reads, target)];
+  if (seeds.length === 0) throw new CaError('not_found', `no symbol matches "${target}"`, { context: { symbol: target } });
+  languages ??= new LanguageRegistry(BUILTIN_LANGUAGES);
+  const result = await navigateReads(reads, navigation, seeds, { languages, ...options }, limits);
+  return { ...result, symbol: { ...result.symbol, code: seeds[0]!.chunkText } };
+}
