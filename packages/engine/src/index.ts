@@ -68,3 +68,4 @@ export type { EngineLanguage, SemanticPass, SemanticPassInput, RegisteredPass, S
 export type { LanguageSupport, AdapterContext, ModuleResolution, DeclaredTypeSyntax, ProjectFile, ProjectReader, WorkerEntry } from '@ca/schema';
 export { linkHttpCalls, unmatchedHttp, computeHttpLinks, linkCall, matchRoute, parseEndpointRoute } from './httpLinks.js';
 export type { HttpLinkReport, UnmatchedHttp, EndpointRoute, RouteSegment } from './httpLinks.js';
+export { linkRazorUses, razorUseTarget } from './razorLinks.js';
