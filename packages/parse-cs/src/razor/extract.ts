@@ -44,12 +44,19 @@ function wrapCode(text: string, blocks: readonly CodeBlock[], ns: string, name: 
   const prefix = `${open}${injected}`;
   const parts: string[] = [];
   let pos = 0;
-  const blankOut = (s: string) => s.replace(/[^\r\n]/g, (c) => ' '.repeat(Buffer.byteLength(c)));
+  // Whole lines outside the blocks become `//` comments, so no whitespace run spans many lines
+  // (the chunk builder trims headers with a regular expression that is quadratic on one).
+  const blankOut = (s: string, lineStart: boolean) =>
+    s.replace(/[^\r\n]*/g, (line, offset: number) => {
+      const bytes = Buffer.byteLength(line);
+      const whole = (offset > 0 || lineStart) && offset + line.length < s.length;
+      return whole && bytes >= 2 ? `//${' '.repeat(bytes - 2)}` : ' '.repeat(bytes);
+    });
   for (const b of blocks) {
-    parts.push(blankOut(text.slice(pos, b.open + 1)), text.slice(b.open + 1, b.close), ' ');
+    parts.push(blankOut(text.slice(pos, b.open + 1), pos === 0 || text[pos - 1] === '\n'), text.slice(b.open + 1, b.close), ' ');
     pos = b.close + 1;
   }
-  parts.push(blankOut(text.slice(pos)));
+  parts.push(blankOut(text.slice(pos), pos === 0 || text[pos - 1] === '\n'));
   return { cs: `${prefix}${parts.join('')}\n}${ns ? '}' : ''}`, prefixBytes: Buffer.byteLength(prefix) };
 }
 
