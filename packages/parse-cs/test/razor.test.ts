@@ -231,6 +231,12 @@ describe('bad Razor input: a clear per-file reason, the rest indexed', () => {
     expect(edgeRows(idx)).toContain('Shop.Api.Pages.Index references/probable ?IndexModel @2');
   });
 
+  it('a byte order mark before the first directive: the directive still read', () => {
+    // eShop's components start with U+FEFF: `\uFEFF@page "/"` must still be a route.
+    const idx = cs.parse({ path: 'Home.razor', text: '\uFEFF@page "/"\n<h1>Home</h1>\n' }) as FileIndex;
+    expect(idx.nodes.filter((n) => n.kind === 'endpoint').map((n) => n.name)).toEqual(['GET /']);
+  });
+
   it('non-ASCII markup before the code block: member byte spans stay those of the file', () => {
     // `<p>é</p>\n` is 10 bytes (é is 2 in UTF-8), `@code {\n` 8 more: `void A() { }` starts at byte 4 + 18 = 22.
     const text = '<p>é</p>\n@code {\n    void A() { }\n}\n';

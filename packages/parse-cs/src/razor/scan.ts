@@ -60,7 +60,8 @@ export interface RazorScan {
 }
 
 const BLOCK_START = /(^|[\s>}])@(code|functions)\s*\{/g;
-const DIRECTIVE = /^[ \t]*@(page|inject|inherits|implements|namespace|model|layout|typeparam|using|attribute)\b[ \t]*([^\r\n]*)/gm;
+// A byte order mark may precede the first directive (a reader that keeps it hands it over).
+const DIRECTIVE = /^[ \t\uFEFF]*@(page|inject|inherits|implements|namespace|model|layout|typeparam|using|attribute)\b[ \t]*([^\r\n]*)/gm;
 const TAG_NAME = /<([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)(?=[\s/>])/g;
 
 /** Replaces `text[from, to)` by blanks in `chars`, keeping line breaks. */
