@@ -58,19 +58,25 @@ describe('Razor components in an index of fixtures/fullstack/backend', () => {
 
 describe('razorUseTarget', () => {
   const rows = [
-    { id: 1, name: 'OrderList', qualifiedName: 'Shop.Web.OrderList', parentName: null },
-    { id: 2, name: 'Items', qualifiedName: 'Shop.Web.OrderList.Items', parentName: 'OrderList' },
-    { id: 3, name: 'Grid', qualifiedName: 'A.Grid', parentName: null },
-    { id: 4, name: 'Grid', qualifiedName: 'B.Grid', parentName: null },
+    { id: 1, name: 'OrderList', qualifiedName: 'Shop.Web.OrderList', parentName: null, project: 'Web/Web.csproj' },
+    { id: 2, name: 'Items', qualifiedName: 'Shop.Web.OrderList.Items', parentName: 'OrderList', project: 'Web/Web.csproj' },
+    { id: 3, name: 'Grid', qualifiedName: 'A.Grid', parentName: null, project: 'A/A.csproj' },
+    { id: 4, name: 'Grid', qualifiedName: 'B.Grid', parentName: null, project: 'B/B.csproj' },
+    { id: 5, name: 'Grid', qualifiedName: 'B.Other.Grid', parentName: null, project: 'B/B.csproj' },
   ];
-  it('one component or one member of that name links; none or several do not', () => {
+  it('one component or one member of that name links (or the one of the usage\'s project); none or several do not', () => {
     expect(razorUseTarget('OrderList', rows)).toBe(1);
     expect(razorUseTarget('Shop.Web.OrderList', rows)).toBe(1);
     expect(razorUseTarget('OrderList.Items', rows)).toBe(2);
     expect(razorUseTarget('OrderList.Missing', rows)).toBeNull();
-    // Two components named Grid (A.Grid, B.Grid): ambiguous, left unresolved; a qualified tag picks one.
+    // A fully qualified tag's parameter (`<Shop.Web.OrderList Items=…>`, as eShop's HybridApp writes one).
+    expect(razorUseTarget('Shop.Web.OrderList.Items', rows)).toBe(2);
+    // Three components named Grid: ambiguous, left unresolved; a qualified tag picks one.
     expect(razorUseTarget('Grid', rows)).toBeNull();
     expect(razorUseTarget('B.Grid', rows)).toBe(4);
+    // From a file of project A: A's only Grid. From B: B has two, still ambiguous.
+    expect(razorUseTarget('Grid', rows, 'A/A.csproj')).toBe(3);
+    expect(razorUseTarget('Grid', rows, 'B/B.csproj')).toBeNull();
     expect(razorUseTarget('PageTitle', rows)).toBeNull();
   });
 });

@@ -14,6 +14,8 @@ export interface RazorUseRow {
   readonly edgeId: number;
   /** `OrderList` or `OrderList.Items` (a parameter), or a dotted `Shop.Web.OrderList`. */
   readonly targetName: string;
+  /** The project of the file the usage is in (its `.csproj`). */
+  readonly project: string;
 }
 
 /** A component of the label, or a member of one (`parentName` set). */
@@ -23,6 +25,8 @@ export interface ComponentRow {
   readonly qualifiedName: string;
   /** The component's name for a member; null for a component. */
   readonly parentName: string | null;
+  /** The project of the file it is declared in. */
+  readonly project: string;
 }
 
 /** A label's Razor usages and components, and the replacement of their links. */
@@ -33,8 +37,8 @@ export class RazorLinkStore {
   uses(label: string): RazorUseRow[] {
     return selectAll<RazorUseRow>(
       this.db,
-      `SELECT e.id AS edgeId, e.target_name AS targetName
-       FROM edges e ${inLabelJoinByLabel('e.file_id')}
+      `SELECT e.id AS edgeId, e.target_name AS targetName, f.project AS project
+       FROM edges e ${inLabelJoinByLabel('e.file_id')} JOIN files f ON f.id = e.file_id
        WHERE e.type = 'references' AND e.confidence = 'probable' AND e.target_key LIKE '?%' AND lower(lf.path) LIKE '%.razor'
        ORDER BY e.id`,
       label,
@@ -45,10 +49,10 @@ export class RazorLinkStore {
   components(label: string): ComponentRow[] {
     return selectAll<ComponentRow>(
       this.db,
-      `SELECT n.id AS id, n.name AS name, n.qualified_name AS qualifiedName, NULL AS parentName
+      `SELECT n.id AS id, n.name AS name, n.qualified_name AS qualifiedName, NULL AS parentName, n.project AS project
        FROM nodes n ${inLabelJoinByLabel('n.file_id')} WHERE n.kind = 'component'
        UNION ALL
-       SELECT m.id, m.name, m.qualified_name, n.name
+       SELECT m.id, m.name, m.qualified_name, n.name, m.project
        FROM nodes n ${inLabelJoinByLabel('n.file_id')} JOIN nodes m ON m.parent_id = n.id WHERE n.kind = 'component'`,
       label,
       label,
