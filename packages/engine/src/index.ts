@@ -75,3 +75,4 @@ export { navigate, navigateReads } from './navigation.js';
 export type { NavigationRequest, GraphLimits } from './navigation.js';
 export type { GraphReads, GraphReadsOrigin } from '@ca/store';
 export { SqliteGraphReads } from '@ca/store';
+export { linkRazorUses, razorUseTarget } from './razorLinks.js';

@@ -38,6 +38,7 @@ import { unreadableFile, type ProcessedFile } from './fileProcessing.js';
 import { ParsePool } from './parsePool.js';
 import { renamePairs } from './renames.js';
 import { linkHttpCalls, type HttpLinkReport } from './httpLinks.js';
+import { linkRazorUses } from './razorLinks.js';
 
 export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
 
@@ -199,6 +200,8 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
     : { semantic: undefined, contextChanges: [] as ContextChange[] };
   // Links depend on files of both languages: any change of the label recomputes them (decision 038).
   const httpLinks = store.changeStamp() !== stampBefore ? linkHttpCalls(store, label) : undefined;
+  // Markup usages name components of other files: relinked whenever the label changed (decision 041).
+  if (store.changeStamp() !== stampBefore) linkRazorUses(store, label);
   const embeddings = await embed(ctx, label, (done, t) => progress({ phase: 'embed', done, total: t }), options.embedLimit);
   const wrote = store.changeStamp() !== stampBefore;
   if (thePlan.remove.length > 0 || thePlan.parse.length > 0) store.maintenance.sweep();

@@ -133,8 +133,10 @@ describe('HTTP links across fixtures/fullstack', () => {
       'client/src/api/catalog.ts:20 PUT /api/catalog/items/{}/name',
       'client/src/components/Search.tsx:7 DELETE ~',
     ]);
-    // 26 endpoints in the backend (packages/parse-cs/test/endpoints.test.ts); the 9 linked above leave 17, in path and line order.
+    // 26 endpoints in the backend's C# (packages/parse-cs/test/endpoints.test.ts) and 2 @page routes
+    // (packages/parse-cs/test/razor.test.ts); the 9 linked above leave 19, in path and line order.
     expect(u.endpoints.map((e) => e.name)).toEqual([
+      'GET /board/{customerId}',
       'GET /admin/reports/{year}',
       'GET /reports/latest',
       'GET /admin/reports/summary',
@@ -148,6 +150,7 @@ describe('HTTP links across fixtures/fullstack', () => {
       'ANY /api/orders',
       'POST /api/admin/catalog/reindex',
       'DELETE /{carts}/{cartId}/items/{itemId}',
+      'ANY /checkout/{step?}',
       'GET /health',
       'GET /api/ping',
       'HEAD /api/ping',

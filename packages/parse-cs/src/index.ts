@@ -3,9 +3,12 @@
  * chunks, approximate edges), the conditional-compilation preprocessor and readers for
  * project and solution files.
  */
-export { createCsAdapter, CS_EXTRACTOR_VERSION } from './adapter.js';
+export { createCsAdapter, CS_EXTRACTOR_VERSION, RAZOR_EXTRACTOR_VERSION } from './adapter.js';
 export type { CsAdapterOptions } from './adapter.js';
-export { csharpLanguage, csDeclaredTypes, createCsSymbolLookup } from './language.js';
+export { csharpLanguage, csDeclaredTypes, createCsSymbolLookup, createRazorProjectLookup } from './language.js';
+export { isRazorPath, razorNamespace, razorPageRoute, componentName } from './razor/names.js';
+export type { RazorProject } from './razor/names.js';
+export { RAZOR_SYNTACTIC_REASON } from './razor/extract.js';
 export {
   applyPreprocessor,
   frameworkSymbols,

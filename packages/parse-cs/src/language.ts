@@ -3,6 +3,7 @@ import { splitTopLevel, type DeclaredTypeSyntax, type LanguageSupport, type Proj
 import { createCsAdapter } from './adapter.js';
 import { DEFAULT_PREPROCESSOR_SYMBOLS } from './preprocessor.js';
 import { preprocessorSymbolsFor, readCsproj } from './project.js';
+import { isRazorPath, type RazorProject } from './razor/names.js';
 
 const PARAMETER_MODIFIERS = /^(?:(?:this|ref|out|in|params|scoped|readonly)\s+)+/;
 
@@ -58,24 +59,68 @@ export function createCsSymbolLookup(readProject: ProjectReader): (path: string)
   };
 }
 
+/**
+ * The project of a Razor file: the nearest `.csproj` up from its directory, with its
+ * `<RootNamespace>` (else its file name, MSBuild's default). Cached per directory; a malformed
+ * project still names its components by its file name.
+ */
+export function createRazorProjectLookup(readProject: ProjectReader): (path: string) => RazorProject | null {
+  const byDir = new Map<string, RazorProject | null>();
+  const lookup = (relDir: string): RazorProject | null => {
+    if (byDir.has(relDir)) return byDir.get(relDir)!;
+    let result: RazorProject | null = null;
+    const project = readProject(relDir);
+    if (project !== null) {
+      const stem = posix.basename(project.path).replace(/\.[^.]+$/, '');
+      let rootNamespace = stem;
+      try {
+        rootNamespace = readCsproj(project.text, project.path).rootNamespace ?? stem;
+      } catch {
+        // why: a project file that does not read as XML keeps MSBuild's default, its file name.
+        rootNamespace = stem;
+      }
+      result = { dir: relDir, rootNamespace };
+    } else if (relDir !== '') {
+      const parent = posix.dirname(relDir);
+      result = lookup(parent === '.' ? '' : parent);
+    }
+    byDir.set(relDir, result);
+    return result;
+  };
+  return (path: string) => {
+    const dir = posix.dirname(path);
+    return lookup(dir === '.' ? '' : dir);
+  };
+}
+
 /** C# (`cs`): the tree-sitter adapter (preprocessor symbols from `.csproj` files) and declared types. */
 export const csharpLanguage: LanguageSupport = {
   id: 'csharp',
   languages: ['cs'],
-  extensions: ['.cs'],
-  languageOf: (path) => (path.toLowerCase().endsWith('.cs') ? 'cs' : null),
+  // Razor components and pages are C# classes: their files are C# files the Razor pass reads.
+  extensions: ['.cs', '.razor', '.cshtml'],
+  languageOf: (path) => (path.toLowerCase().endsWith('.cs') || isRazorPath(path) ? 'cs' : null),
   createAdapter: (context) => {
     // The project reader changes between runs: symbols are looked up again under a new one.
     let reader: ProjectReader | null = null;
     let symbols: (path: string) => readonly string[] = () => DEFAULT_PREPROCESSOR_SYMBOLS;
+    let razorProjects: (path: string) => RazorProject | null = () => null;
+    const refresh = (): void => {
+      const current = context.projects();
+      if (current !== reader) {
+        reader = current;
+        symbols = createCsSymbolLookup(current);
+        razorProjects = createRazorProjectLookup(current);
+      }
+    };
     return createCsAdapter({
       preprocessorSymbols: (path) => {
-        const current = context.projects();
-        if (current !== reader) {
-          reader = current;
-          symbols = createCsSymbolLookup(current);
-        }
+        refresh();
         return symbols(path);
+      },
+      razorProject: (path) => {
+        refresh();
+        return razorProjects(path);
       },
     });
   },

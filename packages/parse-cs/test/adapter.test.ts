@@ -23,7 +23,8 @@ const node = (index: FileIndex, qualifiedName: string, kind?: string) => {
 describe('adapter basics', () => {
   it('declares its extension and language', () => {
     expect(cs.id).toBe('cs');
-    expect(cs.extensions).toEqual(['.cs']);
+    // Razor components and pages are read by the same adapter (decision 041).
+    expect(cs.extensions).toEqual(['.cs', '.razor', '.cshtml']);
     expect(cs.languageOf('src/A.cs')).toBe('cs');
     expect(cs.languageOf('src/A.ts')).toBeNull();
   });

@@ -77,3 +77,5 @@ export type {
 } from './snapshotSource.js';
 export { HttpLinkStore, HTTP_LINK_EXTRACTOR } from './httpLinks.js';
 export type { ClientCallRow, EndpointRow, HttpLink } from './httpLinks.js';
+export { RazorLinkStore } from './razorLinks.js';
+export type { RazorUseRow, ComponentRow } from './razorLinks.js';

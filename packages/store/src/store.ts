@@ -10,6 +10,7 @@ import { Maintenance } from './maintenance.js';
 import { LabelPlanState } from './planState.js';
 import { IndexReader } from './reader.js';
 import { HttpLinkStore } from './httpLinks.js';
+import { RazorLinkStore } from './razorLinks.js';
 import { ImportResolver } from './resolver.js';
 import { SemanticStore } from './semanticStore.js';
 import { SnapshotSource } from './snapshotSource.js';
@@ -36,6 +37,8 @@ export class Store {
   readonly graph: GraphReader;
   /** The HTTP linker's rows: client calls, endpoints and their links (per label). */
   readonly httpLinks: HttpLinkStore;
+  /** The Razor linker's rows: markup component usages and the label's components (decision 041). */
+  readonly razorLinks: RazorLinkStore;
   /** What indexing did not load or run (stripped plugins, MSBuild targets, refused files). */
   readonly loadNotes: LoadNotes;
   private vectorStore: VectorStore | null = null;
@@ -50,6 +53,7 @@ export class Store {
     this.maintenance = new Maintenance(db, this.writer, () => this.vectors);
     this.graph = new GraphReader(db);
     this.httpLinks = new HttpLinkStore(db);
+    this.razorLinks = new RazorLinkStore(db);
     this.loadNotes = new LoadNotes(db);
   }
 

@@ -1,5 +1,5 @@
 import { CaError, type EdgeType } from '@ca/schema';
-import { isRoslynAvailable, RoslynHost, type DocumentResult } from '@ca/parse-cs';
+import { isRazorPath, isRoslynAvailable, RAZOR_SYNTACTIC_REASON, RoslynHost, type DocumentResult } from '@ca/parse-cs';
 import type { SemanticEdgeWrite, Store } from '@ca/store';
 import { recordCsLoadWarnings } from '../loadNotes.js';
 
@@ -45,7 +45,12 @@ export async function runCsSemanticPass(
   },
 ): Promise<CsSemanticReport> {
   const started = performance.now();
-  const csFiles = store.semantic.analysableFiles(label, ['cs']);
+  const allCsFiles = store.semantic.analysableFiles(label, ['cs']);
+  // Razor files stay syntactic: roslyn-host does not run the Razor generator (decision 041), and
+  // their state says so, so answers that reach them report the gap.
+  const razorFiles = allCsFiles.filter((f) => isRazorPath(f.path));
+  if (razorFiles.length > 0) store.writer.setSemanticState(razorFiles.map((f) => f.id), 'none', RAZOR_SYNTACTIC_REASON);
+  const csFiles = razorFiles.length > 0 ? allCsFiles.filter((f) => !isRazorPath(f.path)) : allCsFiles;
   const empty = (available: boolean, reason: string | null): CsSemanticReport => ({
     available,
     reason,
