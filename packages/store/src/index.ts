@@ -73,3 +73,5 @@ export type {
 } from './snapshotSource.js';
 export { HttpLinkStore, HTTP_LINK_EXTRACTOR } from './httpLinks.js';
 export type { ClientCallRow, EndpointRow, HttpLink } from './httpLinks.js';
+export { ARTIFACT_FORMAT, ARTIFACT_MAGIC, readArtifactHeader } from './artifact.js';
+export type { ArtifactHeader, ArtifactLabel, ArtifactOptions, ArtifactOrigin } from './artifact.js';
