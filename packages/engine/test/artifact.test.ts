@@ -140,6 +140,24 @@ describe('--no-contents', () => {
       target.close();
     }
   }, 240_000);
+
+  it('--label base keeps only that label; the first index of the working tree reuses its 13 versions', async () => {
+    const only = artifactPath();
+    const h = await source.exportArtifact(only, { labels: ['base'] });
+    expect(h.labels.map((l) => [l.name, l.kind, l.files])).toEqual([['base', 'commit', 13]]);
+    await expect(source.exportArtifact(artifactPath(), { labels: ['nope'] })).rejects.toMatchObject({ code: 'unknown_label' });
+    const target = Engine.open(teammateOf(source.repoRoot), NO_EMBEDDINGS);
+    try {
+      await target.importArtifact(only);
+      expect(target.labels().map((l) => l.name)).toEqual(['base']);
+      // The checkout is the commit `base` was indexed at: every file is a version the index holds.
+      const r = await target.index();
+      expect([r.blobs.parsed, r.blobs.reused, r.files]).toEqual([0, 13, 13]);
+      expect(target.labels().map((l) => l.name)).toEqual(['base', 'working']);
+    } finally {
+      target.close();
+    }
+  }, 240_000);
 });
 
 describe('importing then indexing incrementally equals a fresh index', () => {
