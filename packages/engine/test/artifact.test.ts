@@ -142,6 +142,11 @@ describe('--no-contents', () => {
   }, 240_000);
 
   it('--label base keeps only that label; the first index of the working tree reuses its 13 versions', async () => {
+    // A crawl in progress (a staging label) is never part of an artifact: the importer's crawl
+    // of the same label and commit starts anew instead of resuming it.
+    const commit = source.labels().find((l) => l.name === 'base')!.commit!;
+    expect(source.store.labels.beginCrawl('half', commit).resumed).toBe(false);
+    expect(source.store.labels.beginCrawl('half', commit).resumed).toBe(true);
     const only = artifactPath();
     const h = await source.exportArtifact(only, { labels: ['base'] });
     expect(h.labels.map((l) => [l.name, l.kind, l.files])).toEqual([['base', 'commit', 13]]);
@@ -150,6 +155,7 @@ describe('--no-contents', () => {
     try {
       await target.importArtifact(only);
       expect(target.labels().map((l) => l.name)).toEqual(['base']);
+      expect(target.store.labels.beginCrawl('half', commit).resumed).toBe(false);
       // The checkout is the commit `base` was indexed at: every file is a version the index holds.
       const r = await target.index();
       expect([r.blobs.parsed, r.blobs.reused, r.files]).toEqual([0, 13, 13]);

@@ -161,9 +161,14 @@ export class Store {
     const vectors = options.vectors !== false;
     const contents = options.contents !== false;
     const keep = options.labels ? new Set(options.labels) : null;
-    // A staging label is a crawl in progress: never part of an artifact.
-    for (const l of this.labels.list()) if (l.kind === 'staging' || (keep && !keep.has(l.name))) this.labels.remove(l.name);
-    if (keep) this.maintenance.gc();
+    // A staging label is a crawl in progress (`labels.list` does not show it): never part of an artifact.
+    let removed = this.db.prepare(`DELETE FROM labels WHERE kind = 'staging'`).run().changes;
+    for (const l of this.labels.list()) {
+      if (!keep || keep.has(l.name)) continue;
+      this.labels.remove(l.name);
+      removed++;
+    }
+    if (removed > 0) this.maintenance.gc();
     pruneArtifactCopy(this.db, { vectors, contents });
     recordArtifactOrigin(this.db, { repository: options.repository, createdAt: new Date().toISOString(), vectors, contents });
     this.db.exec(`VACUUM`);
