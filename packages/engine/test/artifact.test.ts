@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeGenerator, compare, navigationAnswers, sampleSymbols, snapshot, workspaceOf } from './differential/lib.mjs';
@@ -180,7 +180,6 @@ describe('importing then indexing incrementally equals a fresh index', () => {
     // generator (from the index's own symbols), then an import and an incremental index.
     const repo = workspaceOf(TS_APP);
     let target = Engine.open(repo, NO_EMBEDDINGS);
-    const clean = Engine.open(teammateOf(repo), NO_EMBEDDINGS);
     try {
       await target.importArtifact(file);
       const generator = new ChangeGenerator(repo, seed);
@@ -204,7 +203,6 @@ describe('importing then indexing incrementally equals a fresh index', () => {
       }
     } finally {
       target.close();
-      clean.close();
     }
   }, 480_000);
 });
@@ -332,6 +330,17 @@ describe('a bad artifact is refused and the index it would replace stays', () =>
     } finally {
       engine.close();
     }
+  });
+
+  it('an index run in another process holds the lock: db_locked, nothing replaced', async () => {
+    // The lock file as a live indexer on this host leaves it (the parent process is alive).
+    writeFileSync(`${target.dbPath}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), label: 'working', since: new Date().toISOString() }));
+    try {
+      await expect(target.importArtifact(file)).rejects.toMatchObject({ code: 'db_locked' });
+    } finally {
+      rmSync(`${target.dbPath}.lock`, { force: true });
+    }
+    stays();
   });
 
   it('an intact artifact then replaces the index (13 files)', async () => {
