@@ -401,6 +401,10 @@ async function cmdStatus(values: Values): Promise<number> {
       if (f.staleCount > f.staleFiles.length) out.push(`  … and ${f.staleCount - f.staleFiles.length} more`);
     }
     if (s.labels.length > 1) out.push(`labels:     ${s.labels.map((l) => l.name).join(', ')}`);
+    if (s.importedFrom) {
+      const left = [s.importedFrom.vectors ? '' : 'vectors', s.importedFrom.contents ? '' : 'file contents'].filter((x) => x !== '');
+      out.push(`imported:   from an artifact of ${s.importedFrom.repository} exported ${s.importedFrom.createdAt}${left.length > 0 ? ` without ${left.join(' and ')}` : ''}`);
+    }
     if (s.problems.length > 0) {
       out.push('files not fully indexed:');
       for (const f of s.problems) out.push(`  ${f.status.padEnd(10)} ${f.path}${f.reason ? ` — ${f.reason}` : ''}`);
@@ -664,8 +668,8 @@ const navigate =
   (values, args) =>
     cmdNavigate(navigation, values, args);
 
-/** Every command of the table in usage.ts, and what runs it (eval, mcp and serve are dispatched before parsing). */
-const HANDLERS: Record<Exclude<Command, 'eval' | 'mcp' | 'serve' | 'ui'>, Handler> = {
+/** Every command of the table in usage.ts, and what runs it (eval, mcp, serve, ui, export and import are dispatched before parsing). */
+const HANDLERS: Record<Exclude<Command, 'eval' | 'mcp' | 'serve' | 'ui' | 'export' | 'import'>, Handler> = {
   index: cmdIndex,
   watch: cmdWatch,
   search: cmdSearch,
@@ -710,6 +714,16 @@ export async function run(argv: string[]): Promise<number> {
       const http = argv[0] === 'serve' || argv.includes('--http');
       const hooks = http ? { pages: (await import('@ca/ui')).servePages } : {};
       return await (await import('@ca/mcp')).runMcpCli(argv[0] === 'serve' ? argv : argv.slice(1), hooks);
+    } catch (e) {
+      return reportError(e, wantsJson);
+    }
+  }
+  if (argv[0] === 'export' || argv[0] === 'import') {
+    // Their own options (`--label` repeats, `--no-vectors`, `--force`): parsed by the command.
+    try {
+      const { cmdExport } = await import('./commands/export.js');
+      const { cmdImport } = await import('./commands/import.js');
+      return await (argv[0] === 'export' ? cmdExport : cmdImport)(argv.slice(1));
     } catch (e) {
       return reportError(e, wantsJson);
     }

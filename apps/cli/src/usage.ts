@@ -27,6 +27,8 @@ export const COMMANDS = [
   'label',
   'repos',
   'gc',
+  'export',
+  'import',
   'use',
   'similar',
   'mcp',
@@ -79,6 +81,10 @@ Commands:
   label rm NAME           remove a label (its content goes with the next ca gc)
   repos --store URL       the repositories and labels of a team store, with commit and counts
   gc                      reclaim what no label references (versions, nodes, edges, vectors) and sweep journals
+  export                  write the index as one portable file (--out FILE, default <repo>.caindex;
+                          --label NAME… to keep only those labels; --no-vectors, --no-contents)
+  import FILE             install an exported index (checked first; --force: of another repository),
+                          then index the working tree incrementally (--no-index: install only)
   use [--label NAME] [--repo DIR] | --clear
                           remember a default repository and label for the commands (ca use alone: show it)
 

@@ -51,6 +51,8 @@ const EXAMPLES: Partial<Record<Command, string[]>> = {
   labels: ['labels', '--repo', repo],
   label: ['label', 'rm', 'base', '--repo', repo],
   gc: ['gc', '--repo', repo],
+  export: ['export', '--repo', repo, '--out', join(dir, 'repo.caindex')],
+  import: ['import', join(dir, 'repo.caindex'), '--repo', repo, '--no-index'],
   use: ['use', '--repo', repo],
   similar: ['similar', 'AuthService.login', '--repo', repo],
   mcp: ['mcp', 'instructions'],

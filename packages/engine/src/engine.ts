@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CaError, CONFIG_DIR, decodeFile, decodeSpan, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
-import { LATEST_SCHEMA_VERSION, SqliteGraphReads, Store, type GcReport, type GraphReads, type IndexReader, type KnnHit, type LabelInfo, type LoadNote, type NodeRecord } from '@ca/store';
+import { LATEST_SCHEMA_VERSION, readArtifactHeader, SqliteGraphReads, Store, type ArtifactHeader, type ArtifactOrigin, type GcReport, type GraphReads, type IndexReader, type KnnHit, type LabelInfo, type LoadNote, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchContext, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
 import { RoslynHost } from '@ca/parse-cs';
@@ -121,6 +121,15 @@ export interface StatusReport {
   readonly notLoaded: readonly LoadNote[];
   readonly freshness: Freshness;
   readonly labels: readonly LabelInfo[];
+  /** The artifact this index was imported from (`ca import`): what it left out; absent for an index built here. */
+  readonly importedFrom?: ArtifactOrigin;
+}
+
+/** What `Engine.exportArtifact` keeps (`ca export`): every label, vectors and contents unless told otherwise. */
+export interface ExportOptions {
+  readonly labels?: readonly string[];
+  readonly vectors?: boolean;
+  readonly contents?: boolean;
 }
 
 export interface HealthCheck {
@@ -362,6 +371,65 @@ export class Engine {
   removeLabel(name: string): number {
     if (name === WORKING_LABEL || name === this.workingLabel) throw new CaError('usage', `"${name}" is the working tree's label; it is not removed (delete the index instead)`);
     return this.store.labels.remove(name);
+  }
+
+  /**
+   * Writes a portable artifact of the index to `out` (`ca export`, decision 045): the labels
+   * named (default all), with vectors and stored contents unless left out. The repository is
+   * recorded by this checkout's directory name, which `importArtifact` compares.
+   */
+  exportArtifact(out: string, options: ExportOptions = {}): Promise<ArtifactHeader> {
+    return this.store.exportArtifact(out, {
+      repository: basename(this.repoRoot),
+      ...(options.labels && options.labels.length > 0 ? { labels: options.labels } : {}),
+      ...(options.vectors === false ? { vectors: false } : {}),
+      ...(options.contents === false ? { contents: false } : {}),
+    });
+  }
+
+  /**
+   * Replaces this index with the artifact `file` (`ca import`): the header and checksum are
+   * checked and the database unpacked and verified beside the index before anything is
+   * replaced; then one rename installs it, so a failure at any step leaves the previous index
+   * as it was. An artifact of another repository (by directory name) is `artifact_mismatch`
+   * unless `force`. Run `index()` after it to bring the working tree's label up to date.
+   */
+  async importArtifact(file: string, options: { force?: boolean } = {}): Promise<ArtifactHeader> {
+    const header = readArtifactHeader(file);
+    const repository = basename(this.repoRoot);
+    if (header.repository !== repository && options.force !== true) {
+      throw new CaError('artifact_mismatch', `${file} is an index of "${header.repository}", not of "${repository}" (${this.repoRoot}); pass --force to import it anyway`, {
+        context: { path: file },
+      });
+    }
+    this.lock.tryAcquire('import') || this.throwLocked();
+    const temp = `${this.dbPath}.import-${process.pid}`;
+    try {
+      for (const ext of ['', '-wal', '-shm']) rmSync(temp + ext, { force: true });
+      await Store.unpackArtifact(file, temp);
+      this.installIndex(temp);
+      return header;
+    } finally {
+      for (const ext of ['', '-wal', '-shm']) rmSync(temp + ext, { force: true });
+      this.lock.release();
+    }
+  }
+
+  /** Renames the verified database `temp` over the index and reopens it; the caches of the old index go. */
+  private installIndex(temp: string): void {
+    // Closing the last connection checkpoints the WAL into the old file and removes it, so no
+    // WAL of the old index is ever read against the new one.
+    this.closeStore();
+    try {
+      renameSync(temp, this.dbPath);
+      for (const suffix of [CHECKED_SUFFIX, PROGRAM_CACHE_SUFFIX]) rmSync(this.dbPath + suffix, { force: true });
+    } finally {
+      this.currentStore = Store.open(this.dbPath, { skipQuickCheck: true, languages: this.languages.languages });
+      this.countsCache = null;
+      this.textCache = null;
+      this.intactChecked = false;
+      this.semanticRetried.clear();
+    }
   }
 
   /** Reclaims what no label references (versions, nodes, edges, FTS rows, vectors, stored files) and sweeps the journals. */
@@ -791,12 +859,14 @@ export class Engine {
       const disk = this.indexedBytes(path);
       if (disk) return disk;
     }
-    return reader.fileContent(path);
+    // A label whose copy is not kept (an artifact imported without contents) still shows the
+    // file when the working tree holds that very version (same blob id: the same bytes).
+    return reader.fileContent(path) ?? (name === this.workingLabel ? null : this.indexedBytes(path, name));
   }
 
-  /** A working-tree file's bytes when they are still the version the working label indexed, else null (changed, gone, unreadable). */
-  private indexedBytes(path: string): Buffer | null {
-    const hash = this.store.reader(this.workingLabel).contentHashOf(path);
+  /** A working-tree file's bytes when they are still the version `label` indexed, else null (changed, gone, unreadable). */
+  private indexedBytes(path: string, label = this.workingLabel): Buffer | null {
+    const hash = this.store.reader(label).contentHashOf(path);
     if (!hash) return null;
     // The safe reader: the file may have become a FIFO or a link since it was indexed.
     const read = safeReadFile(join(this.repoRoot, path), { root: this.repoRoot, maxBytes: this.config.indexing.max_file_bytes });
@@ -827,6 +897,7 @@ export class Engine {
       .fileStatuses()
       .filter((f) => f.parseStatus !== 'ok')
       .map((f) => ({ path: f.path, status: f.parseStatus, reason: f.reason }));
+    const origin = this.store.artifactOrigin();
     return {
       repo: this.repoRoot,
       db: this.dbPath,
@@ -844,6 +915,7 @@ export class Engine {
       notLoaded: this.store.loadNotes.list(),
       freshness: this.freshness(label, 'all'),
       labels: this.store.labels.list(),
+      ...(origin ? { importedFrom: origin } : {}),
     };
   }
 
@@ -853,6 +925,7 @@ export class Engine {
     if (off) return `off: ${off}`;
     const vectors = this.store.vectors;
     const model = vectors.model();
+    if (!model && this.store.artifactOrigin()?.vectors === false) return 'off: imported without vectors (the next ca index embeds them)';
     if (!model) return 'off: the index has no embeddings yet (run ca index)';
     const partial = notEmbedded(reader.metadata(META_VECTORS_PENDING));
     return `on: ${model.modelId} (${model.dims} dims), ${vectors.count()} vectors${partial ? `; ${partial}` : ''}`;

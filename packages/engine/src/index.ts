@@ -8,12 +8,14 @@ export type {
   IndexPhase,
   BlobReport,
   StatusReport,
+  ExportOptions,
   HealthCheck,
   SymbolView,
 } from './engine.js';
 export type { LockHolder } from './indexLock.js';
 export { answerPaths, STALE_FILES_SHOWN } from './freshness.js';
-export type { GcReport, LabelInfo } from '@ca/store';
+export type { GcReport, LabelInfo, ArtifactHeader, ArtifactLabel, ArtifactOrigin } from '@ca/store';
+export { readArtifactHeader } from '@ca/store';
 export { Refresher, DEFAULT_BURST, TreeWatcher, treeChanges, HeadWatcher, mayHoldIndexedFiles, validateLabelName, validateRevision, LABEL_NAME_RULES } from '@ca/invalidation';
 export type { RefreshRequest, RefreshOutcome, RefresherOptions, RefresherState, TreeWatcherOptions, HeadWatcherOptions, WatchDirectory } from '@ca/invalidation';
 export { NAVIGATIONS } from './navigation.js';

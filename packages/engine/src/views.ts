@@ -253,7 +253,7 @@ export function viewFile(repoRoot: string, reader: IndexReader, texts: IndexedTe
     throw new CaError('invalid_path', `${rel} was skipped when indexed (ca status lists the reason): the index holds no text of it`, { context: { path: rel } });
   }
   if (!bytes) {
-    throw new CaError('io_error', `${rel} changed since it was indexed and the index kept no copy of that version (over the size cap, or indexed by an older ca); run ca index`, {
+    throw new CaError('io_error', `${rel} changed since it was indexed and the index kept no copy of that version (over the size cap, indexed by an older ca, or imported without contents); run ca index`, {
       context: { path: rel },
     });
   }

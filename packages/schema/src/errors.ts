@@ -34,6 +34,11 @@ export const ERROR_CODES = [
   'store_auth_failed',
   'store_extension_missing',
   'store_read_only',
+  // Index artifacts (`ca import`): not an artifact, damaged (cut, a flipped byte, a bad
+  // checksum), of another repository than the one it is imported into.
+  'artifact_invalid',
+  'artifact_corrupt',
+  'artifact_mismatch',
   'internal',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -47,6 +52,8 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'invalid_query',
   'not_indexed',
   'unknown_label',
+  'artifact_invalid',
+  'artifact_mismatch',
 ]);
 
 export interface CaErrorContext {

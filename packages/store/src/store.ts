@@ -1,3 +1,16 @@
+import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import {
+  artifactOriginOf,
+  packArtifact,
+  pruneArtifactCopy,
+  recordArtifactOrigin,
+  unpackArtifact,
+  type ArtifactHeader,
+  type ArtifactLabel,
+  type ArtifactOptions,
+  type ArtifactOrigin,
+} from './artifact.js';
 import { canonicalDump, type CanonicalDump } from './dump.js';
 import type { LanguageSyntax } from '@ca/schema';
 import { openDatabase, type OpenOptions, type SqliteDatabase } from './database.js';
@@ -111,6 +124,89 @@ export class Store {
    */
   changeStamp(): string {
     return changeStamp(this.db);
+  }
+
+  /**
+   * Writes a portable artifact of this index to `out` (decision 045): a consistent copy
+   * (`VACUUM INTO`, a read transaction: indexing may go on) in a temporary directory beside
+   * `out`, pruned there (labels not kept, then vectors or contents when left out), compacted,
+   * compressed and renamed onto `out` whole. The live index is only read.
+   */
+  async exportArtifact(out: string, options: ArtifactOptions): Promise<ArtifactHeader> {
+    for (const name of options.labels ?? []) this.labels.require(name);
+    const work = mkdtempSync(join(dirname(resolve(out)), '.ca-export-'));
+    try {
+      const copyPath = join(work, 'index.db');
+      this.db.prepare(`VACUUM INTO ?`).run(copyPath);
+      const copy = Store.open(copyPath, { skipQuickCheck: true });
+      let facts: ReturnType<Store['prunedForArtifact']>;
+      try {
+        facts = copy.prunedForArtifact(options);
+      } finally {
+        copy.close();
+      }
+      const file = join(work, 'artifact');
+      const header = await packArtifact(copyPath, join(work, 'payload.gz'), file, facts);
+      renameSync(file, out);
+      return header;
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+
+  /** On the exported copy: drops what `options` leaves out, records the origin, compacts; returns the header's facts. */
+  private prunedForArtifact(options: ArtifactOptions): {
+    schemaVersion: number;
+    repository: string;
+    labels: ArtifactLabel[];
+    vectors: ArtifactHeader['vectors'];
+    contents: boolean;
+  } {
+    const vectors = options.vectors !== false;
+    const contents = options.contents !== false;
+    const keep = options.labels ? new Set(options.labels) : null;
+    // A staging label is a crawl in progress (`labels.list` does not show it): never part of an artifact.
+    let removed = this.db.prepare(`DELETE FROM labels WHERE kind = 'staging'`).run().changes;
+    for (const l of this.labels.list()) {
+      if (!keep || keep.has(l.name)) continue;
+      this.labels.remove(l.name);
+      removed++;
+    }
+    if (removed > 0) this.maintenance.gc();
+    pruneArtifactCopy(this.db, { vectors, contents });
+    recordArtifactOrigin(this.db, { repository: options.repository, createdAt: new Date().toISOString(), vectors, contents });
+    this.db.exec(`VACUUM`);
+    const model = vectors ? this.vectors.model() : null;
+    const count = model ? this.vectors.count() : 0;
+    return {
+      schemaVersion: Number(this.reader().metadata('schema_version')),
+      repository: options.repository,
+      labels: this.labels.list().map((l) => ({ name: l.name, kind: l.kind, commit: l.commit, files: l.files })),
+      vectors: model && count > 0 ? { model: model.modelId, revision: model.revision, dims: model.dims, count } : null,
+      contents,
+    };
+  }
+
+  /**
+   * Checks the artifact `file` and writes its index to `target` (a path that must not exist),
+   * migrated to this tool's schema and verified (`PRAGMA quick_check`); on any failure `target`
+   * is removed and the error thrown. Installing it (a rename over the live index) is the caller's.
+   */
+  static async unpackArtifact(file: string, target: string): Promise<ArtifactHeader> {
+    const header = await unpackArtifact(file, target);
+    try {
+      Store.open(target).close();
+    } catch (e) {
+      rmSync(target, { force: true });
+      for (const ext of ['-wal', '-shm']) rmSync(target + ext, { force: true });
+      throw e;
+    }
+    return header;
+  }
+
+  /** What an imported index recorded of the artifact it came from; null for an index built here. */
+  artifactOrigin(): ArtifactOrigin | null {
+    return artifactOriginOf(this.db);
   }
 
   get isOpen(): boolean {
