@@ -83,19 +83,41 @@ const STOP_WORDS = new Set(
   'a an and are as at be but by can do does for from has have how i if in into is it its not of on or so that the their then there these this to was we were what when where which while who why will with without you add added adds fix fixed fixes use used uses support should make'.split(' '),
 );
 
+/** Suffix rules of `stem`, tried in order (the first that applies wins). */
+const SUFFIXES: readonly (readonly [string, string])[] = [
+  ['sses', 'ss'],
+  ['ations', 'at'],
+  ['ation', 'at'],
+  ['ators', 'at'],
+  ['ator', 'at'],
+  ['ings', ''],
+  ['ing', ''],
+  ['ions', ''],
+  ['ion', ''],
+  ['ers', ''],
+  ['er', ''],
+  ['ies', 'y'],
+  ['ied', 'y'],
+  ['es', ''],
+  ['ed', ''],
+  ['ly', ''],
+  ['s', ''],
+];
+
 /**
- * A light suffix stemmer (plural, -ing, -ed, -er, -ion, -ly): enough to meet "validators" and
- * "validation" at "validat"; not Porter, which the BM25 channel already applies to the text.
+ * A light suffix stemmer (plurals, -ing, -ed, -er, -ion, -ation, -ator, a final e): enough to
+ * meet "validate", "validation" and "validators" at "validat"; not Porter, which the BM25
+ * channel already applies to the text. A stem keeps at least three letters; "-ss" is no plural.
  */
 export function stem(word: string): string {
   let w = word.toLowerCase();
-  for (const suffix of ['ations', 'ation', 'ings', 'ing', 'ions', 'ion', 'ers', 'er', 'ies', 'ied', 'es', 'ed', 'ly', 's']) {
-    if (w.length - suffix.length >= 3 && w.endsWith(suffix)) {
-      w = w.slice(0, w.length - suffix.length);
-      break;
-    }
+  for (const [suffix, replacement] of SUFFIXES) {
+    if (!w.endsWith(suffix) || w.length - suffix.length < 3) continue;
+    if (suffix === 's' && w.endsWith('ss')) break;
+    w = w.slice(0, w.length - suffix.length) + replacement;
+    break;
   }
-  return w.replace(/e$/, '');
+  return w.length > 3 ? w.replace(/e$/, '') : w;
 }
 
 /** The query's content words: every token split as an identifier, lower case, stop words out, in first-seen order. */
