@@ -24,8 +24,8 @@ export const FEATURE_NAMES = [
   'qname_cover', // share of the container's (qualified name minus name) words found in the query
   'path_cover', // share of the file name's words found in the query
   'package_cover', // share of the package's words found in the query
-  'doc_cover', // share of the query's content words in the doc comment
-  'body_cover', // share of the query's content words in the code (signature, body)
+  'doc_cover', // share of the query's content words (stems) in the doc comment
+  'body_cover', // share of the query's content words (stems) in the code (signature, body)
   'is_type',
   'is_callable',
   'is_file',
@@ -54,6 +54,8 @@ export interface FeatureQuery {
   /** The stems of `words`. */
   readonly stems: ReadonlySet<string>;
   readonly wordSet: ReadonlySet<string>;
+  /** Per word, what a text must contain to match it: its stem (the word when the stem is shorter than 3). */
+  readonly keys: readonly string[];
   readonly hasIdentifiers: boolean;
   readonly long: boolean;
   readonly aboutTests: boolean;
@@ -132,7 +134,8 @@ export function featureQuery(text: string, hasIdentifiers: boolean, aboutTests: 
       words.push(w);
     }
   }
-  return { words, wordSet: seen, stems: new Set(words.map(stem)), hasIdentifiers, long: text.trim().split(/\s+/).length >= 10, aboutTests };
+  const keys = words.map((w) => (stem(w).length >= 3 ? stem(w) : w));
+  return { words, wordSet: seen, keys, stems: new Set(words.map(stem)), hasIdentifiers, long: text.trim().split(/\s+/).length >= 10, aboutTests };
 }
 
 /** True when `a` and `b` are within one edit (insert, delete, substitute). */
@@ -189,13 +192,15 @@ function nameFeatures(node: NodeRecord, q: FeatureQuery): number[] {
   ];
 }
 
-/** Share of the query's content words (or their stems) that occur among a text's words. */
+/**
+ * Share of the query's content words whose stem occurs in a text (a substring, case-folded: a
+ * stem inside an identifier counts, `validat` in `UserValidator`). A substring test rather than
+ * splitting the text into words keeps bodies of any size cheap.
+ */
 function textCover(text: string | null, q: FeatureQuery): number {
   if (!text || q.words.length === 0) return 0;
-  const words = wordsOf(text);
-  const set = new Set(words);
-  const stems = new Set(words.map(stem));
-  return share(q.words, (w) => set.has(w) || stems.has(stem(w)));
+  const lower = text.toLowerCase();
+  return share(q.keys, (k) => lower.includes(k));
 }
 
 /**

@@ -95,8 +95,8 @@ describe('learned-ranker features', () => {
       qname_cover: 1, // container UserValidator: user (word), validator (stem validat)
       path_cover: 1, // file name userValidator: the same two words
       package_cover: 0, // no package
-      doc_cover: 0.5, // email, address of 4 in "Checks an email address."
-      body_cover: 0.5, // validate, email in the code
+      doc_cover: 0.5, // email, address of 4 in "Checks an email address." (stems validat, user absent)
+      body_cover: 0.5, // validat, email in the code (address, user absent)
       is_type: 0,
       is_callable: 1,
       is_file: 0,
@@ -128,7 +128,7 @@ describe('learned-ranker features', () => {
       qname_cover: 0, // top level: no container
       path_cover: 1,
       doc_cover: 0,
-      body_cover: 0.5, // user, and validate through validator's stem validat (export, class, user, validator)
+      body_cover: 0.5, // user, validat in "export class uservalidator { }"
       is_type: 1,
       log_lines: Math.log(41),
       public_api: 0,
@@ -147,7 +147,7 @@ describe('learned-ranker features', () => {
       stem_cover: 0.5,
       fuzzy_cover: 0.5,
       path_cover: 1, // file name "address"
-      body_cover: 0.25,
+      body_cover: 0.25, // address in "function checkaddress() {}"
       is_callable: 1,
       log_lines: Math.log(2),
       is_test: 1, // __tests__, and the query is not about tests
