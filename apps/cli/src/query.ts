@@ -202,6 +202,13 @@ function numbered(line: number, text: string, width: number): string {
   return `     ${String(line).padStart(width)}│ ${text}\n`;
 }
 
+/** The largest feature contributions of a learned-ranked result (`--explain`), signed, largest first. */
+function contributionsLine(contributions: Readonly<Record<string, number>>): string {
+  const shown = Object.entries(contributions).slice(0, 8);
+  const more = Object.keys(contributions).length - shown.length;
+  return `${shown.map(([f, v]) => `${f} ${v >= 0 ? '+' : ''}${v.toFixed(2)}`).join(', ')}${more > 0 ? `, … (${more} more)` : ''}`;
+}
+
 function printResult(r: SearchResult & { context?: ResultContext }, i: number, explain: boolean): void {
   const why = explain ? r.matchedBy.map((c) => `${c}#${r.ranks[c]}`).join(' ') : r.matchedBy.join(', ');
   const repo = r.repo !== undefined ? `[${r.repo}] ` : '';
@@ -213,6 +220,7 @@ function printResult(r: SearchResult & { context?: ResultContext }, i: number, e
     r.callees && r.callees.length > 0 ? `calls ${r.callees.join(', ')}` : null,
   ].filter((x): x is string => x !== null);
   if (facts.length > 0) process.stdout.write(`     ${facts.join(' · ')}\n`);
+  if (explain && r.contributions) process.stdout.write(`     learned ranker: ${contributionsLine(r.contributions)}\n`);
   if (r.locations && r.locations.length > 1) {
     const others = r.locations.filter((l) => !(l.path === r.path && l.startLine === r.startLine && (l.repo ?? '') === (r.repo ?? '')));
     const shown = others.map((l) => `${l.repo !== undefined ? `[${l.repo}] ` : ''}${l.path}:${l.startLine}`).join(', ');
@@ -252,6 +260,7 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
     ...(budget !== undefined ? { budget } : {}),
     ...(minScore !== undefined ? { minScore } : {}),
     ...(minSimilarity !== undefined ? { minSimilarity } : {}),
+    ...(values.explain ? { explain: true } : {}),
   };
   const repos = reposOf(values, 'search', true);
   let response: SearchResponse & { repos?: unknown };

@@ -1,13 +1,14 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { FEATURE_NAMES, RANKER_FORMAT } from '@ca/engine';
 import { CaError, toCaError } from '@ca/schema';
 import { CONFIGURATIONS } from './configurations.js';
 import { baselineFromReport, checkGate, readBaseline } from './gate.js';
 import { renderHtmlReport } from './html.js';
 import { mineGit } from './mineGit.js';
 import { formatQuerySet, readQuerySet } from './querySet.js';
-import { runEval, type EvalReport, type RunOptions, type SplitChoice } from './runner.js';
+import { runEval, type EvalReport, type FeatureRow, type RunOptions, type SplitChoice } from './runner.js';
 import { renderReportTable } from './table.js';
 
 export const EVAL_USAGE = `usage: ca eval <command> [options]
@@ -32,6 +33,10 @@ run / gate options:
   --html FILE              write a self-contained HTML report
   --write-baseline FILE    write the overall NDCG@10 figures as a gate baseline
   --no-index               do not update the index before evaluating
+  --max-queries N          evaluate only the first N queries of each set's split
+  --features-out FILE      write each scored query's rerank candidates (features, gold label
+                           symbol|file|none) as JSONL, for tools/train-ranker.mjs
+  --ranker-weights FILE    weights for the "learned" configuration instead of the shipped ones
   --at-commit              judge each query that names a commit (mined queries) on an index of
                            that commit: a private clone is checked out commit by commit and a
                            scratch index beside --db is updated incrementally (slow: minutes)
@@ -56,6 +61,9 @@ const OPTIONS = {
   baseline: { type: 'string' },
   'write-baseline': { type: 'string' },
   'no-index': { type: 'boolean', default: false },
+  'max-queries': { type: 'string' },
+  'features-out': { type: 'string' },
+  'ranker-weights': { type: 'string' },
   'at-commit': { type: 'boolean', default: false },
   quiet: { type: 'boolean', default: false },
   since: { type: 'string' },
@@ -70,6 +78,15 @@ function positiveInt(name: string, raw: string | undefined, min = 1): number | u
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw) || Number(raw) < min) throw new CaError('usage', `--${name} must be an integer ≥ ${min} (got "${raw}")`);
   return Number(raw);
+}
+
+/** A JSON file named by an option; unreadable or malformed is a usage error naming the option. */
+function readJsonFile(name: string, path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch (e) {
+    throw new CaError('usage', `--${name} ${path}: ${(e as Error).message}`);
+  }
 }
 
 function writeOut(path: string, text: string): void {
@@ -133,6 +150,9 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   if (!['train', 'holdout', 'all'].includes(split)) throw new CaError('usage', `--split must be train, holdout or all (got "${values.split}")`);
   const sets = rest.map((f) => readQuerySet(f));
   const coldSamples = positiveInt('cold-samples', values['cold-samples'], 0);
+  const maxQueries = positiveInt('max-queries', values['max-queries']);
+  const rankerWeights = values['ranker-weights'] !== undefined ? readJsonFile('ranker-weights', values['ranker-weights']) : undefined;
+  const featureLines: string[] = [];
   const options: RunOptions = {
     split,
     ...(values.configs ? { configurations: values.configs } : {}),
@@ -140,6 +160,9 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     ...(values.db ? { db: values.db } : {}),
     ...(values['repos-dir'] ? { reposDir: values['repos-dir'] } : {}),
     ...(coldSamples !== undefined ? { coldSamples } : {}),
+    ...(maxQueries !== undefined ? { maxQueries } : {}),
+    ...(rankerWeights !== undefined ? { rankerWeights } : {}),
+    ...(values['features-out'] ? { onFeatures: (row: FeatureRow) => featureLines.push(JSON.stringify(row)) } : {}),
     index: !values['no-index'],
     atCommit: values['at-commit'],
     onProgress: values.quiet ? () => {} : (m) => stderr(`… ${m}`),
@@ -153,6 +176,10 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     else writeOut(values.json, text);
   }
   if (values.html) writeOut(values.html, renderHtmlReport(report));
+  if (values['features-out']) {
+    writeOut(values['features-out'], [JSON.stringify({ featureNames: FEATURE_NAMES, rankerFormat: RANKER_FORMAT }), ...featureLines].join('\n') + '\n');
+    stderr(`features of ${featureLines.length} queries written to ${values['features-out']}`);
+  }
   if (values['write-baseline']) {
     writeOut(values['write-baseline'], `${JSON.stringify(baselineFromReport(report), null, 2)}\n`);
     stderr(`baseline written to ${values['write-baseline']}`);

@@ -28,6 +28,8 @@ export const CONFIGURATIONS: readonly Configuration[] = [
   { id: 'name', label: 'name only', options: { channels: ['name'] }, channels: ['name'], singleChannel: true },
   { id: 'no-hub', label: 'hybrid − hub', options: { hub: false }, channels: ALL, singleChannel: false },
   { id: 'no-defboost', label: 'hybrid − def. boost', options: { definitionBoost: false }, channels: ALL, singleChannel: false },
+  { id: 'hand', label: 'hybrid, hand ranking', options: { ranker: 'hand' }, channels: ALL, singleChannel: false },
+  { id: 'learned', label: 'hybrid, learned ranker', options: { ranker: 'learned' }, channels: ALL, singleChannel: false },
 ];
 
 /** Selects configurations by id (comma lists allowed); unknown ids are reported by the caller. */

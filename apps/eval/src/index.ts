@@ -1,8 +1,8 @@
 export { runEvalCli, EVAL_USAGE } from './cli.js';
-export { runEval, evaluateSet, resolveRepoDir, defaultDbPath, withContained } from './runner.js';
+export { runEval, evaluateSet, resolveRepoDir, defaultDbPath, withContained, featureRow, tokensToFirst } from './runner.js';
 export { walkCommits, orderCommits } from './commitWalk.js';
 export type { CommitWalkOptions, CommitStep } from './commitWalk.js';
-export type { RunOptions, EvalReport, SetReport, ConfigReport, QueryOutcome, LatencySummary, SplitChoice } from './runner.js';
+export type { RunOptions, EvalReport, SetReport, ConfigReport, QueryOutcome, LatencySummary, SplitChoice, FeatureRow } from './runner.js';
 export { CONFIGURATIONS, selectConfigurations, channelsOff } from './configurations.js';
 export type { Configuration, ChannelName } from './configurations.js';
 export { parseQuerySet, readQuerySet, formatQuerySet, ARCHETYPES, SPLITS } from './querySet.js';

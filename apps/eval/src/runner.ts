@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { Engine, type SearchResponse } from '@ca/engine';
-import { CaError } from '@ca/schema';
+import { analyzeQuery, Engine, estimateTokens, type SearchOptions, type SearchResponse } from '@ca/engine';
+import { CaError, isTestPath } from '@ca/schema';
 import { walkCommits } from './commitWalk.js';
 import { gitText } from './git.js';
 import { channelsOff, selectConfigurations, type Configuration } from './configurations.js';
-import { aggregate, percentile, scoreRanking, type AggregateMetrics, type QueryMetrics, type RankedSymbol } from './metrics.js';
+import { aggregate, matchesJudgement, percentile, scoreRanking, type AggregateMetrics, type QueryMetrics, type RankedSymbol } from './metrics.js';
 import { ARCHETYPES, type Archetype, type EvalQuery, type QuerySet } from './querySet.js';
 
 export type SplitChoice = 'train' | 'holdout' | 'all';
@@ -31,6 +31,35 @@ export interface RunOptions {
   readonly atCommit?: boolean;
   readonly onProgress?: (message: string) => void;
   readonly env?: Record<string, string | undefined>;
+  /** Evaluate only the first N queries of each set's chosen split (cheap runs over many sets). */
+  readonly maxQueries?: number;
+  /** Weights object for the `learned` configuration instead of the shipped one (model selection). */
+  readonly rankerWeights?: unknown;
+  /** Receives, per scored query, the hybrid run's rerank candidates with features and labels. */
+  readonly onFeatures?: (row: FeatureRow) => void;
+}
+
+/** One query's training row (`ca eval run --features-out`): its candidates' features and gold labels. */
+export interface FeatureRow {
+  readonly set: string;
+  readonly id: string;
+  readonly query: string;
+  readonly language: string | null;
+  readonly split: string;
+  readonly leaky: boolean;
+  /** Whether the query names an identifier (the no-identifier subset is reported on its own). */
+  readonly identifiers: boolean;
+  /** Relevant judgements (grade > 0) that resolved in the index. */
+  readonly relevant: number;
+  readonly candidates: readonly {
+    readonly id: string;
+    readonly qualifiedName: string;
+    readonly path: string;
+    /** `symbol`: a relevant symbol (grade > 0); `file`: in a relevant symbol's file; `none`. */
+    readonly label: 'symbol' | 'file' | 'none';
+    readonly grade: number;
+    readonly features: readonly number[];
+  }[];
 }
 
 export interface LatencySummary {
@@ -67,7 +96,20 @@ export interface QueryOutcome {
   readonly mined: boolean;
   readonly relevant: readonly { symbol: string; grade: number; resolved: boolean }[];
   /** Per configuration: metrics and the top 10 as `qualifiedName path:line` with their grades. */
-  readonly configs: Record<string, { metrics: QueryMetrics | null; top: readonly string[]; grades: readonly number[]; ms: number; negativeViolation?: boolean }>;
+  readonly configs: Record<
+    string,
+    {
+      metrics: QueryMetrics | null;
+      top: readonly string[];
+      grades: readonly number[];
+      ms: number;
+      negativeViolation?: boolean;
+      /** Estimated tokens of the results up to and including the first relevant one (null: none relevant). */
+      tokensToFirstRelevant?: number | null;
+      /** Test-code results in the top 10. */
+      testsInTop10?: number;
+    }
+  >;
 }
 
 export interface SetReport {
@@ -197,9 +239,9 @@ export function withContained(engine: Engine, results: SearchResponse['results']
 }
 
 /** `engine.search` may be sync or async depending on the engine build; awaiting covers both. */
-async function timedSearch(engine: Engine, query: string, config: Configuration): Promise<{ response: SearchResponse; ms: number }> {
+async function timedSearch(engine: Engine, query: string, config: Configuration, extra: SearchOptions = {}): Promise<{ response: SearchResponse; ms: number }> {
   const t0 = performance.now();
-  const response = await engine.search(query, { ...config.options, limit: TOP_K });
+  const response = await engine.search(query, { ...config.options, ...extra, limit: TOP_K });
   return { response, ms: performance.now() - t0 };
 }
 
@@ -247,6 +289,7 @@ class WarmPasses {
     private readonly configs: readonly Configuration[],
     private readonly judged: Judged,
     private readonly progress: (message: string) => void,
+    private readonly extras: { readonly rankerWeights?: unknown; readonly onFeatures?: (q: EvalQuery, response: SearchResponse) => void } = {},
   ) {
     for (const c of configs) (this.samples.set(c.id, []), this.notices.set(c.id, new Set()), this.rankings.set(c.id, new Map()));
   }
@@ -258,7 +301,13 @@ class WarmPasses {
     for (const c of this.configs) {
       if (workload.length > 1) this.progress(`${c.label}: ${workload.length} queries`);
       for (const q of workload) {
-        const { response, ms } = await timedSearch(engine, q.query, c);
+        const dump = c.id === 'hybrid' && this.extras.onFeatures !== undefined && this.judged.scoredIds.has(q.id);
+        const extra: SearchOptions = {
+          ...(dump ? { candidates: true } : {}),
+          ...(c.id === 'learned' && this.extras.rankerWeights !== undefined ? { rankerWeights: this.extras.rankerWeights } : {}),
+        };
+        const { response, ms } = await timedSearch(engine, q.query, c, extra);
+        if (dump) this.extras.onFeatures!(q, response);
         this.samples.get(c.id)!.push(ms);
         for (const n of response.notices ?? []) this.notices.get(c.id)!.add(n);
         this.rankings.get(c.id)!.set(q.id, response.results.map((r) => r.id).join(','));
@@ -269,6 +318,7 @@ class WarmPasses {
           grades: m ? m.grades.slice(0, 10) : [],
           ms: Math.round(ms * 100) / 100,
           ...(q.negative ? { negativeViolation: violatesNegative(response, q.negative.mustNotDominate) } : {}),
+          ...(m ? { tokensToFirstRelevant: tokensToFirst(response.results, m.grades), testsInTop10: response.results.slice(0, 10).filter((r) => isTestPath(r.path)).length } : {}),
         };
       }
     }
@@ -292,6 +342,36 @@ class WarmPasses {
     }
     return o;
   }
+}
+
+/** Estimated tokens an agent reads before the first relevant result (that one included); null when none is relevant. */
+export function tokensToFirst(results: readonly { readonly code: string }[], grades: readonly number[]): number | null {
+  let tokens = 0;
+  for (let i = 0; i < results.length; i++) {
+    tokens += estimateTokens(results[i]!.code);
+    if ((grades[i] ?? 0) > 0) return tokens;
+  }
+  return null;
+}
+
+/** A query's training row: the candidates of `response` labelled against the query's positive judgements. */
+export function featureRow(set: QuerySet, q: EvalQuery, response: SearchResponse, resolved: ReadonlyMap<string, boolean> | undefined): FeatureRow {
+  const positives = q.relevant.filter((j) => j.grade > 0);
+  const files = new Set(positives.map((j) => (j.symbol.indexOf('#') > 0 ? j.symbol.slice(0, j.symbol.indexOf('#')) : null)).filter((p): p is string => p !== null));
+  return {
+    set: basename(set.file).replace(/\.jsonl$/, ''),
+    id: q.id,
+    query: q.query,
+    language: set.header?.language ?? null,
+    split: q.split,
+    leaky: q.leaky === true,
+    identifiers: analyzeQuery(q.query).identifiers.length > 0,
+    relevant: positives.filter((j) => resolved?.get(j.symbol) !== false).length,
+    candidates: (response.candidates ?? []).map((c) => {
+      const grade = positives.reduce((g, j) => (matchesJudgement(c, j.symbol) ? Math.max(g, j.grade) : g), 0);
+      return { id: c.id, qualifiedName: c.qualifiedName, path: c.path, label: grade > 0 ? 'symbol' : files.has(c.path) ? 'file' : 'none', grade, features: c.features };
+    }),
+  };
 }
 
 /** One configuration's figures over the scored queries (metrics, latency, negative set). */
@@ -362,7 +442,8 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
     judged.warnings.push(`query set recorded commit ${commit} but ${repoDir} is at ${headCommit}`);
   }
 
-  const chosen = set.queries.filter((q) => inSplit(q, split));
+  const inChosenSplit = set.queries.filter((q) => inSplit(q, split));
+  const chosen = options.maxQueries !== undefined ? inChosenSplit.slice(0, options.maxQueries) : inChosenSplit;
   // With --at-commit, queries that carry a commit are judged on an index of that commit.
   const byCommit = new Map<string, EvalQuery[]>();
   if (options.atCommit === true) for (const q of chosen) if (q.commit !== undefined) byCommit.set(q.commit, [...(byCommit.get(q.commit) ?? []), q]);
@@ -404,7 +485,11 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
   }
 
   // Warm passes: one per index (HEAD's, then each commit's).
-  const passes = new WarmPasses(configs, judged, progress);
+  const onFeatures = options.onFeatures;
+  const passes = new WarmPasses(configs, judged, progress, {
+    ...(options.rankerWeights !== undefined ? { rankerWeights: options.rankerWeights } : {}),
+    ...(onFeatures ? { onFeatures: (q: EvalQuery, response: SearchResponse) => onFeatures(featureRow(set, q, response, judged.resolution.get(q.id))) } : {}),
+  });
   engine = Engine.open(repoDir, engineOptions);
   try {
     await passes.run(engine, headWorkload);

@@ -582,6 +582,7 @@ export class Engine {
       rrfK: this.config.search.rrf_k,
       channelK: this.config.search.channel_k,
       budget: this.config.search.budget,
+      ranker: this.config.ranking.model,
       ...options,
       limit: options.limit ?? this.config.search.limit,
     };

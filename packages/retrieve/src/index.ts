@@ -9,6 +9,7 @@ export type {
   VectorChannel,
   AllowedIds,
   ResultLocation,
+  RankCandidate,
 } from './search.js';
 export { estimateTokens, expandChildren } from './budget.js';
 export { analyzeQuery, isIdentifierLike } from './queryAnalysis.js';
@@ -17,3 +18,8 @@ export { reciprocalRankFusion } from './fusion.js';
 export type { ChannelRanking, FusedHit } from './fusion.js';
 export { isTestPath } from './testCode.js';
 export { DEFAULT_MIN_SIMILARITY, MAX_RESULTS_PER_FILE, SEMANTIC_ONLY_NOTICE, underFloorNotice } from './relevance.js';
+export { FEATURE_NAMES, extractFeatures, featureQuery, stem, withinOneEdit } from './features.js';
+export type { FeatureName, FeatureQuery, FeatureCandidate, FeatureContext } from './features.js';
+export { RANKER_FORMAT, loadRanker, shippedRanker, rankerScore, contributions } from './ranker.js';
+export type { RankerModel, LoadedRanker } from './ranker.js';
+export { RERANK_N } from './rerank.js';

@@ -18,6 +18,7 @@ import { estimateTokens, expandChildren } from './budget.js';
 import { reciprocalRankFusion, type ChannelRanking, type FusedHit } from './fusion.js';
 import { analyzeQuery, type Intent } from './queryAnalysis.js';
 import { isTestPath } from './testCode.js';
+import { rerank } from './rerank.js';
 import { crowded, minSimilarityOf, perFileOf, perFileDiversity, SEMANTIC_ONLY_NOTICE, similarityFloor, underFloorNotice } from './relevance.js';
 
 export type Channel = 'bm25' | 'name' | 'vector' | 'graph';
@@ -70,6 +71,18 @@ export interface SearchOptions {
    * identical code; default true. Off for ablations and benchmarks of the ranking alone.
    */
   readonly facts?: boolean;
+  /**
+   * The ranking of the top candidates: `hand` (the fixed weights and boosts, the default) or
+   * `learned` (the shipped linear model over per-candidate features, decision 043). A learned
+   * model that cannot be used (wrong format) falls back to `hand` with a notice.
+   */
+  readonly ranker?: 'hand' | 'learned';
+  /** A weights object to use instead of the shipped one (`ranker: 'learned'`; eval and tests). */
+  readonly rankerWeights?: unknown;
+  /** Each learned-ranked result carries its features' contributions (`contributions`). */
+  readonly explain?: boolean;
+  /** The response carries the rerank stage's candidates with their features (training dumps). */
+  readonly candidates?: boolean;
 }
 
 /** Node ids a filter allows (a `Set`, or the store's bitmap `NodeIdSet`). */
@@ -134,6 +147,19 @@ export interface SearchResult {
   readonly ranks: Readonly<Record<string, number>>;
   /** Ids of children expanded inside `code` (parent/child merge). */
   readonly expandedChildren?: readonly string[];
+  /** Learned ranking with `explain`: each non-zero feature contribution to the score, largest first. */
+  readonly contributions?: Readonly<Record<string, number>>;
+}
+
+/** One candidate of the rerank stage with its features (`SearchOptions.candidates`). */
+export interface RankCandidate {
+  readonly id: string;
+  readonly qualifiedName: string;
+  readonly name: string;
+  readonly path: string;
+  readonly kind: NodeKind;
+  /** `FEATURE_NAMES` order. */
+  readonly features: readonly number[];
 }
 
 /** One place identical code stands. */
@@ -161,6 +187,8 @@ export interface SearchResponse {
   readonly notices: readonly string[];
   /** Estimated tokens of all returned code. */
   readonly tokens: number;
+  /** The rerank stage's candidates, best first by the ranking used (only with `candidates`). */
+  readonly candidates?: readonly RankCandidate[];
 }
 
 const TEST_PENALTY = 0.5;
@@ -242,6 +270,11 @@ interface Scored {
   base: number;
   ranks: Record<string, number>;
   hub: boolean;
+  /** The fused RRF score and the files calling it (features of the learned ranker). */
+  fused: number;
+  callerFiles: number;
+  /** Feature contributions (learned ranking with `explain`). */
+  contributions?: Record<string, number>;
 }
 
 function moduleOf(path: string): string {
@@ -389,10 +422,12 @@ export function searchSources(
     for (const key of exact) named.add(key);
     if (wanted.has('name')) rankings.push({ channel: 'name', ids: mergeHits(perSource, channelK) });
   }
+  const bm25Scores = new Map<number, number>();
   if (wanted.has('bm25')) {
     const perSource = sources.map((src, s): SourceHits =>
       guard(s, { ids: [], scores: [] }, () => {
         const hits = src.ctx.reader.bm25(text, src.filter, channelK);
+        for (const h of hits) bm25Scores.set(keyOf(s, h.nodeId), h.score);
         return { ids: hits.map((h) => h.nodeId), scores: hits.map((h) => h.score) };
       }),
     );
@@ -431,6 +466,7 @@ export function searchSources(
   let scored = rescore(sources, fused, exact, options, analyzed.aboutTests, guard);
   if (options.hub !== false && scored.length > 0) elevateHubs(sources, scored, guard);
   scored.sort((a, b) => b.score - a.score);
+  const reranked = rerankStage(scored, { text, analyzed, exact, named, bm25: bm25Scores, cosine, options, notices });
   if (analyzed.intent === 'cross_cutting') diversify(scored);
   const facts = options.facts !== false;
   if (facts) scored = oncePerChunk(scored);
@@ -456,7 +492,8 @@ export function searchSources(
   let results = selected.results;
   if (facts) results = withFacts(sources, results, selected.sources, guard);
   if (analyzed.intent === 'cross_cutting') results = groupByModule(results);
-  return done(results, selected.tokens);
+  const response = done(results, selected.tokens);
+  return reranked ? { ...response, candidates: reranked } : response;
 }
 
 /**
@@ -536,7 +573,7 @@ function rescore(sources: readonly Source[], fused: FusedHit[], exact: ReadonlyS
     if (n.isPublicApi) score += 0.0005;
     const base = score;
     if (exact.has(hit.nodeId)) score += EXACT_NAME_BONUS;
-    out.push({ key: hit.nodeId, source: sourceOf(hit.nodeId), node: n, score, base, ranks: { ...hit.ranks }, hub: false });
+    out.push({ key: hit.nodeId, source: sourceOf(hit.nodeId), node: n, score, base, ranks: { ...hit.ranks }, hub: false, fused: hit.score, callerFiles: callerFiles.get(hit.nodeId) ?? 0 });
   }
   return out;
 }
@@ -570,7 +607,7 @@ function elevateHubs(sources: readonly Source[], scored: Scored[], guard: Guard)
       if (!n || n.kind === 'file' || n.kind === 'module' || (allowed && !allowed.has(id))) continue;
       const seedScores = [...linked].map((seed) => byKey.get(keyOf(s, seed))!.base);
       const score = Math.min(seedScores.reduce((a, b) => a + b, 0) * 0.5, Math.min(...seedScores) * 0.99);
-      scored.push({ key: keyOf(s, id), source: s, node: n, score, base: score, ranks: {}, hub: true });
+      scored.push({ key: keyOf(s, id), source: s, node: n, score, base: score, ranks: {}, hub: true, fused: 0, callerFiles: 0 });
     }
   }));
 }
@@ -756,6 +793,7 @@ function emitUnit(unit: Unit, room: number, repoNames: readonly string[] | null)
     const r: SearchResult = {
       ...toSearchResult(s.node, score, [...matchedBy], s.ranks, code, repoNames ? repoNames[s.source] : undefined),
       ...(expanded.length > 0 ? { expandedChildren: expanded.map((k) => String(k.node.id)) } : {}),
+      ...(s.contributions ? { contributions: s.contributions } : {}),
     };
     if (s.node.chunkHash) chunkHashOf.set(r, s.node.chunkHash);
     return r;
@@ -828,4 +866,43 @@ function groupByModule(results: SearchResult[]): SearchResult[] {
 export function filterText(options: Pick<SearchOptions, 'filter' | 'languages' | 'kinds' | 'pathGlob'>): string | null {
   const f = searchFilter(options);
   return f ? formatFilter(f) : null;
+}
+
+/** What the rerank stage needs of the search. */
+interface RerankInput {
+  readonly text: string;
+  readonly analyzed: ReturnType<typeof analyzeQuery>;
+  readonly exact: ReadonlySet<number>;
+  readonly named: ReadonlySet<number>;
+  readonly bm25: ReadonlyMap<number, number>;
+  readonly cosine: ReadonlyMap<number, number>;
+  readonly options: SearchOptions;
+  readonly notices: string[];
+}
+
+/**
+ * The rerank stage: with the learned ranker, the top candidates are scored by the model (and
+ * `scored` re-sorted); with `candidates`, their features are returned (for training dumps).
+ * Nothing is computed for the hand ranking without `candidates`.
+ */
+function rerankStage(scored: Scored[], input: RerankInput): RankCandidate[] | null {
+  const { options } = input;
+  const learned = options.ranker === 'learned';
+  if (!learned && options.candidates !== true) return null;
+  const out = rerank(scored, {
+    text: input.text,
+    hasIdentifiers: input.analyzed.identifiers.length > 0,
+    aboutTests: input.analyzed.aboutTests,
+    exact: input.exact,
+    named: input.named,
+    bm25: input.bm25,
+    cosine: input.cosine,
+    learned,
+    weights: options.rankerWeights,
+    explain: options.explain === true,
+  });
+  if (out.notice) input.notices.push(out.notice);
+  return options.candidates === true
+    ? out.candidates.map((c) => ({ id: String(c.item.node.id), qualifiedName: c.item.node.qualifiedName, name: c.item.node.name, path: c.item.node.path, kind: c.item.node.kind, features: c.features }))
+    : null;
 }

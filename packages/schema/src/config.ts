@@ -49,6 +49,13 @@ const searchSchema = z
   })
   .strict();
 
+/** How the top candidates are ordered (decision 043): fixed weights, or the shipped learned model. */
+const rankingSchema = z
+  .object({
+    model: z.enum(['hand', 'learned']).default('hand'),
+  })
+  .strict();
+
 const embeddingSchema = z
   .object({
     model: z.string().default('all-MiniLM-L6-v2'),
@@ -98,6 +105,7 @@ export const configSchema = z
   .object({
     indexing: indexingSchema.default(indexingSchema.parse({})),
     search: searchSchema.default(searchSchema.parse({})),
+    ranking: rankingSchema.default(rankingSchema.parse({})),
     embedding: embeddingSchema.default(embeddingSchema.parse({})),
     semantic: semanticSchema.default(semanticSchema.parse({})),
     graph: graphSchema.default(graphSchema.parse({})),
