@@ -68,3 +68,5 @@ export type { EngineLanguage, SemanticPass, SemanticPassInput, RegisteredPass, S
 export type { LanguageSupport, AdapterContext, ModuleResolution, DeclaredTypeSyntax, ProjectFile, ProjectReader, WorkerEntry } from '@ca/schema';
 export { linkHttpCalls, unmatchedHttp, computeHttpLinks, linkCall, matchRoute, parseEndpointRoute } from './httpLinks.js';
 export type { HttpLinkReport, UnmatchedHttp, EndpointRoute, RouteSegment } from './httpLinks.js';
+export { searchTeamStore } from './teamSearch.js';
+export type { TeamSearchOptions } from './teamSearch.js';

@@ -197,6 +197,22 @@ const DEFAULT_WEIGHTS: Readonly<Record<Intent, Readonly<Partial<Record<Channel, 
  */
 const LONG_QUERY_WORDS = 10;
 const LONG_QUERY_WEIGHTS: Readonly<Partial<Record<Channel, number>>> = { bm25: 3, vector: 1 };
+/**
+ * The RRF weights of a query's channels, as `search` fuses them: per intent, BM25 counted more
+ * for long queries, then `overrides`; none when one channel answers alone. Other backends (the
+ * team store) fuse with the same weights through this.
+ */
+export function fusionWeights(
+  intent: Intent,
+  text: string,
+  channels: number,
+  overrides?: Readonly<Partial<Record<Channel, number>>>,
+): Readonly<Partial<Record<Channel, number>>> {
+  if (channels <= 1) return {};
+  const long = text.split(/\s+/).length >= LONG_QUERY_WORDS;
+  return { ...DEFAULT_WEIGHTS[intent], ...(long ? LONG_QUERY_WEIGHTS : {}), ...overrides };
+}
+
 /** Edges whose sources depend on their target (the graph channel of "callers of X" questions). */
 const GRAPH_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implements', 'inherits', 'overrides'];
 
@@ -425,8 +441,7 @@ export function searchSources(
   }
 
   // Weights only balance channels against each other: one channel alone is ranked as it is.
-  const long = text.split(/\s+/).length >= LONG_QUERY_WORDS;
-  const weights = rankings.length > 1 ? { ...DEFAULT_WEIGHTS[analyzed.intent], ...(long ? LONG_QUERY_WEIGHTS : {}), ...options.channelWeights } : {};
+  const weights = fusionWeights(analyzed.intent, text, rankings.length, options.channelWeights);
   const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, weights);
   let scored = rescore(sources, fused, exact, options, analyzed.aboutTests, guard);
   if (options.hub !== false && scored.length > 0) elevateHubs(sources, scored, guard);
