@@ -1,17 +1,20 @@
-import { CALLABLE_KINDS, CaError, defaultConfig, projectDisplayName, TYPE_KINDS, type Config, type Language, type NodeKind } from '@ca/schema';
+import { CALLABLE_KINDS, CaError, defaultConfig, TYPE_KINDS, type Config, type Language, type NodeKind } from '@ca/schema';
 import {
   analyzeQuery,
   fusionWeights,
   isTestPath,
   reciprocalRankFusion,
   searchFilter,
+  selectResults,
   type Channel,
   type ChannelRanking,
   type SearchOptions,
   type SearchResponse,
   type SearchResult,
+  type Scored,
 } from '@ca/retrieve';
-import { bm25Search, nameSearch, nodesByRefs, vectorSearch, withSnapshot, type TeamNode } from '@ca/store-postgres';
+import type { NodeRecord } from '@ca/store';
+import type { TeamNode } from '@ca/store-postgres';
 import { QueryEmbedder } from './embedding.js';
 import { queryEmbeddingText } from './engine.js';
 
@@ -26,7 +29,7 @@ export interface TeamSearchOptions extends SearchOptions {
   readonly label?: string;
   /** The query embedder's configuration (default: the default configuration's). */
   readonly embedding?: Config['embedding'];
-  /** The query's vector, when the caller has it (a benchmark embeds once); its model must be the store's. */
+  /** The query's vector, when the caller has it (a benchmark embeds once); `modelId` is the model key (`id@revision`) the store holds. */
   readonly queryVector?: { readonly vector: Float32Array; readonly modelId: string } | null;
 }
 
@@ -44,7 +47,8 @@ async function queryVector(query: string, options: TeamSearchOptions): Promise<{
   try {
     const reason = await embedder.unavailableReason();
     if (reason) return reason;
-    const modelId = await embedder.modelId();
+    // The team store keys vectors by model and revision, as the local index does.
+    const modelId = await embedder.modelKey();
     if (!modelId) return 'no embedding model';
     return { vector: await embedder.embed(queryEmbeddingText(query)), modelId };
   } finally {
@@ -52,13 +56,23 @@ async function queryVector(query: string, options: TeamSearchOptions): Promise<{
   }
 }
 
-/** Fused hits rescored as @ca/retrieve rescores them (definition boost, penalties, public API, exact names first). */
+/** A team store node as the selection reads a node (fields it does not read are neutral). */
+function asRecord(n: TeamNode): NodeRecord {
+  return {
+    id: n.ref, fileId: 0, parentId: n.parentRef, kind: n.kind as NodeKind, language: n.language as Language, name: n.name, qualifiedName: n.qualifiedName,
+    symbolKey: n.symbolKey, project: n.project, path: n.path, startLine: n.startLine, endLine: n.endLine, startByte: n.startByte, endByte: n.endByte,
+    signature: n.signature, parameterCount: null, returnType: null, modifiers: [], isPublicApi: n.isPublicApi, doc: n.doc, generated: n.generated,
+    chunkText: n.code, chunkHash: n.chunkHash, parseStatus: n.parseStatus as NodeRecord['parseStatus'], semanticState: n.semanticState, referenceCount: null,
+  };
+}
+
+/** Fused hits rescored as @ca/retrieve rescores them (definition boost, penalties, public API, exact names first), best first, identical code once. */
 function rescore(
   fused: readonly { nodeId: number; score: number; ranks: Readonly<Record<string, number>> }[],
   nodes: ReadonlyMap<number, TeamNode>, exact: ReadonlySet<number>, options: SearchOptions, aboutTests: boolean,
-): { node: TeamNode; score: number; ranks: Readonly<Record<string, number>> }[] {
+): Scored[] {
   const includeTests = options.includeTests === true || aboutTests;
-  const out: { node: TeamNode; score: number; ranks: Readonly<Record<string, number>> }[] = [];
+  const out: Scored[] = [];
   for (const hit of fused) {
     const n = nodes.get(hit.nodeId);
     if (!n || n.parseStatus === 'error') continue;
@@ -71,8 +85,9 @@ function rescore(
     if (n.semanticState !== 'ok') score *= SYNTACTIC_ONLY_PENALTY;
     if (!includeTests && isTestPath(n.path)) score *= TEST_PENALTY;
     if (n.isPublicApi) score += 0.0005;
+    const base = score;
     if (exact.has(hit.nodeId)) score += EXACT_NAME_BONUS;
-    out.push({ node: n, score, ranks: hit.ranks });
+    out.push({ key: n.ref, source: 0, node: asRecord(n), score, base, ranks: { ...hit.ranks }, hub: false });
   }
   out.sort((a, b) => b.score - a.score);
   // Identical code is one candidate (the best-scored), as in the local pipeline.
@@ -83,15 +98,6 @@ function rescore(
     seen.add(key);
     return true;
   });
-}
-
-function toResult(s: { node: TeamNode; score: number; ranks: Readonly<Record<string, number>> }): SearchResult {
-  const n = s.node;
-  return {
-    id: String(n.ref), qualifiedName: n.qualifiedName, name: n.name, kind: n.kind as NodeKind, language: n.language as Language, path: n.path,
-    startLine: n.startLine, endLine: n.endLine, score: Math.round(s.score * 1e6) / 1e6, matchedBy: Object.keys(s.ranks),
-    package: projectDisplayName(n.project), isPublicApi: n.isPublicApi, code: n.code, ranks: s.ranks,
-  };
 }
 
 /**
@@ -106,8 +112,8 @@ export async function searchTeamStore(url: string, repository: string, query: st
   const text = query.trim();
   const analyzed = analyzeQuery(text);
   const notices: string[] = [];
-  const done = (results: SearchResult[]): SearchResponse => ({
-    query, intent: analyzed.intent, results, tookMs: Math.round((performance.now() - started) * 100) / 100, notices, tokens: 0,
+  const done = (results: SearchResult[], tokens = 0): SearchResponse => ({
+    query, intent: analyzed.intent, results, tookMs: Math.round((performance.now() - started) * 100) / 100, notices, tokens,
   });
   if (text === '') {
     notices.push('empty query');
@@ -118,12 +124,16 @@ export async function searchTeamStore(url: string, repository: string, query: st
   const embedded = wanted.has('vector') ? await queryVector(text, options) : 'not asked for';
   if (typeof embedded === 'string' && wanted.has('vector')) notices.push(`vector channel off: ${embedded}`);
   const channelK = Math.max(limit, (options.channelK ?? 50) * (analyzed.intent === 'cross_cutting' ? 2 : 1));
+  // Loaded here: the PostgreSQL driver costs nothing to a user who never names a store.
+  const { bm25Search, nameSearch, nodesByRefs, vectorSearch, withSnapshot } = await import('@ca/store-postgres');
   return withSnapshot(url, repository, options.label ?? 'working', async (client, snap) => {
     const rankings: ChannelRanking[] = [];
     let exact = new Set<number>();
+    let named = new Set<number>();
     if (wanted.has('name')) {
       const names = await nameSearch(client, snap, analyzed.identifiers, filter, channelK);
       exact = names.exact;
+      named = names.named;
       rankings.push({ channel: 'name', ids: names.refs.slice(0, channelK) });
     }
     if (wanted.has('bm25')) rankings.push({ channel: 'bm25', ids: (await bm25Search(client, snap, text, filter, channelK)).map((h) => h.ref) });
@@ -135,6 +145,8 @@ export async function searchTeamStore(url: string, repository: string, query: st
     const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, fusionWeights(analyzed.intent, text, rankings.length, options.channelWeights));
     const nodes = new Map((await nodesByRefs(client, snap, fused.map((h) => h.nodeId))).map((n) => [n.ref, n]));
     const scored = rescore(fused, nodes, exact, options, analyzed.aboutTests);
-    return done(scored.slice(0, limit).map(toResult));
+    // The local selection: children merged into their parents, the token budget.
+    const selected = selectResults(scored, limit, options.budget ?? 16384, named, null);
+    return done(selected.results, selected.tokens);
   });
 }

@@ -1,4 +1,4 @@
-export { search, searchSources, searchFilter, filterText, toSearchResult, fusionWeights } from './search.js';
+export { search, searchSources, searchFilter, filterText, toSearchResult, fusionWeights, select as selectResults } from './search.js';
 export type {
   SearchOptions,
   SearchResult,
@@ -9,6 +9,7 @@ export type {
   VectorChannel,
   AllowedIds,
   ResultLocation,
+  Scored,
 } from './search.js';
 export { estimateTokens, expandChildren } from './budget.js';
 export { analyzeQuery, isIdentifierLike } from './queryAnalysis.js';

@@ -248,7 +248,8 @@ const keyOf = (source: number, nodeId: number): number => source * SOURCE_STRIDE
 const sourceOf = (key: number): number => Math.floor(key / SOURCE_STRIDE);
 const nodeIdOf = (key: number): number => key % SOURCE_STRIDE;
 
-interface Scored {
+/** A fused, rescored candidate as `selectResults` takes it (other backends build these too). */
+export interface Scored {
   /** `keyOf(source, node.id)`. */
   key: number;
   source: number;
@@ -684,7 +685,12 @@ interface Unit {
  * Each result is kept only if it fits the remaining budget; the budget is never exceeded.
  * `repoNames` (several indexes) names each result's repository.
  */
-function select(
+/**
+ * The results of a ranking: the best `limit` units within `budget` tokens, a child merged into
+ * its parent where the parent's code shows it (never a child the user named). Exported as
+ * `selectResults` so another backend's candidates (the team store's) are selected the same way.
+ */
+export function select(
   scored: readonly Scored[],
   limit: number,
   budget: number,

@@ -316,6 +316,12 @@ async function hnswNearest(
 /** What the ranking and the output need of a node. */
 export interface TeamNode {
   readonly ref: number;
+  /** The parent's ref (same version), or null. */
+  readonly parentRef: number | null;
+  readonly startByte: number;
+  readonly endByte: number;
+  readonly signature: string;
+  readonly doc: string | null;
   readonly kind: string;
   readonly language: string;
   readonly name: string;
@@ -338,11 +344,11 @@ export async function nodesByRefs(client: PgClient, snap: TeamSnapshot, refs: re
   if (refs.length === 0) return [];
   const parts = refs.map(splitRef);
   const r = await client.query<{
-    version_id: string; ordinal: number; kind: string; language: string; name: string; qualified_name: string; symbol_key: string; path: string;
+    version_id: string; ordinal: number; parent_ordinal: number | null; start_byte: number; end_byte: number; signature: string; doc: string | null; kind: string; language: string; name: string; qualified_name: string; symbol_key: string; path: string;
     start_line: number; end_line: number; project: string; is_public_api: boolean; generated: boolean; parse_status: string; semantic_state: string;
     chunk_hash: string; text: string | null;
   }>(
-    `SELECT n.version_id, n.ordinal, n.kind, n.language, n.name, n.qualified_name, n.symbol_key, sf.path, n.start_line, n.end_line, n.project,
+    `SELECT n.version_id, n.ordinal, n.parent_ordinal, n.start_byte, n.end_byte, n.signature, n.doc, n.kind, n.language, n.name, n.qualified_name, n.symbol_key, sf.path, n.start_line, n.end_line, n.project,
             n.is_public_api, n.generated, v.parse_status, sf.semantic_state, n.chunk_hash, c.text
        FROM unnest($3::bigint[], $4::int[]) AS k(version_id, ordinal)
        JOIN nodes n ON n.repo_id = $1 AND n.version_id = k.version_id AND n.ordinal = k.ordinal
@@ -353,7 +359,8 @@ export async function nodesByRefs(client: PgClient, snap: TeamSnapshot, refs: re
   const byRef = new Map(r.rows.map((row) => {
     const ref = nodeRef(Number(row.version_id), row.ordinal);
     const node: TeamNode = {
-      ref, kind: row.kind, language: row.language, name: row.name, qualifiedName: row.qualified_name, symbolKey: row.symbol_key, path: row.path,
+      ref, parentRef: row.parent_ordinal === null ? null : nodeRef(Number(row.version_id), row.parent_ordinal),
+      startByte: row.start_byte, endByte: row.end_byte, signature: row.signature, doc: row.doc, kind: row.kind, language: row.language, name: row.name, qualifiedName: row.qualified_name, symbolKey: row.symbol_key, path: row.path,
       startLine: row.start_line, endLine: row.end_line, project: row.project, isPublicApi: row.is_public_api, generated: row.generated,
       parseStatus: row.parse_status, semanticState: row.semantic_state, chunkHash: row.chunk_hash, code: row.text ?? '',
     };
