@@ -119,6 +119,8 @@ export async function searchTeamStore(url: string, repository: string, query: st
     notices.push('empty query');
     return done([]);
   }
+  // Said, never silently dropped: options whose steps the team store does not run yet.
+  if ((options.minScore ?? 0) > 0 || options.minSimilarity !== undefined) notices.push('--min-score and --min-similarity are not applied on the team store yet');
   const filter = searchFilter(options);
   const wanted = new Set<Channel>(options.channels ?? ['name', 'bm25', 'vector']);
   const embedded = wanted.has('vector') ? await queryVector(text, options) : 'not asked for';
