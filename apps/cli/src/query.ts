@@ -10,6 +10,7 @@ import {
   loadWorkspace,
   resolveRepo,
   searchJson,
+  searchTeamStore,
   searchWorkspace,
   uniqueNames,
   capLines,
@@ -24,7 +25,7 @@ import {
   type ViewOptions,
   type WorkspaceRepo,
 } from '@ca/engine';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { CaError, encodeText, LANGUAGES, NODE_KINDS, type Language, type NodeKind } from '@ca/schema';
 import { readContext } from './context.js';
 import { printJson } from './output.js';
@@ -53,6 +54,8 @@ export interface QueryValues {
   'context-after'?: string;
   'max-line-length'?: string;
   lines?: string;
+  store?: string;
+  'store-repo'?: string;
 }
 
 /** Options taking a number: `--context -1` reaches their check (a clear message) instead of parseArgs' "ambiguous argument". */
@@ -262,6 +265,7 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
     ...(minSimilarity !== undefined ? { minSimilarity } : {}),
     ...(values.explain ? { explain: true } : {}),
   };
+  if (values.store !== undefined) return searchTeam(values, query, options);
   const repos = reposOf(values, 'search', true);
   let response: SearchResponse & { repos?: unknown };
   let freshness: Freshness | null = null;
@@ -286,6 +290,27 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
     return 0;
   }
   warnIfStale(freshness);
+  if (response.results.length === 0) process.stdout.write(`No results for "${query}".\n`);
+  response.results.forEach((r, i) => printResult(r, i, values.explain));
+  for (const n of response.notices) process.stderr.write(`note: ${n}\n`);
+  return 0;
+}
+
+/**
+ * `ca search QUERY --store URL [--store-repo R] [--label L]`: the same search over a repository's
+ * label on the team store (decision 046); the repository defaults to the directory's name, as
+ * `ca index --store` publishes it.
+ */
+async function searchTeam(values: QueryValues, query: string, options: SearchOptions): Promise<number> {
+  if (values.db !== undefined || values.workspace !== undefined || (values.repo?.length ?? 0) > 1) {
+    throw usage('--store searches one repository of the team store: name it with --store-repo (no --db, --workspace or several --repo)');
+  }
+  const repository = values['store-repo'] ?? basename(resolve(values.repo?.[0] ?? '.'));
+  const response = await searchTeamStore(values.store!, repository, query, { ...options, ...(values.label !== undefined ? { label: values.label } : {}) });
+  if (values.json) {
+    printJson({ ...searchJson(response, values.explain), store: { repository, label: values.label ?? 'working' } });
+    return 0;
+  }
   if (response.results.length === 0) process.stdout.write(`No results for "${query}".\n`);
   response.results.forEach((r, i) => printResult(r, i, values.explain));
   for (const n of response.notices) process.stderr.write(`note: ${n}\n`);

@@ -53,6 +53,7 @@ Commands:
   watch [PATH]            index, then re-index on every change until Ctrl-C (one warm engine:
                           an edit is re-indexed in a fraction of a one-shot index; --debounce MS)
   search QUERY            find symbols by name or words (several --repo, or a workspace: one ranking)
+                          --store URL [--store-repo R]: search R's label (--label) on the team store
   find EXPR               list the symbols a filter selects (no search text; paged)
   view FILE [id:N[-M|-end]]  print a file as the index holds it (--lines A-B, or symbols by number)
   symbol NAME             show the symbols matching a name, qualified name or id

@@ -280,6 +280,13 @@ export class QueryEmbedder {
     return (await modelInfo(this.resolution!)).modelId;
   }
 
+  /** The model as an index keys its vectors (`modelId@revision`; the team store's model column). */
+  async modelKey(): Promise<string | null> {
+    if (await this.unavailableReason()) return null;
+    const info = await modelInfo(this.resolution!);
+    return `${info.modelId}@${info.revision}`;
+  }
+
   async dispose(): Promise<void> {
     if (this.embedder) await (await this.embedder).dispose();
     this.embedder = null;

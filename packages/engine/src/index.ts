@@ -79,3 +79,5 @@ export type { NavigationRequest, GraphLimits } from './navigation.js';
 export type { GraphReads, GraphReadsOrigin } from '@ca/store';
 export { SqliteGraphReads } from '@ca/store';
 export { linkRazorUses, razorUseTarget } from './razorLinks.js';
+export { searchTeamStore } from './teamSearch.js';
+export type { TeamSearchOptions } from './teamSearch.js';

@@ -1,4 +1,4 @@
-export { search, searchSources, searchFilter, filterText, toSearchResult } from './search.js';
+export { search, searchSources, searchFilter, filterText, toSearchResult, fusionWeights, select as selectResults } from './search.js';
 export type {
   SearchOptions,
   SearchResult,
@@ -10,6 +10,7 @@ export type {
   AllowedIds,
   ResultLocation,
   RankCandidate,
+  Scored,
 } from './search.js';
 export { estimateTokens, expandChildren } from './budget.js';
 export { analyzeQuery, isIdentifierLike } from './queryAnalysis.js';

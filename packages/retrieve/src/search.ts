@@ -225,6 +225,22 @@ const DEFAULT_WEIGHTS: Readonly<Record<Intent, Readonly<Partial<Record<Channel, 
  */
 const LONG_QUERY_WORDS = 10;
 const LONG_QUERY_WEIGHTS: Readonly<Partial<Record<Channel, number>>> = { bm25: 3, vector: 1 };
+/**
+ * The RRF weights of a query's channels, as `search` fuses them: per intent, BM25 counted more
+ * for long queries, then `overrides`; none when one channel answers alone. Other backends (the
+ * team store) fuse with the same weights through this.
+ */
+export function fusionWeights(
+  intent: Intent,
+  text: string,
+  channels: number,
+  overrides?: Readonly<Partial<Record<Channel, number>>>,
+): Readonly<Partial<Record<Channel, number>>> {
+  if (channels <= 1) return {};
+  const long = text.split(/\s+/).length >= LONG_QUERY_WORDS;
+  return { ...DEFAULT_WEIGHTS[intent], ...(long ? LONG_QUERY_WEIGHTS : {}), ...overrides };
+}
+
 /** Edges whose sources depend on their target (the graph channel of "callers of X" questions). */
 const GRAPH_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implements', 'inherits', 'overrides'];
 
@@ -260,7 +276,8 @@ const keyOf = (source: number, nodeId: number): number => source * SOURCE_STRIDE
 const sourceOf = (key: number): number => Math.floor(key / SOURCE_STRIDE);
 const nodeIdOf = (key: number): number => key % SOURCE_STRIDE;
 
-interface Scored {
+/** A fused, rescored candidate as `selectResults` takes it (other backends build these too). */
+export interface Scored {
   /** `keyOf(source, node.id)`. */
   key: number;
   source: number;
@@ -460,8 +477,7 @@ export function searchSources(
   }
 
   // Weights only balance channels against each other: one channel alone is ranked as it is.
-  const long = text.split(/\s+/).length >= LONG_QUERY_WORDS;
-  const weights = rankings.length > 1 ? { ...DEFAULT_WEIGHTS[analyzed.intent], ...(long ? LONG_QUERY_WEIGHTS : {}), ...options.channelWeights } : {};
+  const weights = fusionWeights(analyzed.intent, text, rankings.length, options.channelWeights);
   const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, weights);
   let scored = rescore(sources, fused, exact, options, analyzed.aboutTests, guard);
   if (options.hub !== false && scored.length > 0) elevateHubs(sources, scored, guard);
@@ -706,7 +722,12 @@ interface Unit {
  * Each result is kept only if it fits the remaining budget; the budget is never exceeded.
  * `repoNames` (several indexes) names each result's repository.
  */
-function select(
+/**
+ * The results of a ranking: the best `limit` units within `budget` tokens, a child merged into
+ * its parent where the parent's code shows it (never a child the user named). Exported as
+ * `selectResults` so another backend's candidates (the team store's) are selected the same way.
+ */
+export function select(
   scored: readonly Scored[],
   limit: number,
   budget: number,

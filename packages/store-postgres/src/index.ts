@@ -7,3 +7,8 @@ export type { PublishReport, PublishOptions } from './publish.js';
 export { listRepositories, snapshotDump, tableCounts } from './read.js';
 export type { RepositoryLabel, SnapshotDump } from './read.js';
 export { openGraphReads } from './graphReads.js';
+export {
+  openSnapshot, withSnapshot, nodesByRefs, nameSearch, bm25Search, bm25Phrases, fts5Idf, vectorSearch, vectorPlan, compileTeamFilter, nodeRef, splitRef, EXACT_SCAN_MAX_VECTORS,
+} from './search.js';
+export type { TeamSnapshot, TeamNode, TeamHit, TeamFilterSql, VectorPlan, VectorSearchOptions } from './search.js';
+export { ftsTokens, nodeText } from './textVectors.js';

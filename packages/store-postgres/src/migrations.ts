@@ -173,20 +173,39 @@ CREATE TABLE labels (
 );
 `;
 
+// Search (decision 046): per node a head and a body tsvector built in TypeScript with the local
+// index's FTS tokens (textVectors.ts) and its length in tokens (BM25's document length); per
+// snapshot its total tokens (BM25's average length, fixed since a snapshot is immutable); per
+// embedding model the HNSW (cosine) index the publisher created for it; the lookups an HNSW walk
+// makes per candidate (is this embedding in the label's snapshot?) by index.
+const SEARCH = `
+ALTER TABLE nodes ADD COLUMN head tsvector, ADD COLUMN body tsvector, ADD COLUMN text_length integer;
+CREATE INDEX nodes_head ON nodes USING gin (head);
+CREATE INDEX nodes_body ON nodes USING gin (body);
+ALTER TABLE snapshots ADD COLUMN text_tokens bigint;
+CREATE INDEX node_vectors_hash ON node_vectors(repo_id, model, content_hash);
+CREATE INDEX snapshot_files_version ON snapshot_files(repo_id, snapshot_id, version_id);
+CREATE TABLE vector_models (
+  model text PRIMARY KEY,
+  dims integer NOT NULL,
+  index_name text NOT NULL
+);
+`;
+
 // The read path (decision 042): symbol lookup is case-insensitive like SQLite's COLLATE NOCASE;
 // an incoming walk keeps an edge when its edge set belongs to the snapshot, an outgoing one finds
-// the frontier's files by version. (Number 2 is the search migration's.)
+// the frontier's files by version (that index came with migration 2).
 const READ_PATH = `
 CREATE INDEX nodes_qualified_name_ci ON nodes(repo_id, lower(qualified_name));
 CREATE INDEX nodes_name_ci ON nodes(repo_id, lower(name));
 CREATE INDEX snapshot_files_edge_set ON snapshot_files(repo_id, edge_set_id, snapshot_id);
-CREATE INDEX snapshot_files_version ON snapshot_files(repo_id, snapshot_id, version_id);
 `;
 
 /** The numbered migrations, oldest first (forward-only: a released one is never edited). */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'repositories, content-addressed file versions, edge sets, snapshots and labels', sql: INITIAL },
-  { version: 3, name: 'read path: case-insensitive name lookups, snapshot files by edge set and by version', sql: READ_PATH },
+  { version: 2, name: 'search: head and body tsvectors, snapshot token totals, HNSW indexes per model', sql: SEARCH },
+  { version: 3, name: 'read path: case-insensitive name lookups, snapshot files by edge set', sql: READ_PATH },
 ];
 
 /** The schema version this tool writes and reads. */

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { CaError } from '@ca/schema';
 import type { SnapshotFile, SnapshotSource } from '@ca/store';
 import { connect, inTransaction, toStoreError, type PgClient } from './connection.js';
 import { migrate } from './migrations.js';
-import { edgeSetPayloads, versionPayloads, type EdgeSetPayload, type NodePlaces, type VersionPayload } from './payload.js';
+import { nodeText, type NodeText } from './textVectors.js';
+import { edgeSetPayloads, versionPayloads, type EdgeSetPayload, type NodePayload, type NodePlaces, type VersionPayload } from './payload.js';
 
 /** Files per batch: one query per table per batch, one transaction per batch of new versions. */
 export const PUBLISH_BATCH_FILES = 200;
@@ -142,22 +144,23 @@ async function putVersions(client: PgClient, repoId: number, versions: readonly 
 
 /** The nodes, vectors and re-exports of freshly inserted versions (one statement per table). */
 async function insertNodes(client: PgClient, repoId: number, fresh: readonly { id: number; v: VersionPayload }[]): Promise<void> {
-  const nodes = fresh.flatMap(({ id, v }) => v.nodes.map((p) => ({ id, p })));
+  const nodes = fresh.flatMap(({ id, v }) => v.nodes.map((p) => ({ id, p, t: textOf(v, p) })));
   if (nodes.length > 0) {
     const col = <T>(f: (x: (typeof nodes)[number]) => T): T[] => nodes.map(f);
     await client.query(
       `INSERT INTO nodes(repo_id, version_id, ordinal, parent_ordinal, kind, language, name, qualified_name, symbol_key, disambiguator, project,
                          start_line, end_line, start_byte, end_byte, signature, parameter_count, return_type, modifiers, attributes, is_public_api,
-                         doc, generated, chunk_hash, spans)
+                         doc, generated, chunk_hash, spans, head, body, text_length)
        SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[],
                                 $12::int[], $13::int[], $14::int[], $15::int[], $16::text[], $17::int[], $18::text[], $19::text[], $20::text[], $21::bool[],
-                                $22::text[], $23::bool[], $24::text[], $25::jsonb[])`,
+                                $22::text[], $23::bool[], $24::text[], $25::jsonb[], $26::tsvector[], $27::tsvector[], $28::int[])`,
       [repoId, col((x) => x.id), col((x) => x.p.ordinal), col((x) => x.p.parentOrdinal), col((x) => x.p.node.kind), col((x) => x.p.node.language),
         col((x) => x.p.node.name), col((x) => x.p.node.qualifiedName), col((x) => x.p.node.symbolKey), col((x) => x.p.node.disambiguator),
         col((x) => x.p.node.project), col((x) => x.p.node.startLine), col((x) => x.p.node.endLine), col((x) => x.p.node.startByte),
         col((x) => x.p.node.endByte), col((x) => x.p.node.signature), col((x) => x.p.node.parameterCount), col((x) => x.p.node.returnType),
         col((x) => x.p.node.modifiers), col((x) => x.p.node.attributes), col((x) => x.p.node.isPublicApi), col((x) => x.p.node.doc),
-        col((x) => x.p.node.generated), col((x) => x.p.node.chunkHash), col((x) => (x.p.spans.length === 0 ? null : JSON.stringify(x.p.spans)))]);
+        col((x) => x.p.node.generated), col((x) => x.p.node.chunkHash), col((x) => (x.p.spans.length === 0 ? null : JSON.stringify(x.p.spans))),
+        col((x) => x.t.head), col((x) => x.t.body), col((x) => x.t.length)]);
   }
   const vectors = fresh.flatMap(({ id, v }) => v.vectors.map((x) => ({ id, x })));
   if (vectors.length > 0) {
@@ -171,6 +174,68 @@ async function insertNodes(client: PgClient, repoId: number, fresh: readonly { i
     await client.query(
       `INSERT INTO reexports(repo_id, version_id, target_module, name) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[])`,
       [repoId, reexports.map((r) => r.id), reexports.map((r) => r.x.targetModule), reexports.map((r) => r.x.name)]);
+  }
+}
+
+/** A node's full-text row (its file's path is the FTS path column). */
+function textOf(v: VersionPayload, p: NodePayload): NodeText {
+  return nodeText({ ...p.node, path: v.file.path });
+}
+
+/**
+ * Fills the tsvectors of known versions published before the schema had them (migration 2):
+ * one statement per batch, only for versions whose nodes lack them.
+ */
+async function backfillText(client: PgClient, repoId: number, payloads: readonly VersionPayload[], known: ReadonlyMap<number, number>): Promise<void> {
+  const ids = payloads.flatMap((v) => (known.has(v.file.fileId) && v.nodes.length > 0 ? [known.get(v.file.fileId)!] : []));
+  if (ids.length === 0) return;
+  const r = await client.query<{ version_id: string }>(
+    `SELECT DISTINCT version_id FROM nodes WHERE repo_id = $1 AND version_id = ANY($2::bigint[]) AND head IS NULL`, [repoId, ids]);
+  if (r.rows.length === 0) return;
+  const lacking = new Set(r.rows.map((row) => Number(row.version_id)));
+  const rows = payloads.flatMap((v) => {
+    const id = known.get(v.file.fileId);
+    return id !== undefined && lacking.has(id) ? v.nodes.map((p) => ({ id, ordinal: p.ordinal, t: textOf(v, p) })) : [];
+  });
+  await client.query(
+    `UPDATE nodes n SET head = u.head, body = u.body, text_length = u.len
+       FROM unnest($2::bigint[], $3::int[], $4::tsvector[], $5::tsvector[], $6::int[]) AS u(version_id, ordinal, head, body, len)
+      WHERE n.repo_id = $1 AND n.version_id = u.version_id AND n.ordinal = u.ordinal`,
+    [repoId, rows.map((x) => x.id), rows.map((x) => x.ordinal), rows.map((x) => x.t.head), rows.map((x) => x.t.body), rows.map((x) => x.t.length)]);
+}
+
+/** Advisory lock key (the two-int form's first half) under which HNSW indexes are created. */
+const VECTOR_INDEX_LOCK = 0x6361_0002;
+
+/** The name of a model's HNSW index (a hash: model names are free text). */
+export function vectorIndexName(model: string): string {
+  return `embeddings_hnsw_${createHash('sha256').update(model).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * Creates the HNSW (cosine) index of each model that has none yet: a partial expression index
+ * on the shared embeddings (`vector::vector(dims)`, pgvector indexes need a fixed dimension),
+ * recorded in `vector_models`. The statement is composed by the server (`format` with %I and
+ * %L), so a model name is never pasted into SQL.
+ */
+export async function ensureVectorIndexes(client: PgClient, models: readonly string[]): Promise<void> {
+  for (const model of [...new Set(models)].sort()) {
+    const known = await client.query(`SELECT 1 FROM vector_models WHERE model = $1`, [model]);
+    if (known.rowCount! > 0) continue;
+    await inTransaction(client, async () => {
+      await client.query(`SELECT pg_advisory_xact_lock($1, 0)`, [VECTOR_INDEX_LOCK]);
+      const again = await client.query(`SELECT 1 FROM vector_models WHERE model = $1`, [model]);
+      if (again.rowCount! > 0) return;
+      const dims = await client.query<{ d: number | null }>(`SELECT vector_dims(vector) AS d FROM embeddings WHERE model = $1 LIMIT 1`, [model]);
+      const d = dims.rows[0]?.d;
+      if (d == null) return;
+      const name = vectorIndexName(model);
+      const ddl = await client.query<{ sql: string }>(
+        `SELECT format('CREATE INDEX IF NOT EXISTS %I ON embeddings USING hnsw ((vector::vector(%s)) vector_cosine_ops) WHERE model = %L', $1::text, $2::int, $3::text) AS sql`,
+        [name, d, model]);
+      await client.query(ddl.rows[0]!.sql);
+      await client.query(`INSERT INTO vector_models(model, dims, index_name) VALUES ($1, $2, $3)`, [model, d, name]);
+    });
   }
 }
 
@@ -252,9 +317,13 @@ async function switchLabel(client: PgClient, repoId: number, label: string, snap
          LEFT JOIN edge_sets s ON s.repo_id = sf.repo_id AND s.edge_set_id = sf.edge_set_id
         WHERE sf.repo_id = $1 AND sf.snapshot_id = $2`, [repoId, snapshotId]);
     const c = { files: Number(counts.rows[0]!.files), nodes: Number(counts.rows[0]!.nodes ?? 0), edges: Number(counts.rows[0]!.edges ?? 0) };
+    // BM25's average document length over the snapshot: fixed with it (a snapshot is immutable).
+    const tokens = await client.query<{ t: string | null }>(
+      `SELECT sum(n.text_length) AS t FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
+        WHERE sf.repo_id = $1 AND sf.snapshot_id = $2`, [repoId, snapshotId]);
     await client.query(
-      `UPDATE snapshots SET state = 'complete', completed_at = now(), file_count = $3, node_count = $4, edge_count = $5
-        WHERE repo_id = $1 AND snapshot_id = $2`, [repoId, snapshotId, c.files, c.nodes, c.edges]);
+      `UPDATE snapshots SET state = 'complete', completed_at = now(), file_count = $3, node_count = $4, edge_count = $5, text_tokens = $6
+        WHERE repo_id = $1 AND snapshot_id = $2`, [repoId, snapshotId, c.files, c.nodes, c.edges, Number(tokens.rows[0]!.t ?? 0)]);
     const previous = await client.query<{ snapshot_id: string }>(
       `SELECT snapshot_id FROM labels WHERE repo_id = $1 AND name = $2 FOR UPDATE`, [repoId, label]);
     await client.query(
@@ -276,11 +345,14 @@ async function publishVersions(
   const pathOf = new Map(files.map((f) => [f.fileId, f.path]));
   const places: NodePlaces = new Map();
   const versionOf = new Map<number, number>();
+  const models = new Set<string>();
   const batches = chunked(files, batch);
   for (const [i, group] of batches.entries()) {
     const ids = group.map((f) => f.fileId);
     const payloads = versionPayloads(group, { nodes: source.nodes(ids), spans: source.spans(ids), reexports: source.reexports(ids), vectors: source.nodeVectors(ids) }, pathOf, places);
     let known = await knownVersions(client, repoId, payloads);
+    await backfillText(client, repoId, payloads, known);
+    for (const p of payloads) for (const x of p.vectors) models.add(x.model);
     const missing = payloads.filter((p) => !known.has(p.file.fileId));
     if (missing.length > 0) {
       const content = await putContent(client, source, missing);
@@ -293,6 +365,7 @@ async function publishVersions(
     for (const [fileId, versionId] of known) versionOf.set(fileId, versionId);
     await options.onProgress?.('versions', i + 1, batches.length);
   }
+  await ensureVectorIndexes(client, [...models]);
   return { versionOf, places };
 }
 

@@ -34,18 +34,24 @@ export function headsMatch(term: string): string {
   return `{${BM25_HEAD_COLUMNS.join(' ')}} : ${quote(term)}`;
 }
 
+/** The terms of a BM25 query before they become an FTS5 expression (the team store builds a tsquery from them). */
+export interface FtsQueryParts {
+  /** The distinct terms, lower case, in query order. */
+  readonly terms: readonly string[];
+  /** Terms matched as prefixes on the name and split columns (short queries only). */
+  readonly prefixes: readonly string[];
+}
+
 /**
- * Builds an FTS5 MATCH expression from user text. Every term is quoted, so FTS syntax in the
- * input (`"`, `*`, `NEAR(`, `OR`, `:`, `^`, parentheses) is treated as plain words and can never
- * change the query structure. Terms are joined with OR (any significant term may match; bm25()
- * ranks), identifiers also contribute their split words (`getUserById` → `get`, `user`, `by`,
- * `id`), and identifier-like terms add a prefix match on the name columns. `drop` removes terms
- * (the reader drops the most common ones of a query that would match too many rows).
+ * The terms and prefix terms of user text, as `buildFtsQuery` reads them: words and identifiers
+ * (stop words dropped unless identifier-like), identifiers' split words and joined form, and
+ * for short queries (three terms or fewer) identifier-ish words of 4+ characters as prefixes.
+ * `drop` removes terms; `heads` terms are never prefixes.
  */
-export function buildFtsQuery(
+export function ftsQueryParts(
   text: string,
   options: { maxTerms?: number; drop?: ReadonlySet<string>; heads?: ReadonlySet<string> } = {},
-): FtsQuery {
+): FtsQueryParts {
   const maxTerms = options.maxTerms ?? 32;
   const drop = options.drop;
   const terms = new Set<string>();
@@ -72,10 +78,26 @@ export function buildFtsQuery(
   const short = terms.size <= 3;
   for (const t of [...(drop ?? []), ...(options.heads ?? [])]) prefixTerms.delete(t);
   for (const t of drop ?? []) terms.delete(t);
-  if (terms.size === 0) return { match: null, terms: [] };
-  const heads = options.heads;
-  const parts = [...terms].map((t) => (heads?.has(t) ? headsMatch(t) : quote(t)));
   // Only for short queries (a name being typed), never for sentence-style questions.
-  if (short) for (const p of prefixTerms) parts.push(`{name split} : ${quote(p)} *`);
+  return { terms: [...terms], prefixes: short && terms.size > 0 ? [...prefixTerms] : [] };
+}
+
+/**
+ * Builds an FTS5 MATCH expression from user text. Every term is quoted, so FTS syntax in the
+ * input (`"`, `*`, `NEAR(`, `OR`, `:`, `^`, parentheses) is treated as plain words and can never
+ * change the query structure. Terms are joined with OR (any significant term may match; bm25()
+ * ranks), identifiers also contribute their split words (`getUserById` → `get`, `user`, `by`,
+ * `id`), and identifier-like terms add a prefix match on the name columns. `drop` removes terms
+ * (the reader drops the most common ones of a query that would match too many rows).
+ */
+export function buildFtsQuery(
+  text: string,
+  options: { maxTerms?: number; drop?: ReadonlySet<string>; heads?: ReadonlySet<string> } = {},
+): FtsQuery {
+  const { terms, prefixes } = ftsQueryParts(text, options);
+  if (terms.length === 0) return { match: null, terms: [] };
+  const heads = options.heads;
+  const parts = terms.map((t) => (heads?.has(t) ? headsMatch(t) : quote(t)));
+  for (const p of prefixes) parts.push(`{name split} : ${quote(p)} *`);
   return { match: parts.join(' OR '), terms: [...terms] };
 }
