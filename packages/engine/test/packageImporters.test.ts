@@ -38,12 +38,20 @@ function exactEdgesFrom(engine: Engine, path: string): string[] {
   return out.sort();
 }
 
-/** Indexes the fixture, applies `change`, indexes again; returns the differences from a clean index and the engine. */
-async function afterChange(change: (repo: string) => void, inspect: (engine: Engine) => void): Promise<string[]> {
+/**
+ * Indexes the fixture, applies `change`, indexes again; returns the differences from a clean
+ * index and the engine. Each of `warmups` is applied and indexed before `change` (partial passes
+ * that leave the TS worker holding the files they bound).
+ */
+async function afterChange(change: (repo: string) => void, inspect: (engine: Engine) => void, warmups: readonly ((repo: string) => void)[] = []): Promise<string[]> {
   const repo = workspaceOf(FIXTURE);
   const engine = Engine.open(repo, OPTIONS);
   try {
     await engine.index();
+    for (const warmup of warmups) {
+      warmup(repo);
+      await engine.index();
+    }
     change(repo);
     await engine.index();
     inspect(engine);
@@ -136,6 +144,27 @@ describe('importers by package name and path alias (differences #14, #15)', () =
           'references -> src/vanilla.ts|ts:pkg:mini-store#StoreMutators|0',
         ]);
       },
+    );
+    expect(differences).toEqual([]);
+  }, 900_000);
+
+  it('the same move after partial passes bound the augmented and augmenting files in the warm worker (#18, zustand step 33)', async () => {
+    // The first suspect of #18: the worker keeps the files a partial pass bound (src/vanilla.ts
+    // with persist's augmentation merged into its StoreMutators) and reuses them while their size
+    // and mtime hold. Two partial passes first, each editing a comment: one in the augmented file,
+    // one in the augmenting file and the file using both (tests/usage.ts), so that every file of
+    // the move's pass is cached bound. The move must then give the clean index's edges: the same
+    // two references from src/vanilla.ts as in the cold case above.
+    const comment = (path: string) => (repo: string) => writeFileSync(join(repo, path), `${readFileSync(join(repo, path), 'utf8')}// warm\n`);
+    const differences = await afterChange(
+      (repo) => renameSync(join(repo, 'src/middleware/persist.ts'), join(repo, 'src/persist.ts')),
+      (engine) => {
+        expect(exactEdgesFrom(engine, 'src/vanilla.ts').filter((e) => e.includes('StoreMutators'))).toEqual([
+          'references -> src/middleware/devtools.ts|ts:pkg:mini-store#../vanilla.StoreMutators|0',
+          'references -> src/vanilla.ts|ts:pkg:mini-store#StoreMutators|0',
+        ]);
+      },
+      [comment('src/vanilla.ts'), (repo) => [comment('src/middleware/persist.ts'), comment('tests/usage.ts')].forEach((c) => c(repo))],
     );
     expect(differences).toEqual([]);
   }, 900_000);
