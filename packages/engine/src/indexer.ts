@@ -372,7 +372,7 @@ interface Writes {
 
 /** Declarations that appear or disappear, for the languages whose pass follows them. */
 interface DeclarationTracker {
-  noteFile(path: string, previous: Parameters<NodePlanner>[0]['previous'], nodes: readonly ExtractedNode[]): void;
+  noteFile(path: string, previous: Parameters<NodePlanner>[0]['previous'], nodes: readonly ExtractedNode[], project?: string): void;
   noteDropped(path: string, name: string, kind: string): void;
   markUsers(store: Store, label: string): void;
 }
@@ -383,8 +383,8 @@ function declarationTracker(ctx: IndexerContext, hadFiles: boolean): Declaration
   const churn = new DeclarationChurn();
   const tracked = (path: string) => languages.has(ctx.languages.languageOf(path) ?? '');
   return {
-    noteFile: (path, previous, nodes) => {
-      if (tracked(path)) churn.noteFile(previous, nodes);
+    noteFile: (path, previous, nodes, project) => {
+      if (tracked(path)) churn.noteFile(previous, nodes, project);
     },
     noteDropped: (path, name, kind) => {
       if (tracked(path)) churn.noteDropped(name, kind);
@@ -413,7 +413,7 @@ function nodePlanner(ctx: IndexerContext, label: string, hadFiles: boolean, carr
       ...(input.project !== undefined ? { project: input.project } : {}),
     });
     for (const n of p.dirtyNames ?? []) writes.dirty.add(n);
-    writes.churn?.noteFile(input.path, input.previous, input.nodes);
+    writes.churn?.noteFile(input.path, input.previous, input.nodes, input.project);
     // Runs inside the writer's transaction: the importers are pending together with the new version.
     if (carries && following.has(language) && input.previous.length > 0 && p.exportsChanged !== false) markImporters([input.path], 'imported module changed its exports');
     // Only files that carried something get a region (and keep their nodes' texts until the pass).

@@ -35,4 +35,22 @@ describe('DeclarationChurn', () => {
     expect([...churn.members]).toEqual(['GetById']);
     expect([...churn.types]).toEqual([]);
   });
+
+  it('a version continued into another project: its unchanged keys count as gone and new (difference 20); the same project: nothing', () => {
+    const cls = node('class', 'Stamp', 'cs:global#Acme.Tools.Stamp');
+    const mark = { ...node('method', 'Mark', 'cs:global#Acme.Tools.Stamp.Mark(string)'), localId: 'n2', parentLocalId: 'n1' };
+    const previous = (project: string) => [
+      { id: 1, symbolKey: cls.symbolKey, disambiguator: 0, kind: 'class', chunkHash: 'h1', otherSpans: 0, project, name: 'Stamp' },
+      { id: 2, symbolKey: mark.symbolKey, disambiguator: 0, kind: 'method', chunkHash: 'h2', otherSpans: 0, project, name: 'Mark' },
+    ];
+    const moved = new DeclarationChurn();
+    moved.noteFile(previous('src/Acme.Tools/Acme.Tools.csproj'), [cls, mark], 'src/Acme.App/Acme.App.csproj');
+    expect([...moved.types]).toEqual(['Stamp']);
+    expect([...moved.members]).toEqual(['Mark']);
+    expect([...moved.owners]).toEqual(['Stamp']);
+    const stayed = new DeclarationChurn();
+    stayed.noteFile(previous('src/Acme.App/Acme.App.csproj'), [cls, mark], 'src/Acme.App/Acme.App.csproj');
+    expect([...stayed.types]).toEqual([]);
+    expect([...stayed.members]).toEqual([]);
+  });
 });

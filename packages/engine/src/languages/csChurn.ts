@@ -25,10 +25,16 @@ export class DeclarationChurn {
    */
   readonly owners = new Set<string>();
 
-  /** A re-parsed file: its keys the previous version lacked appeared, those it lost disappeared. */
-  noteFile(previous: readonly PreviousNode[], next: readonly ExtractedNode[]): void {
+  /**
+   * A re-parsed file: its keys the previous version lacked appeared, those it lost disappeared.
+   * A C# key does not name its project, so a version continued into another project (a move that
+   * keeps its nodes' ids) keeps its keys while what can see them changes: its declarations count
+   * as gone from the old project and new in `project` (difference 20).
+   */
+  noteFile(previous: readonly PreviousNode[], next: readonly ExtractedNode[], project?: string): void {
     const key = (n: { symbolKey: string; disambiguator: number }) => `${n.symbolKey}\u0000${n.disambiguator}`;
-    const before = new Set(previous.map(key));
+    const elsewhere = (n: PreviousNode) => project !== undefined && n.project !== undefined && n.project !== null && n.project !== project;
+    const before = new Set(previous.filter((n) => !elsewhere(n)).map(key));
     const after = new Set(next.map(key));
     const byLocal = new Map(next.map((n) => [n.localId, n]));
     for (const n of next) {
@@ -37,7 +43,7 @@ export class DeclarationChurn {
       const owner = n.parentLocalId === null ? undefined : byLocal.get(n.parentLocalId);
       if (owner !== undefined && !TYPE_KINDS.has(n.kind as NodeKind) && !NOT_DECLARATIONS.has(n.kind) && TYPE_KINDS.has(owner.kind as NodeKind)) this.owners.add(owner.name);
     }
-    for (const n of previous) if (n.name !== undefined && !after.has(key(n))) this.note(n.name, n.kind, false);
+    for (const n of previous) if (n.name !== undefined && (!after.has(key(n)) || elsewhere(n))) this.note(n.name, n.kind, false);
   }
 
   /** A node deleted with its file. */

@@ -42,6 +42,12 @@ export async function runCsSemanticPass(
     host?: RoslynHost;
     /** `indexing.max_file_bytes`: the host refuses larger source files. */
     maxFileBytes?: number;
+    /**
+     * `semantic.request_timeout_ms`: the least time a load or an analysis of one project is given
+     * (its size may give it more). A pass cut short fails its project, which a less loaded run of
+     * the same tree would not: the configured patience must hold for C# as for TypeScript.
+     */
+    requestTimeoutMs?: number;
   },
 ): Promise<CsSemanticReport> {
   const started = performance.now();
@@ -90,7 +96,8 @@ export async function runCsSemanticPass(
     // Deadlines scale with size: the first analysis also counts references across every
     // loaded project, and a 100K-line test project needs minutes on a busy laptop.
     const allLines = csFiles.reduce((n, f) => n + f.lines, 0);
-    const deadlineMs = Math.max(30_000, allLines * 3);
+    const patience = options.requestTimeoutMs ?? 0;
+    const deadlineMs = Math.max(30_000, allLines * 3, patience);
     for (const project of projects) {
       const projectFiles = csFiles.filter((f) => f.project === project);
       const wanted = options.files ? new Set(options.files) : null;
@@ -99,7 +106,7 @@ export async function runCsSemanticPass(
       try {
         const load = await host.loadProject(
           { projectPath: project, repoRoot, safeMode: options.safeMode, loadReferences: true, ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}) },
-          { deadlineMs: Math.max(120_000, allLines) },
+          { deadlineMs: Math.max(120_000, allLines, patience) },
         );
         // Targets, analyzers and imports not run, files refused: the index says what it did not load.
         recordCsLoadWarnings(store, repoRoot, load.warnings);

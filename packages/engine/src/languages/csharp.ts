@@ -14,6 +14,7 @@ const csharpPass: SemanticPass = {
       files: stale.map((r) => r.path),
       host: ctx.csHost(),
       maxFileBytes: ctx.config.indexing.max_file_bytes,
+      requestTimeoutMs: ctx.config.semantic.request_timeout_ms,
       onProgress: (done, total) => progress({ phase: 'semantic', done, total }),
     });
   },

@@ -1,0 +1,92 @@
+import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compare, snapshot, workspaceOf, type DifferentialEngine } from './differential/lib.mjs';
+import { Engine } from '../src/index.js';
+import { dotnetMissing, REPO_ROOT } from './helpers.js';
+
+// A C# file moved unchanged into another project with the same defines continues its version
+// (its nodes keep their ids and keys: a C# key does not name its project), yet what its types are
+// visible to changes: uses in the new project (and its dependents) that the compiler could not
+// bind before now bind, uses in the old project's dependents no longer do (decision 022,
+// difference 20: dotnet MediatR, seed 2, step 3 — `MediatrServiceConfiguration.cs` moved back
+// from MediatR.Contracts into MediatR left `ServiceCollectionExtensions.cs` with syntactic guesses
+// where a clean index binds its calls exactly). Each step is compared with a clean index of the
+// same tree: no difference at all is expected.
+
+const CS = join(REPO_ROOT, 'fixtures', 'cs-solution');
+const hasDotnet = dotnetMissing() === null;
+const options = {
+  env: {},
+  configOverrides: { indexing: { parse_timeout_ms: 120_000 }, semantic: { request_timeout_ms: 1_800_000 }, embedding: { enabled: false } },
+};
+
+// A third project with Acme.App's defines (net8.0, no DefineConstants), referenced by nobody and
+// referencing nothing: Acme.App cannot see its types.
+const TOOLS_PROJECT = 'src/Acme.Tools/Acme.Tools.csproj';
+const TOOLS_PROJECT_TEXT = '<Project Sdk="Microsoft.NET.Sdk">\n  <PropertyGroup>\n    <TargetFramework>net8.0</TargetFramework>\n    <Nullable>enable</Nullable>\n  </PropertyGroup>\n</Project>\n';
+const STAMP_IN_TOOLS = 'src/Acme.Tools/Stamp.cs';
+const STAMP_IN_APP = 'src/Acme.App/Stamp.cs';
+const STAMP_TEXT = 'namespace Acme.Tools;\n\npublic static class Stamp\n{\n    public static string Mark(string text) => "[" + text + "]";\n}\n';
+// An Acme.App file that names the type and calls its member: unresolved while Stamp lives in
+// Acme.Tools, bound exactly once it lives in Acme.App.
+const USER = 'src/Acme.App/Stamping.cs';
+const USER_TEXT = 'namespace Acme.App;\n\npublic static class Stamping\n{\n    public static string Run() => Acme.Tools.Stamp.Mark("order");\n}\n';
+
+/** The differences between the incremental index and a clean index of a copy of the same tree. */
+async function againstClean(engine: Engine, repo: string): Promise<string[]> {
+  const copy = join(mkdtempSync(join(tmpdir(), 'ca-cs-project-move-clean-')), 'repo');
+  cpSync(repo, copy, { recursive: true, filter: (p) => !['.git', '.codeagent'].includes(basename(p)) });
+  const clean = Engine.open(copy, options);
+  try {
+    await clean.index();
+    return compare(snapshot(clean as unknown as DifferentialEngine, []), snapshot(engine as unknown as DifferentialEngine, []));
+  } finally {
+    clean.close();
+    rmSync(dirname(copy), { recursive: true, force: true });
+  }
+}
+
+/** The `calls` edge of `Stamping.Run` to `Mark`: its confidence and whether it has a target node. */
+function markCall(engine: Engine): string[] {
+  const page = engine.navigate('callees', 'Acme.App.Stamping.Run');
+  const pathOf = (id: string | null) => (id === null ? 'unresolved' : (page.nodes.find((n) => n.id === id)?.path ?? `missing node ${id}`));
+  return page.edges.filter((e) => e.type === 'calls' && e.targetName.endsWith('Mark')).map((e) => `${e.confidence} ${pathOf(e.to)}`);
+}
+
+describe.skipIf(!hasDotnet)('a C# file moved unchanged into another project', () => {
+  let repo: string;
+  let engine: Engine;
+  beforeAll(async () => {
+    repo = workspaceOf(CS);
+    mkdirSync(join(repo, dirname(TOOLS_PROJECT)), { recursive: true });
+    writeFileSync(join(repo, TOOLS_PROJECT), TOOLS_PROJECT_TEXT);
+    writeFileSync(join(repo, STAMP_IN_TOOLS), STAMP_TEXT);
+    writeFileSync(join(repo, USER), USER_TEXT);
+    engine = Engine.open(repo, options);
+    await engine.index();
+  }, 300_000);
+  afterAll(() => {
+    engine.close();
+    rmSync(dirname(repo), { recursive: true, force: true });
+  });
+
+  it('before the move the use in Acme.App is unresolved (Acme.App does not reference Acme.Tools)', async () => {
+    expect(markCall(engine)).toEqual(['approximate unresolved']);
+  });
+
+  it('moved into the project of its user: the unchanged user binds to it, as in a clean index', async () => {
+    renameSync(join(repo, STAMP_IN_TOOLS), join(repo, STAMP_IN_APP));
+    await engine.index();
+    expect(await againstClean(engine, repo)).toEqual([]);
+    expect(markCall(engine)).toEqual([`exact ${STAMP_IN_APP}`]);
+  }, 300_000);
+
+  it('moved back out: the unchanged user loses the binding, as in a clean index', async () => {
+    renameSync(join(repo, STAMP_IN_APP), join(repo, STAMP_IN_TOOLS));
+    await engine.index();
+    expect(await againstClean(engine, repo)).toEqual([]);
+    expect(markCall(engine)).toEqual(['approximate unresolved']);
+  }, 300_000);
+});
