@@ -195,6 +195,9 @@ describe('a route prefix the file cannot see', () => {
     const idx = await parseText(`[ApiV1] [Authorize] [ApiController] public class RequestController : ControllerBase {
   [HttpGet("movie/total")] public int Total() => 1;
 }
+[Admin] [ApiV1] public class SettingsController : ControllerBase {
+  [HttpGet("about")] public int About() => 1;
+}
 [Authorize] [ApiController] [Produces("application/json")] public class PlainController : ControllerBase {
   [HttpGet("plain")] public int Get() => 1;
 }
@@ -204,9 +207,11 @@ describe('a route prefix the file cannot see', () => {
     expect(endpointRows(idx)).toEqual([
       '2 GET /movie/total (approximate: the route prefix may come from [ApiV1], an attribute declared in another file) -> exact RequestController.Total',
       // Only known attributes: the action's template is the whole route.
-      '5 GET /plain -> exact PlainController.Get',
+      // Ombi's [Admin] is an AuthorizeAttribute, but the file cannot tell: both are named.
+      '5 GET /about (approximate: the route prefix may come from [Admin] or [ApiV1], attributes declared in another file) -> exact SettingsController.About',
+      '8 GET /plain -> exact PlainController.Get',
       // A [Route] of its own: that is the prefix (ASP.NET combines each route attribute; the known one is kept exact).
-      '8 GET /api/routed/x -> exact RoutedController.X',
+      '11 GET /api/routed/x -> exact RoutedController.X',
     ]);
   });
 });

@@ -63,26 +63,26 @@ const NON_ROUTE_CLASS_ATTRIBUTES: ReadonlySet<string> = new Set([
   'EditorBrowsable', 'Experimental', 'Serializable', 'DebuggerDisplay', 'SwaggerTag', 'ControllerName', 'Filter',
 ]);
 
-/** An attribute of the class that may be a route attribute declared in another file, or null. */
-function unknownClassAttribute(attrs: readonly AttributeInfo[]): string | null {
-  const name = attrs.map((a) => a.name).find((n) => !NON_ROUTE_CLASS_ATTRIBUTES.has(n) && n !== 'Route');
-  return name ?? null;
+/** The class's attributes that may be a route attribute declared in another file (`[A]`, `[B]`). */
+function unknownClassAttributes(attrs: readonly AttributeInfo[]): string[] {
+  return attrs.map((a) => a.name).filter((n) => !NON_ROUTE_CLASS_ATTRIBUTES.has(n) && n !== 'Route').map((n) => `[${n}]`);
 }
 
 /** `[Route]` templates of the class, else of its nearest base class declared in this file. */
 function classPrefix(ctx: ControllerContext, t: TypeEntry, byName: ReadonlyMap<string, TypeEntry>): ClassPrefix {
   let cur: TypeEntry | undefined = t;
-  let unknown: string | null = null;
+  const unknown: string[] = [];
   for (let depth = 0; cur && depth < MAX_BASE_DEPTH; depth++) {
     const attrs = attributesOf(cur.node);
     const routes = attrs.filter((a) => a.name === 'Route');
     const owner: TypeEntry = cur;
     const templates = routes.map((a) => (a.positional[0] ? ctx.evaluate(a.positional[0], owner.decl.name) : { text: '', approximate: null }));
     if (templates.length > 0) return { templates, note: null };
-    unknown ??= unknownClassAttribute(attrs);
+    unknown.push(...unknownClassAttributes(attrs));
     const base = cur.decl.bases[0] ? simpleName(cur.decl.bases[0].name) : null;
     if (!base || FRAMEWORK_BASES.has(base) || /^I[A-Z]/.test(base)) {
-      return { templates: [], note: unknown === null ? null : `the route prefix may come from [${unknown}], an attribute declared in another file` };
+      const from = unknown.length === 1 ? `${unknown[0]}, an attribute` : `${unknown.join(' or ')}, attributes`;
+      return { templates: [], note: unknown.length === 0 ? null : `the route prefix may come from ${from} declared in another file` };
     }
     cur = byName.get(base);
     if (!cur) return { templates: [], note: `the route prefix may be inherited from ${base}, declared in another file` };
