@@ -9,7 +9,7 @@
 // rules, with parse-cs and parse-ts built): every .cs/.razor/.cshtml and .ts/.tsx/.js file (bin/
 // obj/ .git node_modules left out, under 1 MiB) parsed by both, alternating, `rounds` times; the
 // medians of the CPU time (user + system) are compared. Both builds differ by every other change
-// between the two commits too, so the difference is an upper bound of the passes' cost. The
+// between the two commits too (faster or slower), so the difference does not isolate the passes. The
 // linking side is @ca/engine's `computeHttpLinks` on the index --db (the pure part of the pass the
 // index runs; its reads and write are in the index's own `httpLinks.ms`), `rounds` times.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
