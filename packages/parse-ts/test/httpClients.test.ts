@@ -113,6 +113,32 @@ describe('HTTP client calls', () => {
     ]);
   });
 
+  it('a base URL in a class field of the same class: its initialiser, unless the class assigns it again, it is static, decorated or from elsewhere', async () => {
+    const text = [
+      'export class OrdersService {', // 1
+      "  private readonly apiUrl = '/api/orders/';", // 2
+      "  private base = '/api/';", // 3: assigned again in setBase → unknown
+      '  baseUrl = environment.apiUrl;', // 4: an import's property → unknown (Kavita's shape)
+      "  @Input() endpoint = '/api/input';", // 5: set by the parent component → unknown
+      "  static root = '/api/static';", // 6: `this.root` is no static field
+      '  constructor(private http: HttpClient) {}', // 7
+      '  setBase(b: string) { this.base = b; }', // 8
+      "  a(id: number) { return this.http.get(this.apiUrl + id + '/lines'); }", // 9: /api/orders/{}/lines
+      "  b() { return this.http.get(this.base + 'items'); }", // 10: ~/items
+      "  c() { return this.http.get(this.baseUrl + 'series/v2'); }", // 11: ~/series/v2
+      '  d() { return this.http.get(this.endpoint); }', // 12: ~
+      '  e() { return this.http.get(this.root); }', // 13: ~
+      '}',
+    ].join('\n');
+    expect(await calls('src/orders.service.ts', text)).toEqual([
+      'OrdersService.a@9 http:GET /api/orders/{}/lines',
+      'OrdersService.b@10 http:GET ~/items',
+      'OrdersService.c@11 http:GET ~/series/v2',
+      'OrdersService.d@12 http:GET ~',
+      'OrdersService.e@13 http:GET ~',
+    ]);
+  });
+
   it('axios: a config read from elsewhere may still carry a baseURL (unknown prefix)', async () => {
     const text = ["import axios from 'axios';", "export const a = () => axios.get('/api/x', shared);"].join('\n');
     expect(await calls('src/g.ts', text)).toEqual(['a@2 http:GET ~/api/x']);
