@@ -187,6 +187,35 @@ describe('endpoint rules on small sources', () => {
   });
 });
 
+describe('a route prefix the file cannot see', () => {
+  it('an attribute declared elsewhere on a controller without [Route] may be a RouteAttribute subclass: approximate, never a plain template', async () => {
+    // Ombi's controllers carry `[ApiV1]`, declared in another file as `ApiV1Attribute : RouteAttribute`
+    // whose constructor passes "api/v1/[controller]". Read without it, `GET /movie/total` was given
+    // as the endpoint's whole route (not approximate); the real one is GET /api/v1/Request/movie/total.
+    const idx = await parseText(`[ApiV1] [Authorize] [ApiController] public class RequestController : ControllerBase {
+  [HttpGet("movie/total")] public int Total() => 1;
+}
+[Admin] [ApiV1] public class SettingsController : ControllerBase {
+  [HttpGet("about")] public int About() => 1;
+}
+[Authorize] [ApiController] [Produces("application/json")] public class PlainController : ControllerBase {
+  [HttpGet("plain")] public int Get() => 1;
+}
+[Route("api/[controller]")] [ApiV1] public class RoutedController : ControllerBase {
+  [HttpGet("x")] public int X() => 1;
+}`);
+    expect(endpointRows(idx)).toEqual([
+      '2 GET /movie/total (approximate: the route prefix may come from [ApiV1], an attribute declared in another file) -> exact RequestController.Total',
+      // Only known attributes: the action's template is the whole route.
+      // Ombi's [Admin] is an AuthorizeAttribute, but the file cannot tell: both are named.
+      '5 GET /about (approximate: the route prefix may come from [Admin] or [ApiV1], attributes declared in another file) -> exact SettingsController.About',
+      '8 GET /plain -> exact PlainController.Get',
+      // A [Route] of its own: that is the prefix (ASP.NET combines each route attribute; the known one is kept exact).
+      '11 GET /api/routed/x -> exact RoutedController.X',
+    ]);
+  });
+});
+
 describe('bad input', () => {
   it('unbalanced braces: the endpoint is kept, approximate with the reason', async () => {
     const idx = await parseText(`[Route("api/items")] public class ItemsController : ControllerBase {

@@ -93,6 +93,77 @@ describe('HTTP client calls', () => {
     ]);
   });
 
+  it('Angular HttpClient: an options argument read from elsewhere leaves the path known (its options carry no base URL)', async () => {
+    // Kavita's `this.http.post<string>(this.apiUrl + 'filter/encode', filter, TextResonse)`: the
+    // third argument is an imported options object. Read as an axios config it made the base
+    // unknown (`~/{}/encode`: the unknown base then the unknown `this.apiUrl`), a literal path `~/api/…`.
+    const text = [
+      "import { TextResponse } from './types';", // 1
+      'export class FilterService {', // 2
+      '  constructor(private http: HttpClient) {}', // 3
+      "  a(f: F) { return this.http.post<string>('/api/filter/encode', f, TextResponse); }", // 4: literal path, options unknown
+      "  b(f: F) { return this.http.post<string>(this.apiUrl + 'filter/decode', f, TextResponse); }", // 5: unknown base only
+      "  c() { return this.http.get('/api/filter', opts); }", // 6: GET options second
+      '}',
+    ].join('\n');
+    expect(await calls('src/filter.service.ts', text)).toEqual([
+      'FilterService.a@4 http:POST /api/filter/encode',
+      'FilterService.b@5 http:POST ~/filter/decode',
+      'FilterService.c@6 http:GET /api/filter',
+    ]);
+  });
+
+  it('a base URL in a class field of the same class: its initialiser, unless the class assigns it again, it is static, decorated or from elsewhere', async () => {
+    const text = [
+      'export class OrdersService {', // 1
+      "  private readonly apiUrl = '/api/orders/';", // 2
+      "  private base = '/api/';", // 3: assigned again in setBase → unknown
+      '  baseUrl = environment.apiUrl;', // 4: an import's property → unknown (Kavita's shape)
+      "  @Input() endpoint = '/api/input';", // 5: set by the parent component → unknown
+      "  static root = '/api/static';", // 6: `this.root` is no static field
+      '  constructor(private http: HttpClient) {}', // 7
+      '  setBase(b: string) { this.base = b; }', // 8
+      "  a(id: number) { return this.http.get(this.apiUrl + id + '/lines'); }", // 9: /api/orders/{}/lines
+      "  b() { return this.http.get(this.base + 'items'); }", // 10: ~/items
+      "  c() { return this.http.get(this.baseUrl + 'series/v2'); }", // 11: ~/series/v2
+      '  d() { return this.http.get(this.endpoint); }', // 12: ~
+      '  e() { return this.http.get(this.root); }', // 13: ~
+      '}',
+    ].join('\n');
+    expect(await calls('src/orders.service.ts', text)).toEqual([
+      'OrdersService.a@9 http:GET /api/orders/{}/lines',
+      'OrdersService.b@10 http:GET ~/items',
+      'OrdersService.c@11 http:GET ~/series/v2',
+      'OrdersService.d@12 http:GET ~',
+      'OrdersService.e@13 http:GET ~',
+    ]);
+  });
+
+  it('axios: a config read from elsewhere may still carry a baseURL (unknown prefix)', async () => {
+    const text = ["import axios from 'axios';", "export const a = () => axios.get('/api/x', shared);"].join('\n');
+    expect(await calls('src/g.ts', text)).toEqual(['a@2 http:GET ~/api/x']);
+  });
+
+  it('`await this.http.post<T>(url)`: the call tree-sitter parses around the await is still a client call', async () => {
+    // Ombi's `return await this.http.post<IVoteEngineResult>(`${this.url}up/movie/${requestId}`, …).toPromise()`:
+    // tree-sitter-typescript parses `await f<T>(x)` as a call of `(await f)`; no edge was recorded.
+    const text = [
+      'export class VoteService {', // 1
+      '  async up(id: number) { return await this.http.post<R>(`/api/v1/Vote/up/movie/${id}`, {}).toPromise(); }', // 2
+      "  async list() { const r = await this.http.get<R[]>('/api/v1/Vote'); return r; }", // 3
+      '  async plain() { return await fetch<R>(`/api/v1/Vote`); }', // 4: fetch takes no type argument, but the syntax is the same
+      '}',
+    ].join('\n');
+    expect(await calls('src/vote.service.ts', text)).toEqual([
+      'VoteService.up@2 http:POST /api/v1/Vote/up/movie/{}',
+      'VoteService.list@3 http:GET /api/v1/Vote',
+      'VoteService.plain@4 http:GET /api/v1/Vote',
+    ]);
+    // The ordinary call graph gets the call too.
+    const index = await parseText('src/vote.service.ts', text);
+    expect(index.edges.filter((e) => e.type === 'calls').map((e) => `${e.line} ${e.target.name}`)).toEqual(['2 toPromise', '2 this.http.post', '3 this.http.get', '4 fetch']);
+  });
+
   it("NSwag's Angular template: url_ built from this.baseUrl, placeholders replaced, request(method, url_, options_)", async () => {
     const text = [
       'export class TodoItemsClient {', // 1

@@ -48,16 +48,42 @@ function isController(t: TypeEntry, attrs: readonly AttributeInfo[]): boolean {
   return FRAMEWORK_BASES.has(base) || base.endsWith('Controller');
 }
 
+/**
+ * Class attributes ASP.NET and common libraries define that give no route. Any other attribute on
+ * a controller without `[Route]` may be a `RouteAttribute` subclass declared elsewhere
+ * (`[ApiV1]` whose constructor passes `"api/v1/[controller]"`): its prefix is unknown here.
+ */
+const NON_ROUTE_CLASS_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'ApiController', 'Controller', 'NonController', 'Area', 'Authorize', 'AllowAnonymous', 'Produces', 'Consumes',
+  'ProducesResponseType', 'ProducesDefaultResponseType', 'ProducesErrorResponseType', 'ApiExplorerSettings', 'ApiVersion',
+  'ApiConventionType', 'ResponseCache', 'EnableCors', 'DisableCors', 'RequireHttps', 'ValidateAntiForgeryToken',
+  'AutoValidateAntiforgeryToken', 'IgnoreAntiforgeryToken', 'FormatFilter', 'ServiceFilter', 'TypeFilter', 'MiddlewareFilter',
+  'Obsolete', 'ExcludeFromCodeCoverage', 'GeneratedCode', 'RequestSizeLimit', 'DisableRequestSizeLimit', 'RequestFormLimits',
+  'EnableRateLimiting', 'DisableRateLimiting', 'OutputCache', 'Tags', 'SuppressMessage', 'Description', 'DisplayName',
+  'EditorBrowsable', 'Experimental', 'Serializable', 'DebuggerDisplay', 'SwaggerTag', 'ControllerName', 'Filter',
+]);
+
+/** The class's attributes that may be a route attribute declared in another file (`[A]`, `[B]`). */
+function unknownClassAttributes(attrs: readonly AttributeInfo[]): string[] {
+  return attrs.map((a) => a.name).filter((n) => !NON_ROUTE_CLASS_ATTRIBUTES.has(n) && n !== 'Route').map((n) => `[${n}]`);
+}
+
 /** `[Route]` templates of the class, else of its nearest base class declared in this file. */
 function classPrefix(ctx: ControllerContext, t: TypeEntry, byName: ReadonlyMap<string, TypeEntry>): ClassPrefix {
   let cur: TypeEntry | undefined = t;
+  const unknown: string[] = [];
   for (let depth = 0; cur && depth < MAX_BASE_DEPTH; depth++) {
-    const routes = attributesOf(cur.node).filter((a) => a.name === 'Route');
+    const attrs = attributesOf(cur.node);
+    const routes = attrs.filter((a) => a.name === 'Route');
     const owner: TypeEntry = cur;
     const templates = routes.map((a) => (a.positional[0] ? ctx.evaluate(a.positional[0], owner.decl.name) : { text: '', approximate: null }));
     if (templates.length > 0) return { templates, note: null };
+    unknown.push(...unknownClassAttributes(attrs));
     const base = cur.decl.bases[0] ? simpleName(cur.decl.bases[0].name) : null;
-    if (!base || FRAMEWORK_BASES.has(base) || /^I[A-Z]/.test(base)) return { templates: [], note: null };
+    if (!base || FRAMEWORK_BASES.has(base) || /^I[A-Z]/.test(base)) {
+      const from = unknown.length === 1 ? `${unknown[0]}, an attribute` : `${unknown.join(' or ')}, attributes`;
+      return { templates: [], note: unknown.length === 0 ? null : `the route prefix may come from ${from} declared in another file` };
+    }
     cur = byName.get(base);
     if (!cur) return { templates: [], note: `the route prefix may be inherited from ${base}, declared in another file` };
   }

@@ -117,7 +117,8 @@ function requestOf(site: HttpSite, values: ValueReader, instances: ReadonlyMap<s
     return null;
   }
   if (HTTP_RECEIVER.test(receiverLast)) {
-    if (VERBS.has(member)) return verbRequest(member, args, values, '');
+    // Angular's options carry no base URL: an options object read from elsewhere leaves the path known.
+    if (VERBS.has(member)) return verbRequest(member, args, values, '', false);
     // Angular `request(method, url, options)`, NSwag's Angular template.
     if (member === 'request' && args.length >= 2) return { method: methodValue(args[0]!, values), url: values.value(args[1]!) };
   }
@@ -151,11 +152,14 @@ function axiosConfigRequest(args: readonly TsNode[], values: ValueReader, base: 
   return { method, url: joinBase(base, values.value(first)) };
 }
 
-/** `axios.get(url, config)`, `http.post<T>(url, body, options)`, an instance's `api.put(url, data)`. */
-function verbRequest(verb: string, args: readonly TsNode[], values: ValueReader, base: string): Request | null {
+/**
+ * `axios.get(url, config)`, `http.post<T>(url, body, options)`, an instance's `api.put(url, data)`;
+ * `readsBase`: whether the config may carry a `baseURL` (axios's does, Angular's options do not).
+ */
+function verbRequest(verb: string, args: readonly TsNode[], values: ValueReader, base: string, readsBase = true): Request | null {
   if (args.length === 0) return null;
   const config = args[BODY_VERBS.has(verb) ? 2 : 1];
-  const configBase = config === undefined ? undefined : configProperty(config, values, 'baseURL');
+  const configBase = config === undefined || !readsBase ? undefined : configProperty(config, values, 'baseURL');
   const prefix = configBase === undefined ? base : configBase === null ? UNKNOWN : values.value(configBase);
   return { method: verb.toUpperCase(), url: joinBase(prefix, values.value(args[0]!)) };
 }

@@ -54,6 +54,8 @@ export class ValueReader {
         return this.value(this.binding(node), depth + 1);
       case 'call_expression':
         return this.call(node, depth);
+      case 'member_expression':
+        return this.value(classFieldValue(node, this.text), depth + 1);
       default:
         return UNKNOWN;
     }
@@ -170,4 +172,31 @@ function lastAssignmentBefore(scope: TsNode, name: string, before: number, text:
     for (const c of n.namedChildren) if (c !== null) stack.push(c);
   }
   return found;
+}
+
+/**
+ * The initialiser of the class field `this.x` stands for (`private apiUrl = '/api/orders';` in the
+ * enclosing class), or null: when the field has none, is static or decorated, or the class assigns
+ * `this.x` anywhere else (a constructor or method may change it, so its value at the call is unknown).
+ */
+function classFieldValue(node: TsNode, text: string): TsNode | null {
+  const object = node.childForFieldName('object');
+  const property = node.childForFieldName('property');
+  if (object?.type !== 'this' || property === null) return null;
+  const name = text.slice(property.startIndex, property.endIndex);
+  let body: TsNode | null = null;
+  for (let p = node.parent; p !== null && body === null; p = p.parent) if (p.type === 'class_body') body = p;
+  if (body === null) return null;
+  let value: TsNode | null = null;
+  for (const member of body.namedChildren) {
+    if (member?.type !== 'public_field_definition') continue;
+    const key = member.childForFieldName('name');
+    // A static field is no `this.x`; a decorated one (`@Input() url = …`) is set from outside.
+    if (key !== null && text.slice(key.startIndex, key.endIndex) === name && !/\bstatic\b|@/.test(text.slice(member.startIndex, key.startIndex))) {
+      value = member.childForFieldName('value');
+    }
+  }
+  if (value === null) return null;
+  const assigned = new RegExp(`\\bthis\\s*\\.\\s*${name.replace(/\$/g, '\\$')}\\s*(?:[-+*/%&|^]|\\?\\?|&&|\\|\\|)?=(?!=)`);
+  return assigned.test(text.slice(body.startIndex, body.endIndex)) ? null : value;
 }

@@ -10,7 +10,7 @@
  * {@link DeclarationBuilder}; imports and exports go to the module handlers; use sites are
  * collected into {@link FileFacts} for resolution after the walk.
  */
-import type { Tree, TreeCursor } from 'web-tree-sitter';
+import type { Node as TsNode, Tree, TreeCursor } from 'web-tree-sitter';
 import { commonJsDefinitions, type CommonJsDefinition } from '../commonjs.js';
 import { collapseWhitespace } from '../text.js';
 import type { CommentAt, DeclarationBuilder, PendingDecorators } from './declarations.js';
@@ -400,7 +400,7 @@ export class TsFileWalker {
     const facts = this.facts;
     const text = facts.text;
     const node = this.cursor.currentNode;
-    const callee = node.childForFieldName(calleeField);
+    const callee = awaitedCallee(node.childForFieldName(calleeField));
     if (callee === null) return;
     if (calleeField === 'function' && callee.type === 'identifier' && text.slice(callee.startIndex, callee.endIndex) === 'require') {
       const arg = node.childForFieldName('arguments')?.namedChildren[0];
@@ -499,4 +499,15 @@ export class TsFileWalker {
     for (let j = k; j <= (arrow ? d : d - 1); j++) if (FUNCTION_NODES.has(this.typeAt[j]!)) functions++;
     return functions <= 1;
   }
+}
+
+/**
+ * The callee of a call, past the `await` tree-sitter-typescript puts around it: `await f<T>(x)`
+ * (a call with type arguments) parses as a call of `(await f)` with the type arguments, where
+ * TypeScript awaits the call of `f`. Without the unwrap such calls get no `calls` or
+ * `http_calls` edge.
+ */
+function awaitedCallee(callee: TsNode | null): TsNode | null {
+  if (callee?.type !== 'await_expression') return callee;
+  return callee.namedChildren.find((c): c is TsNode => c !== null && c.type !== 'comment') ?? null;
 }
