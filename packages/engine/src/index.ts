@@ -80,4 +80,4 @@ export type { GraphReads, GraphReadsOrigin } from '@ca/store';
 export { SqliteGraphReads } from '@ca/store';
 export { linkRazorUses, razorUseTarget } from './razorLinks.js';
 export { searchTeamStore } from './teamSearch.js';
-export type { TeamSearchOptions } from './teamSearch.js';
+export type { TeamSearchOptions, TeamSearchResponse } from './teamSearch.js';
