@@ -240,7 +240,7 @@ describe.skipIf(!haveServer)('the MCP server over the team store (postgres only)
     const evil = "x'); DROP TABLE labels; --";
     const repoErr = await store.call('get_callers', { symbol: 'AuthService.issueToken', repo: evil });
     expect([repoErr.isError, repoErr.json.error.code, repoErr.json.error.message]).toEqual([
-      true, 'unknown_label', `the team store holds no repository ${JSON.stringify(evil)} (ca repos --store URL lists them)`,
+      true, 'unknown_label', `the team store holds no repository ${JSON.stringify(evil)} (ca repos --store URL lists them; name one with --store-repo)`,
     ]);
     const labelErr = await store.call('get_callers', { symbol: 'AuthService.issueToken', label: "main' OR '1'='1" });
     expect([labelErr.isError, labelErr.json.error.code, labelErr.json.error.message]).toEqual([

@@ -24,7 +24,7 @@ export function chooseLabel(labels: readonly string[], asked: string | null, rep
   const context = { repository, label: asked };
   const names = [...labels].sort();
   if (names.length === 0) {
-    return fail(new CaError('unknown_label', `the team store holds no repository ${JSON.stringify(repository)} (ca repos --store URL lists them)`, { context }));
+    return fail(new CaError('unknown_label', `the team store holds no repository ${JSON.stringify(repository)} (ca repos --store URL lists them; name one with --store-repo)`, { context }));
   }
   if (asked !== null) {
     if (names.includes(asked)) return asked;
