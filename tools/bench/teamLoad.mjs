@@ -40,7 +40,7 @@ const servers = Number(values.servers);
 const clientsPerServer = Number(values.clients);
 const seconds = Number(values.seconds);
 const log = (s) => process.stderr.write(`${s}\n`);
-const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CA_'))), CA_EMBEDDING_ENABLED: 'false', CA_MCP_TOKEN: 'bench-token' };
+const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CA_'))), CA_EMBEDDING_ENABLED: 'false', CA_MCP_TOKEN: 'bench-token-teamload-0123456789' };
 
 const source = resolve(values.repo ?? join(ROOT, 'fixtures/ts-app'));
 const dir = join(mkdtempSync(join(tmpdir(), 'ca-bench-teamload-')), 'repo');
@@ -70,22 +70,32 @@ function startServer() {
     let err = '';
     child.stderr.on('data', (d) => {
       err += d;
-      const m = /on (http:\/\/\S+\/mcp)/.exec(err);
+      const m = /serving the team store .* on (http:\/\/\S+\/mcp)/.exec(err);
       if (m) res({ child, url: m[1] });
     });
-    child.on('exit', (code) => rej(new Error(`server exited ${code}: ${err}`)));
+    child.on('exit', (code) => {
+      if (!stop) serverExits.push(`server exited ${code}: ${err.slice(-2000)}`);
+      rej(new Error(`server exited ${code}: ${err.slice(-2000)}`));
+    });
   });
 }
 
+const serverExits = [];
+let stop = false;
 const started = await Promise.all(Array.from({ length: servers }, startServer));
 log(`${servers} servers: ${started.map((s) => s.url).join(' ')}`);
 const latencies = new Map(CALLS.map(([t]) => [t, []]));
 const errors = new Map(CALLS.map(([t]) => [t, []]));
-let stop = false;
+const connectErrors = [];
 
 async function client(serverUrl, seed) {
   const c = new Client({ name: 'teamload', version: '0' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(serverUrl), { requestInit: { headers: { Authorization: 'Bearer bench-token' } } }));
+  try {
+    await c.connect(new StreamableHTTPClientTransport(new URL(serverUrl), { requestInit: { headers: { Authorization: 'Bearer bench-token-teamload-0123456789' } } }));
+  } catch (e) {
+    connectErrors.push(String(e?.cause?.code ?? e?.message ?? e));
+    return;
+  }
   let i = seed;
   while (!stop) {
     const [tool, args] = CALLS[i++ % CALLS.length];
@@ -122,9 +132,13 @@ async function indexer() {
 const load = { before: loadavg().map((x) => Math.round(x * 100) / 100), cpus: cpus().length };
 const t0 = performance.now();
 const work = [indexer(), ...started.flatMap((s, k) => Array.from({ length: clientsPerServer }, (_, j) => client(s.url, k * clientsPerServer + j)))];
-setTimeout(() => (stop = true), seconds * 1000);
+let wall = 0;
+setTimeout(() => {
+  stop = true;
+  wall = (performance.now() - t0) / 1000;
+}, seconds * 1000);
+// The clients stop after their call in flight; the indexer after its run in flight.
 await Promise.all(work);
-const wall = (performance.now() - t0) / 1000;
 for (const s of started) s.child.kill('SIGTERM');
 
 const pct = (xs, p) => {
@@ -136,7 +150,7 @@ const all = [...latencies.values()].flat();
 const errorSamples = [...errors.values()].flat().slice(0, 5);
 console.log(JSON.stringify({
   repo: source, servers, clientsPerServer, seconds: Math.round(wall), calls: all.length + [...errors.values()].flat().length,
-  errors: [...errors.values()].flat().length, errorSamples, callsPerSecond: Math.round(all.length / wall), p50: pct(all, 50), p95: pct(all, 95),
-  tools, publishes, publishErrors, load: { ...load, after: loadavg().map((x) => Math.round(x * 100) / 100) },
+  errors: [...errors.values()].flat().length + connectErrors.length, errorSamples, callsPerSecond: Math.round(all.length / wall), p50: pct(all, 50), p95: pct(all, 95),
+  tools, publishes, publishErrors, connectErrors, serverExits, load: { ...load, after: loadavg().map((x) => Math.round(x * 100) / 100) },
 }, null, 2));
 process.exit(0);

@@ -151,6 +151,18 @@ describe.skipIf(!haveServer)('MCP tools over the local index and over the team s
       expect(impact.json.byFile.map((f: any) => f.path)).toEqual(['src/auth/authService.ts', 'src/auth/tokenStore.ts', 'src/App.jsx']);
     });
 
+    it('get_file_outline: tokenStore.ts as a tree (two interfaces and a class, each with its members; 37 lines)', async () => {
+      const r = await mcp(backend).call('get_file_outline', { path: 'src/auth/tokenStore.ts' });
+      const tree = (nodes: any[]): unknown[] => nodes.map((n) => [n.name, n.kind, n.startLine, ...(n.children.length > 0 ? [tree(n.children)] : [])]);
+      expect(tree(r.json.symbols)).toEqual([
+        ['StoredToken', 'interface', 2, [['value', 'property', 3], ['expiresAt', 'property', 4]]],
+        ['TokenStore', 'interface', 8, [['save', 'method', 9], ['load', 'method', 10], ['clear', 'method', 11]]],
+        ['MemoryTokenStore', 'class', 18, [['tokens', 'property', 19], ['save', 'method', 21], ['load', 'method', 25], ['clear', 'method', 34]]],
+      ]);
+      expect([r.json.path, r.json.language, r.json.lines, r.json.count]).toEqual(['src/auth/tokenStore.ts', 'ts', 37, 12]);
+      expect(r.json.symbols[2].signature).toBe('export class MemoryTokenStore implements TokenStore');
+    });
+
     it('search_code: AuthService.login first (authService.ts:22-36, in AuthService), vector channel off, a next page', async () => {
       const r = await mcp(backend).client.callTool({ name: 'search_code', arguments: { query: 'AuthService.login', limit: 2 } });
       const structured = r.structuredContent as any;
@@ -209,6 +221,8 @@ describe.skipIf(!haveServer)('the MCP server over the team store (postgres only)
     expect(listed.tools.map((t) => t.name)).toEqual([...TOOL_NAMES]);
     expect(Object.keys(listed.tools.find((t) => t.name === 'get_callers')!.inputSchema.properties ?? {})).toContain('repo');
     expect(estimateTokens(JSON.stringify(listed))).toBeLessThanOrEqual(3000);
+    const missing = await store.call('get_file_outline', { path: 'src/none.ts' });
+    expect([missing.isError, missing.json.error]).toEqual([true, { code: 'not_found', message: 'src/none.ts is not in the index' }]);
     const status = await store.call('get_status', {});
     expect([status.isError, status.json.error.code, status.json.error.message]).toEqual([
       true, 'usage', 'get_status is not available on the team store: it needs a checkout of the repository (run a local server, ca mcp, in one)',
