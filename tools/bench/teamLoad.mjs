@@ -66,6 +66,7 @@ const CALLS = process.env['CA_BENCH_CALLS'] ? JSON.parse(process.env['CA_BENCH_C
 /** Starts one `ca serve --store` on a free port; resolves to its /mcp URL once it listens. */
 function startServer() {
   const child = spawn(process.execPath, [CLI, 'serve', '--store', readUrl, '--store-repo', repository, '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
   return new Promise((res, rej) => {
     let err = '';
     child.stderr.on('data', (d) => {
@@ -82,6 +83,9 @@ function startServer() {
 
 const serverExits = [];
 let stop = false;
+const children = [];
+// The servers end with this script, however it ends (a failed start, an exception).
+process.on('exit', () => children.forEach((c) => c.kill('SIGTERM')));
 const started = await Promise.all(Array.from({ length: servers }, startServer));
 log(`${servers} servers: ${started.map((s) => s.url).join(' ')}`);
 const latencies = new Map(CALLS.map(([t]) => [t, []]));
