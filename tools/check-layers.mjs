@@ -24,7 +24,8 @@ export const ALLOWED = {
   '@ca/engine': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/embed', '@ca/retrieve', '@ca/invalidation', '@ca/store-postgres'],
   // The CLI dispatches `ca eval` to the eval app (apps compose apps; no package imports an app).
   '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp', '@ca/ui', '@ca/store-postgres'],
-  '@ca/mcp': ['@ca/engine', '@ca/schema'],
+  // The MCP server over the team store (`ca serve --store`) holds a connection pool of it.
+  '@ca/mcp': ['@ca/engine', '@ca/schema', '@ca/store-postgres'],
   '@ca/eval': ['@ca/engine', '@ca/schema'],
   // The viewer reuses the MCP server's Host/Origin guard (one guard for every loopback server).
   '@ca/ui': ['@ca/engine', '@ca/schema', '@ca/mcp'],

@@ -299,7 +299,7 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
 /**
  * `ca search QUERY --store URL [--store-repo R] [--label L]`: the same search over a repository's
  * label on the team store (decision 046); the repository defaults to the directory's name, as
- * `ca index --store` publishes it.
+ * `ca index --store` publishes it, the label to decision 050's rule (the only label, else `working`).
  */
 async function searchTeam(values: QueryValues, query: string, options: SearchOptions): Promise<number> {
   if (values.db !== undefined || values.workspace !== undefined || (values.repo?.length ?? 0) > 1) {
@@ -308,7 +308,7 @@ async function searchTeam(values: QueryValues, query: string, options: SearchOpt
   const repository = values['store-repo'] ?? basename(resolve(values.repo?.[0] ?? '.'));
   const response = await searchTeamStore(values.store!, repository, query, { ...options, ...(values.label !== undefined ? { label: values.label } : {}) });
   if (values.json) {
-    printJson({ ...searchJson(response, values.explain), store: { repository, label: values.label ?? 'working' } });
+    printJson({ ...searchJson(response, values.explain), store: { repository, label: response.store.label } });
     return 0;
   }
   if (response.results.length === 0) process.stdout.write(`No results for "${query}".\n`);

@@ -6,11 +6,14 @@ import { generateToken, isLoopbackAddress, serveHttp, type PagesFactory } from '
 import { AGENT_INSTRUCTIONS, CLIENTS, install, type Client } from './install.js';
 import { SessionPool } from './pool.js';
 import { guardProcess, guardStdout, serveStdio, stderrLog } from './server.js';
+import { redactUrl } from '@ca/store-postgres';
+import { serveStoreStdio, TeamStoreSource, teamStoreMcpServer, type TeamStoreServerOptions } from './teamStore.js';
 
 /** The default HTTP port (`ca mcp --http`, `ca serve`). */
 export const DEFAULT_HTTP_PORT = 7311;
 
 const USAGE = `usage: ca-mcp [PATH] [--db FILE] [--no-refresh | --no-watch] [--max-answer-tokens N]
+       ca-mcp [--http [--port N]] --store URL [--store-repo NAME] [--label NAME]
        ca-mcp --http [--repo DIR]... [--port N] [--host ADDR --allow-remote] [--no-refresh | --no-watch] [--max-answer-tokens N]
               [--max-open N] [--idle-minutes N] [--memory-budget-mb N]
        ca-mcp install --client ${CLIENTS.join('|')} [--repo DIR] [--write]
@@ -36,6 +39,10 @@ Serves Code Agent's search, navigation and file tools to MCP clients.
   --max-open N     engines kept open at once (default 4), least recently used closed first
   --idle-minutes N an engine unused this long is closed (default 15)
   --memory-budget-mb N  idle engines close while the process is over this (default 2048)
+  --store URL      answer from the team store (PostgreSQL; a read-only role suffices) instead of a
+                   checkout: every repository of the database (tools: repo, default --store-repo,
+                   else the only one), label: the tool's, else --label, else the only label, else
+                   "working" (docs/decisions/050); tools that need a checkout say so
   install          print (or --write, keeping other entries, with a .bak) the client's config entry
   instructions     print a snippet for AGENTS.md / CLAUDE.md`;
 
@@ -79,6 +86,9 @@ export async function runMcpCli(argv: string[], hooks: McpCliHooks = {}): Promis
     'max-open'?: string;
     'idle-minutes'?: string;
     'memory-budget-mb'?: string;
+    store?: string;
+    'store-repo'?: string;
+    label?: string;
   };
   let positionals: string[];
   try {
@@ -98,6 +108,9 @@ export async function runMcpCli(argv: string[], hooks: McpCliHooks = {}): Promis
         'max-open': { type: 'string' },
         'idle-minutes': { type: 'string' },
         'memory-budget-mb': { type: 'string' },
+        store: { type: 'string' },
+        'store-repo': { type: 'string' },
+        label: { type: 'string' },
       },
       allowPositionals: true,
       strict: true,
@@ -112,6 +125,19 @@ export async function runMcpCli(argv: string[], hooks: McpCliHooks = {}): Promis
   if (values['no-refresh'] && values['no-watch']) return usageError('--no-watch changes how the refresh finds edits: it does not go with --no-refresh');
   try {
     const answerTokens = positiveInt('max-answer-tokens', values['max-answer-tokens'], 500);
+    if (values.store === undefined && (values['store-repo'] !== undefined || values.label !== undefined)) return usageError('--store-repo and --label name what a team store server reads: give --store URL');
+    if (values.store !== undefined) {
+      for (const flag of ['db', 'no-refresh', 'no-watch', 'repo'] as const) {
+        if (values[flag] !== undefined) return usageError(`--${flag} applies to a server over checkouts, not --store`);
+      }
+      if (positionals.length > 0) return usageError('--store serves the team store: no PATH');
+      const store = { url: values.store, answerTokens: answerTokens ?? DEFAULT_ANSWER_TOKENS, log: stderrLog, ...(values['store-repo'] !== undefined ? { repository: values['store-repo'] } : {}), ...(values.label !== undefined ? { label: values.label } : {}) };
+      if (!(http || values.http)) {
+        await serveStoreStdio(store);
+        return 0;
+      }
+      return await runHttp(values, positionals, answerTokens, hooks, store);
+    }
     if (http || values.http) {
       return await runHttp(values, positionals, answerTokens, hooks);
     }
@@ -139,6 +165,7 @@ async function runHttp(
   positionals: string[],
   answerTokens: number | undefined,
   hooks: McpCliHooks,
+  store?: TeamStoreServerOptions,
 ): Promise<number> {
   if (values.db) return usageError('--db applies to stdio only: the HTTP server keeps each index in <repo>/.codeagent/');
   const configured = (process.env['CA_MCP_REPOS'] ?? '').split(delimiter).filter((r) => r !== '');
@@ -156,6 +183,15 @@ async function runHttp(
   if (port > 65535) return usageError('--port must be at most 65535');
   guardStdout();
   guardProcess();
+  if (store) {
+    const source = new TeamStoreSource(store);
+    const served = await serveHttp({ store: { newServer: () => teamStoreMcpServer(source), close: () => source.close() }, host, port, token, allowRemote: values['allow-remote'] === true, log: stderrLog });
+    stderrLog(`serving the team store ${redactUrl(store.url)} on ${served.url}`);
+    stderrLog(envToken ? 'token: from CA_MCP_TOKEN' : `token: ${token}`);
+    await untilSignal();
+    await served.close();
+    return 0;
+  }
   const pool = new SessionPool({
     repos,
     session: { refresh: values['no-refresh'] !== true, ...(values['no-watch'] ? { changes: 'walk' as const } : {}), log: stderrLog },
@@ -178,12 +214,16 @@ async function runHttp(
   stderrLog(`serving ${pool.repos.join(', ')} on ${server.url}`);
   stderrLog(envToken ? 'token: from CA_MCP_TOKEN' : `token: ${token}`);
   if (pages) stderrLog(`viewer: open ${pages.loginUrl(server.url.replace(/\/mcp$/, ''))} (a one-time link)`);
-  await new Promise<void>((res) => {
+  await untilSignal();
+  await server.close();
+  return 0;
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise<void>((res) => {
     process.once('SIGINT', res);
     process.once('SIGTERM', res);
   });
-  await server.close();
-  return 0;
 }
 
 function runInstall(argv: string[]): number {

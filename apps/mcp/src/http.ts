@@ -47,7 +47,10 @@ export function foreignRequest(req: Pick<IncomingMessage, 'headers'>, allowedHos
 }
 
 export interface HttpServerOptions extends ToolOptions {
-  readonly repos: RepoSessions;
+  /** The repositories served (the local tools); or `store` (a server over the team store). */
+  readonly repos?: RepoSessions;
+  /** A server over the team store (decision 050): each agent session gets `newServer()`, and closing the HTTP server closes `close`. */
+  readonly store?: { readonly newServer: () => McpServer; close(): Promise<void> };
   /** Address to bind (default 127.0.0.1). Anything else needs `allowRemote` and a token. */
   readonly host?: string;
   /** Port (default 0: any free one; the CLI's default is 7311). */
@@ -130,7 +133,7 @@ export async function serveHttp(options: HttpServerOptions): Promise<RunningHttp
   };
 
   const newSession = async (): Promise<AgentSession> => {
-    const server = createMcpServer(options.repos, options.answerTokens !== undefined ? { answerTokens: options.answerTokens } : {});
+    const server = options.store ? options.store.newServer() : createMcpServer(options.repos!, options.answerTokens !== undefined ? { answerTokens: options.answerTokens } : {});
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       ...(options.maxBodyBytes !== undefined ? { maxRequestBodySize: options.maxBodyBytes } : {}),
@@ -218,7 +221,8 @@ export async function serveHttp(options: HttpServerOptions): Promise<RunningHttp
       sessions.clear();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
-      await options.repos.close();
+      await options.repos?.close();
+      await options.store?.close();
     },
   };
 }

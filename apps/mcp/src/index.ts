@@ -16,3 +16,5 @@ export type { ToolOptions } from './tools/index.js';
 export { DEFAULT_ANSWER_TOKENS } from './answers.js';
 export { VIEWER_FILE, VIEWER_PROBE_PATH, ViewerLinks, newViewerInstance, probeViewer, removeViewerFile, viewerFilePath, viewerUrl, writeViewerFile } from './viewer.js';
 export type { ViewerAnnouncement, ViewerProbeAnswer } from './viewer.js';
+export { createTeamStoreServer, teamStoreMcpServer, TeamStoreSource, AnswerCache, STORE_CACHE_CHARS } from './teamStore.js';
+export type { TeamStoreServerOptions, TeamStoreServer } from './teamStore.js';

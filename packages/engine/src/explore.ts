@@ -125,6 +125,11 @@ export function fileOutline(engine: Engine, path: string, label?: string): { pat
   const nodes = engine.outline(path, label === undefined ? {} : { label });
   const rel = nodes[0]?.path ?? path;
   const summary = exploreReader(engine, label).file(rel);
+  return { path: rel, language: summary?.language ?? null, lines: summary?.lineCount ?? 0, ...outlineTree(nodes) };
+}
+
+/** A file's nodes (source order) as the outline tree: containers hold their members; the file node left out. */
+export function outlineTree(nodes: readonly NodeRecord[]): { symbols: OutlineNode[]; count: number } {
   const byId = new Map<number, OutlineNode & { parent: number | null }>();
   let count = 0;
   for (const n of nodes) {
@@ -152,7 +157,7 @@ export function fileOutline(engine: Engine, path: string, label?: string): { pat
   }
   // The children arrays above hold the entries without `parent`: strip it from the roots' descendants too.
   const strip = (n: OutlineNode): OutlineNode => ({ id: n.id, name: n.name, qualifiedName: n.qualifiedName, kind: n.kind, startLine: n.startLine, endLine: n.endLine, signature: n.signature, exported: n.exported, children: n.children.map(strip) });
-  return { path: rel, language: summary?.language ?? null, lines: summary?.lineCount ?? 0, symbols: roots.map(strip), count };
+  return { symbols: roots.map(strip), count };
 }
 
 /** `lookup_symbol`: every definition a qualified or bare name matches (up to `limit`), with the total. */

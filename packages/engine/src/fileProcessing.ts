@@ -27,7 +27,8 @@ function inFileBytes(index: FileIndex, source: DecodedSource): FileIndex {
   return { ...index, nodes: index.nodes.map((n) => ({ ...n, span: { ...n.span, startByte: at(n.span.startByte), endByte: at(n.span.endByte) } })) };
 }
 
-function countLines(text: string): number {
+/** Lines of a file's text as the index counts them (a last line without a newline counts). */
+export function countLines(text: string): number {
   if (text.length === 0) return 0;
   let n = 1;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;

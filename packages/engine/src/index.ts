@@ -73,11 +73,11 @@ export { linkHttpCalls, unmatchedHttp, computeHttpLinks, linkCall, matchRoute, p
 export type { HttpLinkReport, UnmatchedHttp, EndpointRoute, RouteSegment } from './httpLinks.js';
 export { computeAffected, diffFiles, pairSymbols, classify, parseRange, resolveSide, AFFECTED_DEFAULT_DEPTH } from './affected.js';
 export type { AffectedReport, AffectedOptions, AffectedSide, AffectedFiles, AffectedRisk, AffectedHop, ChangedSymbol, ImpactedSymbol, SymbolChange, SideResolver } from './affected.js';
-export { symbolsOf, symbolOf, outlineOf, sourceOf, navigateOf } from './storeReads.js';
+export { symbolsOf, symbolOf, outlineOf, sourceOf, navigateOf, fileOutlineOf } from './storeReads.js';
 export { navigate, navigateReads } from './navigation.js';
 export type { NavigationRequest, GraphLimits } from './navigation.js';
 export type { GraphReads, GraphReadsOrigin } from '@ca/store';
 export { SqliteGraphReads } from '@ca/store';
 export { linkRazorUses, razorUseTarget } from './razorLinks.js';
 export { searchTeamStore } from './teamSearch.js';
-export type { TeamSearchOptions } from './teamSearch.js';
+export type { TeamSearchOptions, TeamSearchResponse } from './teamSearch.js';

@@ -1,4 +1,7 @@
-import { CaError, decodeSpan } from '@ca/schema';
+import { CaError, decodeSource, decodeSpan } from '@ca/schema';
+import { outlineTree, type OutlineNode } from './explore.js';
+import { countLines } from './fileProcessing.js';
+
 import type { GraphReads, NodeRecord } from '@ca/store';
 import { navigateReads, type GraphLimits, type Navigation, type NavigationOptions, type NavigationResult } from './navigation.js';
 import { findSymbolsIn, oneSymbol } from './symbolLookup.js';
@@ -25,6 +28,16 @@ export async function outlineOf(reads: GraphReads, path: string): Promise<NodeRe
   const nodes = await reads.outline(rel);
   if (nodes === null) throw new CaError('not_found', `${rel} is not in the index`, { context: { path: rel } });
   return nodes;
+}
+
+/** `get_file_outline` over the contract (`fileOutline`): the tree, the file's language and its lines (from the stored copy). */
+export async function fileOutlineOf(reads: GraphReads, path: string): Promise<{ path: string; language: string | null; lines: number; symbols: OutlineNode[]; count: number }> {
+  const nodes = await outlineOf(reads, path);
+  const rel = nodes[0]?.path ?? path.replace(/\\/g, '/').replace(/^\.\//, '');
+  const file = nodes.find((n) => n.kind === 'file');
+  const bytes = (await reads.fileContents([rel])).get(rel);
+  const text = bytes ? decodeSource(bytes)?.text : undefined;
+  return { path: rel, language: file?.language ?? nodes[0]?.language ?? null, lines: text === undefined ? 0 : countLines(text), ...outlineTree(nodes) };
 }
 
 /** A symbol's source from the label's stored copy of its file (`stale`: no copy kept, `code` is the indexed chunk text). */

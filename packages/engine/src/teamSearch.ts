@@ -14,7 +14,7 @@ import {
   type Scored,
 } from '@ca/retrieve';
 import type { NodeRecord } from '@ca/store';
-import type { TeamNode } from '@ca/store-postgres';
+import type { PgClient, TeamNode, TeamSnapshot, TeamStorePool } from '@ca/store-postgres';
 import { QueryEmbedder } from './embedding.js';
 import { queryEmbeddingText } from './engine.js';
 
@@ -24,7 +24,7 @@ import { queryEmbeddingText } from './engine.js';
 // `ca search`'s. The local pipeline's graph steps (graph channel, hub elevation, caller-file
 // boosts, result facts) need the team store's navigation reads and are not applied here yet.
 
-/** Options of `searchTeamStore`: `SearchOptions` and the label (default `working`). */
+/** Options of `searchTeamStore`: `SearchOptions` and the label (default: decision 050's rule, `chooseLabel`). */
 export interface TeamSearchOptions extends SearchOptions {
   readonly label?: string;
   /** The query embedder's configuration (default: the default configuration's). */
@@ -101,20 +101,29 @@ function rescore(
   });
 }
 
+/** A team store search's answer: `ca search`'s, the snapshot it read, and each result's container. */
+export interface TeamSearchResponse extends SearchResponse {
+  /** The snapshot read (the label the rule chose). */
+  readonly store: { readonly repository: string; readonly label: string; readonly snapshotId: number | null; readonly commit: string | null };
+  /** By result id: the qualified name of its parent when that is a class or namespace (not a file or module), else null. */
+  readonly containers: Readonly<Record<string, string | null>>;
+}
+
 /**
- * Hybrid search over `repository`'s label on the team store at `url`: the name, BM25 and
+ * Hybrid search over `repository`'s label on the team store at `url` (or on a server's pool): the name, BM25 and
  * vector channels (each filtered in SQL with bound parameters), fused and rescored as `ca search`
  * does, read in one read-only snapshot transaction. Result ids are the team store's node refs.
  */
-export async function searchTeamStore(url: string, repository: string, query: string, options: TeamSearchOptions = {}): Promise<SearchResponse> {
+export async function searchTeamStore(source: string | TeamStorePool, repository: string, query: string, options: TeamSearchOptions = {}): Promise<TeamSearchResponse> {
   const started = performance.now();
   const limit = options.limit ?? 10;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CaError('invalid_query', `--limit must be an integer from 1 to 1000 (got ${String(options.limit)})`);
   const text = query.trim();
   const analyzed = analyzeQuery(text);
   const notices: string[] = [];
-  const done = (results: SearchResult[], tokens = 0): SearchResponse => ({
-    query, intent: analyzed.intent, results, tookMs: Math.round((performance.now() - started) * 100) / 100, notices, tokens,
+  let store: TeamSearchResponse['store'] = { repository, label: options.label ?? '', snapshotId: null, commit: null };
+  const done = (results: SearchResult[], tokens = 0, containers: Record<string, string | null> = {}): TeamSearchResponse => ({
+    query, intent: analyzed.intent, results, tookMs: Math.round((performance.now() - started) * 100) / 100, notices, tokens, store, containers,
   });
   if (text === '') {
     notices.push('empty query');
@@ -129,7 +138,11 @@ export async function searchTeamStore(url: string, repository: string, query: st
   const channelK = Math.max(limit, (options.channelK ?? 50) * (analyzed.intent === 'cross_cutting' ? 2 : 1));
   // Loaded here: the PostgreSQL driver costs nothing to a user who never names a store.
   const { bm25Search, nameSearch, nodesByRefs, vectorSearch, withSnapshot } = await import('@ca/store-postgres');
-  return withSnapshot(url, repository, options.label ?? 'working', async (client, snap) => {
+  const label = options.label ?? null;
+  type Body = Parameters<typeof withSnapshot<TeamSearchResponse>>[3];
+  const inSnapshot = (body: Body) => (typeof source === 'string' ? withSnapshot(source, repository, label, body) : source.withSnapshot(repository, label, body));
+  return inSnapshot(async (client, snap) => {
+    store = { repository, label: snap.label, snapshotId: snap.snapshotId, commit: snap.commit };
     const rankings: ChannelRanking[] = [];
     let exact = new Set<number>();
     let named = new Set<number>();
@@ -150,6 +163,23 @@ export async function searchTeamStore(url: string, repository: string, query: st
     const scored = rescore(fused, nodes, exact, options, analyzed.aboutTests);
     // The local selection: children merged into their parents, the token budget.
     const selected = selectResults(scored, limit, options.budget ?? 16384, named, null);
-    return done(selected.results, selected.tokens);
+    return done(selected.results, selected.tokens, await containersOf(client, snap, selected.results, nodes));
   });
+}
+
+/** Each result's container (its parent's qualified name when a class or namespace), read in the search's snapshot. */
+async function containersOf(
+  client: PgClient, snap: TeamSnapshot,
+  results: readonly SearchResult[], nodes: ReadonlyMap<number, TeamNode>,
+): Promise<Record<string, string | null>> {
+  const { nodesByRefs } = await import('@ca/store-postgres');
+  const parentOf = new Map(results.map((r) => [r.id, nodes.get(Number(r.id))?.parentRef ?? null] as const));
+  const refs = [...new Set([...parentOf.values()].filter((p): p is number => p !== null))];
+  const parents = new Map((await nodesByRefs(client, snap, refs)).map((n) => [n.ref, n] as const));
+  const out: Record<string, string | null> = {};
+  for (const [id, p] of parentOf) {
+    const parent = p === null ? undefined : parents.get(p);
+    out[id] = parent && parent.kind !== 'file' && parent.kind !== 'module' ? parent.qualifiedName : null;
+  }
+  return out;
 }

@@ -41,12 +41,20 @@ export function toStoreError(e: unknown, url: string): CaError {
     case '28P01':
     case '28000':
       return new CaError('store_auth_failed', `the team store at ${where} refused the credentials: ${err.message ?? ''}`, { cause: e });
+    case '57P01':
+    case '57P02':
+    case '57P03':
+      return new CaError('store_unreachable', `the connection to the team store at ${where} was lost (${err.message ?? err.code}): retry`, { cause: e });
     case '3D000':
       return new CaError('store_unreachable', `the team store at ${where} has no such database: ${err.message ?? ''}`, { cause: e });
     case '42501':
     case '25006':
       return new CaError('store_read_only', `the role of ${where} may not write to the team store (${err.message ?? ''}): publish with a read-write role`, { cause: e });
     default:
+      // The driver's own message when the socket closed under a query (no SQLSTATE).
+      if (/Connection terminated|connection ended|ECONNRESET/i.test(err.message ?? '')) {
+        return new CaError('store_unreachable', `the connection to the team store at ${where} was lost (${err.message ?? ''}): retry`, { cause: e });
+      }
       return new CaError('io_error', `team store ${where}: ${err.message ?? String(e)}`, { cause: e });
   }
 }

@@ -2,6 +2,7 @@ import { inflateRawSync } from 'node:zlib';
 import { CaError, type Confidence, type EdgeType, type Language, type NodeKind, type ParseStatus } from '@ca/schema';
 import { allowedConfidences, walkAsync, type EdgeQuery, type GraphNode, type GraphReads, type GraphReadsOrigin, type NodeRecord, type SemanticGapFile, type Traversal, type TraversalOptions, type WalkEdgeRow } from '@ca/store';
 import { connect, toStoreError, type PgClient } from './connection.js';
+import { resolveSnapshot } from './labels.js';
 import { assertNotNewer, serverSchemaVersion } from './migrations.js';
 
 /**
@@ -116,8 +117,10 @@ interface PgEdgeRow {
  * `REPEATABLE READ READ ONLY` transaction opened on the label's snapshot, every read inside it —
  * a label that moves meanwhile changes nothing this object answers. Open it with `openGraphReads`.
  */
-class PgGraphReads implements GraphReads {
+export class PgGraphReads implements GraphReads {
   private closed = false;
+  /** A query of this object failed (its connection may be dead: not reused). */
+  private failed = false;
   /** Stored file bytes already read (the snapshot never changes under this object), by path. */
   private readonly contents = new Map<string, Buffer | null>();
 
@@ -126,6 +129,8 @@ class PgGraphReads implements GraphReads {
     private readonly url: string,
     private readonly repoId: string,
     readonly origin: GraphReadsOrigin,
+    /** Gives the connection back (ends it, or returns it to a pool; `failed`: it must not be reused). */
+    private readonly end: (failed: boolean) => Promise<void> | void,
   ) {}
 
   private async rows<R extends object>(sql: string, params: readonly unknown[]): Promise<R[]> {
@@ -134,6 +139,7 @@ class PgGraphReads implements GraphReads {
       const r = await this.client.query<R>(sql, [this.repoId, this.origin.snapshotId, ...params]);
       return r.rows;
     } catch (e) {
+      this.failed = true;
       throw toStoreError(e, this.url);
     }
   }
@@ -266,8 +272,9 @@ class PgGraphReads implements GraphReads {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.client.query('ROLLBACK').catch(() => undefined); // why: a dropped connection has no transaction left to end
-    await this.client.end().catch(() => undefined); // why: nothing is left to release on a dead connection
+    // A dropped connection has no transaction left to end: it is given back as failed.
+    const ended = await this.client.query('ROLLBACK').then(() => true, () => false);
+    await this.end(this.failed || !ended);
   }
 }
 
@@ -292,47 +299,24 @@ function numberEdges(rows: readonly PgEdgeRow[]): WalkEdgeRow[] {
 }
 
 /**
- * Opens the read contract on the snapshot `label` of `repository` points at now, in one
- * `REPEATABLE READ READ ONLY` transaction (a read-only role suffices). Without a label: the
- * repository's only one. A repository or label the store does not hold (or a label left unnamed
- * among several) is `unknown_label`; an unreachable server `store_unreachable`.
+ * Opens the read contract on the snapshot `label` of `repository` points at now, on a connection
+ * of its own, in one `REPEATABLE READ READ ONLY` transaction (a read-only role suffices). Without
+ * a label: the label rule of decision 050 (`chooseLabel`: the only label, else `working`). A
+ * repository or label the store does not hold (or an unnamed label among several without
+ * `working`) is `unknown_label`; an unreachable server `store_unreachable`.
  */
 export async function openGraphReads(url: string, repository: string, label: string | null): Promise<GraphReads> {
   const client = await connect(url);
   try {
     assertNotNewer(await serverSchemaVersion(client));
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const snap = await client.query<{ repo_id: string; snapshot_id: string; commit_sha: string | null; label: string }>(
-      `SELECT l.repo_id, l.snapshot_id, s.commit_sha, l.name AS label FROM labels l JOIN repositories r ON r.repo_id = l.repo_id
-         JOIN snapshots s ON s.repo_id = l.repo_id AND s.snapshot_id = l.snapshot_id
-        WHERE r.name = $1 AND ($2::text IS NULL OR l.name = $2) LIMIT 2`, [repository, label]).catch((e: unknown) => {
-      // A store nobody has published to yet has no tables: it holds no label.
-      if ((e as { code?: string }).code === '42P01') return { rows: [] };
-      throw e;
-    });
-    const row = snap.rows[0];
-    if (!row || snap.rows.length > 1) throw await unknownLabel(client, repository, label);
-    return new PgGraphReads(client, url, row.repo_id, {
-      backend: 'postgres', label: row.label, repository, snapshotId: Number(row.snapshot_id), commit: row.commit_sha,
-    });
+    const snap = await resolveSnapshot(client, repository, label);
+    return new PgGraphReads(client, url, String(snap.repoId), {
+      backend: 'postgres', label: snap.label, repository, snapshotId: snap.snapshotId, commit: snap.commit,
+    }, () => client.end().catch(() => undefined)); // why: nothing is left to release on a dead connection
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined); // why: the transaction may not have begun; the original error is the one to report
     await client.end().catch(() => undefined); // why: nothing is left to release on a dead connection
     throw toStoreError(e, url);
   }
-}
-
-/** `unknown_label` naming what the store holds instead (the repository's labels, or that there is no such repository). */
-async function unknownLabel(client: PgClient, repository: string, label: string | null): Promise<CaError> {
-  await client.query('ROLLBACK');
-  const labels = await client.query<{ name: string }>(
-    `SELECT l.name FROM labels l JOIN repositories r ON r.repo_id = l.repo_id WHERE r.name = $1 ORDER BY l.name`, [repository])
-    .catch(() => ({ rows: [] as { name: string }[] })); // why: a store without tables holds no repository; the message says so
-  const context = { repository, label };
-  if (labels.rows.length === 0) {
-    return new CaError('unknown_label', `the team store holds no repository ${JSON.stringify(repository)} (ca repos --store URL lists them; name one with --store-repo)`, { context });
-  }
-  const names = labels.rows.map((l) => l.name).join(', ');
-  if (label === null) return new CaError('unknown_label', `repository ${JSON.stringify(repository)} of the team store has several labels (${names}): name one with --label`, { context });
-  return new CaError('unknown_label', `repository ${JSON.stringify(repository)} of the team store has no label ${JSON.stringify(label)} (its labels: ${names})`, { context });
 }

@@ -12,3 +12,6 @@ export {
 } from './search.js';
 export type { TeamSnapshot, TeamNode, TeamHit, TeamFilterSql, VectorPlan, VectorSearchOptions } from './search.js';
 export { ftsTokens, nodeText } from './textVectors.js';
+export { chooseLabel, resolveSnapshot } from './labels.js';
+export { TeamStorePool } from './pool.js';
+export type { TeamStorePoolOptions } from './pool.js';

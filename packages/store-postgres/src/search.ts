@@ -1,6 +1,7 @@
 import { CaError, globToRegExp, isTestPath, type FilterNode } from '@ca/schema';
 import { BROAD_FILTER_FRACTION, ftsQueryParts } from '@ca/store';
 import { connect, toStoreError, type PgClient } from './connection.js';
+import { resolveSnapshot } from './labels.js';
 import { assertNotNewer, serverSchemaVersion } from './migrations.js';
 import { BODY_WEIGHTS, foldToken, HEAD_WEIGHTS, tsqueryTerm } from './textVectors.js';
 
@@ -40,19 +41,10 @@ export interface TeamHit {
   readonly score: number;
 }
 
-/** The label's current snapshot (`unknown_label` when the repository or the label is not there). */
-export async function openSnapshot(client: PgClient, repository: string, label: string): Promise<TeamSnapshot> {
+/** The label's current snapshot, the label chosen by decision 050's rule when null (`unknown_label` when the repository or the label is not there). */
+export async function openSnapshot(client: PgClient, repository: string, label: string | null): Promise<TeamSnapshot> {
   assertNotNewer(await serverSchemaVersion(client));
-  const r = await client.query<{ repo_id: string; snapshot_id: string; commit_sha: string | null; node_count: string | null; text_tokens: string | null }>(
-    `SELECT s.repo_id, s.snapshot_id, s.commit_sha, s.node_count, s.text_tokens
-       FROM repositories r JOIN labels l ON l.repo_id = r.repo_id JOIN snapshots s ON s.repo_id = l.repo_id AND s.snapshot_id = l.snapshot_id
-      WHERE r.name = $1 AND l.name = $2`, [repository, label]);
-  const row = r.rows[0];
-  if (!row) throw new CaError('unknown_label', `the team store holds no label "${label}" of repository "${repository}" (ca repos --store … lists them)`);
-  return {
-    repository, label, repoId: Number(row.repo_id), snapshotId: Number(row.snapshot_id), commit: row.commit_sha,
-    nodeCount: Number(row.node_count ?? 0), textTokens: Number(row.text_tokens ?? 0),
-  };
+  return resolveSnapshot(client, repository, label);
 }
 
 /**
@@ -60,7 +52,7 @@ export async function openSnapshot(client: PgClient, repository: string, label: 
  * own connection (a read-only role suffices): every read of one search sees one snapshot, and
  * the channels' transaction-local settings end with it.
  */
-export async function withSnapshot<T>(url: string, repository: string, label: string, body: (client: PgClient, snap: TeamSnapshot) => Promise<T>): Promise<T> {
+export async function withSnapshot<T>(url: string, repository: string, label: string | null, body: (client: PgClient, snap: TeamSnapshot) => Promise<T>): Promise<T> {
   const client = await connect(url);
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');

@@ -7,4 +7,6 @@ export const listLabels = defineTool({
   input: (kit) => ({ ...kit.repoArg }),
   annotations: READ_ONLY,
   handler: (args, extra, ctx) => ctx.answer(args.repo, extra, (engine) => ({ labels: engine.labels() })),
+  // The team store's labels of the repository (never cached: a label published meanwhile is listed); `default` is the one a call without label reads (decision 050).
+  store: (args, ctx) => ctx.labels(args),
 });

@@ -1,4 +1,4 @@
-import { lookupSymbols } from '@ca/engine';
+import { lookupSymbols, symbolsOf, toSymbolView } from '@ca/engine';
 import { int, labelArg, MAX_LIMIT, symbolArg } from './args.js';
 import { defineTool, READ_ONLY } from './context.js';
 
@@ -12,6 +12,15 @@ export const lookupSymbol = defineTool({
     ctx.answer(args.repo, extra, (engine, _session, budget) => {
       const r = lookupSymbols(engine, args.symbol, args.limit ?? 20, args.label);
       return budget.json(r.matches, 0, (matches, _page, cut) => ({ matches, total: r.total, ...(cut ? { notices: [cut] } : {}) }), {
+        kinds: () => ['matches'],
+        continuation: () => 'ask with a more qualified name',
+      });
+    }),
+  store: (args, ctx) =>
+    ctx.reads('lookup_symbol', args, async (reads, budget) => {
+      const found = await symbolsOf(reads, args.symbol);
+      const matches = found.slice(0, args.limit ?? 20).map((n) => ({ ...toSymbolView(n), project: n.project }));
+      return budget.json(matches, 0, (page, _page, cut) => ({ matches: page, total: found.length, ...(cut ? { notices: [cut] } : {}) }), {
         kinds: () => ['matches'],
         continuation: () => 'ask with a more qualified name',
       });

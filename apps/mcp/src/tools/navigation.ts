@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { answerPaths, budgetNavigation, estimateTokens, type Engine, type Navigation, type NavigationResult } from '@ca/engine';
-import { CaError, CONFIDENCES } from '@ca/schema';
+import { answerPaths, budgetNavigation, estimateTokens, navigateOf, type Engine, type GraphReads, type Navigation, type NavigationResult } from '@ca/engine';
+import { CaError, CONFIDENCES, defaultConfig } from '@ca/schema';
 import { Budgeted, jsonResult, resultTexts, type AnswerBudget } from '../answers.js';
 import { insideRepo, int, labelArg, labelOf, nonEmpty, oneOf, symbolArg } from './args.js';
 import { viewerLinks, viewerUrl } from '../viewer.js';
@@ -71,7 +71,28 @@ export function navigationTool(spec: NavigationSpec): AnyTool {
     input: (kit) => input(spec, kit),
     annotations: READ_ONLY,
     handler: (args, extra, ctx) => ctx.answer(args.repo, extra, (engine, _session, budget) => navigate(spec, engine, args, budget)),
+    store: (args, ctx) => ctx.reads(spec.name, args, (reads, budget) => navigateStore(spec, reads, args, budget)),
   });
+}
+
+/** The graph limits of a server over the team store (it has no repository configuration: the defaults). */
+const STORE_LIMITS = defaultConfig().graph;
+
+/** `navigate` over one snapshot of the team store: the same walk and page; `store` (the snapshot read) in place of `freshness`. */
+async function navigateStore(spec: NavigationSpec, reads: GraphReads, args: NavigationArgs, budget: AnswerBudget): Promise<Budgeted> {
+  const depth = args.depth;
+  if (depth !== undefined && depth > STORE_LIMITS.max_depth) throw new CaError('usage', `depth ${depth} is over the cap graph.max_depth (${STORE_LIMITS.max_depth})`);
+  const target = spec.fileOrSymbol ? args.symbol.replace(/\\/g, '/').replace(/^\.\//, '') : args.symbol;
+  const result = await navigateOf(reads, spec.navigation, target, {
+    ...(depth !== undefined ? { depth } : {}),
+    ...(args.min_confidence !== undefined ? { minConfidence: args.min_confidence as (typeof CONFIDENCES)[number] } : {}),
+    maxNodes: args.max_nodes ?? DEFAULT_MAX_NODES,
+    all: args.all === true,
+    throughInterfaces: args.through_interfaces === true,
+  }, STORE_LIMITS);
+  const detail = (args.detail as 'signatures' | 'code' | undefined) ?? 'signatures';
+  const code = detail === 'code' ? new Map((await reads.nodes(result.nodes.map((x) => Number(x.id)))).map((x) => [String(x.id), x.chunkText] as const)) : null;
+  return pageWhole(result, code, detail, args.offset ?? 0, budget, { store: reads.origin });
 }
 
 /**
@@ -81,11 +102,17 @@ export function navigationTool(spec: NavigationSpec): AnyTool {
  */
 function pageNavigation(engine: Engine, result: NavigationResult & { symbol: { code: string } }, detail: 'signatures' | 'code', offset: number, budget: AnswerBudget, label: string | undefined, viewer: string | null): Budgeted {
   const code = detail === 'code' ? new Map(engine.reader(label).nodesByIds(result.nodes.map((n) => Number(n.id))).map((n) => [String(n.id), n.chunkText] as const)) : null;
+  const origin = { freshness: engine.freshness(label, answerPaths([result.symbol], result.nodes, result.edges)), ...(viewer !== null ? { viewer } : {}) };
+  return pageWhole(result, code, detail, offset, budget, origin);
+}
+
+/** The page from `offset` of a navigation answer with `code` by node id (detail code) and where it was read (`origin`). */
+function pageWhole(result: NavigationResult & { symbol: { code: string } }, code: ReadonlyMap<string, string> | null, detail: 'signatures' | 'code', offset: number, budget: AnswerBudget, origin: object): Budgeted {
   const nodes = result.nodes.map((n) => (code ? { ...n, code: code.get(n.id) ?? '' } : n));
   const { code: symbolCode, ...symbol } = result.symbol;
   // The symbol's own code rides on every page: past half the cap it is cut (get_source_spans reads it whole).
   const ownCode = detail === 'code' ? (estimateTokens(symbolCode) > budget.cap / 2 ? cutToTokens(symbolCode, Math.floor(budget.cap / 2)) : symbolCode) : null;
-  const whole = { ...result, symbol: ownCode === null ? symbol : { ...symbol, code: ownCode }, nodes, freshness: engine.freshness(label, answerPaths([result.symbol], result.nodes, result.edges)), ...(viewer !== null ? { viewer } : {}) };
+  const whole = { ...result, symbol: ownCode === null ? symbol : { ...symbol, code: ownCode }, nodes, ...origin };
   return new Budgeted(budgetNavigation(whole, offset, budget.cap, (value) => jsonResult(value, budget.warning), resultTexts).rendered);
 }
 
