@@ -106,6 +106,28 @@ describe.runIf(URL_RW && MODEL_MISSING === null).each(FIXTURES)('team store sear
     });
   }, 300_000);
 
+  it('with the lexical channels, the top 10 of every query is the same on both backends: the same results, scores and merged children', async () => {
+    // Name and BM25 channels (BM25 exact, above): fusion, rescoring with the caller-file boost,
+    // hub elevation, identical code once, selection and the per-file pass are the same functions
+    // over the same facts, so each result must match by place, symbol and score (12 digits);
+    // ids differ (local row ids, team node refs) and are compared through their nodes.
+    const reader = engine.store.reader('working');
+    const channels = ['name', 'bm25'] as const;
+    const line = (r: SearchResult, kids: readonly { path: string; symbolKey: string }[]) =>
+      `${r.score.toPrecision(12)} ${r.path}:${r.startLine} ${r.qualifiedName} [${kids.map((k) => `${k.path} ${k.symbolKey}`).sort().join(', ')}]`;
+    let hubs = 0;
+    for (const { query } of queries) {
+      const a = await engine.search(query, { limit: 10, channels: [...channels] });
+      const b = await searchTeamStore(URL_RW!, repository, query, { limit: 10, channels: [...channels], embedding });
+      const local = a.results.map((r) => line(r, reader.nodesByIds((r.expandedChildren ?? []).map(Number))));
+      const team = await withSnapshot(URL_RW!, repository, 'working', async (client, snap) =>
+        Promise.all(b.results.map(async (r) => line(r, await nodesByRefs(client, snap, (r.expandedChildren ?? []).map(Number))))));
+      expect({ query, team }).toEqual({ query, team: local });
+      hubs += a.results.filter((r) => Object.keys(r.ranks).length === 0).length;
+    }
+    console.info(`${set}: ${hubs} hub results among the lexical top-10 lists`);
+  }, 600_000);
+
   it('hybrid NDCG@10 is within ±0.01 of the local index; the top-10 lists side by side', async () => {
     let local = 0;
     let team = 0;

@@ -12,3 +12,4 @@ export {
 } from './search.js';
 export type { TeamSnapshot, TeamNode, TeamHit, TeamFilterSql, VectorPlan, VectorSearchOptions } from './search.js';
 export { ftsTokens, nodeText } from './textVectors.js';
+export { callerFileCounts, neighbourPairs, refsPassing } from './rankReads.js';
