@@ -205,6 +205,8 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   const embeddings = await embed(ctx, label, (done, t) => progress({ phase: 'embed', done, total: t }), options.embedLimit);
   const wrote = store.changeStamp() !== stampBefore;
   if (thePlan.remove.length > 0 || thePlan.parse.length > 0) store.maintenance.sweep();
+  // Rewritten FTS rows leave BM25's row count and lengths high (a contentless table's deletes): put back.
+  if (wrote) store.maintenance.repairFtsTotals();
   return {
     plan: thePlan,
     wrote,

@@ -1,17 +1,23 @@
-import { CALLABLE_KINDS, CaError, defaultConfig, TYPE_KINDS, type Config, type Language, type NodeKind } from '@ca/schema';
+import { defaultConfig, type Config, type FilterNode, type Language, type NodeKind } from '@ca/schema';
 import {
   analyzeQuery,
+  finishRanking,
   fusionWeights,
-  isTestPath,
+  groupByModule,
+  HUB_LINK_TYPES,
+  hubCandidates,
+  hubLinks,
+  hubSeeds,
   reciprocalRankFusion,
+  rescoreHits,
   searchFilter,
-  selectResults,
   type Channel,
   type ChannelRanking,
   type SearchOptions,
   type SearchResponse,
   type SearchResult,
   type Scored,
+  validateSearchOptions,
 } from '@ca/retrieve';
 import type { NodeRecord } from '@ca/store';
 import type { PgClient, TeamNode, TeamSnapshot, TeamStorePool } from '@ca/store-postgres';
@@ -21,8 +27,11 @@ import { queryEmbeddingText } from './engine.js';
 // Search over a label of the team store (decision 046): the channels run in PostgreSQL
 // (@ca/store-postgres: names, BM25 over tsvectors holding the local index's FTS tokens, pgvector),
 // fusion is @ca/retrieve's (`reciprocalRankFusion` with `fusionWeights`), and the result shape is
-// `ca search`'s. The local pipeline's graph steps (graph channel, hub elevation, caller-file
-// boosts, result facts) need the team store's navigation reads and are not applied here yet.
+// `ca search`'s. Rescoring (with the caller-file boost), hub elevation and every stage after it
+// (rerank, diversity, identical code once, the similarity floor, `--min-score`, selection, the
+// per-file pass) are @ca/retrieve's own functions, the ones the local search runs, over reads of
+// the snapshot (@ca/store-postgres rankReads.ts). Not applied here yet: the graph channel
+// ("callers of X") and the result facts (callers, callees, other locations).
 
 /** Options of `searchTeamStore`: `SearchOptions` and the label (default: decision 050's rule, `chooseLabel`). */
 export interface TeamSearchOptions extends SearchOptions {
@@ -32,12 +41,6 @@ export interface TeamSearchOptions extends SearchOptions {
   /** The query's vector, when the caller has it (a benchmark embeds once); `modelId` is the model key (`id@revision`) the store holds. */
   readonly queryVector?: { readonly vector: Float32Array; readonly modelId: string } | null;
 }
-
-// The same factors as @ca/retrieve's rescoring of fused hits.
-const TEST_PENALTY = 0.5;
-const GENERATED_PENALTY = 0.3;
-const SYNTACTIC_ONLY_PENALTY = 0.8;
-const EXACT_NAME_BONUS = 1;
 
 /** The query's vector and model, or the reason the vector channel is off. */
 async function queryVector(query: string, options: TeamSearchOptions): Promise<{ vector: Float32Array; modelId: string } | string> {
@@ -66,39 +69,16 @@ function asRecord(n: TeamNode): NodeRecord {
   };
 }
 
-/** Fused hits rescored as @ca/retrieve rescores them (definition boost, penalties, public API, exact names first), best first, identical code once. */
-function rescore(
-  fused: readonly { nodeId: number; score: number; ranks: Readonly<Record<string, number>> }[],
-  nodes: ReadonlyMap<number, TeamNode>, exact: ReadonlySet<number>, options: SearchOptions, aboutTests: boolean,
-): Scored[] {
-  const includeTests = options.includeTests === true || aboutTests;
-  const out: Scored[] = [];
-  for (const hit of fused) {
-    const n = nodes.get(hit.nodeId);
-    if (!n || n.parseStatus === 'error') continue;
-    let score = hit.score;
-    if (options.definitionBoost !== false) {
-      if (TYPE_KINDS.has(n.kind as NodeKind) || CALLABLE_KINDS.has(n.kind as NodeKind)) score *= 1.1;
-      if (n.kind === 'file' || n.kind === 'module') score *= 0.8;
-    }
-    if (n.generated) score *= GENERATED_PENALTY;
-    if (n.semanticState !== 'ok') score *= SYNTACTIC_ONLY_PENALTY;
-    if (!includeTests && isTestPath(n.path)) score *= TEST_PENALTY;
-    if (n.isPublicApi) score += 0.0005;
-    const base = score;
-    if (exact.has(hit.nodeId)) score += EXACT_NAME_BONUS;
-    // No caller counts on the team store yet (the caller-file boost is not applied there, decision 046).
-    out.push({ key: n.ref, source: 0, node: asRecord(n), score, base, ranks: { ...hit.ranks }, hub: false, fused: hit.score, callerFiles: 0 });
-  }
-  out.sort((a, b) => b.score - a.score);
-  // Identical code is one candidate (the best-scored), as in the local pipeline.
-  const seen = new Set<string>();
-  return out.filter((s) => {
-    const key = `${s.node.kind}\0${s.node.chunkHash}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+/** Hub elevation on the team store: @ca/retrieve's seeds, links and candidates over the snapshot's edges. */
+async function teamHubs(client: PgClient, snap: TeamSnapshot, scored: readonly Scored[], filter: FilterNode | null): Promise<Scored[]> {
+  const { neighbourPairs, nodesByRefs, refsPassing } = await import('@ca/store-postgres');
+  const seeds = hubSeeds(scored, 0);
+  if (seeds.length === 0) return [];
+  const links = hubLinks(scored, 0, await neighbourPairs(client, snap, seeds.map((s) => s.node.id), HUB_LINK_TYPES));
+  if (links.size === 0) return [];
+  const ids = [...links.keys()];
+  const nodes = new Map((await nodesByRefs(client, snap, ids)).map((n) => [n.ref, asRecord(n)]));
+  return hubCandidates(scored, 0, links, nodes, await refsPassing(client, snap, ids, filter));
 }
 
 /** A team store search's answer: `ca search`'s, the snapshot it read, and each result's container. */
@@ -110,14 +90,13 @@ export interface TeamSearchResponse extends SearchResponse {
 }
 
 /**
- * Hybrid search over `repository`'s label on the team store at `url` (or on a server's pool): the name, BM25 and
+ * Hybrid search over `repository`'s label on the team store at `url`: the name, BM25 and
  * vector channels (each filtered in SQL with bound parameters), fused and rescored as `ca search`
  * does, read in one read-only snapshot transaction. Result ids are the team store's node refs.
  */
 export async function searchTeamStore(source: string | TeamStorePool, repository: string, query: string, options: TeamSearchOptions = {}): Promise<TeamSearchResponse> {
   const started = performance.now();
-  const limit = options.limit ?? 10;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CaError('invalid_query', `--limit must be an integer from 1 to 1000 (got ${String(options.limit)})`);
+  const { limit } = validateSearchOptions(options);
   const text = query.trim();
   const analyzed = analyzeQuery(text);
   const notices: string[] = [];
@@ -129,15 +108,13 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
     notices.push('empty query');
     return done([]);
   }
-  // Said, never silently dropped: options whose steps the team store does not run yet.
-  if ((options.minScore ?? 0) > 0 || options.minSimilarity !== undefined) notices.push('--min-score and --min-similarity are not applied on the team store yet');
   const filter = searchFilter(options);
   const wanted = new Set<Channel>(options.channels ?? ['name', 'bm25', 'vector']);
   const embedded = wanted.has('vector') ? await queryVector(text, options) : 'not asked for';
   if (typeof embedded === 'string' && wanted.has('vector')) notices.push(`vector channel off: ${embedded}`);
   const channelK = Math.max(limit, (options.channelK ?? 50) * (analyzed.intent === 'cross_cutting' ? 2 : 1));
   // Loaded here: the PostgreSQL driver costs nothing to a user who never names a store.
-  const { bm25Search, nameSearch, nodesByRefs, vectorSearch, withSnapshot } = await import('@ca/store-postgres');
+  const { bm25Search, callerFileCounts, nameSearch, nodesByRefs, vectorSearch, withSnapshot } = await import('@ca/store-postgres');
   const label = options.label ?? null;
   type Body = Parameters<typeof withSnapshot<TeamSearchResponse>>[3];
   const inSnapshot = (body: Body) => (typeof source === 'string' ? withSnapshot(source, repository, label, body) : source.withSnapshot(repository, label, body));
@@ -152,28 +129,41 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
       named = names.named;
       rankings.push({ channel: 'name', ids: names.refs.slice(0, channelK) });
     }
-    if (wanted.has('bm25')) rankings.push({ channel: 'bm25', ids: (await bm25Search(client, snap, text, filter, channelK)).map((h) => h.ref) });
+    const bm25 = new Map<number, number>();
+    const cosine = new Map<number, number>();
+    if (wanted.has('bm25')) {
+      const hits = await bm25Search(client, snap, text, filter, channelK);
+      for (const h of hits) bm25.set(h.ref, h.score);
+      rankings.push({ channel: 'bm25', ids: hits.map((h) => h.ref) });
+    }
     if (typeof embedded !== 'string') {
       const v = await vectorSearch(client, snap, embedded.modelId, embedded.vector, filter, channelK);
       if (v.scope === 0) notices.push(`vector channel off: the team store holds no vectors of ${embedded.modelId} for this label`);
-      else rankings.push({ channel: 'vector', ids: v.hits.map((h) => h.ref) });
+      else {
+        for (const h of v.hits) cosine.set(h.ref, h.score);
+        rankings.push({ channel: 'vector', ids: v.hits.map((h) => h.ref) });
+      }
     }
     const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, fusionWeights(analyzed.intent, text, rankings.length, options.channelWeights));
-    const nodes = new Map((await nodesByRefs(client, snap, fused.map((h) => h.nodeId))).map((n) => [n.ref, n]));
-    const scored = rescore(fused, nodes, exact, options, analyzed.aboutTests);
-    // The local selection: children merged into their parents, the token budget.
-    const selected = selectResults(scored, limit, options.budget ?? 16384, named, null);
-    return done(selected.results, selected.tokens, await containersOf(client, snap, selected.results, nodes));
+    const refs = fused.map((h) => h.nodeId);
+    const nodes = new Map((await nodesByRefs(client, snap, refs)).map((n) => [n.ref, asRecord(n)]));
+    // One index, ids of its own: every candidate is source 0 (a key is the node's ref).
+    const scored = rescoreHits(fused, nodes, await callerFileCounts(client, snap, refs), exact, options, analyzed.aboutTests, () => 0);
+    if (options.hub !== false && scored.length > 0) scored.push(...(await teamHubs(client, snap, scored, filter)));
+    // Without the lexical channels asked for (an ablation), there is no "no lexical match" to tell.
+    const lexical = !(wanted.has('name') || wanted.has('bm25')) || rankings.some((r) => r.channel !== 'vector' && r.ids.length > 0);
+    const ranked = finishRanking(scored, { text, analyzed, exact, named, bm25, cosine, lexical, options, notices, repoNames: null });
+    const results = analyzed.intent === 'cross_cutting' ? groupByModule(ranked.results) : ranked.results;
+    const response = done(results, ranked.tokens, await containersOf(client, snap, results));
+    return ranked.candidates ? { ...response, candidates: ranked.candidates } : response;
   });
 }
 
 /** Each result's container (its parent's qualified name when a class or namespace), read in the search's snapshot. */
-async function containersOf(
-  client: PgClient, snap: TeamSnapshot,
-  results: readonly SearchResult[], nodes: ReadonlyMap<number, TeamNode>,
-): Promise<Record<string, string | null>> {
+async function containersOf(client: PgClient, snap: TeamSnapshot, results: readonly SearchResult[]): Promise<Record<string, string | null>> {
   const { nodesByRefs } = await import('@ca/store-postgres');
-  const parentOf = new Map(results.map((r) => [r.id, nodes.get(Number(r.id))?.parentRef ?? null] as const));
+  const own = new Map((await nodesByRefs(client, snap, results.map((r) => Number(r.id)))).map((n) => [n.ref, n] as const));
+  const parentOf = new Map(results.map((r) => [r.id, own.get(Number(r.id))?.parentRef ?? null] as const));
   const refs = [...new Set([...parentOf.values()].filter((p): p is number => p !== null))];
   const parents = new Map((await nodesByRefs(client, snap, refs)).map((n) => [n.ref, n] as const));
   const out: Record<string, string | null> = {};

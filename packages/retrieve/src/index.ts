@@ -1,4 +1,4 @@
-export { search, searchSources, searchFilter, filterText, toSearchResult, fusionWeights, select as selectResults } from './search.js';
+export { search, searchSources, searchFilter, filterText, toSearchResult, fusionWeights, select as selectResults, finishRanking, rescoreHits, groupByModule, validateSearchOptions, hubSeeds, hubLinks, hubCandidates, HUB_LINK_TYPES } from './search.js';
 export type {
   SearchOptions,
   SearchResult,
@@ -11,6 +11,7 @@ export type {
   ResultLocation,
   RankCandidate,
   Scored,
+  RankingInput,
 } from './search.js';
 export { estimateTokens, expandChildren } from './budget.js';
 export { analyzeQuery, isIdentifierLike } from './queryAnalysis.js';

@@ -16,7 +16,7 @@ import {
 import { BROAD_FILTER_FRACTION, isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord } from '@ca/store';
 import { estimateTokens, expandChildren } from './budget.js';
 import { reciprocalRankFusion, type ChannelRanking, type FusedHit } from './fusion.js';
-import { analyzeQuery, type Intent } from './queryAnalysis.js';
+import { analyzeQuery, type AnalyzedQuery, type Intent } from './queryAnalysis.js';
 import { isTestPath } from './testCode.js';
 import { rerank } from './rerank.js';
 import { crowded, minSimilarityOf, perFileOf, perFileDiversity, SEMANTIC_ONLY_NOTICE, similarityFloor, underFloorNotice } from './relevance.js';
@@ -255,7 +255,8 @@ export function searchFilter(options: Pick<SearchOptions, 'filter' | 'languages'
 }
 
 /** Validates user-facing numeric options; bad values are usage errors, never SQL errors. */
-function validate(options: SearchOptions): { limit: number; budget: number; minScore: number; minSimilarity: number } {
+/** The numeric options checked (`invalid_query` naming the option) with their defaults: every backend checks them before reading. */
+export function validateSearchOptions(options: SearchOptions): { limit: number; budget: number; minScore: number; minSimilarity: number } {
   const limit = options.limit ?? 10;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     throw new CaError('invalid_query', `--limit must be an integer from 1 to 1000 (got ${String(options.limit)})`);
@@ -345,7 +346,7 @@ export function searchSources(
   how: { readonly named?: boolean } = {},
 ): SearchResponse {
   const started = performance.now();
-  const { limit, budget, minScore, minSimilarity } = validate(options);
+  const { limit } = validateSearchOptions(options);
   const notices: string[] = [];
   let text = query.trim();
   if (text.length > MAX_QUERY_CHARS) {
@@ -479,24 +480,63 @@ export function searchSources(
   // Weights only balance channels against each other: one channel alone is ranked as it is.
   const weights = fusionWeights(analyzed.intent, text, rankings.length, options.channelWeights);
   const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, weights);
-  let scored = rescore(sources, fused, exact, options, analyzed.aboutTests, guard);
+  const scored = rescore(sources, fused, exact, options, analyzed.aboutTests, guard);
   if (options.hub !== false && scored.length > 0) elevateHubs(sources, scored, guard);
-  scored.sort((a, b) => b.score - a.score);
-  const reranked = rerankStage(scored, { text, analyzed, exact, named, bm25: bm25Scores, cosine, options, notices });
-  if (analyzed.intent === 'cross_cutting') diversify(scored);
-  const facts = options.facts !== false;
-  if (facts) scored = oncePerChunk(scored);
   // Without the lexical channels asked for (an ablation), there is no "no lexical match" to tell.
   const lexical = !(wanted.has('name') || wanted.has('bm25')) || rankings.some((r) => r.channel !== 'vector' && r.ids.length > 0);
-  const floor = similarityFloor(scored, lexical, cosine, minSimilarity);
-  scored = floor.kept;
-  if (!lexical && scored.length > 0) notices.push(SEMANTIC_ONLY_NOTICE);
-  else if (floor.dropped > 0 && scored.length === 0) notices.push(underFloorNotice(minSimilarity));
+  const repoNames = multi ? sources.map((s) => s.name) : null;
+  const ranked = finishRanking(scored, { text, analyzed, exact, named, bm25: bm25Scores, cosine, lexical, options, notices, repoNames });
+  let results = ranked.results;
+  if (options.facts !== false) results = withFacts(sources, results, ranked.sources, guard);
+  if (analyzed.intent === 'cross_cutting') results = groupByModule(results);
+  const response = done(results, ranked.tokens);
+  return ranked.candidates ? { ...response, candidates: ranked.candidates } : response;
+}
 
+/** What the stages after fusion and hub elevation need of a search (`finishRanking`). */
+export interface RankingInput {
+  readonly text: string;
+  readonly analyzed: AnalyzedQuery;
+  /** Keys of exact qualified-name hits (kept by the relevance gate) and of symbols named as themselves. */
+  readonly exact: ReadonlySet<number>;
+  readonly named: ReadonlySet<number>;
+  /** Channel scores by key (the learned ranker's features; cosine also the similarity floor's). */
+  readonly bm25: ReadonlyMap<number, number>;
+  readonly cosine: ReadonlyMap<number, number>;
+  /** Whether a lexical channel found anything (or none was asked for): else the similarity floor applies. */
+  readonly lexical: boolean;
+  readonly options: SearchOptions;
+  /** Notices are appended here. */
+  readonly notices: string[];
+  /** Repository names of a multi-repository search (null: one index). */
+  readonly repoNames: readonly string[] | null;
+}
+
+/**
+ * The ranking after fusion, rescoring and hub elevation, for every backend (the local index's
+ * `searchSources`, the team store's search): sorted, the rerank stage, cross-cutting diversity,
+ * identical code once (with facts), the similarity floor, the `--min-score` gate relative to
+ * the best base score, selection under the limit and budget, the per-file pass. The results
+ * carry no facts yet (the caller's reads add them) and are not grouped by module.
+ */
+export function finishRanking(
+  candidates: Scored[],
+  input: RankingInput,
+): { scored: Scored[]; results: SearchResult[]; sources: number[]; tokens: number; candidates: RankCandidate[] | null } {
+  const { options, notices, analyzed, exact, named, repoNames, text } = input;
+  const { limit, budget, minScore, minSimilarity } = validateSearchOptions(options);
+  let scored = candidates;
+  scored.sort((a, b) => b.score - a.score);
+  const reranked = rerankStage(scored, input);
+  if (analyzed.intent === 'cross_cutting') diversify(scored);
+  if (options.facts !== false) scored = oncePerChunk(scored);
+  const floor = similarityFloor(scored, input.lexical, input.cosine, minSimilarity);
+  scored = floor.kept;
+  if (!input.lexical && scored.length > 0) notices.push(SEMANTIC_ONLY_NOTICE);
+  else if (floor.dropped > 0 && scored.length === 0) notices.push(underFloorNotice(minSimilarity));
   // Relevance gate, relative to the best base score.
   const top = scored.reduce((m, s) => Math.max(m, s.base), 0);
   const gated = minScore > 0 ? scored.filter((s) => s.base >= minScore * top || exact.has(s.key)) : scored;
-  const repoNames = multi ? sources.map((s) => s.name) : null;
   let selected = select(gated, limit, budget, named, repoNames);
   // One file over its share of the results: its further candidates go behind other files'.
   const perFile = options.perFile ?? perFileOf(limit);
@@ -505,11 +545,7 @@ export function searchSources(
     const n = selected.overBudget;
     notices.push(`token budget: ${n} matching result${n === 1 ? '' : 's'} left out (over the budget of ${budget} tokens; raise it to see ${n === 1 ? 'it' : 'them'})`);
   }
-  let results = selected.results;
-  if (facts) results = withFacts(sources, results, selected.sources, guard);
-  if (analyzed.intent === 'cross_cutting') results = groupByModule(results);
-  const response = done(results, selected.tokens);
-  return reranked ? { ...response, candidates: reranked } : response;
+  return { scored, results: selected.results, sources: selected.sources, tokens: selected.tokens, candidates: reranked };
 }
 
 /**
@@ -571,6 +607,20 @@ function rescore(sources: readonly Source[], fused: FusedHit[], exact: ReadonlyS
       return null;
     });
   });
+  return rescoreHits(fused, nodes, callerFiles, exact, options, aboutTests);
+}
+
+/**
+ * Fused hits rescored (every backend's): definition boost, generated / syntactic-only / test
+ * penalties, the caller-file and public-API boosts, the exact-name bonus; `nodes` and
+ * `callerFiles` by fused key, hits without a node (or of a failed parse) dropped. `source` maps a
+ * key to its index (another backend with one index and its own ids: `() => 0`, so a key is the
+ * node's id and parents are found by it).
+ */
+export function rescoreHits(
+  fused: readonly FusedHit[], nodes: ReadonlyMap<number, NodeRecord>, callerFiles: ReadonlyMap<number, number>,
+  exact: ReadonlySet<number>, options: SearchOptions, aboutTests: boolean, source: (key: number) => number = sourceOf,
+): Scored[] {
   const includeTests = options.includeTests === true || aboutTests;
   const out: Scored[] = [];
   for (const hit of fused) {
@@ -589,7 +639,7 @@ function rescore(sources: readonly Source[], fused: FusedHit[], exact: ReadonlyS
     if (n.isPublicApi) score += 0.0005;
     const base = score;
     if (exact.has(hit.nodeId)) score += EXACT_NAME_BONUS;
-    out.push({ key: hit.nodeId, source: sourceOf(hit.nodeId), node: n, score, base, ranks: { ...hit.ranks }, hub: false, fused: hit.score, callerFiles: callerFiles.get(hit.nodeId) ?? 0 });
+    out.push({ key: hit.nodeId, source: source(hit.nodeId), node: n, score, base, ranks: { ...hit.ranks }, hub: false, fused: hit.score, callerFiles: callerFiles.get(hit.nodeId) ?? 0 });
   }
   return out;
 }
@@ -601,31 +651,64 @@ function rescore(sources: readonly Source[], fused: FusedHit[], exact: ReadonlyS
  * inside one index, so each index's hubs come from its own top results.
  */
 function elevateHubs(sources: readonly Source[], scored: Scored[], guard: Guard): void {
-  const sorted = [...scored].sort((a, b) => b.score - a.score).slice(0, HUB_SEEDS);
-  const byKey = new Map(scored.map((s) => [s.key, s]));
+  // Every index's hubs come from the candidates before any hub was added.
+  const before = [...scored];
   sources.forEach((src, s) => guard(s, undefined, () => {
-    const seeds = sorted.filter((x) => x.source === s);
-    if (seeds.length < HUB_MIN_LINKS) return;
+    const seeds = hubSeeds(before, s);
+    if (seeds.length === 0) return;
     const { reader } = src.ctx;
-    const links = new Map<number, Set<number>>();
-    for (const { neighbour, seed } of reader.neighbours(seeds.map((x) => x.node.id), HUB_EDGE_TYPES)) {
-      if (neighbour === seed || byKey.has(keyOf(s, neighbour))) continue;
-      let set = links.get(neighbour);
-      if (!set) links.set(neighbour, (set = new Set()));
-      set.add(seed);
-    }
-    const hubs = [...links.entries()].filter(([, linked]) => linked.size >= HUB_MIN_LINKS);
-    if (hubs.length === 0) return;
-    const allowed = src.passing(hubs.map(([id]) => id));
-    const nodes = new Map(reader.nodesByIds(hubs.map(([id]) => id)).map((n) => [n.id, n]));
-    for (const [id, linked] of hubs) {
-      const n = nodes.get(id);
-      if (!n || n.kind === 'file' || n.kind === 'module' || (allowed && !allowed.has(id))) continue;
-      const seedScores = [...linked].map((seed) => byKey.get(keyOf(s, seed))!.base);
-      const score = Math.min(seedScores.reduce((a, b) => a + b, 0) * 0.5, Math.min(...seedScores) * 0.99);
-      scored.push({ key: keyOf(s, id), source: s, node: n, score, base: score, ranks: {}, hub: true, fused: 0, callerFiles: 0 });
-    }
+    const links = hubLinks(before, s, reader.neighbours(seeds.map((x) => x.node.id), HUB_EDGE_TYPES));
+    if (links.size === 0) return;
+    const ids = [...links.keys()];
+    scored.push(...hubCandidates(before, s, links, new Map(reader.nodesByIds(ids).map((n) => [n.id, n])), src.passing(ids)));
   }));
+}
+
+/** The edge types that link a hub to the top results. */
+export const HUB_LINK_TYPES: readonly EdgeType[] = HUB_EDGE_TYPES;
+
+/**
+ * Hub elevation's seeds in one index (`source`): its candidates among the best HUB_SEEDS of all,
+ * or none when fewer than HUB_MIN_LINKS (no hub could link that many).
+ */
+export function hubSeeds(scored: readonly Scored[], source: number): Scored[] {
+  const seeds = [...scored].sort((a, b) => b.score - a.score).slice(0, HUB_SEEDS).filter((x) => x.source === source);
+  return seeds.length < HUB_MIN_LINKS ? [] : seeds;
+}
+
+/**
+ * The hubs among the seeds' one-hop neighbours (`pairs`, node ids of that index): each
+ * neighbour, not a candidate already, linked to at least HUB_MIN_LINKS seeds, with those seeds.
+ */
+export function hubLinks(scored: readonly Scored[], source: number, pairs: readonly { neighbour: number; seed: number }[]): Map<number, Set<number>> {
+  const keys = new Set(scored.map((s) => s.key));
+  const links = new Map<number, Set<number>>();
+  for (const { neighbour, seed } of pairs) {
+    if (neighbour === seed || keys.has(keyOf(source, neighbour))) continue;
+    let set = links.get(neighbour);
+    if (!set) links.set(neighbour, (set = new Set()));
+    set.add(seed);
+  }
+  return new Map([...links.entries()].filter(([, linked]) => linked.size >= HUB_MIN_LINKS));
+}
+
+/**
+ * The hubs as candidates (`nodes` by id; `allowed` the ids the filter passes, null: all): a file
+ * or module never; the score half the linked seeds' summed base scores, under the weakest's.
+ */
+export function hubCandidates(
+  scored: readonly Scored[], source: number, links: ReadonlyMap<number, ReadonlySet<number>>, nodes: ReadonlyMap<number, NodeRecord>, allowed: AllowedIds | null,
+): Scored[] {
+  const byKey = new Map(scored.map((s) => [s.key, s]));
+  const out: Scored[] = [];
+  for (const [id, linked] of links) {
+    const n = nodes.get(id);
+    if (!n || n.kind === 'file' || n.kind === 'module' || (allowed && !allowed.has(id))) continue;
+    const seedScores = [...linked].map((seed) => byKey.get(keyOf(source, seed))!.base);
+    const score = Math.min(seedScores.reduce((a, b) => a + b, 0) * 0.5, Math.min(...seedScores) * 0.99);
+    out.push({ key: keyOf(source, id), source, node: n, score, base: score, ranks: {}, hub: true, fused: 0, callerFiles: 0 });
+  }
+  return out;
 }
 
 /** Cross-cutting queries: each further result from the same file is damped (0.85^k). */
@@ -872,7 +955,7 @@ export function toSearchResult(
 }
 
 /** Cross-cutting answers: results of one module (directory) stand together, best module first. */
-function groupByModule(results: SearchResult[]): SearchResult[] {
+export function groupByModule(results: SearchResult[]): SearchResult[] {
   const order: string[] = [];
   const groups = new Map<string, SearchResult[]>();
   for (const r of results) {

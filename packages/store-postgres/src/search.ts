@@ -151,7 +151,8 @@ const weightCase = (src: string): string =>
 /**
  * BM25 over the snapshot, as the local index's `bm25(fts_nodes, 10, 8, 5, 3, 2, 1.5, 1)` ranks
  * (the same phrases, IDF over the snapshot's rows, the same column weights and lengths), best
- * first; the filter leaves rows out without changing scores (as in the local index). Ties by
+ * first; words that stem alike (`issue`, `issues`) stay separate phrases, each scored on its
+ * own, as FTS5 scores each phrase of the query; the filter leaves rows out without changing scores (as in the local index). Ties by
  * path and position.
  */
 export async function bm25Search(client: PgClient, snap: TeamSnapshot, text: string, filter: FilterNode | null, limit: number): Promise<TeamHit[]> {
@@ -169,7 +170,7 @@ export async function bm25Search(client: PgClient, snap: TeamSnapshot, text: str
   const paths = filterNeedsPaths(filter) ? await snapshotPaths(client, snap) : [];
   const where = compileTeamFilter(filter, paths, 12);
   const r = await client.query<{ version_id: string; ordinal: number; score: number }>(
-    `WITH q AS (SELECT * FROM unnest($3::text[], $4::bool[], $5::float8[]) AS q(lex, pre, idf)),
+    `WITH q AS (SELECT * FROM unnest($3::text[], $4::bool[], $5::float8[]) WITH ORDINALITY AS q(lex, pre, idf, i)),
      m AS (SELECT n.version_id, n.ordinal, n.head, n.body, n.text_length, sf.path, n.start_byte
              FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
             WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 AND (n.head @@ $6::tsquery OR n.body @@ $7::tsquery) AND ${where.sql})
@@ -182,7 +183,7 @@ export async function bm25Search(client: PgClient, snap: TeamSnapshot, text: str
                  SELECT 'b'::text, y.lexeme, y.weights FROM unnest(m.body) y WHERE y.lexeme = ANY($9::text[])) u
            CROSS JOIN LATERAL unnest(u.weights) AS w(w)
            JOIN q ON (NOT q.pre AND u.lexeme = q.lex) OR (q.pre AND u.src = 'h' AND w.w IN ('A', 'C') AND starts_with(u.lexeme, q.lex))
-          GROUP BY q.lex, q.pre, q.idf) t) s
+          GROUP BY q.i, q.lex, q.pre, q.idf) t) s
      ORDER BY s.score DESC, m.path, m.start_byte, m.ordinal LIMIT $11`,
     [snap.repoId, snap.snapshotId, phrases.map((p) => p.lexeme), phrases.map((p) => p.prefix), phrases.map((_, i) => idf.get(i + 1)!),
       headQuery, bodyQuery, snap.textTokens / snap.nodeCount, phrases.filter((p) => !p.prefix).map((p) => p.lexeme),

@@ -60,6 +60,8 @@ export { LabelStore, stagingName } from './labels.js';
 export type { LabelInfo, LabelKind, Crawl } from './labels.js';
 export { Maintenance, JOURNAL_DAYS, JOURNAL_MAX_ROWS, EVENTS_MAX_ROWS } from './maintenance.js';
 export type { GcReport, GcOptions } from './maintenance.js';
+export { repairFtsTotals, recordedFtsTotals, actualFtsTotals } from './ftsTotals.js';
+export type { FtsTotals } from './ftsTotals.js';
 export { LabelPlanState } from './planState.js';
 export type { StoredFileRecord } from './planState.js';
 export { ExploreReader } from './explore.js';

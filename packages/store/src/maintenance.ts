@@ -2,6 +2,7 @@ import type { SqliteDatabase } from './database.js';
 import type { VectorStore } from './vectors.js';
 import type { IndexWriter } from './writer.js';
 import { cachedStatement, selectColumn, selectOne, selectValue } from './statements.js';
+import { repairFtsTotals, type FtsTotals } from './ftsTotals.js';
 
 /** What `gc` reclaimed. */
 export interface GcReport {
@@ -85,6 +86,7 @@ export class Maintenance {
     })();
     const events = cachedStatement(this.db, `DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?)`)
       .run(options.eventsMaxRows ?? EVENTS_MAX_ROWS).changes;
+    if (nodes > 0) this.repairFtsTotals();
     const after = this.freeBytes();
     return { versions, nodes, edges, ftsRows: nodes, embeddings, contents, journal, events, bytesFreed: Math.max(0, after.free - before.free), fileBytes: after.total };
   }
@@ -100,6 +102,15 @@ export class Maintenance {
     const orphans = vectors.orphanCount();
     const embeddings = orphans > ORPHAN_VECTORS_MIN && orphans > vectors.count() * ORPHAN_VECTORS_SHARE ? vectors.gc() : 0;
     return { journal: r.journal, events: r.events, embeddings };
+  }
+
+  /**
+   * Puts the FTS table's BM25 statistics (row count, column totals) back to the rows it holds
+   * when deletes left them counting more (ftsTotals.ts): BM25 scores then depend on the indexed
+   * tree, not on the index's history. Called after each index run that wrote and after `gc`.
+   */
+  repairFtsTotals(): { before: FtsTotals; after: FtsTotals } | null {
+    return repairFtsTotals(this.db);
   }
 
   /** `PRAGMA quick_check`'s first line (`ok` when intact). */
