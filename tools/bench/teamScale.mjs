@@ -66,7 +66,9 @@ if (only.has('publish')) {
   const store = Store.open(dbPath, { readonly: true, skipQuickCheck: true });
   try {
     const t = performance.now();
-    const r = await pg.publish(values.store, repository, store.snapshotSource('working'), { label: LABEL });
+    // Progress per batch: a publish cut short still says how far it got and at what rate.
+    const onProgress = (phase, done, total) => emit({ step: 'publish progress', phase, done, total, ms: Math.round(performance.now() - t) });
+    const r = await pg.publish(values.store, repository, store.snapshotSource('working'), { label: LABEL, onProgress });
     emit({ step: 'publish', repository, ms: Math.round(performance.now() - t), files: r.files, nodes: r.nodes, edges: r.edges, written: r.written });
     const client = await pg.connect(values.store);
     try {
