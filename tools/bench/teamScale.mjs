@@ -16,7 +16,7 @@
 // sums per backend show both answered the same.
 // Prints JSON lines; figures go to docs/benchmarks.md ("Team store at scale").
 // Usage: node tools/bench/teamScale.mjs --symbols 100000 --store URL [--read-url URL] [--db FILE]
-//          [--repo NAME] [--runs 3] [--sample 100] [--only build,publish,search,navigation]
+//          [--repo NAME] [--runs 3] [--queries 50] [--sample 100] [--only build,publish,search,navigation]
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -34,6 +34,7 @@ const { values } = parseArgs({
     repo: { type: 'string' },
     runs: { type: 'string', default: '3' },
     sample: { type: 'string', default: '100' },
+    queries: { type: 'string', default: '50' },
     'impact-depth': { type: 'string', default: '3' },
     only: { type: 'string', default: 'build,publish,search,navigation' },
   },
@@ -100,7 +101,10 @@ try {
 /** Hybrid search, local and team interleaved per query, plus the team channels on one open snapshot. */
 async function searchBench() {
   const db = new (sqliteDriver())(dbPath, { readonly: true });
-  const queries = querySet(db).map((x) => x.q);
+  // --queries N: every k-th query of the set, identifiers, exact names and questions alike.
+  const all = querySet(db).map((x) => x.q);
+  const every = Math.max(1, Math.floor(all.length / Number(values.queries)));
+  const queries = all.filter((_, i) => i % every === 0).slice(0, Number(values.queries));
   db.close();
   const model = engine.store.vectors.model();
   if (!model) throw new Error('the synthetic index has no vectors');
