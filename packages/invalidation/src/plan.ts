@@ -1,5 +1,5 @@
 import type { ExtractedNode, Language, ParseStatus } from '@ca/schema';
-import type { NodeAction, NodePlan, PartialTarget, PreviousNode, StoredFileRecord } from '@ca/store';
+import { isMergeableFragment, MERGEABLE_KINDS, type NodeAction, type NodePlan, type PartialTarget, type PreviousNode, type StoredFileRecord } from '@ca/store';
 import type { DiscoveredFile, SkippedFile } from './discovery.js';
 import { carriedLines, changedFileNames, changedNames, exportSurfaceChanged } from './regions.js';
 import { fingerprint, pairBySimilarity } from './similarity.js';
@@ -313,8 +313,8 @@ export function renameCandidates(p: Plan): { readonly created: readonly SourceVe
 
 // ---------------------------------------------------------------- nodes of one re-parsed file
 
-/** Kinds whose `partial` fragments in several files are merged into one node (C#). */
-export const MERGEABLE_KINDS: ReadonlySet<string> = new Set(['class', 'struct', 'record', 'interface', 'method']);
+/** Kinds whose `partial` fragments in several files are merged into one node (C#; the store's, which scopes their versions). */
+export { MERGEABLE_KINDS };
 
 /**
  * Matches a re-parsed file's nodes with the previous version's (a pure function): a node keeps
@@ -375,7 +375,7 @@ export function planNodes(
   let exportsChanged = true;
   const facts = (n: ExtractedNode) => ({ kind: n.kind, name: n.name, chunkText: n.chunkText, signature: n.signature });
   for (const [i, n] of next.entries()) {
-    if (n.modifiers.includes('partial') && MERGEABLE_KINDS.has(n.kind)) {
+    if (isMergeableFragment(n)) {
       const target = options.partialTarget(n);
       if (target !== null) {
         actions.push({ kind: 'merge', id: target.id, primary: options.path < target.path });

@@ -40,7 +40,7 @@ export class LabelPlanState {
   }
 
   version(path: string, contentHash: string): { fileId: number; extractor: string } | null {
-    const row = cachedStatement(this.db, `SELECT id AS fileId, extractor FROM files WHERE path = ? AND content_hash = ?`).get(path, contentHash) as
+    const row = cachedStatement(this.db, `SELECT id AS fileId, extractor FROM files WHERE path = ? AND content_hash = ? AND merge_scope = ''`).get(path, contentHash) as
       | { fileId: number; extractor: string }
       | undefined;
     return row ?? null;
