@@ -9,7 +9,8 @@ import { tempDir } from './helpers.js';
 // Differential test of labels over C# `partial` fragments (difference #19, decision 047): a
 // seeded generator writes a sequence of commits that add, delete, move and edit fragments of two
 // partial classes, then indexes labels at randomly drawn commits, one after another, into one
-// index (labels re-indexed at other commits included). After every step, every label indexed so
+// index: commit labels (re-indexed at other commits too) and the working tree's label (the
+// commit checked out, then indexed incrementally: deletions, promotions and refreshes). After every step, every label indexed so
 // far must equal a clean index of its commit alone (store dump: files, node keys with spans and
 // parents, edges, re-exports, full-text terms) — a step of one label must not change another's.
 
@@ -21,7 +22,8 @@ function git(cwd: string, ...args: string[]): string {
 const PROJECT = '<Project Sdk="Microsoft.NET.Sdk">\n  <PropertyGroup>\n    <TargetFramework>net8.0</TargetFramework>\n  </PropertyGroup>\n</Project>\n';
 // Where fragments may live: paths that sort before and after each other, one in a subfolder.
 const PLACES = ['src/Orders.A.cs', 'src/Orders.B.cs', 'src/Orders.C.cs', 'src/Parts/Orders.D.cs', 'src/Z.cs'];
-const CLASSES = ['Orders', 'Invoices'];
+// Mostly one class, so that most commits merge several fragments of it.
+const CLASSES = ['Orders', 'Orders', 'Orders', 'Invoices'];
 // A file that is no fragment, the same in every commit (a version every label shares).
 const CLIENT = 'namespace Shop;\n\npublic class Client\n{\n    public int Use(Orders o) => o.M0();\n}\n';
 const ENGINE_OPTIONS = { env: {}, configOverrides: { embedding: { enabled: false }, semantic: { enabled: false } } };
@@ -60,13 +62,15 @@ function generate(repo: string, seed: number, commits: number): { sha: string; d
   write('src/Client.cs', CLIENT);
   add();
   add();
+  add();
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'start');
   const out = [{ sha: git(repo, 'rev-parse', 'HEAD'), did: live.map((f) => `${f.cls}@${f.path}`).join(' ') }];
   for (let c = 1; c < commits; c++) {
     const did: string[] = [];
     for (let k = 0; k < 1 + rng.int(2); k++) {
-      const op = rng.int(4);
+      // Between two and four fragments: adds and deletes keep the other files' bytes (versions labels may share).
+      const op = live.length < 2 ? 0 : live.length > 3 ? 1 + rng.int(3) : rng.int(4);
       const f = rng.pick(live);
       if (op === 0 || f === undefined) did.push(add());
       else if (op === 1) {
@@ -110,9 +114,9 @@ async function cleanDump(repo: string, sha: string): Promise<Dump> {
 }
 
 const SEEDS = [1, 2, 3];
-const COMMITS = 5;
-const STEPS = 7;
-const LABELS = ['a', 'b', 'c'];
+const COMMITS = 6;
+const STEPS = 10;
+const LABELS = ['a', 'b', 'working'];
 
 describe('labels over C# partial fragments (seeded)', () => {
   for (const seed of SEEDS) {
@@ -129,7 +133,10 @@ describe('labels over C# partial fragments (seeded)', () => {
         for (let step = 1; step <= STEPS; step++) {
           const label = rng.pick(LABELS)!;
           const c = rng.int(commits.length);
-          await engine.indexCommit(label, commits[c]!.sha);
+          if (label === 'working') {
+            git(repo, 'checkout', '-q', '--detach', commits[c]!.sha);
+            await engine.index();
+          } else await engine.indexCommit(label, commits[c]!.sha);
           at.set(label, c);
           for (const [l, ci] of at) {
             const sha = commits[ci]!.sha;
