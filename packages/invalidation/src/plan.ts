@@ -17,8 +17,11 @@ export interface StoredState {
   readonly label: string;
   /** The label's paths. */
   files(): ReadonlyMap<string, StoredFile>;
-  /** A version of `path` with this content already in the index (held by any label), or null. */
-  version(path: string, contentHash: string): { readonly fileId: number; readonly extractor: string } | null;
+  /**
+   * A shareable version of `path` with this content already in the index (held by any label), the
+   * one made by `extractor` when given and there is one, or null.
+   */
+  version(path: string, contentHash: string, extractor?: string): { readonly fileId: number; readonly extractor: string } | null;
   /** How many labels hold the file version (0 once the last one let go). */
   holders(fileId: number): number;
 }
@@ -212,7 +215,7 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
     return state.holders(old.fileId) <= 1 ? { path: from!, fileId: old.fileId } : null;
   };
   for (const f of changes.created) {
-    const existing = f.contentHash !== undefined ? state.version(f.path, f.contentHash) : null;
+    const existing = f.contentHash !== undefined ? state.version(f.path, f.contentHash, extractorOf(f.path)) : null;
     if (existing && existing.extractor === extractorOf(f.path)) {
       reuse.push({ file: f, fileId: existing.fileId });
       continue;
@@ -267,7 +270,7 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
       touch.push({ path: f.path, mtimeMs: f.mtimeMs });
       continue;
     }
-    const existing = f.contentHash !== undefined ? state.version(f.path, f.contentHash) : null;
+    const existing = f.contentHash !== undefined ? state.version(f.path, f.contentHash, extractor) : null;
     if (existing && existing.extractor === extractor && existing.fileId !== old.fileId) {
       reuse.push({ file: f, fileId: existing.fileId });
       continue;

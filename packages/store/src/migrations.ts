@@ -397,7 +397,8 @@ CREATE INDEX IF NOT EXISTS nodes_filter ON nodes(file_id, kind, language, is_pub
     name: 'a file version per merge context',
     // A version holding a C# `partial` fragment belongs to its label's merge (decision 047): the
     // unique key gains `merge_scope` ('' shareable, '#<id>' one label's own), so the same bytes
-    // can be a version per merge context.
+    // can be a version per merge context, and the extractor (the same bytes under other C#
+    // defines are another version, never re-extracted in place of one another label holds).
     sql: '',
     rebuildsTables: true,
     run: scopeFileVersions,
@@ -405,7 +406,7 @@ CREATE INDEX IF NOT EXISTS nodes_filter ON nodes(file_id, kind, language, is_pub
 ];
 
 /**
- * Migration 13: rebuilds `files` with `merge_scope` in its unique key. Versions already holding a
+ * Migration 13: rebuilds `files` with `extractor` and `merge_scope` in its unique key. Versions already holding a
  * mergeable fragment get an own scope: no other label takes them from now on (one that two labels
  * hold stays theirs until either indexes that path again). Skipped when the column is there (an
  * index rewound to an older schema).
@@ -430,7 +431,7 @@ CREATE TABLE files_rebuilt (
   extractor TEXT NOT NULL DEFAULT '',
   indexed_at TEXT NOT NULL,
   merge_scope TEXT NOT NULL DEFAULT '',
-  UNIQUE (path, content_hash, merge_scope)
+  UNIQUE (path, content_hash, extractor, merge_scope)
 );
 INSERT INTO files_rebuilt(id, path, content_hash, language, size, line_count, parse_status, status_reason, generated, project,
     semantic_state, semantic_reason, extractor, indexed_at)

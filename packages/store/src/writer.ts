@@ -287,9 +287,9 @@ export class IndexWriter {
       upsertLabelEntry: s(`INSERT INTO label_files(label_id, path, file_id, mtime_ms) VALUES (?, ?, ?, ?)
         ON CONFLICT(label_id, path) DO UPDATE SET file_id = excluded.file_id, mtime_ms = excluded.mtime_ms`),
       deleteLabelEntry: s(`DELETE FROM label_files WHERE label_id = ? AND path = ?`),
-      // A shareable version of these bytes (private ones are found through the label's entry).
-      fileByVersion: s<{ id: number; extractor: string }>(`SELECT id, extractor FROM files WHERE path = ? AND content_hash = ? AND merge_scope = ''`),
-      privateVersion: s<{ id: number; extractor: string }>(`SELECT id, extractor FROM files WHERE id = ? AND content_hash = ? AND merge_scope <> ''`),
+      // A shareable version of these bytes by this extractor (own ones are found through the label's entry).
+      fileByVersion: s<{ id: number; extractor: string }>(`SELECT id, extractor FROM files WHERE path = ? AND content_hash = ? AND extractor = ? AND merge_scope = ''`),
+      privateVersion: s<{ id: number; extractor: string }>(`SELECT id, extractor FROM files WHERE id = ? AND content_hash = ? AND extractor = ? AND merge_scope <> ''`),
       insertFile: s(`INSERT INTO files(path, content_hash, language, size, line_count, parse_status, status_reason,
           generated, project, semantic_state, extractor, indexed_at, merge_scope)
         VALUES (@path, @contentHash, @language, @size, @lineCount, @parseStatus, @statusReason, @generated, @project,
@@ -605,10 +605,12 @@ export class IndexWriter {
     // it belongs to depends on the label's other files. Only the label's own version of these
     // bytes counts as existing then; otherwise only a shareable one.
     const fragment = (f.index?.nodes ?? []).some(isMergeableFragment);
+    // The same bytes by another extractor (other C# defines) are another version (the unique key
+    // has the extractor): the label's version of the path is then continued like an edited one.
     const existing = fragment
-      ? (entry ? this.stmts.privateVersion.get(entry.file_id, f.contentHash) : undefined)
-      : this.stmts.fileByVersion.get(f.path, f.contentHash);
-    if (existing && existing.extractor === f.extractor && f.refresh !== true) {
+      ? (entry ? this.stmts.privateVersion.get(entry.file_id, f.contentHash, f.extractor) : undefined)
+      : this.stmts.fileByVersion.get(f.path, f.contentHash, f.extractor);
+    if (existing && f.refresh !== true) {
       // Content already indexed (another label, or unchanged): only membership changes.
       this.stmts.upsertLabelEntry.run(labelId, f.path, existing.id, f.mtimeMs);
       if (entry && entry.file_id !== existing.id) this.releaseVersion(entry.file_id, 'file changed', stats);
@@ -624,7 +626,7 @@ export class IndexWriter {
     const moved = this.takeMovedEntry(labelId, f, entry !== undefined);
     if (moved !== null) previous = moved;
     if (existing && inPlace) {
-      // Same content, older extractor (or a refresh): re-extract in place of the stale version.
+      // A refresh: re-extract in place of the version.
       if (previous !== existing.id) {
         this.stmts.upsertLabelEntry.run(labelId, f.path, existing.id, f.mtimeMs);
         if (previous !== null) this.releaseVersion(previous, 'file changed', stats);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, Store } from '../src/index.js';
 import { dbOf } from './helpers.js';
 
-// Migration 13 (decision 047): `files` is rebuilt with `merge_scope` in its unique key, without
+// Migration 13 (decision 047): `files` is rebuilt with `extractor` and `merge_scope` in its unique key, without
 // losing a row of the tables that reference it (foreign keys with ON DELETE CASCADE: dropping the
 // old table with foreign keys on would have emptied them), and the versions already holding a
 // C# `partial` fragment become their label's own.
@@ -60,12 +60,14 @@ describe('migration 13: a file version per merge context', () => {
       // The same bytes at the same path: one shareable version, any number of own ones.
       const insert = db.prepare(`INSERT INTO files(path, content_hash, size, parse_status, indexed_at, merge_scope) VALUES ('src/Client.cs', 'h-b', 10, 'ok', 'x', ?)`);
       expect(() => insert.run('#99')).not.toThrow();
-      expect(() => insert.run('')).toThrow('UNIQUE constraint failed: files.path, files.content_hash, files.merge_scope');
+      expect(() => insert.run('')).toThrow('UNIQUE constraint failed: files.path, files.content_hash, files.extractor, files.merge_scope');
+      // Another extractor's version of the same bytes is another shareable version.
+      expect(() => db.prepare(`INSERT INTO files(path, content_hash, size, parse_status, indexed_at, extractor) VALUES ('src/Client.cs', 'h-b', 10, 'ok', 'x', 'cs@other')`).run()).not.toThrow();
       // Deleting a version still cascades (the rebuilt table is the one the foreign keys name).
       db.prepare(`DELETE FROM files WHERE id = ?`).run(a);
       expect(db.prepare(`SELECT COUNT(*) AS c FROM nodes WHERE file_id = ?`).get(a)).toEqual({ c: 0 });
     } finally {
       store.close();
     }
-  });
+  }, 60_000);
 });
