@@ -1,5 +1,5 @@
 import type { ExtractedNode, Language, ParseStatus } from '@ca/schema';
-import type { NodeAction, NodePlan, PartialTarget, PreviousNode, StoredFileRecord } from '@ca/store';
+import { isMergeableFragment, MERGEABLE_KINDS, type NodeAction, type NodePlan, type PartialTarget, type PreviousNode, type StoredFileRecord } from '@ca/store';
 import type { DiscoveredFile, SkippedFile } from './discovery.js';
 import { carriedLines, changedFileNames, changedNames, exportSurfaceChanged } from './regions.js';
 import { fingerprint, pairBySimilarity } from './similarity.js';
@@ -17,8 +17,11 @@ export interface StoredState {
   readonly label: string;
   /** The label's paths. */
   files(): ReadonlyMap<string, StoredFile>;
-  /** A version of `path` with this content already in the index (held by any label), or null. */
-  version(path: string, contentHash: string): { readonly fileId: number; readonly extractor: string } | null;
+  /**
+   * A shareable version of `path` with this content already in the index (held by any label), the
+   * one made by `extractor` when given and there is one, or null.
+   */
+  version(path: string, contentHash: string, extractor?: string): { readonly fileId: number; readonly extractor: string } | null;
   /** How many labels hold the file version (0 once the last one let go). */
   holders(fileId: number): number;
 }
@@ -212,7 +215,7 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
     return state.holders(old.fileId) <= 1 ? { path: from!, fileId: old.fileId } : null;
   };
   for (const f of changes.created) {
-    const existing = f.contentHash !== undefined ? state.version(f.path, f.contentHash) : null;
+    const existing = f.contentHash !== undefined ? state.version(f.path, f.contentHash, extractorOf(f.path)) : null;
     if (existing && existing.extractor === extractorOf(f.path)) {
       reuse.push({ file: f, fileId: existing.fileId });
       continue;
@@ -267,7 +270,7 @@ export function plan(changes: ChangeSet, state: StoredState, extractorOf: Extrac
       touch.push({ path: f.path, mtimeMs: f.mtimeMs });
       continue;
     }
-    const existing = f.contentHash !== undefined ? state.version(f.path, f.contentHash) : null;
+    const existing = f.contentHash !== undefined ? state.version(f.path, f.contentHash, extractor) : null;
     if (existing && existing.extractor === extractor && existing.fileId !== old.fileId) {
       reuse.push({ file: f, fileId: existing.fileId });
       continue;
@@ -313,8 +316,8 @@ export function renameCandidates(p: Plan): { readonly created: readonly SourceVe
 
 // ---------------------------------------------------------------- nodes of one re-parsed file
 
-/** Kinds whose `partial` fragments in several files are merged into one node (C#). */
-export const MERGEABLE_KINDS: ReadonlySet<string> = new Set(['class', 'struct', 'record', 'interface', 'method']);
+/** Kinds whose `partial` fragments in several files are merged into one node (C#; the store's, which scopes their versions). */
+export { MERGEABLE_KINDS };
 
 /**
  * Matches a re-parsed file's nodes with the previous version's (a pure function): a node keeps
@@ -375,7 +378,7 @@ export function planNodes(
   let exportsChanged = true;
   const facts = (n: ExtractedNode) => ({ kind: n.kind, name: n.name, chunkText: n.chunkText, signature: n.signature });
   for (const [i, n] of next.entries()) {
-    if (n.modifiers.includes('partial') && MERGEABLE_KINDS.has(n.kind)) {
+    if (isMergeableFragment(n)) {
       const target = options.partialTarget(n);
       if (target !== null) {
         actions.push({ kind: 'merge', id: target.id, primary: options.path < target.path });

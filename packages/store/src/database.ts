@@ -138,22 +138,38 @@ export function migrate(db: SqliteDatabase, path = ':memory:'): number {
   let version = checkVersion(db, path);
   for (const m of MIGRATIONS) {
     if (m.version <= version) continue;
-    db.transaction(() => {
-      // Another process may have applied it meanwhile.
-      if (checkVersion(db, path) >= m.version) return;
-      db.exec(m.sql);
-      m.run?.(db);
-      db.prepare(`INSERT INTO _migration_log(version, name, applied_at) VALUES (?, ?, ?)`).run(
-        m.version,
-        m.name,
-        new Date().toISOString(),
-      );
-      db.prepare(`INSERT INTO _metadata(key, value) VALUES ('schema_version', ?)
-                  ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(String(m.version));
-    }).immediate();
+    // A pragma, not allowed inside a transaction: set around it.
+    const foreignKeys = m.rebuildsTables === true && db.pragma('foreign_keys', { simple: true }) === 1;
+    if (foreignKeys) db.pragma('foreign_keys = OFF');
+    try {
+      applyMigration(db, path, m);
+    } finally {
+      if (foreignKeys) db.pragma('foreign_keys = ON');
+    }
     version = m.version;
   }
   return version;
+}
+
+/** Runs one migration in an immediate transaction, recording it. */
+function applyMigration(db: SqliteDatabase, path: string, m: (typeof MIGRATIONS)[number]): void {
+  db.transaction(() => {
+    // Another process may have applied it meanwhile.
+    if (checkVersion(db, path) >= m.version) return;
+    db.exec(m.sql);
+    m.run?.(db);
+    if (m.rebuildsTables === true) {
+      const broken = db.pragma('foreign_key_check') as unknown[];
+      if (broken.length > 0) throw new Error(`migration ${m.version}: ${broken.length} rows break foreign keys after the rebuild`);
+    }
+    db.prepare(`INSERT INTO _migration_log(version, name, applied_at) VALUES (?, ?, ?)`).run(
+      m.version,
+      m.name,
+      new Date().toISOString(),
+    );
+    db.prepare(`INSERT INTO _metadata(key, value) VALUES ('schema_version', ?)
+                ON CONFLICT(key) DO UPDATE SET value = excluded.value`).run(String(m.version));
+  }).immediate();
 }
 
 

@@ -5,7 +5,7 @@ export { openDatabase, migrate } from './database.js';
 export type { OpenOptions, SqliteDatabase } from './database.js';
 export { MIGRATIONS, LATEST_SCHEMA_VERSION, FTS_TOKENIZE } from './migrations.js';
 export type { Migration } from './migrations.js';
-export { IndexWriter, chunkHashOf, CONTENT_MAX_BYTES } from './writer.js';
+export { IndexWriter, chunkHashOf, CONTENT_MAX_BYTES, MERGEABLE_KINDS, isMergeableFragment } from './writer.js';
 export type {
   FileWrite,
   WriteStats,

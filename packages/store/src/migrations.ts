@@ -4,6 +4,7 @@
  */
 import { ftsTextOf, pathTokens } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
+import { MERGEABLE_KINDS } from './writer.js';
 
 export interface Migration {
   readonly version: number;
@@ -11,6 +12,12 @@ export interface Migration {
   readonly sql: string;
   /** Runs after `sql`, in the same transaction (data that SQL alone cannot derive). */
   readonly run?: (db: SqliteDatabase) => void;
+  /**
+   * A table rebuild (SQLite's create-copy-drop-rename): foreign keys are off while it runs, or
+   * dropping the old table would cascade into every table referencing it; their integrity is
+   * checked before the transaction commits.
+   */
+  readonly rebuildsTables?: boolean;
 }
 
 /** FTS5 tokenizer of schema 1–4: identifiers with `_ . $ : @` stay whole tokens (`global::myapp.core`). */
@@ -384,6 +391,60 @@ CREATE INDEX IF NOT EXISTS nodes_filter ON nodes(file_id, kind, language, is_pub
     // (`markNameUsersPending`, decision 022): looked up by name, not by scanning every edge.
     sql: `CREATE INDEX IF NOT EXISTS edges_unresolved_name ON edges(target_name) WHERE target_id IS NULL;`,
   },
+  // 12 is another branch's (fts_docs).
+  {
+    version: 13,
+    name: 'a file version per merge context',
+    // A version holding a C# `partial` fragment belongs to its label's merge (decision 047): the
+    // unique key gains `merge_scope` ('' shareable, '#<id>' one label's own), so the same bytes
+    // can be a version per merge context, and the extractor (the same bytes under other C#
+    // defines are another version, never re-extracted in place of one another label holds).
+    sql: '',
+    rebuildsTables: true,
+    run: scopeFileVersions,
+  },
 ];
+
+/**
+ * Migration 13: rebuilds `files` with `extractor` and `merge_scope` in its unique key. Versions already holding a
+ * mergeable fragment get an own scope: no other label takes them from now on (one that two labels
+ * hold stays theirs until either indexes that path again). Skipped when the column is there (an
+ * index rewound to an older schema).
+ */
+function scopeFileVersions(db: SqliteDatabase): void {
+  const columns = (db.prepare(`PRAGMA table_info(files)`).all() as { name: string }[]).map((c) => c.name);
+  if (columns.includes('merge_scope')) return;
+  db.exec(`
+CREATE TABLE files_rebuilt (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  language TEXT,
+  size INTEGER NOT NULL,
+  line_count INTEGER NOT NULL DEFAULT 0,
+  parse_status TEXT NOT NULL CHECK (parse_status IN ('ok','partial','error','no_grammar','skipped')),
+  status_reason TEXT,
+  generated INTEGER NOT NULL DEFAULT 0,
+  project TEXT NOT NULL DEFAULT '',
+  semantic_state TEXT NOT NULL DEFAULT 'none' CHECK (semantic_state IN ('none','pending','ok','failed')),
+  semantic_reason TEXT,
+  extractor TEXT NOT NULL DEFAULT '',
+  indexed_at TEXT NOT NULL,
+  merge_scope TEXT NOT NULL DEFAULT '',
+  UNIQUE (path, content_hash, extractor, merge_scope)
+);
+INSERT INTO files_rebuilt(id, path, content_hash, language, size, line_count, parse_status, status_reason, generated, project,
+    semantic_state, semantic_reason, extractor, indexed_at)
+  SELECT id, path, content_hash, language, size, line_count, parse_status, status_reason, generated, project,
+    semantic_state, semantic_reason, extractor, indexed_at FROM files;
+DROP TABLE files;
+ALTER TABLE files_rebuilt RENAME TO files;
+CREATE INDEX IF NOT EXISTS files_semantic_state ON files(semantic_state, language);
+CREATE INDEX IF NOT EXISTS files_content_hash ON files(content_hash);
+`);
+  const kinds = [...MERGEABLE_KINDS];
+  db.prepare(`UPDATE files SET merge_scope = '#' || id WHERE id IN (
+      SELECT file_id FROM nodes WHERE kind IN (${kinds.map(() => '?').join(',')}) AND (' ' || modifiers || ' ') LIKE '% partial %')`).run(...kinds);
+}
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -39,8 +39,13 @@ export class LabelPlanState {
     return this.cache;
   }
 
-  version(path: string, contentHash: string): { fileId: number; extractor: string } | null {
-    const row = cachedStatement(this.db, `SELECT id AS fileId, extractor FROM files WHERE path = ? AND content_hash = ?`).get(path, contentHash) as
+  version(path: string, contentHash: string, extractor?: string): { fileId: number; extractor: string } | null {
+    // Shareable versions only (a label's own ones belong to its merge, decision 047); the same
+    // bytes may be one version per extractor (C# defines differ between commits).
+    const row = cachedStatement(
+      this.db,
+      `SELECT id AS fileId, extractor FROM files WHERE path = ? AND content_hash = ? AND merge_scope = '' ORDER BY extractor = ? DESC, id LIMIT 1`,
+    ).get(path, contentHash, extractor ?? null) as
       | { fileId: number; extractor: string }
       | undefined;
     return row ?? null;

@@ -197,6 +197,22 @@ export interface NodePlannerInput {
 /** Decides node identity for one file (the writer executes what it returns). */
 export type NodePlanner = (input: NodePlannerInput) => NodePlan;
 
+/** Kinds whose `partial` fragments in several files are merged into one node (C#). */
+export const MERGEABLE_KINDS: ReadonlySet<string> = new Set(['class', 'struct', 'record', 'interface', 'method']);
+
+/** Whether an extracted node is a fragment the node planner may merge with another file's (`planNodes`). */
+export function isMergeableFragment(n: Pick<ExtractedNode, 'kind' | 'modifiers'>): boolean {
+  return n.modifiers.includes('partial') && MERGEABLE_KINDS.has(n.kind);
+}
+
+/**
+ * `files.merge_scope` of a version no other label may take (decision 047): a version holding a
+ * mergeable fragment belongs to the merge of the label that wrote it, which another label's
+ * files may not reproduce. Replaced by `#<row id>` right after the insert (never reused, never
+ * looked up); '' marks a shareable version.
+ */
+const PRIVATE_SCOPE_PENDING = '#pending';
+
 /** Files larger than this keep no copy of their bytes in the index (`file_contents`). */
 export const CONTENT_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -271,12 +287,16 @@ export class IndexWriter {
       upsertLabelEntry: s(`INSERT INTO label_files(label_id, path, file_id, mtime_ms) VALUES (?, ?, ?, ?)
         ON CONFLICT(label_id, path) DO UPDATE SET file_id = excluded.file_id, mtime_ms = excluded.mtime_ms`),
       deleteLabelEntry: s(`DELETE FROM label_files WHERE label_id = ? AND path = ?`),
-      fileByVersion: s<{ id: number; extractor: string }>(`SELECT id, extractor FROM files WHERE path = ? AND content_hash = ?`),
+      // A shareable version of these bytes by this extractor (own ones are found through the label's entry).
+      fileByVersion: s<{ id: number; extractor: string }>(`SELECT id, extractor FROM files WHERE path = ? AND content_hash = ? AND extractor = ? AND merge_scope = ''`),
+      privateVersion: s<{ id: number; extractor: string }>(`SELECT id, extractor FROM files WHERE id = ? AND content_hash = ? AND extractor = ? AND merge_scope <> ''`),
       insertFile: s(`INSERT INTO files(path, content_hash, language, size, line_count, parse_status, status_reason,
-          generated, project, semantic_state, extractor, indexed_at)
+          generated, project, semantic_state, extractor, indexed_at, merge_scope)
         VALUES (@path, @contentHash, @language, @size, @lineCount, @parseStatus, @statusReason, @generated, @project,
-          'none', @extractor, @indexedAt)`),
+          'none', @extractor, @indexedAt, @mergeScope)`),
+      sealPrivateScope: s(`UPDATE files SET merge_scope = '#' || id WHERE id = ?`),
       fileHolders: s<{ n: number }>(`SELECT COUNT(*) AS n FROM label_files WHERE file_id = ?`),
+      otherHolders: s<{ n: number }>(`SELECT COUNT(*) AS n FROM label_files WHERE file_id = ? AND label_id <> ?`),
       deleteFile: s(`DELETE FROM files WHERE id = ?`),
       filePath: s<{ path: string }>(`SELECT path FROM files WHERE id = ?`),
       nodesOfFile: s<ExistingNode>(nodesOfFileSql('')),
@@ -332,7 +352,7 @@ export class IndexWriter {
           JOIN label_files lf ON lf.file_id = n.file_id AND lf.label_id = @labelId
           JOIN files f ON f.id = n.file_id
         WHERE n.symbol_key = @symbolKey AND n.language = @language AND n.project = @project AND n.file_id <> @fileId
-          AND n.kind = @kind
+          AND n.kind = @kind AND f.merge_scope <> ''
         LIMIT 1`),
       insertSpan: s(`INSERT OR REPLACE INTO node_spans(node_id, file_id, start_line, end_line, start_byte, end_byte)
         VALUES (?, ?, ?, ?, ?, ?)`),
@@ -581,20 +601,32 @@ export class IndexWriter {
     stats.files++;
     if (f.content) this.storeContent(f.contentHash, f.content);
     const entry = this.stmts.labelEntry.get(labelId, f.path);
-    const existing = this.stmts.fileByVersion.get(f.path, f.contentHash);
-    if (existing && existing.extractor === f.extractor && f.refresh !== true) {
+    // A version holding a mergeable fragment is this label's own (decision 047): the merged node
+    // it belongs to depends on the label's other files. Only the label's own version of these
+    // bytes counts as existing then; otherwise only a shareable one.
+    const fragment = (f.index?.nodes ?? []).some(isMergeableFragment);
+    // The same bytes by another extractor (other C# defines) are another version (the unique key
+    // has the extractor): the label's version of the path is then continued like an edited one.
+    const existing = fragment
+      ? (entry ? this.stmts.privateVersion.get(entry.file_id, f.contentHash, f.extractor) : undefined)
+      : this.stmts.fileByVersion.get(f.path, f.contentHash, f.extractor);
+    if (existing && f.refresh !== true) {
       // Content already indexed (another label, or unchanged): only membership changes.
       this.stmts.upsertLabelEntry.run(labelId, f.path, existing.id, f.mtimeMs);
       if (entry && entry.file_id !== existing.id) this.releaseVersion(entry.file_id, 'file changed', stats);
       return;
     }
+    // A version another label holds is never written again in place (that label's answers would
+    // change): this label then gets a version of its own beside it.
+    const inPlace = existing !== undefined && this.stmts.otherHolders.get(existing.id, labelId)!.n === 0;
+    const ownScope = fragment || (existing !== undefined && !inPlace);
     // The version this label held before; its nodes keep their ids when their keys survive.
     let previous: number | null = entry ? entry.file_id : null;
     // A move with an edit: the version leaves its old path and this one continues it.
     const moved = this.takeMovedEntry(labelId, f, entry !== undefined);
     if (moved !== null) previous = moved;
-    if (existing) {
-      // Same content, older extractor (or a refresh): re-extract in place of the stale version.
+    if (existing && inPlace) {
+      // A refresh: re-extract in place of the version.
       if (previous !== existing.id) {
         this.stmts.upsertLabelEntry.run(labelId, f.path, existing.id, f.mtimeMs);
         if (previous !== null) this.releaseVersion(previous, 'file changed', stats);
@@ -602,10 +634,13 @@ export class IndexWriter {
       previous = existing.id;
       this.stmts.deleteLabelEntry.run(labelId, f.path);
     }
+    // A shareable version written in place of one with the same bytes takes a stand-in hash until
+    // the old one is gone (the unique key); an own version's scope keeps them apart already.
+    const standIn = existing !== undefined && inPlace && !ownScope;
     const fileId = Number(
       this.stmts.insertFile.run({
         path: f.path,
-        contentHash: existing ? `${f.contentHash}~${Date.now()}` : f.contentHash,
+        contentHash: standIn ? `${f.contentHash}~${Date.now()}` : f.contentHash,
         language: f.language,
         size: f.size,
         lineCount: f.lineCount,
@@ -615,8 +650,10 @@ export class IndexWriter {
         project: f.project,
         extractor: f.extractor,
         indexedAt: now(),
+        mergeScope: ownScope ? PRIVATE_SCOPE_PENDING : '',
       }).lastInsertRowid,
     );
+    if (ownScope) this.stmts.sealPrivateScope.run(fileId);
     this.stmts.upsertLabelEntry.run(labelId, f.path, fileId, f.mtimeMs);
     // The previous version's nodes may continue (only when no other label still needs it).
     let previousNodes: ExistingNode[] = [];
@@ -679,7 +716,7 @@ export class IndexWriter {
       // Nodes of the previous version that were not carried over are journaled and deleted.
       for (const d of plan.drop) this.deleteNode(previousById.get(d.id)!, f.path, 'symbol removed', stats);
       this.releaseVersion(previous, 'file changed', stats);
-      if (existing) {
+      if (standIn) {
         // Give the re-extracted version the real content hash now the stale one is gone.
         cachedStatement(this.db, `UPDATE files SET content_hash = ? WHERE id = ?`).run(f.contentHash, fileId);
       }

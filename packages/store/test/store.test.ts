@@ -58,6 +58,7 @@ describe('opening and migrations', () => {
       { version: 9, name: 'labels of commits and worktrees, file contents, sweepable journal' },
       { version: 10, name: 'indexes for identical code and filters' },
       { version: 11, name: 'unresolved edges by the name they use' },
+      { version: 13, name: 'a file version per merge context' },
     ]);
     expect(dbOf(store).pragma('journal_mode', { simple: true })).toBe('wal');
     expect(dbOf(store).pragma('foreign_keys', { simple: true })).toBe(1);
@@ -66,7 +67,7 @@ describe('opening and migrations', () => {
     store.close();
     // Re-opening applies nothing new.
     const again = Store.open(path);
-    expect(dbOf(again).prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 11 });
+    expect(dbOf(again).prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 12 });
     again.close();
   });
 
