@@ -9,8 +9,6 @@ import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode, type Pair
 
 /** The HTTP methods an OpenAPI path item holds (other keys are `parameters`, `summary` …). */
 const METHODS: ReadonlySet<string> = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-/** Aliases one document may expand (the yaml library's guard against alias bombs). */
-const MAX_ALIASES = 100;
 
 /** One operation as read from the document, before it becomes a node. */
 export interface OperationEntry {
@@ -47,7 +45,8 @@ type Problems = DocumentProblem[];
 /** The operations of an OpenAPI/Swagger document's text; see the module comment. */
 export function readOpenApi(text: string): OpenApiDocument {
   const problems: Problems = [];
-  const doc = parseDocument(text, { maxAliasCount: MAX_ALIASES, prettyErrors: false });
+  // The tree is walked, never converted to plain objects: YAML aliases are not expanded (no alias bomb).
+  const doc = parseDocument(text, { prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     problems.push({ severity: 'error', code: 'openapi_syntax', message: `not valid JSON/YAML: ${firstLine(e.message)}`, at: e.pos[0] });
