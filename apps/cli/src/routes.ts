@@ -8,7 +8,9 @@ import { printJson } from './output.js';
 import { labelOption, openRepo, type QueryValues } from './query.js';
 
 function handlerText(r: RouteRecord): string {
+  if (r.contract !== null && r.handlers.length === 0) return '(contract: no endpoint serves it)';
   if (r.handlers.length === 0) return '(no handler)';
+  if (r.contract !== null) return `contract → ${r.handlers.map((h) => `${h.qualifiedName} (${h.confidence})`).join(', ')}`;
   return r.handlers.map((h) => `${h.qualifiedName}${h.resolved ? '' : ' (unresolved)'}`).join(', ');
 }
 
@@ -30,6 +32,12 @@ function printUnmatched(u: UnmatchedHttp, json: boolean): number {
   for (const c of u.calls) process.stdout.write(`  ${c.request}  ${c.path}:${c.line}\n`);
   process.stdout.write(`Endpoints with no client call (${u.endpoints.length}):\n`);
   for (const e of u.endpoints) process.stdout.write(`  ${e.name}  ${e.path}:${e.line}\n`);
+  if (u.contract) {
+    process.stdout.write(`Contract operations no endpoint serves (${u.contract.operations.length}):\n`);
+    for (const e of u.contract.operations) process.stdout.write(`  ${e.name}  ${e.path}:${e.line}\n`);
+    process.stdout.write(`Endpoints missing from the contract (${u.contract.endpoints.length}):\n`);
+    for (const e of u.contract.endpoints) process.stdout.write(`  ${e.name}  ${e.path}:${e.line}\n`);
+  }
   return 0;
 }
 

@@ -360,7 +360,8 @@ function chains(result: NavigationResult, seeds: readonly NodeRecord[], side: 'h
     const target = depthOf.get(Number(e.to));
     if (d === undefined || target === undefined || d === 0) continue;
     // A client reaches an endpoint within its own hop, or a level nearer when the endpoint is a changed symbol itself.
-    if (target !== d - 1 && !(e.type === 'http_calls' && target === d)) continue;
+    // A contract operation reaches the endpoint it describes within the same hop too (`handles`, decision 049).
+    if (target !== d - 1 && !((e.type === 'http_calls' || e.type === 'handles') && target === d)) continue;
     if (!parent.has(from)) parent.set(from, e);
   }
   const out: ImpactedSymbol[] = [];

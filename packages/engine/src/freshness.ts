@@ -141,7 +141,9 @@ export async function dirtyAgainst(src: FreshnessSource, commit: string, label: 
   for (const e of entries) {
     if (e.type !== 'blob' || files.has(e.path)) continue;
     const dot = e.path.lastIndexOf('.');
-    if (dot > e.path.lastIndexOf('/') && extensions.has(e.path.slice(dot).toLowerCase()) && indexable(e.path)) {
+    const slash = e.path.lastIndexOf('/');
+    const handled = (dot > slash && extensions.has(e.path.slice(dot).toLowerCase())) || extensions.has(e.path.slice(slash + 1).toLowerCase());
+    if (handled && indexable(e.path)) {
       // A source file of the commit the working tree no longer has (deleted, or ignored since).
       if (!existsOnDisk(src.repoRoot, e.path)) return true;
     }

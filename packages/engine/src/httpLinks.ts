@@ -14,8 +14,8 @@
  * label's links in one transaction: links depend on files of both languages, and one batched
  * pass over the label is the simplest rule that keeps incremental equal to clean.
  */
-import { parseClientCallKey, parseEndpointSignature, type ClientCall, type Confidence } from '@ca/schema';
-import type { ClientCallRow, EndpointRow, HttpLink, Store } from '@ca/store';
+import { isContractKey, parseClientCallKey, parseEndpointSignature, parseOperationSignature, type ClientCall, type Confidence } from '@ca/schema';
+import type { ClientCallRow, EndpointRow, HttpLink, OperationEdgeRow, Store } from '@ca/store';
 
 /** An endpoint's route as the linker matches it. */
 export interface EndpointRoute {
@@ -37,6 +37,8 @@ export interface HttpLinkReport {
   readonly linkedCalls: number;
   /** `http_calls` edges written (one per call and endpoint). */
   readonly links: number;
+  /** Contract operations (OpenAPI documents, decision 049) and those linked to a code endpoint; absent when the label has none. */
+  readonly operations?: { readonly total: number; readonly linked: number };
   readonly ms: number;
 }
 
@@ -153,42 +155,116 @@ export function linkCall(call: ClientCall, routes: readonly { readonly id: numbe
   return best.map(({ id, confidence }) => ({ id, confidence: confidence === 'exact' ? 'probable' : confidence }));
 }
 
-/** Every call's links against every endpoint (pure: what {@link linkHttpCalls} writes). */
-export function computeHttpLinks(calls: readonly ClientCallRow[], endpoints: readonly EndpointRow[]): HttpLink[] {
-  const routes = endpoints.flatMap((e) => {
+type Routed = { readonly id: number; readonly route: EndpointRoute; readonly handler: string | null };
+
+function routesOf(endpoints: readonly EndpointRow[]): Routed[] {
+  return endpoints.flatMap((e) => {
     const route = parseEndpointRoute(e.name, (parseEndpointSignature(e.signature)?.approximate ?? null) !== null);
-    return route === null ? [] : [{ id: e.id, route }];
+    return route === null ? [] : [{ id: e.id, route, handler: e.handler }];
   });
+}
+
+/**
+ * Every call's links against every endpoint (pure: what {@link linkHttpCalls} writes). A call
+ * links to the code's endpoints; only when none matches, to the contract operations that do
+ * (a generated client whose server side is not in the index, decision 049).
+ */
+export function computeHttpLinks(calls: readonly ClientCallRow[], endpoints: readonly EndpointRow[]): HttpLink[] {
+  const code = routesOf(endpoints.filter((e) => !isContractKey(e.symbolKey)));
+  const contract = routesOf(endpoints.filter((e) => isContractKey(e.symbolKey)));
   const links: HttpLink[] = [];
   for (const c of calls) {
     const call = parseClientCallKey(c.targetKey);
     if (call === null) continue;
-    for (const l of linkCall(call, routes)) links.push({ edgeId: c.edgeId, endpointId: l.id, confidence: l.confidence });
+    let found = linkCall(call, code);
+    if (found.length === 0 && contract.length > 0) found = linkCall(call, contract);
+    for (const l of found) links.push({ edgeId: c.edgeId, endpointId: l.id, confidence: l.confidence });
   }
   return links;
 }
 
-/** Recomputes the label's `http_calls` links in one transaction; see the module comment. */
+/** `GetTodoItemsAsync` → `gettodoitems`: an action's name as an operationId names it. */
+function actionWord(name: string): string {
+  const last = name.slice(name.lastIndexOf('.') + 1);
+  return last.replace(/Async$/, '').toLowerCase();
+}
+
+/** Whether an operationId names the handler: equal, or its part after the last `_` (NSwag's `Controller_Action`) is. */
+function namesHandler(operationId: string, handler: string | null): boolean {
+  if (handler === null) return false;
+  const want = actionWord(handler);
+  const id = operationId.toLowerCase();
+  return id === want || id.slice(id.lastIndexOf('_') + 1) === want || id.replace(/async$/, '') === want;
+}
+
+/**
+ * Each contract operation's link to the code endpoint serving it (pure: what
+ * {@link linkHttpCalls} writes on the operations' `handles` edges). The operation is matched as
+ * a client call with its parameters unknown, so the same method and normalised path is `exact`;
+ * among several equally good endpoints the one whose handler the operationId names is kept with
+ * its confidence (the tie-breaker). An operation whose path matches nothing links `probable` to
+ * the one endpoint of its method whose handler its operationId names (the path drifted).
+ */
+export function computeOperationLinks(operations: readonly OperationEdgeRow[], endpoints: readonly EndpointRow[]): HttpLink[] {
+  const code = routesOf(endpoints.filter((e) => !isContractKey(e.symbolKey)));
+  const links: HttpLink[] = [];
+  for (const op of operations) {
+    const sig = parseOperationSignature(op.targetKey.slice(op.targetKey.indexOf(':') + 1));
+    const operationId = parseOperationSignature(op.signature)?.operationId ?? null;
+    if (sig === null) continue;
+    const call: ClientCall = { method: sig.method, segments: sig.template.split('/').filter((s) => s !== '').map((s) => (s.startsWith('{') ? '{}' : s)), prefixKnown: true };
+    let found = linkCall(call, code);
+    if (found.length > 1 && operationId !== null) {
+      const named = found.filter((l) => namesHandler(operationId, code.find((r) => r.id === l.id)!.handler));
+      // The operationId breaks the tie: the path matched several endpoints equally, the name one of them.
+      if (named.length === 1) found = [{ id: named[0]!.id, confidence: matchRoute(call, code.find((r) => r.id === named[0]!.id)!.route)!.confidence }];
+    }
+    if (found.length === 0 && operationId !== null) {
+      const named = code.filter((r) => (r.route.method === sig.method || r.route.method === 'ANY') && namesHandler(operationId, r.handler));
+      if (named.length === 1) found = [{ id: named[0]!.id, confidence: 'probable' }];
+    }
+    for (const l of found) links.push({ edgeId: op.edgeId, endpointId: l.id, confidence: l.confidence });
+  }
+  return links;
+}
+
+/** Recomputes the label's `http_calls` links and its contract operations' links in one pass; see the module comment. */
 export function linkHttpCalls(store: Store, label: string): HttpLinkReport {
   const started = performance.now();
   const calls = store.httpLinks.clientCalls(label);
-  const endpoints = calls.length > 0 ? store.httpLinks.endpoints(label) : [];
+  const operations = store.httpLinks.operationEdges(label);
+  const endpoints = calls.length > 0 || operations.length > 0 ? store.httpLinks.endpoints(label) : [];
   const links = calls.length > 0 ? computeHttpLinks(calls, endpoints) : [];
   const written = calls.length > 0 ? store.httpLinks.replaceLinks(label, links) : 0;
+  const opLinks = operations.length > 0 ? computeOperationLinks(operations, endpoints) : [];
+  if (operations.length > 0) store.httpLinks.replaceOperationLinks(label, opLinks);
   return {
     clientCalls: calls.length,
-    endpoints: endpoints.length,
+    endpoints: endpoints.filter((e) => !isContractKey(e.symbolKey)).length,
     linkedCalls: new Set(links.map((l) => l.edgeId)).size,
     links: written,
+    ...(operations.length > 0 ? { operations: { total: operations.length, linked: new Set(opLinks.map((l) => l.edgeId)).size } } : {}),
     ms: performance.now() - started,
   };
 }
 
-/** Client calls that reach no endpoint and endpoints no client call reaches (`ca routes --unmatched`). */
+/** Client calls that reach no endpoint and endpoints no client call reaches (`ca routes --unmatched`); with a contract, its drift. */
 export interface UnmatchedHttp {
   readonly calls: readonly { readonly path: string; readonly line: number; readonly request: string }[];
+  /** Code endpoints no client call reaches. */
   readonly endpoints: readonly { readonly path: string; readonly line: number; readonly name: string }[];
+  /**
+   * When the label has contract operations (OpenAPI documents): the operations no code endpoint
+   * serves, and the code endpoints no operation describes (the contract drift). Absent otherwise.
+   */
+  readonly contract?: {
+    readonly operations: readonly { readonly path: string; readonly line: number; readonly name: string }[];
+    readonly endpoints: readonly { readonly path: string; readonly line: number; readonly name: string }[];
+  };
 }
+
+/** Razor Pages and Blazor `@page` routes serve HTML: an API document not describing them is no drift. */
+const PAGE_FILE = /\.(razor|cshtml)$/i;
 
 /** The label's unmatched client calls and endpoints, by the same matching as the links. */
 export function unmatchedHttp(store: Store, label: string): UnmatchedHttp {
@@ -197,8 +273,22 @@ export function unmatchedHttp(store: Store, label: string): UnmatchedHttp {
   const links = computeHttpLinks(calls, endpoints);
   const linkedCalls = new Set(links.map((l) => l.edgeId));
   const reached = new Set(links.map((l) => l.endpointId));
-  return {
+  const at = (e: EndpointRow) => ({ path: e.path, line: e.line, name: e.name });
+  const out = {
     calls: calls.filter((c) => !linkedCalls.has(c.edgeId)).map((c) => ({ path: c.path, line: c.line, request: c.targetName })),
-    endpoints: endpoints.filter((e) => !reached.has(e.id)).map((e) => ({ path: e.path, line: e.line, name: e.name })),
+    endpoints: endpoints.filter((e) => !isContractKey(e.symbolKey) && !reached.has(e.id)).map(at),
+  };
+  const operations = store.httpLinks.operationEdges(label);
+  if (operations.length === 0) return out;
+  const opLinks = computeOperationLinks(operations, endpoints);
+  const served = new Set(opLinks.map((l) => l.edgeId));
+  const described = new Set(opLinks.map((l) => l.endpointId));
+  const unserved = new Set(operations.filter((o) => !served.has(o.edgeId)).map((o) => o.sourceId));
+  return {
+    ...out,
+    contract: {
+      operations: endpoints.filter((e) => unserved.has(e.id)).map(at),
+      endpoints: endpoints.filter((e) => !isContractKey(e.symbolKey) && !PAGE_FILE.test(e.path) && !described.has(e.id)).map(at),
+    },
   };
 }

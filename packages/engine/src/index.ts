@@ -69,7 +69,7 @@ export { BUILTIN_LANGUAGES } from './languages/index.js';
 export { LanguageRegistry } from './languages/registry.js';
 export type { EngineLanguage, SemanticPass, SemanticPassInput, RegisteredPass, StaleFile } from './languages/registry.js';
 export type { LanguageSupport, AdapterContext, ModuleResolution, DeclaredTypeSyntax, ProjectFile, ProjectReader, WorkerEntry } from '@ca/schema';
-export { linkHttpCalls, unmatchedHttp, computeHttpLinks, linkCall, matchRoute, parseEndpointRoute } from './httpLinks.js';
+export { linkHttpCalls, unmatchedHttp, computeHttpLinks, computeOperationLinks, linkCall, matchRoute, parseEndpointRoute } from './httpLinks.js';
 export type { HttpLinkReport, UnmatchedHttp, EndpointRoute, RouteSegment } from './httpLinks.js';
 export { computeAffected, diffFiles, pairSymbols, classify, parseRange, resolveSide, AFFECTED_DEFAULT_DEPTH } from './affected.js';
 export type { AffectedReport, AffectedOptions, AffectedSide, AffectedFiles, AffectedRisk, AffectedHop, ChangedSymbol, ImpactedSymbol, SymbolChange, SideResolver } from './affected.js';

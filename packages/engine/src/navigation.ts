@@ -567,8 +567,9 @@ function groupImpact(
     const d = depthOf.get(e.from);
     const targetDepth = seeds.has(e.to) ? 0 : depthOf.get(e.to);
     if (d === undefined || targetDepth === undefined) continue;
-    // A client reaches its endpoint within the same hop (the endpoint is a bridge, decision 038).
-    const step = e.type === 'http_calls' ? d : d - 1;
+    // A client reaches its endpoint within the same hop (the endpoint is a bridge, decision 038); so does a
+    // contract operation the endpoint it describes (a `handles` edge between two nodes of one depth, decision 049).
+    const step = e.type === 'http_calls' || (e.type === 'handles' && targetDepth === d) ? d : d - 1;
     if (targetDepth !== step) continue;
     if (!parent.has(e.from)) parent.set(e.from, e.to);
   }

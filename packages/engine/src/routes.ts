@@ -2,7 +2,7 @@
  * `ca routes`: every HTTP endpoint of a label with its handler, where it is declared, its bound
  * parameters, why it is approximate, and how many client calls reach it.
  */
-import { parseEndpointSignature, type Confidence, type EndpointParam } from '@ca/schema';
+import { isContractKey, parseEndpointSignature, parseOperationSignature, type Confidence, type EndpointParam } from '@ca/schema';
 import { FIND_MAX_LIMIT, type FindCursor, type IndexReader, type NodeRecord } from '@ca/store';
 
 /** The handler of an endpoint: a symbol of the index, or the name the extractor could not resolve. */
@@ -37,6 +37,13 @@ export interface RouteRecord {
   readonly approximate: string | null;
   /** Client call sites linked to the endpoint (`http_calls` edges into it). */
   readonly clients: number;
+  /**
+   * For an operation of an OpenAPI document (decision 049): its operationId and tags; its
+   * `handlers` are the code endpoints serving it. Null for a code endpoint.
+   */
+  readonly contract: { readonly operationId: string | null; readonly tags: readonly string[] } | null;
+  /** Contract operations describing this code endpoint (0 for an operation). */
+  readonly operations: number;
 }
 
 /** The `ca routes` answer. */
@@ -72,7 +79,9 @@ function handlerByName(reader: IndexReader, name: string, cache: Map<string, Nod
 }
 
 function handlersOf(reader: IndexReader, endpoint: NodeRecord, cache: Map<string, NodeRecord | null>): RouteHandler[] {
-  return reader.edgesFrom(endpoint.id, ['handles']).map((e) => {
+  // An operation's unlinked edge names no handler: no endpoint serves it (looking its name up would find none, or a wrong one).
+  const edges = reader.edgesFrom(endpoint.id, ['handles']).filter((e) => e.targetId !== null || !isContractKey(endpoint.symbolKey));
+  return edges.map((e) => {
     const target = e.targetId !== null ? reader.nodeById(e.targetId) : handlerByName(reader, e.targetName, cache);
     if (!target) return { qualifiedName: e.targetName, kind: null, path: null, line: null, confidence: e.confidence, resolved: false };
     // A handler found by name when listing is a guess at the listing's level of certainty.
@@ -86,6 +95,7 @@ export function listRoutes(reader: IndexReader): RoutesReport {
   const cache = new Map<string, NodeRecord | null>();
   const routes = endpointNodes(reader).map((n): RouteRecord => {
     const sig = parseEndpointSignature(n.signature);
+    const op = isContractKey(n.symbolKey) ? parseOperationSignature(n.signature) : null;
     const space = n.name.indexOf(' ');
     return {
       id: n.id,
@@ -99,6 +109,8 @@ export function listRoutes(reader: IndexReader): RoutesReport {
       params: sig?.params ?? [],
       approximate: sig?.approximate ?? null,
       clients: reader.edgesTo(n.id, ['http_calls']).length,
+      contract: op === null ? null : { operationId: op.operationId, tags: op.tags },
+      operations: op === null ? reader.edgesTo(n.id, ['handles']).length : 0,
     };
   });
   return { total: routes.length, routes, approximate: routes.filter((r) => r.approximate !== null).length };

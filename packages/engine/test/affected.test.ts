@@ -76,6 +76,9 @@ describe('ca affected on fixtures/fullstack', () => {
       // reach GetById through it within one hop (decision 038): getOrder's fetch(`${ORDERS}/${id}`) is
       // GET /api/orders/{} → exact; the NSwag client's this.baseUrl is unknown → a suffix match, approximate.
       '1 head GET /api/orders/{id} exact: handles/exact',
+      // The contract operation of backend/openapi.json describing the endpoint (same method and path: exact, decision 049),
+      // reached within the same hop through the endpoint.
+      '1 head GET /api/orders/{id} exact cross: handles/exact, handles/exact',
       '1 head getOrder exact cross: http_calls/exact, handles/exact',
       '1 head OrdersClient.getOrder approximate cross: http_calls/approximate, handles/exact',
       // Depth 2: what uses getOrder — OrderPage.tsx imports it (a resolved import: exact) and OrderPage calls it
@@ -85,22 +88,27 @@ describe('ca affected on fixtures/fullstack', () => {
       '2 head client/src/api/orders.test.ts exact cross: imports/exact, http_calls/exact, handles/exact',
       '2 head testGetOrder approximate cross: calls/approximate, http_calls/exact, handles/exact',
     ]);
-    expect(r.endpoints).toEqual([{ name: 'GET /api/orders/{id}', path: 'backend/Controllers/OrdersController.cs', line: 15, reason: 'impacted', depth: 1 }]);
+    expect(r.endpoints).toEqual([
+      { name: 'GET /api/orders/{id}', path: 'backend/Controllers/OrdersController.cs', line: 15, reason: 'impacted', depth: 1 },
+      // The contract operation describing it (decision 049).
+      { name: 'GET /api/orders/{id}', path: 'backend/openapi.json', line: 24, reason: 'impacted', depth: 1 },
+    ]);
     expect(r.tests).toEqual([
       { qualifiedName: 'client/src/api/orders.test.ts', path: 'client/src/api/orders.test.ts', line: 1, depth: 2 },
       { qualifiedName: 'testGetOrder', path: 'client/src/api/orders.test.ts', line: 3, depth: 2 },
     ]);
-    // 7 dependents in 5 files; GetById is public; the chain crosses from C# to TS: high.
+    // 8 dependents in 6 files (7 in 5 before the contract operation of backend/openapi.json); GetById is public; the chain crosses from C# to TS: high.
     expect(r.risk).toEqual({
       level: 'high',
       reasons: ['the impact crosses the language boundary'],
       changedSymbols: 1,
-      dependents: 7,
-      dependentFiles: 5,
+      dependents: 8,
+      dependentFiles: 6,
       publicApi: ['Shop.Api.Controllers.OrdersController.GetById'],
       crossesLanguage: true,
-      languages: ['cs', 'ts'],
-      endpoints: 1,
+      // openapi: the contract operation describing the endpoint (decision 049).
+      languages: ['cs', 'openapi', 'ts'],
+      endpoints: 2,
       tests: 2,
       removedWithDependents: 0,
     });
@@ -145,6 +153,8 @@ describe('ca affected on fixtures/fullstack', () => {
     // Walked in BASE from both removed symbols: the clients reach the removed endpoint directly (depth 1), their
     // users one hop further; every chain ends at the endpoint, the symbol they used.
     expect(impactedRows(r)).toEqual([
+      // The contract operation (backend/openapi.json:24) described the removed endpoint: exact, decision 049.
+      '1 base GET /api/orders/{id} exact cross: handles/exact',
       '1 base getOrder exact cross: http_calls/exact',
       '1 base OrdersClient.getOrder approximate cross: http_calls/approximate',
       '2 base client/src/components/OrderPage.tsx exact cross: imports/exact, http_calls/exact',
@@ -153,12 +163,17 @@ describe('ca affected on fixtures/fullstack', () => {
       '2 base testGetOrder approximate cross: calls/approximate, http_calls/exact',
     ]);
     expect(new Set(r.impacted.map((s) => s.changed))).toEqual(new Set(['GET /api/orders/{id}']));
-    expect(r.endpoints).toEqual([{ name: 'GET /api/orders/{id}', path: 'backend/Controllers/OrdersController.cs', line: 15, reason: 'changed', depth: 0 }]);
+    expect(r.endpoints).toEqual([
+      { name: 'GET /api/orders/{id}', path: 'backend/Controllers/OrdersController.cs', line: 15, reason: 'changed', depth: 0 },
+      // The contract operation that described it (decision 049).
+      { name: 'GET /api/orders/{id}', path: 'backend/openapi.json', line: 24, reason: 'impacted', depth: 1 },
+    ]);
     expect(r.risk).toMatchObject({
       level: 'high',
       reasons: ['1 removed symbol was used', 'the impact crosses the language boundary', 'a public signature changed or was removed and has dependents'],
       removedWithDependents: 1,
-      dependents: 6,
+      // 6 before the contract, + the operation describing the endpoint.
+      dependents: 7,
     });
   });
 

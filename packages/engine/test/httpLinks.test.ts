@@ -27,8 +27,9 @@ function copy(): string {
 function httpRows(engine: Engine): string[] {
   const rows: string[] = [];
   for (const key of engine.store.canonicalDump('working').edges.keys()) {
-    const m = /^([^|]+)\|[^#]+#([^|(]+)[^|]*\|\d+ -http_calls\/(\w+)\/[^>]*-> (?:node [^|]+\|endpoint:([^|]+)\|\d+|unresolved http:(\S+ \S+)) .*@(\d+) /.exec(key);
-    if (m) rows.push(m[4] !== undefined ? `${m[1]}:${m[6]} ${m[2]} → ${m[4]} ${m[3]}` : `${m[1]}:${m[6]} ${m[2]} → (${m[5]}) unlinked`);
+    // A call linked to a contract operation (decision 049) shows `contract` before the operation's name.
+    const m = /^([^|]+)\|[^#]+#([^|(]+)[^|]*\|\d+ -http_calls\/(\w+)\/[^>]*-> (?:node [^|]+\|(endpoint|contract):([^|]+)\|\d+|unresolved http:(\S+ \S+)) .*@(\d+) /.exec(key);
+    if (m) rows.push(m[5] !== undefined ? `${m[1]}:${m[7]} ${m[2]} → ${m[4] === 'contract' ? 'contract ' : ''}${m[5]} ${m[3]}` : `${m[1]}:${m[7]} ${m[2]} → (${m[6]}) unlinked`);
   }
   return rows.sort();
 }
@@ -52,8 +53,9 @@ describe('HTTP links across fixtures/fullstack', () => {
       // POST /api/v2/carts/{} /checkout vs Program.cs MapGroup("/api").MapGroup("/v2").MapGroup("carts").MapPost("/{cartId}/checkout"): literals equal, {} in {cartId}.
       'client/src/api/carts.ts:9 checkout → POST /api/v2/carts/{cartId}/checkout exact',
       // GET /api/v2/customers/{}: the only customers endpoint is `GET /{id}` (approximate: its prefix is inherited from
-      // another file); as a suffix it shares no literal with the call, so no link.
-      'client/src/api/carts.ts:5 getCustomer → (GET /api/v2/customers/{}) unlinked',
+      // another file); as a suffix it shares no literal with the call, so no code link — and backend/openapi.json
+      // describes GET /api/v2/customers/{id}: the call links to the operation, exact (decision 049).
+      'client/src/api/carts.ts:5 getCustomer → contract GET /api/v2/customers/{id} exact',
       // axios.delete(`/api/admin/catalog/items/${id}`) vs MapGroup(AdminPrefix).MapDelete("/items/{id:guid}").
       'client/src/api/catalog.ts:16 deleteItem → DELETE /api/admin/catalog/items/{id} exact',
       // catalog instance baseURL …/api/catalog + `/items/${id}` vs catalog.MapGet("/items/{id:guid}").
@@ -76,18 +78,77 @@ describe('HTTP links across fixtures/fullstack', () => {
       // NSwag: this.baseUrl is unknown, so the known suffix /api/Orders/{} matches: approximate.
       'client/src/generated/client.ts:41 OrdersClient.deleteOrder → DELETE /api/orders/{id} approximate',
       'client/src/generated/client.ts:27 OrdersClient.getOrder → GET /api/orders/{id} approximate',
+      // openapi-fetch: GET /api/orders/{}/invoice — no C# endpoint has it; the document's operation does: exact.
+      'client/src/generated/shopApi.ts:9 getInvoice → contract GET /api/orders/{id}/invoice exact',
+      // GET /api/Catalog/items/{}: the C# endpoint first (literals compared case-insensitively), the operation not used.
+      'client/src/generated/shopApi.ts:13 getCatalogItem → GET /api/catalog/items/{id} exact',
     ].sort());
+  });
+
+  it('links every contract operation to the C# endpoint serving it, with the confidence derived by hand (decision 049)', () => {
+    const ops = engine.routes().routes.filter((r) => r.contract !== null);
+    const rows = ops.map((r) => `${r.name} [${r.contract!.operationId}] ${r.path}:${r.line} → ${r.handlers.map((h) => `${h.qualifiedName} ${h.path}:${h.line} ${h.confidence}`).join(', ') || '(none)'}`);
+    const O = 'backend/Controllers/OrdersController.cs';
+    const R = 'backend/Controllers/Admin/ReportsController.cs';
+    expect(rows).toEqual([
+      // Same method, same normalised path: exact.
+      `GET /admin/reports/{year} [Reports_ByYear] backend/openapi.json:7 → GET /admin/reports/{year} ${R}:13 exact`,
+      `GET /reports/latest [Reports_Latest] backend/openapi.json:10 → GET /reports/latest ${R}:16 exact`,
+      `GET /admin/reports/summary [Reports_Summary] backend/openapi.json:13 → GET /admin/reports/summary ${R}:19 exact`,
+      `HEAD /admin/reports/summary [Reports_SummaryHead] backend/openapi.json:14 → HEAD /admin/reports/summary ${R}:19 exact`,
+      // No path matches (the C# route is `GET /{id}`, its prefix in another file, no literal to match on):
+      // the operationId's action part `Get` names CustomersController.Get, the one GET handler so named: probable.
+      'GET /api/v2/customers/{id} [Customers_Get] backend/openapi.json:17 → GET /{id} backend/Controllers/CustomersController.cs:7 probable',
+      // GET /api/orders: List names the method, Status (`ANY /api/orders`) does not: List alone.
+      `GET /api/orders [Orders_List] backend/openapi.json:20 → GET /api/orders ${O}:12 exact`,
+      `POST /api/orders [Orders_Create] backend/openapi.json:21 → POST /api/orders ${O}:18 exact`,
+      `GET /api/orders/{id} [Orders_GetById] backend/openapi.json:24 → GET /api/orders/{id} ${O}:15 exact`,
+      `PUT /api/orders/{id} [Orders_Update] backend/openapi.json:25 → PUT /api/orders/{id} ${O}:21 exact`,
+      `PATCH /api/orders/{id} [Orders_Patch] backend/openapi.json:26 → PATCH /api/orders/{id} ${O}:21 exact`,
+      // {orderId} vs {id}: parameter names may differ.
+      `DELETE /api/orders/{orderId} [Orders_Delete] backend/openapi.json:29 → DELETE /api/orders/{id} ${O}:24 exact`,
+      // The document lacks {lineNo} (drift): no path match; Orders_Line names OrdersController.Line: probable.
+      `GET /api/orders/{id}/lines [Orders_Line] backend/openapi.json:32 → GET /api/orders/{id}/lines/{lineNo} ${O}:27 probable`,
+      // Deliberately missing from the C# side: no path, and no handler named GetInvoice.
+      'GET /api/orders/{id}/invoice [Orders_GetInvoice] backend/openapi.json:35 → (none)',
+      // {query} in the catch-all {*query}.
+      `GET /api/order-search/{query} [Orders_Search] backend/openapi.json:38 → GET /api/order-search/{*query} ${O}:30 exact`,
+      // ANY /api/orders/ping (Ping): the literal `ping` equal beats GetById's {id} (a literal in a parameter, probable).
+      `GET /api/orders/ping [Orders_Ping] backend/openapi.json:41 → ANY /api/orders/ping ${O}:36 exact`,
+      'DELETE /api/admin/catalog/items/{id} [DeleteItem] backend/openapi.json:44 → DELETE /api/admin/catalog/items/{id} backend/Endpoints/CatalogEndpoints.cs:12 exact',
+      // `Reindex` in the document, `reindex` in the name: literals compare lower-cased.
+      'POST /api/admin/catalog/reindex [Reindex] backend/openapi.json:47 → POST /api/admin/catalog/reindex backend/Endpoints/CatalogEndpoints.cs:13 exact',
+      // The C# route is approximate (`/{carts}/…`, its group built by the caller): matched on its last four segments, approximate.
+      'DELETE /api/carts/{cartId}/items/{itemId} [RemoveCartItem] backend/openapi.json:50 → DELETE /{carts}/{cartId}/items/{itemId} backend/Endpoints/CatalogEndpoints.cs:19 approximate',
+      'GET /health [Health] backend/openapi.json:53 → GET /health backend/Program.cs:10 exact',
+      'GET /api/catalog/items [ListItems] backend/openapi.json:56 → GET /api/catalog/items backend/Program.cs:14 exact',
+      'GET /api/catalog/items/{id} [GetItem] backend/openapi.json:59 → GET /api/catalog/items/{id} backend/Program.cs:15 exact',
+      'GET /api/ping [Ping] backend/openapi.json:63 → GET /api/ping backend/Program.cs:17 exact',
+      'HEAD /api/ping [PingHead] backend/openapi.json:64 → HEAD /api/ping backend/Program.cs:17 exact',
+      // The C# route interpolates a variable: approximate caps the link.
+      'GET /tenants/{tenant}/status [TenantStatus] backend/openapi.json:67 → GET /tenants/{tenant}/status backend/Program.cs:22 approximate',
+      // Reached through the path item's $ref: the operation's span is its definition under components (line 73), so it lists last.
+      'POST /api/v2/carts/{cartId}/checkout [Carts_Checkout] backend/openapi.json:73 → POST /api/v2/carts/{cartId}/checkout backend/Program.cs:16 exact',
+    ]);
+    // And the C# side counts the operations describing it.
+    const byName = new Map(engine.routes().routes.filter((r) => r.contract === null).map((r) => [`${r.name} ${r.path}`, r.operations]));
+    expect(byName.get('GET /api/orders/{id} backend/Controllers/OrdersController.cs')).toBe(1);
+    expect(byName.get('GET /api/orders/export backend/Controllers/OrdersController.cs')).toBe(0);
   });
 
   it('callers of an action include the TS callers, crossing HTTP through its endpoint', () => {
     const r = engine.navigate('callers', 'Shop.Api.Controllers.OrdersController.GetById');
     expect(names(r)).toEqual([
       'GET /api/orders/{id} -handles/exact-> Shop.Api.Controllers.OrdersController.GetById',
+      // The contract operation describing the endpoint (backend/openapi.json:24, decision 049), same method and path: exact.
+      'GET /api/orders/{id} -handles/exact-> GET /api/orders/{id}',
       'getOrder -http_calls/exact-> GET /api/orders/{id}',
       'OrdersClient.getOrder -http_calls/approximate-> GET /api/orders/{id}',
     ]);
     // The endpoint is crossed within the hop: the TS callers are one hop away, like a direct caller.
     expect(r.nodes.map((n) => [n.qualifiedName, n.depth])).toEqual([
+      ['GET /api/orders/{id}', 1],
+      // The operation (backend/openapi.json) is crossed within the hop too: it describes the endpoint.
       ['GET /api/orders/{id}', 1],
       ['getOrder', 1],
       ['OrdersClient.getOrder', 1],
@@ -108,6 +169,8 @@ describe('HTTP links across fixtures/fullstack', () => {
     const files = r.byFile!.map((f) => [f.path, f.symbols.map((s) => `${s.qualifiedName}@${s.depth} via ${s.via.join(' → ')}`)]);
     expect(files).toEqual([
       ['backend/Controllers/OrdersController.cs', ['GET /api/orders/{id}@1 via Shop.Api.Controllers.OrdersController.GetById']],
+      // The contract operation describing the endpoint, reached within the same hop (decision 049).
+      ['backend/openapi.json', ['GET /api/orders/{id}@1 via GET /api/orders/{id} → Shop.Api.Controllers.OrdersController.GetById']],
       ['client/src/api/orders.ts', ['getOrder@1 via GET /api/orders/{id} → Shop.Api.Controllers.OrdersController.GetById']],
       ['client/src/generated/client.ts', ['OrdersClient.getOrder@1 via GET /api/orders/{id} → Shop.Api.Controllers.OrdersController.GetById']],
       // The component calls getOrder; its file imports it (the file node, named by its path).
@@ -128,8 +191,8 @@ describe('HTTP links across fixtures/fullstack', () => {
 
   it('lists the client calls no endpoint serves and the endpoints no client calls', () => {
     const u = unmatchedHttp(engine.store, 'working');
+    // carts.ts:5 GET /api/v2/customers/{} is served by the contract now (decision 049).
     expect(u.calls.map((c) => `${c.path}:${c.line} ${c.request}`)).toEqual([
-      'client/src/api/carts.ts:5 GET /api/v2/customers/{}',
       'client/src/api/catalog.ts:20 PUT /api/catalog/items/{}/name',
       'client/src/components/Search.tsx:7 DELETE ~',
     ]);
@@ -156,6 +219,15 @@ describe('HTTP links across fixtures/fullstack', () => {
       'HEAD /api/ping',
       'GET /tenants/{tenant}/status',
     ]);
+    // The contract drift: the one operation the backend lacks, and the two code endpoints the document lacks
+    // (export deliberately, Status because an action without a method has none to describe); the @page routes serve HTML.
+    expect(u.contract).toEqual({
+      operations: [{ path: 'backend/openapi.json', line: 35, name: 'GET /api/orders/{id}/invoice' }],
+      endpoints: [
+        { path: 'backend/Controllers/OrdersController.cs', line: 33, name: 'GET /api/orders/export' },
+        { path: 'backend/Controllers/OrdersController.cs', line: 39, name: 'ANY /api/orders' },
+      ],
+    });
   });
 });
 

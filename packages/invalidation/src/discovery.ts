@@ -380,11 +380,12 @@ class Rules {
     // .gitignore or package.json, a project config) or a directory.
     const readsAsConfig = name === '.gitignore' || isSemanticContextFile(name);
     if (e.kind === 'symlink') {
-      if (!this.extensions.has(ext) && !readsAsConfig && !this.tree.linkIsDir(rel)) return;
+      if (!this.extensions.has(ext) && !this.extensions.has(name.toLowerCase()) && !readsAsConfig && !this.tree.linkIsDir(rel)) return;
       out.skipped.push({ path: rel, reason: this.tree.linkReason(rel), status: 'skipped', size: 0, mtimeMs, project });
       return;
     }
-    const handled = this.extensions.has(ext) || (ext === '.ts' && name.endsWith('.d.ts'));
+    // `extensions` may hold whole file names too (lower case): a language claiming only some files of an extension.
+    const handled = this.extensions.has(ext) || this.extensions.has(name.toLowerCase()) || (ext === '.ts' && name.endsWith('.d.ts'));
     const known = handled || NO_GRAMMAR_EXTENSIONS.has(ext);
     const context = isSemanticContextFile(name);
     const secret = this.isSecret(rel);

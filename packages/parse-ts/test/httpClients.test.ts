@@ -198,6 +198,26 @@ describe('HTTP client calls', () => {
     expect(await calls('src/d.ts', text)).toEqual(['a@1 http:GET ~', 'b@2 http:GET /api/{}/items', 'c@3 http:GET /api/search', 'd@4 http:GET /api/{}']);
   });
 
+  it('generated OpenAPI clients: openapi-fetch client.GET(path), openapi-typescript-codegen __request(OpenAPI, { method, url }) (decision 049)', async () => {
+    const text = [
+      "export const api = createClient<paths>({ baseUrl: 'https://shop.example.com' });", // 1
+      "export function a(id: number) { return api.GET('/api/orders/{id}', { params: { path: { id } } }); }", // 2: {id} is a parameter → {}
+      "export function b() { return api.POST('/api/orders', { body: {} }); }", // 3
+      "export function c(id: number) { return __request(OpenAPI, { method: 'DELETE', url: '/api/orders/{id}', path: { id } }); }", // 4
+      "export function d() { return request(OpenAPI, { method: 'GET', url: '/api/catalog/items' }); }", // 5
+      "export function e(m: string) { return __request(OpenAPI, { method: m, url: '/api/x' }); }", // 6: method unknown → ?
+      'export function f() { return api.GET(); }', // 7: no path: nothing
+      "export function g() { return request(other, { method: 'GET', url: '/api/y' }); }", // 8: not the OpenAPI config: nothing
+    ].join('\n');
+    expect(await calls('src/g.ts', text)).toEqual([
+      'a@2 http:GET /api/orders/{}',
+      'b@3 http:POST /api/orders',
+      'c@4 http:DELETE /api/orders/{}',
+      'd@5 http:GET /api/catalog/items',
+      'e@6 http:? /api/x',
+    ]);
+  });
+
   it('calls that are not HTTP requests record nothing', async () => {
     const text = [
       "const m = new Map<string, number>(); m.get('/api/x');", // a Map
@@ -208,7 +228,7 @@ describe('HTTP client calls', () => {
   });
 
   it('the full-stack fixture client: every call with its key', async () => {
-    const files = ['src/api/orders.ts', 'src/api/catalog.ts', 'src/api/carts.ts', 'src/generated/client.ts', 'src/components/Search.tsx', 'src/components/OrderPage.tsx'];
+    const files = ['src/api/orders.ts', 'src/api/catalog.ts', 'src/api/carts.ts', 'src/generated/client.ts', 'src/generated/shopApi.ts', 'src/components/Search.tsx', 'src/components/OrderPage.tsx', 'src/components/Invoice.tsx'];
     const rows: string[] = [];
     for (const f of files) rows.push(...(await calls(f, readFileSync(CLIENT + f, 'utf8'))).map((r) => `${f} ${r}`));
     expect(rows).toEqual([
@@ -227,6 +247,9 @@ describe('HTTP client calls', () => {
       // this.baseUrl is unknown: the prefix is `~`.
       'src/generated/client.ts OrdersClient.getOrder@27 http:GET ~/api/Orders/{}',
       'src/generated/client.ts OrdersClient.deleteOrder@41 http:DELETE ~/api/Orders/{}',
+      // openapi-fetch: the path as the document writes it, `{id}` an unknown segment (createClient's baseUrl is an origin).
+      'src/generated/shopApi.ts getInvoice@9 http:GET /api/orders/{}/invoice',
+      'src/generated/shopApi.ts getCatalogItem@13 http:GET /api/Catalog/items/{}',
       'src/components/Search.tsx Search@6 http:GET /api/{}/items',
       'src/components/Search.tsx Search@7 http:DELETE ~',
     ]);

@@ -30,6 +30,8 @@ export type {
 export { symbolKey, parseSymbolKey, unresolvedKey, disambiguate } from './symbolKey.js';
 export { endpointName, endpointKey, formatEndpointSignature, parseEndpointSignature } from './endpoints.js';
 export type { EndpointParam, EndpointParamSource, EndpointSignature } from './endpoints.js';
+export { CONTRACT_KEY_PREFIX, OPERATION_LINK_KEY_PREFIX, contractKey, isContractKey, operationLinkKey, formatOperationSignature, parseOperationSignature } from './contracts.js';
+export type { OperationSignature } from './contracts.js';
 export { CLIENT_CALL_KEY_PREFIX, clientCallName, clientCallKey, parseClientCallKey, clientPath } from './httpCalls.js';
 export type { ClientCall } from './httpCalls.js';
 export type { KeyScope, SymbolKeyInput } from './symbolKey.js';

@@ -62,6 +62,11 @@ export interface LanguageSupport {
   readonly languages: readonly Language[];
   /** Extensions handled, lower case with dot. */
   readonly extensions: readonly string[];
+  /**
+   * Whole file names handled, lower case (`openapi.json`): a language that owns only some files
+   * of an extension. A name claimed here wins over another language's claim of its extension.
+   */
+  readonly fileNames?: readonly string[];
   /** The language of a path, without loading a grammar; null when the path is not this language's. */
   languageOf(path: string): Language | null;
   /** Creates the syntactic adapter (loads its grammar). */

@@ -5,7 +5,7 @@
  * transaction. A client call's own edge carries its first link (target and confidence); each
  * further endpoint it may reach is a sibling edge of extractor {@link HTTP_LINK_EXTRACTOR}.
  */
-import type { Confidence } from '@ca/schema';
+import { OPERATION_LINK_KEY_PREFIX, type Confidence } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { inLabelJoinByLabel, inLabelSet } from './labelScope.js';
 import { cachedStatement, selectAll } from './statements.js';
@@ -35,6 +35,19 @@ export interface EndpointRow {
   readonly signature: string;
   readonly path: string;
   readonly line: number;
+  /** The name its first `handles` edge gives the handler (`GetById`), or null: the operationId tie-breaker reads it. */
+  readonly handler: string | null;
+}
+
+/** A contract operation's `handles` edge as the OpenAPI extractor wrote it (decision 049). */
+export interface OperationEdgeRow {
+  readonly edgeId: number;
+  /** The operation node. */
+  readonly sourceId: number;
+  /** `operation:GET /api/orders/{id}` (`operationLinkKey` in @ca/schema). */
+  readonly targetKey: string;
+  /** The operation node's signature (operationId and tags). */
+  readonly signature: string;
 }
 
 /** One link: client call edge → endpoint node, with the match's confidence. */
@@ -66,11 +79,26 @@ export class HttpLinkStore {
   endpoints(label: string): EndpointRow[] {
     return selectAll<EndpointRow>(
       this.db,
-      `SELECT n.id AS id, n.name AS name, n.symbol_key AS symbolKey, n.signature AS signature, lf.path AS path, n.start_line AS line
+      `SELECT n.id AS id, n.name AS name, n.symbol_key AS symbolKey, n.signature AS signature, lf.path AS path, n.start_line AS line,
+              (SELECT h.target_name FROM edges h WHERE h.source_id = n.id AND h.type = 'handles' ORDER BY h.id LIMIT 1) AS handler
        FROM nodes n ${inLabelJoinByLabel('n.file_id')}
        WHERE n.kind = 'endpoint'
        ORDER BY lf.path, n.start_line, n.id`,
       label,
+    );
+  }
+
+  /** The label's contract operations' `handles` edges (the extractor's, not the linker's siblings), in path and line order. */
+  operationEdges(label: string): OperationEdgeRow[] {
+    return selectAll<OperationEdgeRow>(
+      this.db,
+      `SELECT e.id AS edgeId, e.source_id AS sourceId, e.target_key AS targetKey, n.signature AS signature
+       FROM edges e ${inLabelJoinByLabel('e.file_id')} JOIN nodes n ON n.id = e.source_id
+       WHERE e.type = 'handles' AND e.extractor <> ? AND e.target_key LIKE ?
+       ORDER BY lf.path, e.line, e.id`,
+      label,
+      HTTP_LINK_EXTRACTOR,
+      `${OPERATION_LINK_KEY_PREFIX}%`,
     );
   }
 
@@ -80,14 +108,23 @@ export class HttpLinkStore {
    * first link is written on its own edge and the others as siblings. Returns the edges written.
    */
   replaceLinks(label: string, links: readonly HttpLink[]): number {
+    return this.replace(label, 'http_calls', 'http:%', links);
+  }
+
+  /** {@link replaceLinks} for the contract operations' `handles` edges (`operation:` keys). */
+  replaceOperationLinks(label: string, links: readonly HttpLink[]): number {
+    return this.replace(label, 'handles', `${OPERATION_LINK_KEY_PREFIX}%`, links);
+  }
+
+  private replace(label: string, type: 'http_calls' | 'handles', keyPattern: string, links: readonly HttpLink[]): number {
     let written = 0;
     this.db.transaction(() => {
-      cachedStatement(this.db, `DELETE FROM edges WHERE type = 'http_calls' AND extractor = ? AND ${inLabelSet('file_id')}`).run(HTTP_LINK_EXTRACTOR, label);
+      cachedStatement(this.db, `DELETE FROM edges WHERE type = ? AND extractor = ? AND target_key LIKE ? AND ${inLabelSet('file_id')}`).run(type, HTTP_LINK_EXTRACTOR, keyPattern, label);
       cachedStatement(
         this.db,
         `UPDATE edges SET target_id = NULL, confidence = 'approximate'
-         WHERE type = 'http_calls' AND target_key LIKE 'http:%' AND (target_id IS NOT NULL OR confidence <> 'approximate') AND ${inLabelSet('file_id')}`,
-      ).run(label);
+         WHERE type = ? AND target_key LIKE ? AND (target_id IS NOT NULL OR confidence <> 'approximate') AND ${inLabelSet('file_id')}`,
+      ).run(type, keyPattern, label);
       const link = cachedStatement(this.db, `UPDATE edges SET target_id = ?, confidence = ? WHERE id = ?`);
       const sibling = cachedStatement(
         this.db,

@@ -65,6 +65,8 @@ export interface RegisteredPass {
  */
 export class LanguageRegistry {
   private readonly byExtension = new Map<string, EngineLanguage>();
+  /** Whole file names (lower case) a language claims, over its extension's owner. */
+  private readonly byFileName = new Map<string, EngineLanguage>();
   private readonly byLanguage = new Map<string, EngineLanguage>();
 
   constructor(readonly languages: readonly EngineLanguage[]) {
@@ -74,6 +76,11 @@ export class LanguageRegistry {
         if (other) throw new CaError('config_invalid', `languages ${other.id} and ${l.id} both claim ${ext} files`, { context: { extension: ext } });
         this.byExtension.set(ext, l);
       }
+      for (const name of l.fileNames ?? []) {
+        const other = this.byFileName.get(name);
+        if (other) throw new CaError('config_invalid', `languages ${other.id} and ${l.id} both claim files named ${name}`, { context: { fileName: name } });
+        this.byFileName.set(name, l);
+      }
       for (const id of l.languages) {
         const other = this.byLanguage.get(id);
         if (other) throw new CaError('config_invalid', `languages ${other.id} and ${l.id} both declare the language id ${id}`, { context: { language: id } });
@@ -82,14 +89,17 @@ export class LanguageRegistry {
     }
   }
 
-  /** Every extension some language handles. */
+  /**
+   * Every extension some language handles, and the whole file names (lower case, no leading
+   * dot) languages claim: discovery takes a file whose extension or name is in it.
+   */
   get extensions(): ReadonlySet<string> {
-    return new Set(this.byExtension.keys());
+    return new Set([...this.byExtension.keys(), ...this.byFileName.keys()]);
   }
 
-  /** The language owning a path by its extension (`.d.ts` counts as `.ts`), or null. */
+  /** The language owning a path: by its file name first, else by its extension (`.d.ts` counts as `.ts`), or null. */
   supportFor(path: string): EngineLanguage | null {
-    return this.byExtension.get(extensionOf(path)) ?? null;
+    return this.byFileName.get(path.slice(path.lastIndexOf('/') + 1).toLowerCase()) ?? this.byExtension.get(extensionOf(path)) ?? null;
   }
 
   /** A path's language id, without loading a grammar. */

@@ -26,6 +26,10 @@ export interface HttpSite {
 }
 
 const VERBS: ReadonlySet<string> = new Set(['get', 'post', 'put', 'delete', 'patch', 'head', 'options']);
+/** openapi-fetch's methods (`client.GET('/api/orders/{id}', …)`): upper case, on any receiver. */
+const OPENAPI_FETCH_VERBS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE']);
+/** openapi-typescript-codegen / openapi-generator's request helper: `__request(OpenAPI, { method, url })`. */
+const CODEGEN_REQUEST: ReadonlySet<string> = new Set(['request', '__request']);
 /** Receivers that are an HTTP client by name: Angular's injected `HttpClient`, NSwag's `http`. */
 const HTTP_RECEIVER = /^_?http(Client)?$/i;
 const FETCH_NAMES: ReadonlySet<string> = new Set(['fetch', 'window.fetch', 'globalThis.fetch', 'self.fetch']);
@@ -36,7 +40,7 @@ const BODY_VERBS: ReadonlySet<string> = new Set(['post', 'put', 'patch']);
 export function isHttpCallee(callee: string): boolean {
   const dot = callee.lastIndexOf('.');
   const last = dot < 0 ? callee : callee.slice(dot + 1);
-  return VERBS.has(last) || last === 'fetch' || last === 'request' || callee === 'axios' || callee === 'ky';
+  return VERBS.has(last) || (dot > 0 && OPENAPI_FETCH_VERBS.has(last)) || last === 'fetch' || CODEGEN_REQUEST.has(last) || callee === 'axios' || callee === 'ky';
 }
 
 /** A client instance of the file: `const api = axios.create({ baseURL })` / `ky.create({ prefixUrl })`. */
@@ -109,6 +113,9 @@ function requestOf(site: HttpSite, values: ValueReader, instances: ReadonlyMap<s
   if (callee === 'ky') return kyRequest(args, values, '', null);
   if (receiver === 'axios' && VERBS.has(member)) return verbRequest(member, args, values, '');
   if (receiver === 'ky' && VERBS.has(member)) return kyRequest(args, values, '', member);
+  // Generated OpenAPI clients: the path is the document's, the base URL the generator's setting.
+  if (CODEGEN_REQUEST.has(callee) && args.length >= 2 && values.source(args[0]!) === 'OpenAPI') return axiosConfigRequest([args[1]!], values, '');
+  if (receiver !== '' && OPENAPI_FETCH_VERBS.has(member)) return args.length === 0 ? null : { method: member, url: values.value(args[0]!) };
   const instance = instances.get(receiver);
   if (instance !== undefined) {
     if (instance.library === 'axios' && VERBS.has(member)) return verbRequest(member, args, values, instance.base);
