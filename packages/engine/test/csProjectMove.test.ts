@@ -28,11 +28,18 @@ const TOOLS_PROJECT = 'src/Acme.Tools/Acme.Tools.csproj';
 const TOOLS_PROJECT_TEXT = '<Project Sdk="Microsoft.NET.Sdk">\n  <PropertyGroup>\n    <TargetFramework>net8.0</TargetFramework>\n    <Nullable>enable</Nullable>\n  </PropertyGroup>\n</Project>\n';
 const STAMP_IN_TOOLS = 'src/Acme.Tools/Stamp.cs';
 const STAMP_IN_APP = 'src/Acme.App/Stamp.cs';
-const STAMP_TEXT = 'namespace Acme.Tools;\n\npublic static class Stamp\n{\n    public static string Mark(string text) => "[" + text + "]";\n}\n';
+const STAMP_TEXT = 'namespace Acme.Tools;\n\npublic static class Stamp\n{\n    public static string Mark(string text) => "[" + text + "]";\n}\n\npublic class Sealer\n{\n    public string Seal(string text) => text;\n}\n';
 // An Acme.App file that names the type and calls its member: unresolved while Stamp lives in
 // Acme.Tools, bound exactly once it lives in Acme.App.
 const USER = 'src/Acme.App/Stamping.cs';
 const USER_TEXT = 'namespace Acme.App;\n\npublic static class Stamping\n{\n    public static string Run() => Acme.Tools.Stamp.Mark("order");\n}\n';
+// An unchanged Acme.App file naming the moved file's `Sealer`, and one that uses it through a
+// lambda parameter and names no type of the moved file: its unresolved use is named `s.Seal`
+// (the MediatR shape, `services.AddMediatR(cfg => cfg.AddOpenBehavior(…))`).
+const HOOKS = 'src/Acme.App/Hooks.cs';
+const HOOKS_TEXT = 'namespace Acme.App;\n\npublic static class Hooks\n{\n    public static string With(System.Func<Acme.Tools.Sealer, string> f) => f(new Acme.Tools.Sealer());\n}\n';
+const SEALING = 'src/Acme.App/Sealing.cs';
+const SEALING_TEXT = 'namespace Acme.App;\n\npublic static class Sealing\n{\n    public static string Sealed()\n    {\n        return Hooks.With(s =>\n        {\n            return s.Seal("order");\n        });\n    }\n}\n';
 
 /** The differences between the incremental index and a clean index of a copy of the same tree. */
 async function againstClean(engine: Engine, repo: string): Promise<string[]> {
@@ -48,11 +55,13 @@ async function againstClean(engine: Engine, repo: string): Promise<string[]> {
   }
 }
 
-/** The `calls` edge of `Stamping.Run` to `Mark`: its confidence and whether it has a target node. */
+/** The `calls` edges of `Stamping.Run` to `Mark` and of `Sealing.Sealed` to `Seal`: confidence and target file. */
 function markCall(engine: Engine): string[] {
-  const page = engine.navigate('callees', 'Acme.App.Stamping.Run');
-  const pathOf = (id: string | null) => (id === null ? 'unresolved' : (page.nodes.find((n) => n.id === id)?.path ?? `missing node ${id}`));
-  return page.edges.filter((e) => e.type === 'calls' && e.targetName.endsWith('Mark')).map((e) => `${e.confidence} ${pathOf(e.to)}`);
+  return [['Acme.App.Stamping.Run', 'Mark'], ['Acme.App.Sealing.Sealed', 'Seal']].flatMap(([symbol, member]) => {
+    const page = engine.navigate('callees', symbol!);
+    const pathOf = (id: string | null) => (id === null ? 'unresolved' : (page.nodes.find((n) => n.id === id)?.path ?? `missing node ${id}`));
+    return page.edges.filter((e) => e.type === 'calls' && e.targetName.endsWith(member!)).map((e) => `${member} ${e.confidence} ${pathOf(e.to)}`);
+  });
 }
 
 describe.skipIf(!hasDotnet)('a C# file moved unchanged into another project', () => {
@@ -64,6 +73,8 @@ describe.skipIf(!hasDotnet)('a C# file moved unchanged into another project', ()
     writeFileSync(join(repo, TOOLS_PROJECT), TOOLS_PROJECT_TEXT);
     writeFileSync(join(repo, STAMP_IN_TOOLS), STAMP_TEXT);
     writeFileSync(join(repo, USER), USER_TEXT);
+    writeFileSync(join(repo, HOOKS), HOOKS_TEXT);
+    writeFileSync(join(repo, SEALING), SEALING_TEXT);
     engine = Engine.open(repo, options);
     await engine.index();
   }, 300_000);
@@ -73,20 +84,20 @@ describe.skipIf(!hasDotnet)('a C# file moved unchanged into another project', ()
   });
 
   it('before the move the use in Acme.App is unresolved (Acme.App does not reference Acme.Tools)', async () => {
-    expect(markCall(engine)).toEqual(['approximate unresolved']);
+    expect(markCall(engine)).toEqual(['Mark approximate unresolved', 'Seal approximate unresolved']);
   });
 
   it('moved into the project of its user: the unchanged user binds to it, as in a clean index', async () => {
     renameSync(join(repo, STAMP_IN_TOOLS), join(repo, STAMP_IN_APP));
     await engine.index();
     expect(await againstClean(engine, repo)).toEqual([]);
-    expect(markCall(engine)).toEqual([`exact ${STAMP_IN_APP}`]);
+    expect(markCall(engine)).toEqual([`Mark exact ${STAMP_IN_APP}`, `Seal exact ${STAMP_IN_APP}`]);
   }, 300_000);
 
   it('moved back out: the unchanged user loses the binding, as in a clean index', async () => {
     renameSync(join(repo, STAMP_IN_APP), join(repo, STAMP_IN_TOOLS));
     await engine.index();
     expect(await againstClean(engine, repo)).toEqual([]);
-    expect(markCall(engine)).toEqual(['approximate unresolved']);
+    expect(markCall(engine)).toEqual(['Mark approximate unresolved', 'Seal approximate unresolved']);
   }, 300_000);
 });

@@ -282,9 +282,15 @@ export class SemanticStore {
       const byEdge = cachedStatement(
         this.db,
         `SELECT DISTINCT e.file_id AS id FROM edges e JOIN files f ON f.id = e.file_id ${IN_LABEL}
-           WHERE e.target_id IS NULL AND e.target_name IN (SELECT value FROM json_each(?)) AND ${eligible}`,
+           WHERE e.target_id IS NULL
+             AND (e.target_name IN (SELECT value FROM json_each(?))
+               OR EXISTS (SELECT 1 FROM json_each(?) m WHERE substr(e.target_name, -length(m.value) - 1) = '.' || m.value))
+             AND ${eligible}`,
       );
-      for (const r of byEdge.all(label, JSON.stringify([...new Set(members)]), langs) as { id: number }[]) ids.add(r.id);
+      // A use through a receiver is named with it (\`cfg.AddOpenBehavior\` in a lambda whose
+      // parameter's type the file never names: difference 20), so a member matches the name's last segment too.
+      const list = JSON.stringify([...new Set(members)]);
+      for (const r of byEdge.all(label, list, list, langs) as { id: number }[]) ids.add(r.id);
     }
     if ((names.owners ?? []).length > 0) {
       // Subtypes, transitively: the sources of type-level `implements`/`inherits` edges into an
