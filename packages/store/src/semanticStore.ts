@@ -279,18 +279,22 @@ export class SemanticStore {
       for (const r of byText.all(label, `{body signature} : "${t}"`, langs) as { id: number }[]) ids.add(r.id);
     }
     if (members.length > 0) {
-      const byEdge = cachedStatement(
-        this.db,
-        `SELECT DISTINCT e.file_id AS id FROM edges e JOIN files f ON f.id = e.file_id ${IN_LABEL}
-           WHERE e.target_id IS NULL
-             AND (e.target_name IN (SELECT value FROM json_each(?))
-               OR EXISTS (SELECT 1 FROM json_each(?) m WHERE substr(e.target_name, -length(m.value) - 1) = '.' || m.value))
-             AND ${eligible}`,
-      );
       // A use through a receiver is named with it (\`cfg.AddOpenBehavior\` in a lambda whose
-      // parameter's type the file never names: difference 20), so a member matches the name's last segment too.
+      // parameter's type the file never names: difference 20), so a member matches the name's
+      // last segment too; and a use the compiler could not bind may survive only as the syntactic
+      // edge its pass set aside (\`superseded_edges\`).
       const list = JSON.stringify([...new Set(members)]);
-      for (const r of byEdge.all(label, list, list, langs) as { id: number }[]) ids.add(r.id);
+      for (const table of ['edges', 'superseded_edges']) {
+        const byEdge = cachedStatement(
+          this.db,
+          `SELECT DISTINCT e.file_id AS id FROM ${table} e JOIN files f ON f.id = e.file_id ${IN_LABEL}
+             WHERE e.target_id IS NULL
+               AND (e.target_name IN (SELECT value FROM json_each(?))
+                 OR EXISTS (SELECT 1 FROM json_each(?) m WHERE substr(e.target_name, -length(m.value) - 1) = '.' || m.value))
+               AND ${eligible}`,
+        );
+        for (const r of byEdge.all(label, list, list, langs) as { id: number }[]) ids.add(r.id);
+      }
     }
     if ((names.owners ?? []).length > 0) {
       // Subtypes, transitively: the sources of type-level `implements`/`inherits` edges into an

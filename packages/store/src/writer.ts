@@ -319,6 +319,10 @@ export class IndexWriter {
       // Syntactic edges of other files resolved to the node through a module path: resolved again (`resolveImports`).
       unresolveImporters: s(`UPDATE edges SET target_id = NULL
         WHERE target_id = ? AND file_id <> ? AND target_module IS NOT NULL AND extractor NOT LIKE 'semantic:%'`),
+      // The same for the syntactic edges a semantic pass set aside: the importer's next pass
+      // restores those it does not bind, and they must come back unresolved (difference 22).
+      unresolveSupersededImporters: s(`UPDATE superseded_edges SET target_id = NULL
+        WHERE target_id = ? AND file_id <> ? AND target_module IS NOT NULL AND extractor NOT LIKE 'semantic:%'`),
       // An exact edge into a node that goes, where the same symbol (key, disambiguator, language,
       // project) stays in a version that shares a label with the edge's file (a label's newer
       // version of an unchanged path, a partial member moved to a fragment written first), is
@@ -443,6 +447,7 @@ export class IndexWriter {
         // Other files reached the node by the old path: their module paths and exact edges are
         // what a clean index of the new tree would resolve again (decision 022).
         this.stmts.unresolveImporters.run(n.id, move.fileId);
+        this.stmts.unresolveSupersededImporters.run(n.id, move.fileId);
         this.stmts.referrersPending.run(n.id);
         // The file's own node is named after its path.
         this.stmts.renameFileNode.run({ id: n.id, from: move.from, to: move.to, fromName: base(move.from), toName: base(move.to) });
@@ -702,6 +707,7 @@ export class IndexWriter {
       // and the unchanged augmented file must lose its exact edges into it).
       for (const n of previousNodes) {
         this.stmts.unresolveImporters.run(n.id, fileId);
+        this.stmts.unresolveSupersededImporters.run(n.id, fileId);
         this.stmts.referrersPending.run(n.id);
       }
     }

@@ -1,0 +1,60 @@
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compare, snapshot, workspaceOf, type DifferentialEngine } from './differential/lib.mjs';
+import { Engine } from '../src/index.js';
+
+// A TS module renamed in its folder (same content: its version is renamed in place, node ids
+// kept) leaves its importers' specifiers (`'../vanilla.ts'`) naming a module that no longer
+// exists: a clean index has their syntactic import edges unresolved. The importers' own semantic
+// pass had set those syntactic edges aside (`superseded_edges`) with their targets, and the pass
+// that runs again for the importers restores the ones the compiler does not bind — they came back
+// still resolved into the renamed file (decision 022, difference 22: pmndrs/zustand, seed 1,
+// step 37, `git mv src/vanilla.ts src/vanilla_r37.ts`).
+
+const options = { env: {}, configOverrides: { embedding: { enabled: false } } };
+
+describe('a TS module renamed in its folder, its importers unchanged', () => {
+  let source: string;
+  let repo: string;
+  let engine: Engine;
+  beforeAll(async () => {
+    source = mkdtempSync(join(tmpdir(), 'ca-renamed-imported-'));
+    mkdirSync(join(source, 'src', 'middleware'), { recursive: true });
+    writeFileSync(join(source, 'package.json'), '{ "name": "store", "type": "module" }\n');
+    writeFileSync(
+      join(source, 'tsconfig.json'),
+      '{ "compilerOptions": { "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "allowImportingTsExtensions": true, "noEmit": true, "strict": true }, "include": ["src"] }\n',
+    );
+    writeFileSync(join(source, 'src/vanilla.ts'), 'export type StateCreator<T> = (set: (t: T) => void) => T;\nexport const createStore = <T>(f: StateCreator<T>) => f(() => {});\n');
+    writeFileSync(join(source, 'src/middleware/combine.ts'), "import type { StateCreator } from '../vanilla.ts';\nexport function combine<T>(f: StateCreator<T>): StateCreator<T> { return f; }\n");
+    writeFileSync(join(source, 'src/index.ts'), "export * from './vanilla.ts';\n");
+    repo = workspaceOf(source);
+    engine = Engine.open(repo, options);
+    await engine.index();
+  }, 300_000);
+  afterAll(() => {
+    engine.close();
+    rmSync(dirname(repo), { recursive: true, force: true });
+    rmSync(source, { recursive: true, force: true });
+  });
+
+  it('the importers keep no edge into the renamed file, as in a clean index', async () => {
+    execFileSync('git', ['-C', repo, 'mv', 'src/vanilla.ts', 'src/vanilla_r.ts']);
+    await engine.index();
+    const copy = join(mkdtempSync(join(tmpdir(), 'ca-renamed-imported-clean-')), 'repo');
+    cpSync(repo, copy, { recursive: true, filter: (p) => !['.git', '.codeagent'].includes(basename(p)) });
+    const clean = Engine.open(copy, options);
+    try {
+      await clean.index();
+      expect(compare(snapshot(clean as unknown as DifferentialEngine, []), snapshot(engine as unknown as DifferentialEngine, []))).toEqual([]);
+    } finally {
+      clean.close();
+      rmSync(dirname(copy), { recursive: true, force: true });
+    }
+    // What a user asks: nothing refers to the renamed file's StateCreator any more.
+    expect(engine.navigate('refs', 'StateCreator').edges.filter((e) => e.path !== 'src/vanilla_r.ts').map((e) => `${e.path}:${e.line}`)).toEqual([]);
+  }, 300_000);
+});
