@@ -128,6 +128,8 @@ const EXPECTED: readonly Expected[] = [
     fixture: 'fullstack', navigation: 'callers', symbol: 'OrdersController.GetById', gaps: ['project backend/Shop.Api.csproj (cs)'],
     edges: [
       'GET /api/orders/{id} -handles-> Shop.Api.Controllers.OrdersController.GetById @backend/Controllers/OrdersController.cs:15',
+      // The OpenAPI document's operation for the same route links to the C# endpoint (decision 049).
+      'GET /api/orders/{id} -handles-> GET /api/orders/{id} @backend/openapi.json:24',
       'getOrder -http_calls-> GET /api/orders/{id} @client/src/api/orders.ts:8',
       'OrdersClient.getOrder -http_calls-> GET /api/orders/{id} @client/src/generated/client.ts:27',
     ],
