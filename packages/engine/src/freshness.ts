@@ -142,7 +142,8 @@ export async function dirtyAgainst(src: FreshnessSource, commit: string, label: 
     if (e.type !== 'blob' || files.has(e.path)) continue;
     const dot = e.path.lastIndexOf('.');
     const slash = e.path.lastIndexOf('/');
-    const handled = (dot > slash && extensions.has(e.path.slice(dot).toLowerCase())) || extensions.has(e.path.slice(slash + 1).toLowerCase());
+    // A whole file name a language claims never starts with a dot (`.ts` alone is no file name of it).
+    const handled = (dot > slash && extensions.has(e.path.slice(dot).toLowerCase())) || (dot !== slash + 1 && extensions.has(e.path.slice(slash + 1).toLowerCase()));
     if (handled && indexable(e.path)) {
       // A source file of the commit the working tree no longer has (deleted, or ignored since).
       if (!existsOnDisk(src.repoRoot, e.path)) return true;

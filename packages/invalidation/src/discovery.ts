@@ -379,13 +379,16 @@ class Rules {
     // Never followed; reported when it stands for a file discovery would read (a source, a
     // .gitignore or package.json, a project config) or a directory.
     const readsAsConfig = name === '.gitignore' || isSemanticContextFile(name);
+    // `extensions` may hold whole file names too (lower case, never with a leading dot): a
+    // language claiming only some files of an extension. A name that is only an extension
+    // (`.ts`) is not one of them.
+    const claimedName = !name.startsWith('.') && this.extensions.has(name.toLowerCase());
     if (e.kind === 'symlink') {
-      if (!this.extensions.has(ext) && !this.extensions.has(name.toLowerCase()) && !readsAsConfig && !this.tree.linkIsDir(rel)) return;
+      if (!this.extensions.has(ext) && !claimedName && !readsAsConfig && !this.tree.linkIsDir(rel)) return;
       out.skipped.push({ path: rel, reason: this.tree.linkReason(rel), status: 'skipped', size: 0, mtimeMs, project });
       return;
     }
-    // `extensions` may hold whole file names too (lower case): a language claiming only some files of an extension.
-    const handled = this.extensions.has(ext) || this.extensions.has(name.toLowerCase()) || (ext === '.ts' && name.endsWith('.d.ts'));
+    const handled = this.extensions.has(ext) || claimedName || (ext === '.ts' && name.endsWith('.d.ts'));
     const known = handled || NO_GRAMMAR_EXTENSIONS.has(ext);
     const context = isSemanticContextFile(name);
     const secret = this.isSecret(rel);
