@@ -252,6 +252,10 @@ describe.skipIf(noDotnet !== null)('ca affected with the semantic passes (Roslyn
       // Depth 2: their endpoints, and the clients through them within the same hop (decision 038).
       '2 head GET /api/orders/{id} exact: handles/exact, calls/exact',
       '2 head POST /api/orders exact: handles/exact, calls/exact',
+      // The OpenAPI document's operations for those routes (backend/openapi.json) handle the
+      // endpoints, in the same hop as them (decision 049); another language, so `cross`.
+      '2 head POST /api/orders exact cross: handles/exact, handles/exact, calls/exact',
+      '2 head GET /api/orders/{id} exact cross: handles/exact, handles/exact, calls/exact',
       '2 head getOrder exact cross: http_calls/exact, handles/exact, calls/exact',
       '2 head createOrder exact cross: http_calls/exact, handles/exact, calls/exact',
       '2 head OrdersClient.getOrder approximate cross: http_calls/approximate, handles/exact, calls/exact',
@@ -267,9 +271,11 @@ describe.skipIf(noDotnet !== null)('ca affected with the semantic passes (Roslyn
     expect(r.risk).toMatchObject({
       level: 'high',
       reasons: ['the impact crosses the language boundary', 'a public signature changed or was removed and has dependents'],
-      dependents: 9,
-      dependentFiles: 4,
-      endpoints: 2,
+      // The 11 rows above, in 5 files (openapi.json among them); endpoints: the 2 C# endpoints and
+      // the 2 OpenAPI operations (kind `endpoint`, decision 049).
+      dependents: 11,
+      dependentFiles: 5,
+      endpoints: 4,
     });
   });
 });
