@@ -1,9 +1,9 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compare, snapshot, workspaceOf, type DifferentialEngine } from './differential/lib.mjs';
+import { snapshot, workspaceOf, type DifferentialEngine } from './differential/lib.mjs';
 import { Engine } from '../src/index.js';
+import { againstClean as cleanDiff } from './cleanIndex.js';
 import { dotnetMissing, REPO_ROOT } from './helpers.js';
 
 // The fragments of a C# `partial` class in several files of one project are one node, whose
@@ -31,19 +31,7 @@ const TOOLS_PROJECT_TEXT = '<Project Sdk="Microsoft.NET.Sdk">\n  <PropertyGroup>
 const TOOL = 'src/Acme.Tools/Tool.cs';
 const TOOL_TEXT = 'namespace Acme.Tools;\n\npublic static class Tool\n{\n    public static int Run() => 1;\n}\n';
 
-/** The differences between the incremental index and a clean index of a copy of the same tree. */
-async function againstClean(engine: Engine, repo: string): Promise<string[]> {
-  const copy = join(mkdtempSync(join(tmpdir(), 'ca-cs-partial-clean-')), 'repo');
-  cpSync(repo, copy, { recursive: true, filter: (p) => !['.git', '.codeagent'].includes(basename(p)) });
-  const clean = Engine.open(copy, options);
-  try {
-    await clean.index();
-    return compare(snapshot(clean as unknown as DifferentialEngine, []), snapshot(engine as unknown as DifferentialEngine, []));
-  } finally {
-    clean.close();
-    rmSync(dirname(copy), { recursive: true, force: true });
-  }
-}
+const againstClean = (engine: Engine, repo: string) => cleanDiff(engine, repo, options);
 
 /** The fixture with `Program` split in two fragments and a third project, indexed; `change` is applied, indexed again, and the engine handed to `check`. */
 async function afterChange(change: (repo: string) => void, check: (engine: Engine, repo: string) => Promise<void>): Promise<void> {

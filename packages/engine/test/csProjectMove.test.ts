@@ -1,9 +1,9 @@
-import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compare, snapshot, workspaceOf, type DifferentialEngine } from './differential/lib.mjs';
+import { workspaceOf } from './differential/lib.mjs';
 import { Engine } from '../src/index.js';
+import { againstClean as cleanDiff } from './cleanIndex.js';
 import { dotnetMissing, REPO_ROOT } from './helpers.js';
 
 // A C# file moved unchanged into another project with the same defines continues its version
@@ -45,19 +45,7 @@ const QUICK_TEXT = 'namespace Acme.App;\n\npublic static class Quick\n{\n    pub
 const SEALING = 'src/Acme.App/Sealing.cs';
 const SEALING_TEXT = 'namespace Acme.App;\n\npublic static class Sealing\n{\n    public static string Sealed()\n    {\n        return Hooks.With(s =>\n        {\n            return s.Seal("order");\n        });\n    }\n}\n';
 
-/** The differences between the incremental index and a clean index of a copy of the same tree. */
-async function againstClean(engine: Engine, repo: string): Promise<string[]> {
-  const copy = join(mkdtempSync(join(tmpdir(), 'ca-cs-project-move-clean-')), 'repo');
-  cpSync(repo, copy, { recursive: true, filter: (p) => !['.git', '.codeagent'].includes(basename(p)) });
-  const clean = Engine.open(copy, options);
-  try {
-    await clean.index();
-    return compare(snapshot(clean as unknown as DifferentialEngine, []), snapshot(engine as unknown as DifferentialEngine, []));
-  } finally {
-    clean.close();
-    rmSync(dirname(copy), { recursive: true, force: true });
-  }
-}
+const againstClean = (engine: Engine, repo: string) => cleanDiff(engine, repo, options);
 
 /** The `calls` edges of `Stamping.Run` to `Mark`, of `Sealing.Sealed` and `Quick.Run` to `Seal`: confidence and target file. */
 function markCall(engine: Engine): string[] {

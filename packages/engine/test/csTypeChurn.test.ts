@@ -1,9 +1,9 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compare, snapshot, workspaceOf, type DifferentialEngine } from './differential/lib.mjs';
+import { workspaceOf } from './differential/lib.mjs';
 import { Engine } from '../src/index.js';
+import { againstClean as cleanDiff } from './cleanIndex.js';
 import { dotnetMissing, REPO_ROOT } from './helpers.js';
 
 // A C# type that disappears or appears changes what unchanged files' uses bind to: the compiler
@@ -44,19 +44,7 @@ const USERS_TEXT = [
 ].join('\n');
 const GATEWAY = 'src/Acme.Core/Payments/IPaymentGateway.cs';
 
-/** The differences between the incremental index and a clean index of a copy of the same tree. */
-async function againstClean(engine: Engine, repo: string): Promise<string[]> {
-  const copy = join(mkdtempSync(join(tmpdir(), 'ca-cs-churn-clean-')), 'repo');
-  cpSync(repo, copy, { recursive: true, filter: (p) => !['.git', '.codeagent'].includes(basename(p)) });
-  const clean = Engine.open(copy, options);
-  try {
-    await clean.index();
-    return compare(snapshot(clean as unknown as DifferentialEngine, []), snapshot(engine as unknown as DifferentialEngine, []));
-  } finally {
-    clean.close();
-    rmSync(dirname(copy), { recursive: true, force: true });
-  }
-}
+const againstClean = (engine: Engine, repo: string) => cleanDiff(engine, repo, options);
 
 describe.skipIf(!hasDotnet)('a C# type that disappears or appears', () => {
   let repo: string;
