@@ -3,6 +3,8 @@ import {
   analyzeQuery,
   finishRanking,
   fusionWeights,
+  GRAPH_EDGE_TYPES,
+  GRAPH_SEEDS,
   groupByModule,
   HUB_LINK_TYPES,
   hubCandidates,
@@ -30,8 +32,9 @@ import { queryEmbeddingText } from './engine.js';
 // `ca search`'s. Rescoring (with the caller-file boost), hub elevation and every stage after it
 // (rerank, diversity, identical code once, the similarity floor, `--min-score`, selection, the
 // per-file pass) are @ca/retrieve's own functions, the ones the local search runs, over reads of
-// the snapshot (@ca/store-postgres rankReads.ts). Not applied here yet: the graph channel
-// ("callers of X") and the result facts (callers, callees, other locations).
+// the snapshot (@ca/store-postgres rankReads.ts), and so is the graph channel ("callers of X":
+// the named symbols' dependents). Not applied here yet: the result facts (callers, callees, other
+// locations).
 
 /** Options of `searchTeamStore`: `SearchOptions` and the label (default: decision 050's rule, `chooseLabel`). */
 export interface TeamSearchOptions extends SearchOptions {
@@ -109,12 +112,12 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
     return done([]);
   }
   const filter = searchFilter(options);
-  const wanted = new Set<Channel>(options.channels ?? ['name', 'bm25', 'vector']);
+  const wanted = new Set<Channel>(options.channels ?? ['name', 'bm25', 'vector', 'graph']);
   const embedded = wanted.has('vector') ? await queryVector(text, options) : 'not asked for';
   if (typeof embedded === 'string' && wanted.has('vector')) notices.push(`vector channel off: ${embedded}`);
   const channelK = Math.max(limit, (options.channelK ?? 50) * (analyzed.intent === 'cross_cutting' ? 2 : 1));
   // Loaded here: the PostgreSQL driver costs nothing to a user who never names a store.
-  const { bm25Search, callerFileCounts, nameSearch, nodesByRefs, vectorSearch, withSnapshot } = await import('@ca/store-postgres');
+  const { bm25Search, callerFileCounts, dependentRefs, nameSearch, nodesByRefs, refsPassing, vectorSearch, withSnapshot } = await import('@ca/store-postgres');
   const label = options.label ?? null;
   type Body = Parameters<typeof withSnapshot<TeamSearchResponse>>[3];
   const inSnapshot = (body: Body) => (typeof source === 'string' ? withSnapshot(source, repository, label, body) : source.withSnapshot(repository, label, body));
@@ -123,11 +126,11 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
     const rankings: ChannelRanking[] = [];
     let exact = new Set<number>();
     let named = new Set<number>();
-    if (wanted.has('name')) {
+    if (wanted.has('name') || wanted.has('graph')) {
       const names = await nameSearch(client, snap, analyzed.identifiers, filter, channelK);
       exact = names.exact;
       named = names.named;
-      rankings.push({ channel: 'name', ids: names.refs.slice(0, channelK) });
+      if (wanted.has('name')) rankings.push({ channel: 'name', ids: names.refs.slice(0, channelK) });
     }
     const bm25 = new Map<number, number>();
     const cosine = new Map<number, number>();
@@ -135,6 +138,12 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
       const hits = await bm25Search(client, snap, text, filter, channelK);
       for (const h of hits) bm25.set(h.ref, h.score);
       rankings.push({ channel: 'bm25', ids: hits.map((h) => h.ref) });
+    }
+    if (wanted.has('graph') && analyzed.asksDependents && named.size > 0) {
+      // "callers of X", "what breaks if X changes": X's dependents, most-connected first (the local channel).
+      const deps = (await dependentRefs(client, snap, [...named].slice(0, GRAPH_SEEDS), GRAPH_EDGE_TYPES, channelK * 2)).map((d) => d.ref);
+      const allow = await refsPassing(client, snap, deps, filter);
+      rankings.push({ channel: 'graph', ids: (allow ? deps.filter((r) => allow.has(r)) : deps).slice(0, channelK) });
     }
     if (typeof embedded !== 'string') {
       const v = await vectorSearch(client, snap, embedded.modelId, embedded.vector, filter, channelK);

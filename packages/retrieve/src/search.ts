@@ -242,7 +242,9 @@ export function fusionWeights(
 }
 
 /** Edges whose sources depend on their target (the graph channel of "callers of X" questions). */
-const GRAPH_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implements', 'inherits', 'overrides'];
+export const GRAPH_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implements', 'inherits', 'overrides'];
+/** The graph channel's seeds: at most this many of the symbols the query names. */
+export const GRAPH_SEEDS = 8;
 
 /**
  * The filter of a search: the expression (parsed when given as text) ANDed with the older
@@ -455,7 +457,7 @@ export function searchSources(
     // "callers of X", "what breaks if X changes": X's dependents, most-connected first.
     const perSource = sources.map((src, s): SourceHits =>
       guard(s, { ids: [] }, () => {
-        const seeds = [...named].filter((k) => sourceOf(k) === s).slice(0, 8).map(nodeIdOf);
+        const seeds = [...named].filter((k) => sourceOf(k) === s).slice(0, GRAPH_SEEDS).map(nodeIdOf);
         if (seeds.length === 0) return { ids: [] };
         const deps = src.ctx.reader.dependentsOf(seeds, GRAPH_EDGE_TYPES, channelK * 2).map((d) => d.nodeId);
         const allow = src.passing(deps);

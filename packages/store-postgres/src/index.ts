@@ -15,4 +15,4 @@ export { ftsTokens, nodeText } from './textVectors.js';
 export { chooseLabel, resolveSnapshot } from './labels.js';
 export { TeamStorePool } from './pool.js';
 export type { TeamStorePoolOptions } from './pool.js';
-export { callerFileCounts, neighbourPairs, refsPassing } from './rankReads.js';
+export { callerFileCounts, dependentRefs, neighbourPairs, refsPassing } from './rankReads.js';

@@ -71,3 +71,25 @@ export async function refsPassing(client: PgClient, snap: TeamSnapshot, refs: re
     [snap.repoId, snap.snapshotId, versions, ordinals, ...where.params]);
   return new Set(r.rows.map((row) => nodeRef(Number(row.version_id), row.ordinal)));
 }
+
+/**
+ * Dependents of the seeds in the snapshot (the graph channel of "callers of X" questions, as the
+ * local reader's `dependentsOf`): sources of `types` edges into them, the seeds left out, with how
+ * many such edges each has; most first, then by path and position (the local order too).
+ */
+export async function dependentRefs(client: PgClient, snap: TeamSnapshot, seeds: readonly number[], types: readonly string[], limit: number): Promise<{ ref: number; edges: number }[]> {
+  if (seeds.length === 0 || types.length === 0) return [];
+  const [versions, ordinals] = refColumns(seeds);
+  const r = await client.query<{ v: string; o: number; edges: string }>(
+    `SELECT sf.version_id AS v, e.source_ordinal AS o, count(*) AS edges
+       FROM unnest($3::bigint[], $4::int[]) AS t(v, o)
+       JOIN edges e ON e.repo_id = $1 AND e.target_version_id = t.v AND e.target_ordinal = t.o
+       JOIN snapshot_files sf ON sf.repo_id = $1 AND sf.snapshot_id = $2 AND sf.edge_set_id = e.edge_set_id
+       JOIN nodes n ON n.repo_id = $1 AND n.version_id = sf.version_id AND n.ordinal = e.source_ordinal
+      WHERE e.type = ANY($5::text[])
+        AND NOT EXISTS (SELECT 1 FROM unnest($3::bigint[], $4::int[]) AS x(v, o) WHERE x.v = sf.version_id AND x.o = e.source_ordinal)
+      GROUP BY sf.version_id, e.source_ordinal, sf.path, n.start_byte
+      ORDER BY count(*) DESC, sf.path COLLATE "C", n.start_byte, e.source_ordinal LIMIT $6`,
+    [snap.repoId, snap.snapshotId, versions, ordinals, [...types], limit]);
+  return r.rows.map((row) => ({ ref: nodeRef(Number(row.v), row.o), edges: Number(row.edges) }));
+}

@@ -184,7 +184,7 @@ export async function bm25Search(client: PgClient, snap: TeamSnapshot, text: str
            CROSS JOIN LATERAL unnest(u.weights) AS w(w)
            JOIN q ON (NOT q.pre AND u.lexeme = q.lex) OR (q.pre AND u.src = 'h' AND w.w IN ('A', 'C') AND starts_with(u.lexeme, q.lex))
           GROUP BY q.i, q.lex, q.pre, q.idf) t) s
-     ORDER BY s.score DESC, m.path, m.start_byte, m.ordinal LIMIT $11`,
+     ORDER BY s.score DESC, m.path COLLATE "C", m.start_byte, m.ordinal LIMIT $11`,
     [snap.repoId, snap.snapshotId, phrases.map((p) => p.lexeme), phrases.map((p) => p.prefix), phrases.map((_, i) => idf.get(i + 1)!),
       headQuery, bodyQuery, snap.textTokens / snap.nodeCount, phrases.filter((p) => !p.prefix).map((p) => p.lexeme),
       phrases.filter((p) => p.prefix).map((p) => `${p.lexeme.replace(/[\\%_]/g, '\\$&')}%`), limit, ...where.params]);

@@ -213,7 +213,7 @@ export class IndexReader {
         this.label,
         limit,
       );
-      return rows.map((r) => ({ nodeId: r.id, score: r.score }));
+      return this.orderTies(rows.map((r) => ({ nodeId: r.id, score: r.score })));
     }
     // BM25 scores do not depend on the filter: the filtered answer is the unfiltered ranking
     // with the rows that fail it left out. FTS ranks the matching rows alone (no join); they are
@@ -240,7 +240,7 @@ export class IndexReader {
         out.push({ nodeId: r.id, score: r.score });
         if (out.length >= limit) break;
       }
-      return out;
+      return this.orderTies(out);
     }
     const head = Math.ceil((2 * limit) / fraction);
     let ranked = ranking(head);
@@ -262,7 +262,35 @@ export class IndexReader {
         if (out.length >= limit) break;
       }
     }
-    return out;
+    return this.orderTies(out);
+  }
+
+  /**
+   * Equal scores in path and position order (the team store's order too), not in row id order:
+   * row ids follow the order the parse workers finished, so two indexes of one tree would rank
+   * tied rows differently. Only the tied rows are read.
+   */
+  private orderTies(hits: RankedHit[]): RankedHit[] {
+    const tied = new Set<number>();
+    for (let i = 1; i < hits.length; i++) {
+      if (hits[i]!.score === hits[i - 1]!.score) tied.add(hits[i]!.nodeId).add(hits[i - 1]!.nodeId);
+    }
+    if (tied.size === 0) return hits;
+    const place = new Map(
+      selectAll<{ id: number; path: string; start: number }>(
+        this.db,
+        `SELECT n.id AS id, lf.path AS path, n.start_byte AS start FROM json_each(?) t JOIN nodes n ON n.id = t.value ${inLabelJoin('n.file_id')}`,
+        JSON.stringify([...tied]),
+        this.label,
+      ).map((r) => [r.id, r] as const),
+    );
+    const order = (a: RankedHit, b: RankedHit): number => {
+      const pa = place.get(a.nodeId);
+      const pb = place.get(b.nodeId);
+      if (!pa || !pb) return a.nodeId - b.nodeId;
+      return (pa.path < pb.path ? -1 : pa.path > pb.path ? 1 : 0) || pa.start - pb.start || a.nodeId - b.nodeId;
+    };
+    return [...hits].sort((a, b) => b.score - a.score || order(a, b));
   }
 
   /**
@@ -529,10 +557,10 @@ export class IndexReader {
     if (nodeIds.length === 0 || types.length === 0) return [];
     return selectAll<{ nodeId: number; edges: number }>(
       this.db,
-      `SELECT e.source_id AS nodeId, COUNT(*) AS edges FROM edges e ${inLabelJoin('e.file_id')}
+      `SELECT e.source_id AS nodeId, COUNT(*) AS edges FROM edges e ${inLabelJoin('e.file_id')} JOIN nodes s ON s.id = e.source_id
            WHERE e.target_id IN (${nodeIds.map(() => '?').join(',')}) AND e.type IN (${types.map(() => '?').join(',')})
              AND e.source_id NOT IN (${nodeIds.map(() => '?').join(',')})
-           GROUP BY e.source_id ORDER BY edges DESC, e.source_id LIMIT ?`,
+           GROUP BY e.source_id ORDER BY edges DESC, MIN(lf.path), MIN(s.start_byte), e.source_id LIMIT ?`,
       this.label,
       ...nodeIds,
       ...types,
