@@ -15,9 +15,10 @@ import { againstClean } from './cleanIndex.js';
 // still resolved into the renamed file (decision 022, difference 22: pmndrs/zustand, seed 1,
 // step 37, `git mv src/vanilla.ts src/vanilla_r37.ts`).
 
-const options = { env: {}, configOverrides: { embedding: { enabled: false } } };
-
-describe('a TS module renamed in its folder, its importers unchanged', () => {
+// With the semantic pass off, the renamed file's state must stay what a clean index gives it
+// (`none`), not `pending` (a pass that never runs).
+describe.each([true, false])('a TS module renamed in its folder, its importers unchanged (semantic pass on: %s)', (semantic) => {
+  const options = { env: {}, configOverrides: { embedding: { enabled: false }, semantic: { enabled: semantic } } };
   let source: string;
   let repo: string;
   let engine: Engine;

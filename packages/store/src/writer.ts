@@ -371,7 +371,10 @@ export class IndexWriter {
       insertReexport: s(`INSERT INTO module_reexports(file_id, target_module, name) VALUES (?, ?, ?)`),
       setSemantic: s(`UPDATE files SET semantic_state = ?, semantic_reason = ? WHERE id = ?`),
       insertContent: s(`INSERT OR IGNORE INTO file_contents(content_hash, size, data) VALUES (?, ?, ?)`),
-      renameFile: s(`UPDATE files SET path = ?, project = ?, semantic_state = 'pending', semantic_reason = 'file moved' WHERE id = ?`),
+      // A file no pass has analysed (`none`: the pass is off or has no analyser for it) stays so: a clean index of the new tree gives it `none` too.
+      renameFile: s(`UPDATE files SET path = ?, project = ?,
+          semantic_reason = CASE WHEN semantic_state = 'none' THEN semantic_reason ELSE 'file moved' END,
+          semantic_state = CASE WHEN semantic_state = 'none' THEN 'none' ELSE 'pending' END WHERE id = ?`),
       rekeyNode: s(`UPDATE OR IGNORE nodes SET symbol_key = ?, project = ? WHERE id = ?`),
       setNodeKey: s(`UPDATE nodes SET symbol_key = ?, disambiguator = ? WHERE id = ?`),
       renameFileNode: s(`UPDATE nodes SET name = CASE WHEN name = @fromName THEN @toName ELSE name END,
