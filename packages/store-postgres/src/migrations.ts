@@ -204,7 +204,7 @@ CREATE INDEX snapshot_files_edge_set ON snapshot_files(repo_id, edge_set_id, sna
 // Result facts (decision 046, amended): the other locations of a result's identical code are
 // found by chunk hash within the repository, then kept when their version is the snapshot's.
 const FACTS = `
-CREATE INDEX nodes_chunk_hash ON nodes(repo_id, chunk_hash);
+CREATE INDEX IF NOT EXISTS nodes_chunk_hash ON nodes(repo_id, chunk_hash);
 `;
 
 /** The numbered migrations, oldest first (forward-only: a released one is never edited). */
