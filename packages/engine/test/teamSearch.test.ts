@@ -4,8 +4,8 @@ import { defaultConfig } from '@ca/schema';
 import { bm25Search, nodesByRefs, publish, withSnapshot } from '@ca/store-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, searchTeamStore, type SearchResult } from '../src/index.js';
-import { copyFixture, REPO_ROOT, testModels } from './helpers.js';
-import { writeHubRepo } from './hubRepo.js';
+import { copyFixture, REPO_ROOT, seededRandom, testModels } from './helpers.js';
+import { writeHubRepo, writeRandomRepo } from './hubRepo.js';
 
 // Parity of `ca search --store` with the local index on the committed fixture query sets
 // (eval/*.jsonl, the sets tools/eval-gate.sh runs): the fixture is indexed locally, published
@@ -243,6 +243,28 @@ describe.runIf(URL_RW)('team store search: result facts', () => {
       expect((await hub.search(query, { limit: 1, channels: ['name'] })).results.map(shown)).toEqual([row]);
     }
   }, 120_000);
+
+  it('generated call graphs: every function and the 23 copies of one carry the same facts on both backends', async () => {
+    // Three seeds of 40 functions with random calls (hubs among them, self-calls, repeated calls),
+    // names against storage order; each function asked for by name on both, its facts compared.
+    // twin() stands in 23 files: 20 locations listed, 23 counted, in path order.
+    const shownAll = (r: SearchResult) => [...shown(r), r.locations?.length];
+    let withMany = 0;
+    for (const seed of [11, 12, 13]) {
+      const { root, names } = writeRandomRepo(seed, seededRandom(seed));
+      const repository = `facts-gen-${seed}-${stamp}`;
+      const engine = await published(root, repository);
+      for (const name of [...names, 'twin']) {
+        const local = (await engine.search(name, { limit: 1, channels: ['name'] })).results.map(shownAll);
+        expect({ name, team: (await team(repository, name)).results.map(shownAll) }).toEqual({ name, team: local });
+        if ((local[0]?.[1] as number) > 3) withMany++;
+      }
+      const twin = (await team(repository, 'twin')).results[0]!;
+      expect([twin.locationCount, twin.locations?.length, twin.locations?.[0]?.path, twin.locations?.[19]?.path]).toEqual([23, 20, 'copies/c00/twin.ts', 'copies/c19/twin.ts']);
+    }
+    // The generator makes hubs: more than three callers, where which three are named matters.
+    expect(withMany).toBeGreaterThan(0);
+  }, 600_000);
 
   it('facts: false leaves the facts out, as the local search does', async () => {
     const off = await team(`facts-ts-app-${stamp}`, 'formatDate', { facts: false });
