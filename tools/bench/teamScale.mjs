@@ -14,9 +14,12 @@
 // sample of symbols whose qualified name is unique (every k-th by name), SQLite through
 // Engine.navigate and PostgreSQL through the async read contract on one open snapshot; the edge
 // sums per backend show both answered the same.
+// Facts (`--only …,facts`): the team search with its result facts (caller count, neighbour
+// names, identical code) and without (`facts: false`), interleaved query by query; the same
+// pair on SQLite.
 // Prints JSON lines; figures go to docs/benchmarks.md ("Team store at scale").
 // Usage: node tools/bench/teamScale.mjs --symbols 100000 --store URL [--read-url URL] [--db FILE]
-//          [--repo NAME] [--runs 3] [--queries 50] [--sample 100] [--only build,publish,search,navigation]
+//          [--repo NAME] [--runs 3] [--queries 50] [--sample 100] [--only build,publish,search,navigation,facts]
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -93,6 +96,7 @@ mkdirSync(emptyRepo, { recursive: true });
 const engine = Engine.open(emptyRepo, { dbPath, env: benchEnv() });
 try {
   if (only.has('search')) await searchBench();
+  if (only.has('facts')) await factsBench();
   if (only.has('navigation')) await navigationBench();
 } finally {
   await engine.dispose();
@@ -135,6 +139,41 @@ async function searchBench() {
   }
   emit({ step: 'search', queries: queries.length, runs: Number(values.runs), local: stats(runs.local), team: stats(runs.team), sameTop1 });
   await channelBreakdown(queries, vectors, modelId);
+}
+
+/** Search with and without the result facts, on both backends, interleaved per query. */
+async function factsBench() {
+  const db = new (sqliteDriver())(dbPath, { readonly: true });
+  const all = querySet(db).map((x) => x.q);
+  const every = Math.max(1, Math.floor(all.length / Number(values.queries)));
+  const queries = all.filter((_, i) => i % every === 0).slice(0, Number(values.queries));
+  db.close();
+  const model = engine.store.vectors.model();
+  if (!model) throw new Error('the synthetic index has no vectors');
+  const modelId = `${model.modelId}@${model.revision}`;
+  const vectors = new Map();
+  for (const q of [...WARMUP_QUERIES, ...queries]) vectors.set(q, await engine.embedQuery(q));
+  const run = {
+    localFacts: async (q) => search((await engine.searchContext(q, { limit: 10 }, vectors.get(q))).ctx, q, engine.searchOptions({ limit: 10 })),
+    localBare: async (q) => search((await engine.searchContext(q, { limit: 10, facts: false }, vectors.get(q))).ctx, q, engine.searchOptions({ limit: 10, facts: false })),
+    teamFacts: (q) => searchTeamStore(readUrl, repository, q, { limit: 10, label: LABEL, queryVector: { vector: vectors.get(q).vector, modelId } }),
+    teamBare: (q) => searchTeamStore(readUrl, repository, q, { limit: 10, facts: false, label: LABEL, queryVector: { vector: vectors.get(q).vector, modelId } }),
+  };
+  for (const q of WARMUP_QUERIES) for (const f of Object.values(run)) await f(q);
+  const times = Object.fromEntries(Object.keys(run).map((k) => [k, []]));
+  for (let r = 0; r < Number(values.runs); r++) {
+    for (const [i, q] of queries.entries()) {
+      // Rotate the order, so no variant always finds the others' caches warm.
+      const keys = Object.keys(run);
+      for (let j = 0; j < keys.length; j++) {
+        const k = keys[(i + r + j) % keys.length];
+        const t = performance.now();
+        await run[k](q);
+        times[k].push(performance.now() - t);
+      }
+    }
+  }
+  emit({ step: 'search facts', queries: queries.length, runs: Number(values.runs), ...Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, stats(xs)])) });
 }
 
 /** The team search's parts on one open connection and snapshot: where a search's time goes. */

@@ -253,6 +253,19 @@ describe.runIf(haveServer)('ca symbol/outline/source/callers … --store (the CL
     expect(JSON.parse(symbol.stdout).symbols.map((s: { qualifiedName: string }) => s.qualifiedName)).toEqual(['TokenStore.save', 'MemoryTokenStore.save']);
   });
 
+  it('ca search --store prints the result facts as the local search does (callers, callees, identical code)', () => {
+    // formatDate (src/utils/format.ts:7) is called by AuthService.describe, stamp (legacy/helpers.js)
+    // and formatDateTime, and calls nothing of the index; `email: string;` stands in UserCard.tsx:7
+    // and api.generated.ts:5 (one chunk hash).
+    const text = store(['search', 'formatDate', '--limit', '1', '--label', 'main']);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n')[1]).toBe('     ts-app-fixture · public API · 3 callers (AuthService.describe, formatDateTime, stamp)');
+    const time = JSON.parse(store(['search', 'formatDateTime', '--limit', '1', '--json']).stdout).results[0];
+    expect([time.qualifiedName, time.callerCount, time.callers, time.callees]).toEqual(['formatDateTime', 0, [], ['formatDate']]);
+    const email = store(['search', 'UserDto.email', '--limit', '1']);
+    expect(email.stdout.split('\n')[2]).toBe('     identical code in 2 places, also at src/components/UserCard.tsx:7');
+  });
+
   it('CA_STORE_URL names the store as --store does', () => {
     const r = ca(['callees', 'formatDate', '--store-repo', p.repository, '--json'], { env: { ...env, CA_STORE_URL: RO! }, cwd: tmpdir() });
     expect(r.code).toBe(0);

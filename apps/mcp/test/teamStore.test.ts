@@ -197,7 +197,8 @@ describe.skipIf(!haveServer)('MCP tools over the local index and over the team s
     // (caller-file boost, per-file diversity: decision 046), which the fixture's broad word reaches.
     for (const query of ['AuthService.login', 'retry', 'invoice plan']) {
       const [a, b] = [await local.call('search_code', { query, limit: 5 }), await store.call('search_code', { query, limit: 5 })];
-      const rows = (r: Answer) => r.json.results.map((x: any) => [x.qualifiedName, x.path, x.startLine, x.container]);
+      // The result facts too (caller count, callers, callees, identical code elsewhere).
+      const rows = (r: Answer) => r.json.results.map((x: any) => [x.qualifiedName, x.path, x.startLine, x.container, x.callerCount, x.callers, x.callees, x.locationCount, x.locations?.map((l: any) => `${l.path}:${l.startLine}`)]);
       expect(rows(b), query).toEqual(rows(a));
     }
   });

@@ -10,8 +10,11 @@ import {
   hubCandidates,
   hubLinks,
   hubSeeds,
+  MAX_RESULT_LOCATIONS,
+  NEIGHBOURS_PER_SIDE,
   reciprocalRankFusion,
   rescoreHits,
+  resultWithFacts,
   searchFilter,
   type Channel,
   type ChannelRanking,
@@ -33,8 +36,9 @@ import { queryEmbeddingText } from './engine.js';
 // (rerank, diversity, identical code once, the similarity floor, `--min-score`, selection, the
 // per-file pass) are @ca/retrieve's own functions, the ones the local search runs, over reads of
 // the snapshot (@ca/store-postgres rankReads.ts), and so is the graph channel ("callers of X":
-// the named symbols' dependents). Not applied here yet: the result facts (callers, callees, other
-// locations).
+// the named symbols' dependents). The result facts (caller count, callers, callees, the other
+// locations of identical code) are the local `withFacts`'s over the snapshot's reads
+// (@ca/store-postgres factReads.ts), added before the cross-cutting grouping as there.
 
 /** Options of `searchTeamStore`: `SearchOptions` and the label (default: decision 050's rule, `chooseLabel`). */
 export interface TeamSearchOptions extends SearchOptions {
@@ -162,16 +166,36 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
     // Without the lexical channels asked for (an ablation), there is no "no lexical match" to tell.
     const lexical = !(wanted.has('name') || wanted.has('bm25')) || rankings.some((r) => r.channel !== 'vector' && r.ids.length > 0);
     const ranked = finishRanking(scored, { text, analyzed, exact, named, bm25, cosine, lexical, options, notices, repoNames: null });
-    const results = analyzed.intent === 'cross_cutting' ? groupByModule(ranked.results) : ranked.results;
-    const response = done(results, ranked.tokens, await containersOf(client, snap, results));
+    const own = new Map((await nodesByRefs(client, snap, ranked.results.map((r) => Number(r.id)))).map((n) => [n.ref, n] as const));
+    const faceted = options.facts !== false ? await withTeamFacts(client, snap, ranked.results, own) : ranked.results;
+    const results = analyzed.intent === 'cross_cutting' ? groupByModule(faceted) : faceted;
+    const response = done(results, ranked.tokens, await containersOf(client, snap, results, own));
     return ranked.candidates ? { ...response, candidates: ranked.candidates } : response;
   });
 }
 
-/** Each result's container (its parent's qualified name when a class or namespace), read in the search's snapshot. */
-async function containersOf(client: PgClient, snap: TeamSnapshot, results: readonly SearchResult[]): Promise<Record<string, string | null>> {
+/**
+ * The results with their facts, as the local `withFacts` adds them: caller count and neighbour
+ * names of each result's own node, and every location of its chunk hash (the head node's, `own`
+ * by ref) in the snapshot. Two reads for all results (facts, locations).
+ */
+async function withTeamFacts(client: PgClient, snap: TeamSnapshot, results: readonly SearchResult[], own: ReadonlyMap<number, TeamNode>): Promise<SearchResult[]> {
+  const { teamLocationsByChunkHash, teamNodeFacts } = await import('@ca/store-postgres');
+  const facts = await teamNodeFacts(client, snap, results.map((r) => Number(r.id)), NEIGHBOURS_PER_SIDE);
+  const hashOf = (r: SearchResult) => own.get(Number(r.id))?.chunkHash || undefined;
+  const hashes = [...new Set(results.map(hashOf).filter((h): h is string => h !== undefined))];
+  const places = await teamLocationsByChunkHash(client, snap, hashes, MAX_RESULT_LOCATIONS);
+  return results.map((r) => {
+    const hash = hashOf(r);
+    const entry = hash === undefined ? undefined : places.get(hash);
+    const locations = (entry?.locations ?? []).map((l) => ({ id: String(l.ref), qualifiedName: l.qualifiedName, path: l.path, startLine: l.startLine, endLine: l.endLine }));
+    return resultWithFacts(r, facts.get(Number(r.id)), locations, entry?.total ?? 0);
+  });
+}
+
+/** Each result's container (its parent's qualified name when a class or namespace), read in the search's snapshot; `own` the results' nodes by ref. */
+async function containersOf(client: PgClient, snap: TeamSnapshot, results: readonly SearchResult[], own: ReadonlyMap<number, TeamNode>): Promise<Record<string, string | null>> {
   const { nodesByRefs } = await import('@ca/store-postgres');
-  const own = new Map((await nodesByRefs(client, snap, results.map((r) => Number(r.id)))).map((n) => [n.ref, n] as const));
   const parentOf = new Map(results.map((r) => [r.id, own.get(Number(r.id))?.parentRef ?? null] as const));
   const refs = [...new Set([...parentOf.values()].filter((p): p is number => p !== null))];
   const parents = new Map((await nodesByRefs(client, snap, refs)).map((n) => [n.ref, n] as const));

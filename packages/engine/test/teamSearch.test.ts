@@ -4,7 +4,8 @@ import { defaultConfig } from '@ca/schema';
 import { bm25Search, nodesByRefs, publish, withSnapshot } from '@ca/store-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, searchTeamStore, type SearchResult } from '../src/index.js';
-import { copyFixture, REPO_ROOT, testModels } from './helpers.js';
+import { copyFixture, REPO_ROOT, seededRandom, testModels } from './helpers.js';
+import { writeHubRepo, writeRandomRepo } from './hubRepo.js';
 
 // Parity of `ca search --store` with the local index on the committed fixture query sets
 // (eval/*.jsonl, the sets tools/eval-gate.sh runs): the fixture is indexed locally, published
@@ -138,6 +139,31 @@ describe.runIf(URL_RW && MODEL_MISSING === null).each(FIXTURES)('team store sear
     console.info(`${set}: ${hubs} hub results among the lexical top-10 lists`);
   }, 600_000);
 
+  it('with the lexical channels, every result of every query carries the same facts on both backends', async () => {
+    // Caller count, callers, callees (names), and the other locations of identical code (by
+    // place and name: ids differ), result by result; the rankings are equal (the test above).
+    const channels = ['name', 'bm25'] as const;
+    const facts = (r: SearchResult) => ({
+      at: `${r.path}:${r.startLine} ${r.qualifiedName}`, callerCount: r.callerCount, callers: r.callers, callees: r.callees,
+      locationCount: r.locationCount, locations: r.locations?.map((l) => `${l.path}:${l.startLine}-${l.endLine} ${l.qualifiedName}`),
+    });
+    let called = 0;
+    let named = 0;
+    let located = 0;
+    for (const { query } of queries) {
+      const a = await engine.search(query, { limit: 10, channels: [...channels] });
+      const b = await searchTeamStore(URL_RW!, repository, query, { limit: 10, channels: [...channels], embedding });
+      expect({ query, team: b.results.map(facts) }).toEqual({ query, team: a.results.map(facts) });
+      called += a.results.filter((r) => r.callerCount! > 0).length;
+      named += a.results.filter((r) => r.callers!.length + r.callees!.length > 0).length;
+      located += a.results.filter((r) => r.locationCount !== undefined).length;
+    }
+    console.info(`${set}: facts compared on every result; ${called} with callers, ${named} naming neighbours, ${located} with identical code elsewhere`);
+    // The comparison is not of empty facts: the fixtures' results have callers and neighbours.
+    expect(called).toBeGreaterThan(0);
+    expect(named).toBeGreaterThan(0);
+  }, 600_000);
+
   it('hybrid NDCG@10 is within ±0.01 of the local index; the top-10 lists side by side', async () => {
     let local = 0;
     let team = 0;
@@ -161,4 +187,89 @@ describe.runIf(URL_RW && MODEL_MISSING === null).each(FIXTURES)('team store sear
     console.info(`${set}: NDCG@10 local ${(local / queries.length).toFixed(4)}, team ${(team / queries.length).toFixed(4)}; ${differing.length} of ${queries.length} top-10 lists differ\n${differing.join('\n')}`);
     expect(Math.abs(local - team) / queries.length).toBeLessThanOrEqual(0.01);
   }, 600_000);
+});
+
+describe.runIf(URL_RW)('team store search: result facts', () => {
+  // Exact values on both backends, derived by hand from the sources (comments), and the `facts`
+  // option: ts-app as it is committed, and a generated hub (factsOrder.test.ts) whose neighbours'
+  // names run against the order their edges are stored in.
+  const stamp = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const PLAIN = { env: {}, configOverrides: { semantic: { enabled: false }, embedding: { enabled: false } } };
+  const engines: Engine[] = [];
+  const published = async (dir: string, repository: string): Promise<Engine> => {
+    const engine = Engine.open(dir, PLAIN);
+    engines.push(engine);
+    await engine.index();
+    await publish(URL_RW!, repository, engine.store.snapshotSource('working'));
+    return engine;
+  };
+  let tsApp: Engine;
+  let hub: Engine;
+  beforeAll(async () => {
+    tsApp = await published(copyFixture(join(REPO_ROOT, 'fixtures', 'ts-app')), `facts-ts-app-${stamp}`);
+    hub = await published(writeHubRepo(), `facts-hub-${stamp}`);
+  }, 600_000);
+  afterAll(() => engines.forEach((e) => e.dispose()));
+
+  const team = (repository: string, query: string, options: Parameters<typeof searchTeamStore>[3] = {}) =>
+    searchTeamStore(URL_RW!, repository, query, { limit: 1, channels: ['name'], queryVector: null, ...options });
+  const shown = (r: SearchResult) => [r.qualifiedName, r.callerCount, r.callers, r.callees, r.locationCount, r.locations?.map((l) => `${l.path}:${l.startLine} ${l.qualifiedName}`)];
+
+  it('ts-app: formatDate is called by AuthService.describe, stamp and formatDateTime; formatDateTime calls it', async () => {
+    // src/auth/authService.ts:61 (AuthService.describe), src/legacy/helpers.js:24 (stamp) and
+    // src/utils/format.ts:20 (formatDateTime) call formatDate, which calls nothing of the index.
+    const date = await team(`facts-ts-app-${stamp}`, 'formatDate');
+    expect(date.results.map(shown)).toEqual([['formatDate', 3, ['AuthService.describe', 'formatDateTime', 'stamp'], [], undefined, undefined]]);
+    const time = await team(`facts-ts-app-${stamp}`, 'formatDateTime');
+    expect(time.results.map(shown)).toEqual([['formatDateTime', 0, [], ['formatDate'], undefined, undefined]]);
+    expect((await tsApp.search('formatDate', { limit: 1, channels: ['name'] })).results.map(shown)).toEqual(date.results.map(shown));
+  }, 120_000);
+
+  it('ts-app: an email property stands twice (UserCardProps, the generated UserDto): both places, in path order', async () => {
+    // \`email: string;\` is line 7 of src/components/UserCard.tsx and line 5 of
+    // src/generated/api.generated.ts: one chunk hash, two locations, components/ first.
+    const r = await team(`facts-ts-app-${stamp}`, 'UserDto.email');
+    expect(r.results.map(shown)).toEqual([['UserDto.email', 0, [], [], 2, ['src/components/UserCard.tsx:7 UserCardProps.email', 'src/generated/api.generated.ts:5 UserDto.email']]]);
+    expect((await tsApp.search('UserDto.email', { limit: 1, channels: ['name'] })).results.map(shown)).toEqual(r.results.map(shown));
+  }, 120_000);
+
+  it('a hub: its caller count and the alphabetically first three callers and callees, as the local index names them', async () => {
+    // hub: callers zulu…victor (each calling twice) and itself, 6; named: victor, whiskey, xray.
+    // omega calls zulu, yankee, xray, whiskey, victor: named victor, whiskey, xray.
+    const repository = `facts-hub-${stamp}`;
+    const expected = { hub: ['hub', 6, ['victor', 'whiskey', 'xray'], [], undefined, undefined], omega: ['omega', 0, [], ['victor', 'whiskey', 'xray'], undefined, undefined] };
+    for (const [query, row] of Object.entries(expected)) {
+      expect((await team(repository, query)).results.map(shown)).toEqual([row]);
+      expect((await hub.search(query, { limit: 1, channels: ['name'] })).results.map(shown)).toEqual([row]);
+    }
+  }, 120_000);
+
+  it('generated call graphs: every function and the 23 copies of one carry the same facts on both backends', async () => {
+    // Three seeds of 40 functions with random calls (hubs among them, self-calls, repeated calls),
+    // names against storage order; each function asked for by name on both, its facts compared.
+    // twin() stands in 23 files: 20 locations listed, 23 counted, in path order.
+    const shownAll = (r: SearchResult) => [...shown(r), r.locations?.length];
+    let withMany = 0;
+    for (const seed of [11, 12, 13]) {
+      const { root, names } = writeRandomRepo(seed, seededRandom(seed));
+      const repository = `facts-gen-${seed}-${stamp}`;
+      const engine = await published(root, repository);
+      for (const name of [...names, 'twin']) {
+        const local = (await engine.search(name, { limit: 1, channels: ['name'] })).results.map(shownAll);
+        expect({ name, team: (await team(repository, name)).results.map(shownAll) }).toEqual({ name, team: local });
+        if ((local[0]?.[1] as number) > 3) withMany++;
+      }
+      const twin = (await team(repository, 'twin')).results[0]!;
+      expect([twin.locationCount, twin.locations?.length, twin.locations?.[0]?.path, twin.locations?.[19]?.path]).toEqual([23, 20, 'copies/c00/twin.ts', 'copies/c19/twin.ts']);
+    }
+    // The generator makes hubs: more than three callers, where which three are named matters.
+    expect(withMany).toBeGreaterThan(0);
+  }, 600_000);
+
+  it('facts: false leaves the facts out, as the local search does', async () => {
+    const off = await team(`facts-ts-app-${stamp}`, 'formatDate', { facts: false });
+    const local = await tsApp.search('formatDate', { limit: 1, channels: ['name'], facts: false });
+    expect(off.results.map((r) => Object.keys(r).filter((k) => ['callerCount', 'callers', 'callees', 'locations', 'locationCount'].includes(k)))).toEqual([[]]);
+    expect(off.results.map((r) => Object.keys(r).sort())).toEqual(local.results.map((r) => Object.keys(r).sort()));
+  }, 120_000);
 });

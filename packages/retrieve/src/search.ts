@@ -132,7 +132,7 @@ export interface SearchResult {
   readonly isPublicApi: boolean;
   /** Distinct symbols calling it (exact and approximate call edges). */
   readonly callerCount?: number;
-  /** Qualified names of up to three callers and three callees (the first the index lists), alphabetical. */
+  /** Qualified names of the alphabetically first three distinct callers and callees (the symbol itself left out). */
   readonly callers?: readonly string[];
   readonly callees?: readonly string[];
   /**
@@ -741,8 +741,8 @@ function oncePerChunk(scored: readonly Scored[]): Scored[] {
   });
 }
 
-/** Neighbour names a result lists per side. */
-const NEIGHBOURS_PER_SIDE = 3;
+/** Neighbour names a result lists per side (every backend's). */
+export const NEIGHBOURS_PER_SIDE = 3;
 
 /**
  * Facts a result carries so the agent need not ask again: caller count and neighbour names from
@@ -762,7 +762,7 @@ function withFacts(sources: readonly Source[], results: SearchResult[], resultSo
     const s = resultSources[i]!;
     const f = facts[s]!.get(Number(r.id));
     const hash = chunkHashOf.get(r);
-    let locations: ResultLocation[] = [];
+    const locations: ResultLocation[] = [];
     let total = 0;
     if (hash) {
       sources.forEach((src, t) => {
@@ -773,18 +773,30 @@ function withFacts(sources: readonly Source[], results: SearchResult[], resultSo
           locations.push({ ...(multi ? { repo: src.name } : {}), id: String(loc.id), qualifiedName: loc.qualifiedName, path: loc.path, startLine: loc.startLine, endLine: loc.endLine });
         }
       });
-      locations = locations.slice(0, 20);
     }
-    const { code, ...head } = r;
-    return {
-      ...head,
-      callerCount: f?.callerCount ?? 0,
-      callers: f?.callers ?? [],
-      callees: f?.callees ?? [],
-      ...(total > 1 ? { locations, locationCount: total } : {}),
-      code,
-    };
+    return resultWithFacts(r, f, locations, total);
   });
+}
+
+/** Locations a result lists at most (`locationCount` counts them all). */
+export const MAX_RESULT_LOCATIONS = 20;
+
+/**
+ * A result with its facts, in the shape every backend answers (the local `withFacts`, the team
+ * store's search): the caller count and neighbour names (none known: 0 and empty), then the
+ * locations of its identical code when it stands in more than one place (`total`), the first
+ * MAX_RESULT_LOCATIONS of `locations`; the code last.
+ */
+export function resultWithFacts(r: SearchResult, facts: NodeFacts | undefined, locations: readonly ResultLocation[], total: number): SearchResult {
+  const { code, ...head } = r;
+  return {
+    ...head,
+    callerCount: facts?.callerCount ?? 0,
+    callers: facts?.callers ?? [],
+    callees: facts?.callees ?? [],
+    ...(total > 1 ? { locations: locations.slice(0, MAX_RESULT_LOCATIONS), locationCount: total } : {}),
+    code,
+  };
 }
 
 /** The chunk hash behind each emitted result (kept off the public shape). */

@@ -16,3 +16,5 @@ export { chooseLabel, resolveSnapshot } from './labels.js';
 export { TeamStorePool } from './pool.js';
 export type { TeamStorePoolOptions } from './pool.js';
 export { callerFileCounts, dependentRefs, neighbourPairs, refsPassing } from './rankReads.js';
+export { teamLocationsByChunkHash, teamNodeFacts } from './factReads.js';
+export type { TeamCodeLocation, TeamNodeFacts } from './factReads.js';

@@ -201,11 +201,18 @@ CREATE INDEX nodes_name_ci ON nodes(repo_id, lower(name));
 CREATE INDEX snapshot_files_edge_set ON snapshot_files(repo_id, edge_set_id, snapshot_id);
 `;
 
+// Result facts (decision 046, amended): the other locations of a result's identical code are
+// found by chunk hash within the repository, then kept when their version is the snapshot's.
+const FACTS = `
+CREATE INDEX IF NOT EXISTS nodes_chunk_hash ON nodes(repo_id, chunk_hash);
+`;
+
 /** The numbered migrations, oldest first (forward-only: a released one is never edited). */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'repositories, content-addressed file versions, edge sets, snapshots and labels', sql: INITIAL },
   { version: 2, name: 'search: head and body tsvectors, snapshot token totals, HNSW indexes per model', sql: SEARCH },
   { version: 3, name: 'read path: case-insensitive name lookups, snapshot files by edge set', sql: READ_PATH },
+  { version: 4, name: 'result facts: nodes by chunk hash', sql: FACTS },
 ];
 
 /** The schema version this tool writes and reads. */

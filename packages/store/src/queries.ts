@@ -62,7 +62,7 @@ export function findNodes(
 export interface NodeFacts {
   /** Distinct symbols with a call edge into it (in the label). */
   readonly callerCount: number;
-  /** Qualified names of up to `perSide` callers and callees (the first found), alphabetical. */
+  /** Qualified names of the alphabetically first `perSide` distinct callers and callees (itself left out). */
   readonly callers: readonly string[];
   readonly callees: readonly string[];
 }
@@ -84,8 +84,10 @@ export function nodeFacts(db: SqliteDatabase, label: string, nodeIds: readonly n
     labelId,
     ids,
   );
-  // The first `perSide` distinct neighbours in index order, named alphabetically: reading a
-  // hub's hundreds of callers to pick the alphabetically first costs a scan per hub.
+  // The alphabetically first `perSide` distinct neighbours: an order of the names alone, so
+  // every index of the same tree (and the team store, decision 046) names the same ones; the
+  // first in index order depended on the order the parse workers finished. The count above
+  // reads a hub's caller edges anyway; this adds a name lookup per distinct caller.
   const names = (side: 'in' | 'out') =>
     selectAll<{ id: number; names: string }>(
       db,
@@ -94,9 +96,8 @@ export function nodeFacts(db: SqliteDatabase, label: string, nodeIds: readonly n
            SELECT DISTINCT ${side === 'in' ? 'e.source_id' : 'e.target_id'} AS other FROM edges e
            ${inLabelJoin('e.file_id', 'id')}
            WHERE ${side === 'in' ? 'e.target_id' : 'e.source_id'} = t.value AND e.type = 'calls' AND e.target_id IS NOT NULL
-             AND e.source_id <> e.target_id
-           LIMIT ?) x
-         JOIN nodes n ON n.id = x.other ORDER BY q)) AS names
+             AND e.source_id <> e.target_id) x
+         JOIN nodes n ON n.id = x.other ORDER BY q LIMIT ?)) AS names
        FROM json_each(?) t`,
       labelId,
       perSide,
