@@ -1,6 +1,6 @@
 import { CaError } from '@ca/schema';
 import { describe, expect, it } from 'vitest';
-import { frameworkSymbols, preprocessorSymbolsFor, readCsproj, readSolution } from '../src/index.js';
+import { csTestProject, frameworkSymbols, preprocessorSymbolsFor, readCsproj, readSolution } from '../src/index.js';
 import { fixtureText } from './helpers.js';
 
 describe('readCsproj', () => {
@@ -22,6 +22,7 @@ describe('readCsproj', () => {
       rootNamespace: 'Acme.Core',
       langVersion: '12.0',
       nullable: 'enable',
+      isTestProject: null,
     });
     expect(preprocessorSymbolsFor(p)).toEqual(['ACME_BILLING', ...frameworkSymbols('net8.0'), 'RELEASE', 'TRACE']);
   });
@@ -133,5 +134,44 @@ describe('readSolution', () => {
     expect(() => readSolution('<Solution><Folder></Solution>', 'x.slnx')).toThrowError(
       expect.objectContaining({ code: 'project_load_failed' }) as Error,
     );
+  });
+});
+
+describe('csTestProject', () => {
+  const project = (body: string) => `<Project Sdk="Microsoft.NET.Sdk">\n${body}\n</Project>\n`;
+  const pkg = (name: string) => project(`  <ItemGroup>\n    <PackageReference Include="${name}" Version="1.0.0" />\n  </ItemGroup>`);
+  const fact = (text: string) => csTestProject({ path: 'qa/P/P.csproj', text });
+
+  it('is a test project by a test framework package, any case, the first one named', () => {
+    for (const name of ['xunit', 'xunit.v3', 'NUnit', 'nunit', 'MSTest', 'MSTest.TestFramework', 'Microsoft.NET.Test.Sdk']) {
+      const canonical = name === 'nunit' ? 'NUnit' : name;
+      expect([name, fact(pkg(name))]).toEqual([name, { test: true, reason: `PackageReference ${canonical}` }]);
+    }
+  });
+
+  it('is not one by other packages, a ProjectReference to a test project, or test-like names', () => {
+    // Packages named like test tools that are not frameworks: an assertion library, a mocking library, a runner.
+    for (const name of ['FluentAssertions', 'Moq', 'xunit.runner.visualstudio', 'NUnit3TestAdapter', 'Shouldly']) {
+      expect([name, fact(pkg(name))]).toEqual([name, { test: false, reason: 'no test framework reference' }]);
+    }
+    const referencing = project('  <ItemGroup>\n    <ProjectReference Include="..\\Shop.Tests\\Shop.Tests.csproj" />\n  </ItemGroup>');
+    expect(fact(referencing)).toEqual({ test: false, reason: 'no test framework reference' });
+  });
+
+  it('IsTestProject decides when set, false overriding a test package', () => {
+    expect(fact(project('  <PropertyGroup>\n    <IsTestProject>true</IsTestProject>\n  </PropertyGroup>'))).toEqual({ test: true, reason: 'IsTestProject true' });
+    expect(fact(project('  <PropertyGroup>\n    <IsTestProject> True </IsTestProject>\n  </PropertyGroup>'))).toEqual({ test: true, reason: 'IsTestProject true' });
+    const off = project('  <PropertyGroup>\n    <IsTestProject>false</IsTestProject>\n  </PropertyGroup>\n  <ItemGroup>\n    <PackageReference Include="xunit" />\n  </ItemGroup>');
+    expect(fact(off)).toEqual({ test: false, reason: 'IsTestProject false' });
+    // A value read from a property is unknowable without evaluation: the packages decide.
+    expect(fact(project('  <PropertyGroup>\n    <IsTestProject>$(IsTest)</IsTestProject>\n  </PropertyGroup>'))).toEqual({ test: false, reason: 'no test framework reference' });
+  });
+
+  it('a malformed project file is not a test project, with the reason it could not be read', () => {
+    const r = fact('<Project>\n  <PropertyGroup>\n</Project>\n');
+    expect(r.test).toBe(false);
+    expect(r.unreadable).toBe(true);
+    expect(r.reason).toMatch(/^qa\/P\/P\.csproj: malformed project file: /);
+    expect(fact('<Solution />')).toEqual({ test: false, reason: 'qa/P/P.csproj: root element is <Solution>, expected <Project>', unreadable: true });
   });
 });
