@@ -1,5 +1,9 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { changedLineRecall, contextMetrics, tokensToFirst, type ContextRow } from '../src/index.js';
+import { estimateTokens } from '@ca/engine';
+import { changedLineRecall, contextMetrics, parseQuerySet, runEval, tokensToFirst, type ContextRow } from '../src/index.js';
 
 describe('changedLineRecall', () => {
   const results = [
@@ -69,4 +73,43 @@ describe('contextMetrics', () => {
     expect(tokensToFirst([{ code }, { code }, { code }, { code }], [0, 0, 2, 3])).toBe(30);
     expect(tokensToFirst([{ code }, { code }], [0, 0])).toBeNull();
   });
+});
+
+describe('context efficiency of a run over fixtures/cs-testproj (test projects by reference)', () => {
+  it('counts test-project results in the test share of product queries only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ca-eval-context-'));
+    const repo = join(dir, 'repo');
+    cpSync(join(__dirname, '../../../fixtures/cs-testproj'), repo, { recursive: true });
+    try {
+      const set = parseQuerySet(
+        [
+          JSON.stringify({ header: { repo: 'fixtures/cs-testproj', path: repo, language: 'cs' } }),
+          JSON.stringify({ id: 'product', query: 'apply discount percent off', archetype: 'nl_behavioral', relevant: [{ symbol: 'src/Shop/PriceCalculator.cs#Shop.PriceCalculator.ApplyDiscount', grade: 3 }], split: 'train' }),
+          JSON.stringify({ id: 'about-tests', query: 'tests apply discount percent off', archetype: 'nl_behavioral', relevant: [{ symbol: 'qa/ShopChecks/DiscountChecks.cs#ShopChecks.DiscountChecks.ApplyDiscountTakesPercentOff', grade: 3 }], split: 'train' }),
+        ].join('\n'),
+        join(dir, 'set.jsonl'),
+      );
+      const report = await runEval([set], { db: join(dir, 'index.db'), coldSamples: 0, configurations: ['bm25'], split: 'all', env: {} });
+      const s = report.sets[0]!;
+      const product = s.queries.find((q) => q.id === 'product')!.configs['bm25']!;
+      // packages/engine/test/testProjects.test.ts: the product class (ApplyDiscount merged into
+      // it) first, then four results of the test projects — none of them on a test path.
+      expect(product.top.map((t) => t.split(' ')[0])).toEqual([
+        'Shop.PriceCalculator',
+        'ShopChecks.DiscountChecks.ApplyDiscountTakesPercentOff',
+        'ShopChecks',
+        'ShopVerification.RoundingVerification',
+        'qa/ShopChecks/DiscountChecks.cs',
+      ]);
+      expect([product.testsInTop10, product.resultsInTop10]).toEqual([4, 5]);
+      const context = s.configs[0]!.context!;
+      // Only the product query counts towards the share (the other is about tests): 4 / 5.
+      expect([context.testShareTop10, context.testShareQueries]).toEqual([0.8, 1]);
+      // Both queries found their gold: the product one at rank 1, so its tokens are the first result's.
+      expect([context.tokensToFirstRelevant.queries, context.withoutRelevant]).toEqual([2, 0]);
+      expect(product.tokensToFirstRelevant).toBe(estimateTokens(readFileSync(join(repo, 'src/Shop/PriceCalculator.cs'), 'utf8').split('\n').slice(2, 9).join('\n')));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
