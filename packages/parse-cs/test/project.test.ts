@@ -143,7 +143,7 @@ describe('csTestProject', () => {
   const fact = (text: string) => csTestProject({ path: 'qa/P/P.csproj', text });
 
   it('is a test project by a test framework package, any case, the first one named', () => {
-    for (const name of ['xunit', 'xunit.v3', 'NUnit', 'nunit', 'MSTest', 'MSTest.TestFramework', 'Microsoft.NET.Test.Sdk']) {
+    for (const name of ['xunit', 'xunit.v3', 'xunit.v3.mtp-v2', 'NUnit', 'nunit', 'MSTest', 'MSTest.TestFramework', 'TUnit', 'Microsoft.NET.Test.Sdk']) {
       const canonical = name === 'nunit' ? 'NUnit' : name;
       expect([name, fact(pkg(name))]).toEqual([name, { test: true, reason: `PackageReference ${canonical}` }]);
     }
@@ -151,11 +151,27 @@ describe('csTestProject', () => {
 
   it('is not one by other packages, a ProjectReference to a test project, or test-like names', () => {
     // Packages named like test tools that are not frameworks: an assertion library, a mocking library, a runner.
-    for (const name of ['FluentAssertions', 'Moq', 'xunit.runner.visualstudio', 'NUnit3TestAdapter', 'Shouldly']) {
+    for (const name of ['FluentAssertions', 'Moq', 'xunit.runner.visualstudio', 'xunit.v3.assert', 'xunit.v3.extensibility.core', 'NUnit3TestAdapter', 'Shouldly']) {
       expect([name, fact(pkg(name))]).toEqual([name, { test: false, reason: 'no test framework reference' }]);
     }
     const referencing = project('  <ItemGroup>\n    <ProjectReference Include="..\\Shop.Tests\\Shop.Tests.csproj" />\n  </ItemGroup>');
     expect(fact(referencing)).toEqual({ test: false, reason: 'no test framework reference' });
+  });
+
+  it('a test framework referenced only under a target-framework condition still makes a test project (Newtonsoft.Json.Tests shape)', () => {
+    // readCsproj skips `'$(TargetFramework)'=='net46'` groups (unknowable without evaluation);
+    // a test package in any of them is a test project under every target.
+    const perTarget = project(
+      `  <PropertyGroup>\n    <TargetFrameworks>net6.0;net46</TargetFrameworks>\n  </PropertyGroup>\n  <ItemGroup Condition="'$(TargetFramework)'=='net46'">\n    <PackageReference Include="Moq" Version="$(MoqPackageVersion)" />\n    <PackageReference Include="NUnit" Version="$(NunitPackageVersion)" />\n  </ItemGroup>`,
+    );
+    expect(readCsproj(perTarget, 'qa/P/P.csproj').packageReferences).toEqual([]);
+    expect(fact(perTarget)).toEqual({ test: true, reason: 'PackageReference NUnit' });
+  });
+
+  it('the MSTest project SDK makes a test project, with or without a version (eShop shape)', () => {
+    expect(fact('<Project Sdk="MSTest.Sdk">\n  <ItemGroup>\n    <PackageReference Include="NSubstitute" />\n  </ItemGroup>\n</Project>\n')).toEqual({ test: true, reason: 'Sdk MSTest.Sdk' });
+    expect(fact('<Project Sdk="MSTest.Sdk/3.6.1" />')).toEqual({ test: true, reason: 'Sdk MSTest.Sdk' });
+    expect(fact('<Project Sdk="Microsoft.NET.Sdk.Web" />')).toEqual({ test: false, reason: 'no test framework reference' });
   });
 
   it('IsTestProject decides when set, false overriding a test package', () => {
