@@ -628,7 +628,7 @@ function testCodeOf(sources: readonly Source[], guard: Guard): (key: number, n: 
 const EMPTY_PROJECTS: ReadonlySet<string> = new Set();
 
 /** Test code by path alone: backends that record no test projects. */
-export const testCodeByPath = (_key: number, n: NodeRecord): boolean => isTestPath(n.path);
+const testCodeByPath = (_key: number, n: NodeRecord): boolean => isTestPath(n.path);
 
 /**
  * Fused hits rescored (every backend's): definition boost, generated / syntactic-only / test
