@@ -21,7 +21,9 @@ export {
   aggregate,
 } from './metrics.js';
 export type { RankedSymbol, JudgedRanking, QueryMetrics, AggregateMetrics } from './metrics.js';
-export { mineGit, cleanCommitMessage, dropReason, isLeaky, isTestFile, parseZeroContextDiff, touchedCallables, isGoldCallable, MINE_LIMITS } from './mineGit.js';
+export { changedLineRecall, contextMetrics } from './context.js';
+export type { ChangedLines, ContextMetrics, ContextRow, LocatedResult } from './context.js';
+export { mineGit, changedLineRanges, cleanCommitMessage, dropReason, isLeaky, isTestFile, parseZeroContextDiff, touchedCallables, isGoldCallable, MINE_LIMITS } from './mineGit.js';
 export type { MineOptions, MineResult, OldSideChange } from './mineGit.js';
 export { checkGate, baselineFromReport, readBaseline, writeBaseline, DEFAULT_TOLERANCE } from './gate.js';
 export type { Baseline, GateResult } from './gate.js';

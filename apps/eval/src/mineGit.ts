@@ -1,3 +1,4 @@
+import type { ChangedLines } from './context.js';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -161,6 +162,23 @@ export interface OldSideChange {
   readonly weights: readonly number[];
   /** False when the file did not exist at the parent. */
   readonly existed: boolean;
+}
+
+/**
+ * A file's changed lines on the old side, as a query records them: the modified or deleted
+ * ranges, and each pure insertion as the line it follows (line 1 for an insertion at the top),
+ * merged into sorted disjoint ranges.
+ */
+export function changedLineRanges(change: OldSideChange): [number, number][] {
+  const all: [number, number][] = [...change.ranges.map(([a, b]) => [a, b] as [number, number]), ...change.insertionsAfter.map((l) => [Math.max(l, 1), Math.max(l, 1)] as [number, number])];
+  all.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const out: [number, number][] = [];
+  for (const [a, b] of all) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
 }
 
 /** Parses `git diff -U0` output into old-side changes per (old) path. */
@@ -392,6 +410,7 @@ export async function mineGit(repo: string, options: MineOptions = {}): Promise<
       continue;
     }
     let gold: Awaited<ReturnType<typeof locateAtParent>>;
+    let changedLines: ChangedLines[] = [];
     try {
       const changes = parseZeroContextDiff(gitText(root, ['diff', '-U0', '--no-renames', '--no-color', parent, c.sha, '--', ...source.map((f) => f.path)]));
       const existing = [...changes].filter(([, ch]) => ch.existed);
@@ -400,6 +419,7 @@ export async function mineGit(repo: string, options: MineOptions = {}): Promise<
         continue;
       }
       gold = await locateAtParent(root, parent, existing);
+      changedLines = existing.map(([path, ch]) => ({ path, lines: changedLineRanges(ch) }));
     } catch (err) {
       // why: a source blob absent from the clone drops this commit only.
       if (!isMissingObject(err)) throw err;
@@ -437,6 +457,7 @@ export async function mineGit(repo: string, options: MineOptions = {}): Promise<
       leaky: isLeaky(text, names),
       commit: parent,
       source: `mine-git:${c.sha}`,
+      changedLines,
     });
     if (queries.length % 10 === 0) progress(`${queries.length} queries from ${examined} commits`);
   }

@@ -1,3 +1,4 @@
+import type { ChangedLines } from './context.js';
 import { readFileSync } from 'node:fs';
 import { CaError } from '@ca/schema';
 
@@ -45,6 +46,12 @@ export interface EvalQuery {
   readonly commit?: string;
   /** Where the query came from (`hand`, `mine-git:<sha>`). */
   readonly source?: string;
+  /**
+   * Mined queries: the lines the commit changed, old side (at `commit`), per file — inclusive
+   * ranges, sorted and disjoint; a pure insertion is the line it follows. Sets mined before
+   * this was recorded have none: their line recall is not computed.
+   */
+  readonly changedLines?: readonly ChangedLines[];
 }
 
 export interface QuerySet {
@@ -112,6 +119,7 @@ function parseQuery(file: string, line: number, raw: Record<string, unknown>): E
     if (raw[key] !== undefined && typeof raw[key] !== 'string') fail(file, line, `${where}: "${key}" must be a string`);
   }
   if (raw['leaky'] !== undefined && typeof raw['leaky'] !== 'boolean') fail(file, line, `${where}: "leaky" must be a boolean`);
+  const changedLines = raw['changedLines'] === undefined ? undefined : parseChangedLines(file, line, where, raw['changedLines']);
   return {
     id,
     query: raw['query'],
@@ -123,7 +131,26 @@ function parseQuery(file: string, line: number, raw: Record<string, unknown>): E
     ...(negative !== undefined ? { negative: { mustNotDominate: (negative as { mustNotDominate: string[] }).mustNotDominate } } : {}),
     ...(typeof raw['commit'] === 'string' ? { commit: raw['commit'] } : {}),
     ...(typeof raw['source'] === 'string' ? { source: raw['source'] } : {}),
+    ...(changedLines !== undefined ? { changedLines } : {}),
   };
+}
+
+/** `changedLines`: `[{"path": "src/a.cs", "lines": [[3, 5], [9, 9]]}, …]`, 1-based inclusive ranges. */
+function parseChangedLines(file: string, line: number, where: string, raw: unknown): ChangedLines[] {
+  const bad = (what: string): never => fail(file, line, `${where}: "changedLines" ${what}`);
+  if (!Array.isArray(raw)) bad('must be an array of {"path", "lines"}');
+  return (raw as unknown[]).map((entry, i) => {
+    if (!isObject(entry) || typeof entry['path'] !== 'string' || entry['path'] === '') bad(`[${i}].path must be a non-empty string`);
+    const e = entry as Record<string, unknown>;
+    if (!Array.isArray(e['lines'])) bad(`[${i}].lines must be an array of [from, to] line ranges`);
+    const lines = (e['lines'] as unknown[]).map((r, j) => {
+      const ok = Array.isArray(r) && r.length === 2 && r.every((x) => Number.isInteger(x) && (x as number) >= 1) && (r[0] as number) <= (r[1] as number);
+      if (!ok) bad(`[${i}].lines[${j}] must be [from, to] with 1 ≤ from ≤ to (got ${JSON.stringify(r)})`);
+      const [from, to] = r as [number, number];
+      return [from, to] as [number, number];
+    });
+    return { path: e['path'] as string, lines };
+  });
 }
 
 /**

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { analyzeQuery, Engine, estimateTokens, type SearchOptions, type SearchResponse } from '@ca/engine';
-import { CaError, isTestPath } from '@ca/schema';
+import { CaError } from '@ca/schema';
+import { changedLineRecall, contextMetrics, type ContextMetrics, type ContextRow } from './context.js';
 import { walkCommits } from './commitWalk.js';
 import { gitText } from './git.js';
 import { channelsOff, selectConfigurations, type Configuration } from './configurations.js';
@@ -85,6 +86,8 @@ export interface ConfigReport {
   readonly negative: { readonly queries: number; readonly violations: number; readonly rate: number | null; readonly violating: readonly string[] };
   /** Set when the ranking equalled hybrid's on every query (the switch had no effect). */
   readonly identicalToHybrid: boolean;
+  /** Context efficiency over the scored queries (test share, tokens to the first relevant, line recall); null when unavailable. */
+  readonly context: ContextMetrics | null;
 }
 
 export interface QueryOutcome {
@@ -106,8 +109,12 @@ export interface QueryOutcome {
       negativeViolation?: boolean;
       /** Estimated tokens of the results up to and including the first relevant one (null: none relevant). */
       tokensToFirstRelevant?: number | null;
-      /** Test-code results in the top 10. */
+      /** Test-code results in the top 10 (`testCode`: a test path or a test project's node). */
       testsInTop10?: number;
+      /** Results in the top 10 (the test share's denominator). */
+      resultsInTop10?: number;
+      /** Line recall@10 of the query's changed lines (judged at its own commit; null: no line recorded). */
+      changedLineRecall?: number | null;
     }
   >;
 }
@@ -294,8 +301,12 @@ class WarmPasses {
     for (const c of configs) (this.samples.set(c.id, []), this.notices.set(c.id, new Set()), this.rankings.set(c.id, new Map()));
   }
 
-  /** One warm-up query per configuration, then every query of `workload` under each configuration. */
-  async run(engine: Engine, workload: readonly EvalQuery[]): Promise<void> {
+  /**
+   * One warm-up query per configuration, then every query of `workload` under each configuration.
+   * `atOwnCommit`: the index is of each query's own commit (`--at-commit`), so the lines its
+   * commit changed can be looked for.
+   */
+  async run(engine: Engine, workload: readonly EvalQuery[], atOwnCommit = false): Promise<void> {
     // The warm-up text is not a workload query, so the engine's query cache cannot serve a measured query.
     for (const c of this.configs) await timedSearch(engine, 'warm up the engine before measuring', c);
     for (const c of this.configs) {
@@ -318,7 +329,10 @@ class WarmPasses {
           grades: m ? m.grades.slice(0, 10) : [],
           ms: Math.round(ms * 100) / 100,
           ...(q.negative ? { negativeViolation: violatesNegative(response, q.negative.mustNotDominate) } : {}),
-          ...(m ? { tokensToFirstRelevant: tokensToFirst(response.results, m.grades), testsInTop10: response.results.slice(0, 10).filter((r) => isTestPath(r.path)).length } : {}),
+          testsInTop10: response.results.slice(0, 10).filter((r) => r.testCode === true).length,
+          resultsInTop10: Math.min(response.results.length, 10),
+          ...(m ? { tokensToFirstRelevant: tokensToFirst(response.results, m.grades) } : {}),
+          ...(m && atOwnCommit && q.changedLines ? { changedLineRecall: changedLineRecall(response.results, q.changedLines) } : {}),
         };
       }
     }
@@ -423,6 +437,18 @@ function configReport(
       violating,
     },
     identicalToHybrid: identical,
+    context: available ? contextMetrics(scored.map((q) => contextRow(q, passes.outcomes.get(q.id)!.configs[c.id]!))) : null,
+  };
+}
+
+/** A scored query's context figures under one configuration. */
+function contextRow(q: EvalQuery, o: QueryOutcome['configs'][string]): ContextRow {
+  return {
+    aboutTests: analyzeQuery(q.query).aboutTests,
+    top10: o.resultsInTop10 ?? 0,
+    testsInTop10: o.testsInTop10 ?? 0,
+    tokensToFirstRelevant: o.tokensToFirstRelevant ?? null,
+    ...(o.changedLineRecall !== undefined ? { changedLineRecall: o.changedLineRecall } : {}),
   };
 }
 
@@ -512,7 +538,7 @@ export async function evaluateSet(set: QuerySet, options: RunOptions = {}): Prom
         }
         walked++;
         walkMs += step.indexMs;
-        await passes.run(step.engine, judgeQueries(step.engine, queries, judged));
+        await passes.run(step.engine, judgeQueries(step.engine, queries, judged), true);
       },
     );
   }

@@ -22,6 +22,29 @@ function statusMark(c: ConfigReport): string {
   return `${c.label}${c.status === 'degraded' ? ' *' : ''}${same}`;
 }
 
+/**
+ * The context-efficiency table: test share of the top 10 over queries not about tests, tokens to
+ * the first relevant result (mean, median; queries without one), line recall@10 of changed lines.
+ */
+function contextTable(s: SetReport): string | null {
+  const rows = s.configs.filter((c) => c.context);
+  if (rows.length === 0) return null;
+  return renderTable(
+    ['configuration', 'test share (n)', 'tokens mean', 'tokens median', 'no relevant', 'line recall@10 (n)'],
+    rows.map((c) => {
+      const x = c.context!;
+      return [
+        c.id,
+        `${f3(x.testShareTop10)} (${x.testShareQueries})`,
+        x.tokensToFirstRelevant.mean === null ? '–' : String(Math.round(x.tokensToFirstRelevant.mean)),
+        x.tokensToFirstRelevant.median === null ? '–' : String(Math.round(x.tokensToFirstRelevant.median)),
+        String(x.withoutRelevant),
+        x.changedLineQueries === 0 ? '–' : `${f3(x.changedLineRecall10)} (${x.changedLineQueries})`,
+      ];
+    }),
+  );
+}
+
 /** The terminal rendering of one set. */
 export function renderSetTable(s: SetReport): string {
   const out: string[] = [];
@@ -42,6 +65,8 @@ export function renderSetTable(s: SetReport): string {
       ]),
     ),
   );
+  const context = contextTable(s);
+  if (context !== null) out.push('', 'Context efficiency (top 10; tokens: estimated tokens read up to the first relevant result)', context);
   const archetypes = ARCHETYPES.filter((a) => s.configs.some((c) => c.byArchetype[a]));
   if (archetypes.length > 0) {
     out.push('');

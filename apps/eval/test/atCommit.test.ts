@@ -77,9 +77,9 @@ describe('eval --at-commit: mined queries judged on an index of their own commit
     set = parseQuerySet(
       [
         JSON.stringify({ header: { repo: 'test/billing', path: repo, language: 'ts' } }),
-        JSON.stringify({ id: 'at-a', query: 'chargeCustomer', archetype: 'qualified_name', relevant: [{ symbol: 'src/billing.ts#chargeCustomer', grade: 3 }], split: 'train', commit: shaA }),
-        JSON.stringify({ id: 'at-b', query: 'computeVat', archetype: 'qualified_name', relevant: [{ symbol: 'src/tax.ts#computeVat', grade: 3 }], split: 'train', commit: shaB }),
-        JSON.stringify({ id: 'head', query: 'formatAmount', archetype: 'qualified_name', relevant: [{ symbol: 'src/billing.ts#formatAmount', grade: 3 }], split: 'train' }),
+        JSON.stringify({ id: 'at-a', query: 'chargeCustomer', archetype: 'qualified_name', relevant: [{ symbol: 'src/billing.ts#chargeCustomer', grade: 3 }], split: 'train', commit: shaA, changedLines: [{ path: 'src/billing.ts', lines: [[1, 3], [5, 5]] }] }),
+        JSON.stringify({ id: 'at-b', query: 'computeVat', archetype: 'qualified_name', relevant: [{ symbol: 'src/tax.ts#computeVat', grade: 3 }], split: 'train', commit: shaB, changedLines: [{ path: 'src/tax.ts', lines: [[2, 2]] }, { path: 'src/other.ts', lines: [[1, 1]] }] }),
+        JSON.stringify({ id: 'head', query: 'formatAmount', archetype: 'qualified_name', relevant: [{ symbol: 'src/billing.ts#formatAmount', grade: 3 }], split: 'train', changedLines: [{ path: 'src/billing.ts', lines: [[5, 7]] }] }),
         JSON.stringify({ id: 'lost', query: 'formatAmount', archetype: 'qualified_name', relevant: [{ symbol: 'src/billing.ts#formatAmount', grade: 3 }], split: 'train', commit: UNKNOWN }),
       ].join('\n'),
       join(dir, 'set.jsonl'),
@@ -110,6 +110,22 @@ describe('eval --at-commit: mined queries judged on an index of their own commit
     expect(s.queries.find((q) => q.id === 'at-a')!.configs['name']!.top[0]).toBe('chargeCustomer src/billing.ts:1');
     expect(s.queries.find((q) => q.id === 'at-b')!.configs['name']!.top[0]).toBe('computeVat src/tax.ts:1');
     expect(s.notes.some((n) => n.startsWith('2 mined queries were evaluated on an index of their own commit') && n.includes(': 2 commits,'))).toBe(true);
+  });
+
+  it('line recall of changed lines: only for queries judged at their own commit', () => {
+    const s = first.sets[0]!;
+    const recall = (id: string) => s.queries.find((q) => q.id === id)!.configs['name']!.changedLineRecall;
+    // at-a: the name channel returns chargeCustomer (lines 1–3), which covers 3 of the changed
+    // lines 1–3 and 5 (5 is formatAmount's first line, not returned): 3/4.
+    expect([recall('at-a'), s.queries.find((q) => q.id === 'at-a')!.configs['name']!.top]).toEqual([0.75, ['chargeCustomer src/billing.ts:1']]);
+    // at-b: computeVat (tax.ts 1–3) covers tax.ts line 2; src/other.ts line 1 is not returned: 1/2.
+    expect(recall('at-b')).toBe(0.5);
+    // head is judged on HEAD's index, not at a commit of its own: its lines are not looked for.
+    expect(recall('head')).toBeUndefined();
+    const context = s.configs.find((c) => c.id === 'name')!.context!;
+    expect([context.changedLineRecall10, context.changedLineQueries]).toEqual([0.625, 2]);
+    // Without --at-commit the two queries with a commit are excluded; head still has no recall.
+    expect(atHead.sets[0]!.configs.find((c) => c.id === 'name')!.context!.changedLineQueries).toBe(0);
   });
 
   it('a commit git does not know excludes its queries with the reason', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GIT_ENV } from './gitEnv.js';
-import { cleanCommitMessage, dropReason, isGoldCallable, isLeaky, isTestFile, mineGit, parseZeroContextDiff, touchedCallables, type MineResult } from '../src/index.js';
+import { changedLineRanges, cleanCommitMessage, dropReason, isGoldCallable, isLeaky, isTestFile, mineGit, parseZeroContextDiff, touchedCallables, type MineResult } from '../src/index.js';
 
 const ENV = GIT_ENV;
 
@@ -85,6 +85,9 @@ describe('mine-git on a repository built in the test', () => {
     ]);
     expect(q.leaky).toBe(false);
     expect(['train', 'holdout']).toContain(q.split);
+    // BILLING_V1 → V2 rewrites line 2 (the fee) and lines 6–7 (refundCustomer's signature and
+    // return): two -U0 hunks on the old side.
+    expect(q.changedLines).toEqual([{ path: 'src/billing.ts', lines: [[2, 2], [6, 7]] }]);
   });
 
   it('cleans issue references and trailers from the query text', () => {
@@ -227,6 +230,14 @@ describe('commit message rules', () => {
     const parsed = parseZeroContextDiff(diff);
     expect(parsed.get('src/a.ts')).toEqual({ ranges: [[2, 2], [10, 12]], insertionsAfter: [7], weights: [2, 3, 2], existed: true });
     expect(parsed.get('src/new.ts')?.existed).toBe(false);
+  });
+
+  it('changed line ranges: modified ranges and insertion anchors, sorted and merged', () => {
+    // 2 alone; the insertion after 7 touches 8–9 and merges with it; 10–12 is adjacent to 9 and
+    // joins too; an insertion at the top (after line 0) is line 1; a duplicate anchor counts once.
+    expect(changedLineRanges({ ranges: [[10, 12], [2, 2], [8, 9]], insertionsAfter: [7, 0, 7], weights: [], existed: true })).toEqual([[1, 2], [7, 12]]);
+    expect(changedLineRanges({ ranges: [[20, 25]], insertionsAfter: [22], weights: [], existed: true })).toEqual([[20, 25]]);
+    expect(changedLineRanges({ ranges: [], insertionsAfter: [], weights: [], existed: true })).toEqual([]);
   });
 });
 

@@ -46,4 +46,20 @@ describe('parseQuerySet', () => {
     const set = parseQuerySet([HEADER, Q1].join('\n'));
     expect(formatQuerySet(set.header, set.queries)).toBe(`${HEADER}\n${Q1}\n`);
   });
+
+  it('reads changed lines of mined queries (sets without them stay readable) and rejects bad ranges', () => {
+    const mined = Q1.replace('"split":"train"}', '"split":"train","commit":"abc","changedLines":[{"path":"src/a.cs","lines":[[3,5],[9,9]]}]}');
+    const set = parseQuerySet([HEADER, mined].join('\n'), 'set.jsonl');
+    expect(set.queries[0]!.changedLines).toEqual([{ path: 'src/a.cs', lines: [[3, 5], [9, 9]] }]);
+    expect(formatQuerySet(set.header, set.queries)).toBe(`${HEADER}\n${mined}\n`);
+    expect(parseQuerySet(Q1, 'set.jsonl').queries[0]!.changedLines).toBeUndefined();
+    const bad = (lines: string) => Q1.replace('"split":"train"}', `"split":"train","changedLines":${lines}}`);
+    const cases: [string, string][] = [
+      [bad('{}'), 'set.jsonl:1: query "q1": "changedLines" must be an array of {"path", "lines"}'],
+      [bad('[{"lines":[[1,2]]}]'), 'set.jsonl:1: query "q1": "changedLines" [0].path must be a non-empty string'],
+      [bad('[{"path":"a.cs","lines":[[5,2]]}]'), 'set.jsonl:1: query "q1": "changedLines" [0].lines[0] must be [from, to] with 1 ≤ from ≤ to (got [5,2])'],
+      [bad('[{"path":"a.cs","lines":[[0,2]]}]'), 'set.jsonl:1: query "q1": "changedLines" [0].lines[0] must be [from, to] with 1 ≤ from ≤ to (got [0,2])'],
+    ];
+    for (const [text, message] of cases) expect(() => parseQuerySet(text, 'set.jsonl')).toThrow(message);
+  });
 });

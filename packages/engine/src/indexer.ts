@@ -33,6 +33,7 @@ import type { CsSemanticReport } from './languages/csSemantic.js';
 import type { LanguageRegistry } from './languages/registry.js';
 import type { TsSemanticReport } from './languages/tsSemantic.js';
 import { projectFiles, projectReaderOf, type ProjectFiles } from './projects.js';
+import { recordTestProjects } from './testProjects.js';
 import { embedPending, META_VECTORS_PENDING, prewarmEmbedder, type EmbedReport, type IndexEmbedder } from './embedding.js';
 import { unreadableFile, type ProcessedFile } from './fileProcessing.js';
 import { ParsePool } from './parsePool.js';
@@ -187,6 +188,8 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   }
   writes = await refreshPromoted(ctx, run, hadFiles, writes, promoted, progress);
   writes.churn?.markUsers(store, label);
+  // Test projects are read from the project files' text: every run, so an edited project file flips its nodes.
+  recordTestProjects(store, label, ctx.languages, run.projects, run.source.tree, request.paths === null);
 
   progress({ phase: 'resolve', done: 0, total: 1 });
   if (wroteFiles || thePlan.remove.length > 0 || !store.reader(label).metadata(`imports_resolved:${label}`)) {

@@ -18,6 +18,7 @@ export {
 export type { PreprocessResult } from './preprocessor.js';
 export { readCsproj, readSolution, preprocessorSymbolsFor } from './project.js';
 export type { CsProject } from './project.js';
+export { csTestProject, testProjectFact } from './testProject.js';
 export { isGeneratedCs } from './generated.js';
 export { docCommentToText } from './docComment.js';
 export {

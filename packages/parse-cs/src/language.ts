@@ -4,6 +4,7 @@ import { createCsAdapter } from './adapter.js';
 import { DEFAULT_PREPROCESSOR_SYMBOLS } from './preprocessor.js';
 import { preprocessorSymbolsFor, readCsproj } from './project.js';
 import { isRazorPath, type RazorProject } from './razor/names.js';
+import { csTestProject } from './testProject.js';
 
 const PARAMETER_MODIFIERS = /^(?:(?:this|ref|out|in|params|scoped|readonly)\s+)+/;
 
@@ -118,6 +119,7 @@ export const csharpLanguage: LanguageSupport = {
   worker: { module: '@ca/parse-cs', export: 'csharpLanguage' },
   declaredTypes: csDeclaredTypes,
   isProjectFile: (path) => path.toLowerCase().endsWith('.csproj'),
+  testProject: csTestProject,
   // An attribute class `FooAttribute` is applied as `[Foo]`.
   nameEquivalents: (name) => (name.length > 'Attribute'.length && name.endsWith('Attribute') ? [name.slice(0, -'Attribute'.length)] : []),
 };

@@ -27,6 +27,8 @@ export interface CsProject {
   readonly rootNamespace: string | null;
   readonly langVersion: string | null;
   readonly nullable: string | null;
+  /** `<IsTestProject>` when set to true or false (the SDK's switch for `dotnet test`), else null. */
+  readonly isTestProject: boolean | null;
 }
 
 function load(text: string, path: string, what: string): XmlElement {
@@ -74,6 +76,12 @@ function resolveFrom(fromFile: string, relative: string): string {
   const dir = posix.dirname(toPosix(fromFile));
   const joined = posix.normalize(posix.join(dir === '.' ? '' : dir, toPosix(relative)));
   return joined.startsWith('./') ? joined.slice(2) : joined;
+}
+
+/** An MSBuild boolean property (`true`/`false`, any case), or null when unset or anything else. */
+function booleanProp(value: string | null): boolean | null {
+  const v = value?.trim().toLowerCase();
+  return v === 'true' ? true : v === 'false' ? false : null;
 }
 
 /**
@@ -161,6 +169,7 @@ export function readCsproj(text: string, path: string): CsProject {
     rootNamespace: prop('rootnamespace'),
     langVersion: prop('langversion'),
     nullable: prop('nullable'),
+    isTestProject: booleanProp(prop('istestproject')),
   };
 }
 

@@ -1,6 +1,6 @@
 import { CaError } from '@ca/schema';
 import { describe, expect, it } from 'vitest';
-import { frameworkSymbols, preprocessorSymbolsFor, readCsproj, readSolution } from '../src/index.js';
+import { csTestProject, frameworkSymbols, preprocessorSymbolsFor, readCsproj, readSolution } from '../src/index.js';
 import { fixtureText } from './helpers.js';
 
 describe('readCsproj', () => {
@@ -22,6 +22,7 @@ describe('readCsproj', () => {
       rootNamespace: 'Acme.Core',
       langVersion: '12.0',
       nullable: 'enable',
+      isTestProject: null,
     });
     expect(preprocessorSymbolsFor(p)).toEqual(['ACME_BILLING', ...frameworkSymbols('net8.0'), 'RELEASE', 'TRACE']);
   });
@@ -133,5 +134,60 @@ describe('readSolution', () => {
     expect(() => readSolution('<Solution><Folder></Solution>', 'x.slnx')).toThrowError(
       expect.objectContaining({ code: 'project_load_failed' }) as Error,
     );
+  });
+});
+
+describe('csTestProject', () => {
+  const project = (body: string) => `<Project Sdk="Microsoft.NET.Sdk">\n${body}\n</Project>\n`;
+  const pkg = (name: string) => project(`  <ItemGroup>\n    <PackageReference Include="${name}" Version="1.0.0" />\n  </ItemGroup>`);
+  const fact = (text: string) => csTestProject({ path: 'qa/P/P.csproj', text });
+
+  it('is a test project by a test framework package, any case, the first one named', () => {
+    for (const name of ['xunit', 'xunit.v3', 'xunit.v3.mtp-v2', 'NUnit', 'nunit', 'MSTest', 'MSTest.TestFramework', 'TUnit', 'Microsoft.NET.Test.Sdk']) {
+      const canonical = name === 'nunit' ? 'NUnit' : name;
+      expect([name, fact(pkg(name))]).toEqual([name, { test: true, reason: `PackageReference ${canonical}` }]);
+    }
+  });
+
+  it('is not one by other packages, a ProjectReference to a test project, or test-like names', () => {
+    // Packages named like test tools that are not frameworks: an assertion library, a mocking library, a runner.
+    for (const name of ['FluentAssertions', 'Moq', 'xunit.runner.visualstudio', 'xunit.v3.assert', 'xunit.v3.extensibility.core', 'NUnit3TestAdapter', 'Shouldly']) {
+      expect([name, fact(pkg(name))]).toEqual([name, { test: false, reason: 'no test framework reference' }]);
+    }
+    const referencing = project('  <ItemGroup>\n    <ProjectReference Include="..\\Shop.Tests\\Shop.Tests.csproj" />\n  </ItemGroup>');
+    expect(fact(referencing)).toEqual({ test: false, reason: 'no test framework reference' });
+  });
+
+  it('a test framework referenced only under a target-framework condition still makes a test project (Newtonsoft.Json.Tests shape)', () => {
+    // readCsproj skips `'$(TargetFramework)'=='net46'` groups (unknowable without evaluation);
+    // a test package in any of them is a test project under every target.
+    const perTarget = project(
+      `  <PropertyGroup>\n    <TargetFrameworks>net6.0;net46</TargetFrameworks>\n  </PropertyGroup>\n  <ItemGroup Condition="'$(TargetFramework)'=='net46'">\n    <PackageReference Include="Moq" Version="$(MoqPackageVersion)" />\n    <PackageReference Include="NUnit" Version="$(NunitPackageVersion)" />\n  </ItemGroup>`,
+    );
+    expect(readCsproj(perTarget, 'qa/P/P.csproj').packageReferences).toEqual([]);
+    expect(fact(perTarget)).toEqual({ test: true, reason: 'PackageReference NUnit' });
+  });
+
+  it('the MSTest project SDK makes a test project, with or without a version (eShop shape)', () => {
+    expect(fact('<Project Sdk="MSTest.Sdk">\n  <ItemGroup>\n    <PackageReference Include="NSubstitute" />\n  </ItemGroup>\n</Project>\n')).toEqual({ test: true, reason: 'Sdk MSTest.Sdk' });
+    expect(fact('<Project Sdk="MSTest.Sdk/3.6.1" />')).toEqual({ test: true, reason: 'Sdk MSTest.Sdk' });
+    expect(fact('<Project Sdk="Microsoft.NET.Sdk.Web" />')).toEqual({ test: false, reason: 'no test framework reference' });
+  });
+
+  it('IsTestProject decides when set, false overriding a test package', () => {
+    expect(fact(project('  <PropertyGroup>\n    <IsTestProject>true</IsTestProject>\n  </PropertyGroup>'))).toEqual({ test: true, reason: 'IsTestProject true' });
+    expect(fact(project('  <PropertyGroup>\n    <IsTestProject> True </IsTestProject>\n  </PropertyGroup>'))).toEqual({ test: true, reason: 'IsTestProject true' });
+    const off = project('  <PropertyGroup>\n    <IsTestProject>false</IsTestProject>\n  </PropertyGroup>\n  <ItemGroup>\n    <PackageReference Include="xunit" />\n  </ItemGroup>');
+    expect(fact(off)).toEqual({ test: false, reason: 'IsTestProject false' });
+    // A value read from a property is unknowable without evaluation: the packages decide.
+    expect(fact(project('  <PropertyGroup>\n    <IsTestProject>$(IsTest)</IsTestProject>\n  </PropertyGroup>'))).toEqual({ test: false, reason: 'no test framework reference' });
+  });
+
+  it('a malformed project file is not a test project, with the reason it could not be read', () => {
+    const r = fact('<Project>\n  <PropertyGroup>\n</Project>\n');
+    expect(r.test).toBe(false);
+    expect(r.unreadable).toBe(true);
+    expect(r.reason).toMatch(/^qa\/P\/P\.csproj: malformed project file: /);
+    expect(fact('<Solution />')).toEqual({ test: false, reason: 'qa/P/P.csproj: root element is <Solution>, expected <Project>', unreadable: true });
   });
 });

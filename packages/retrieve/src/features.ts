@@ -73,6 +73,8 @@ export interface FeatureCandidate {
   readonly named: boolean;
   readonly hub: boolean;
   readonly callerFiles: number;
+  /** Test code (a test path or a test project's node, decision 051); absent: judged by path. */
+  readonly test?: boolean;
 }
 
 /** Per-candidate channel scores and the candidates' shared facts (same-file counts, parents). */
@@ -220,7 +222,7 @@ export function extractFeatures(candidates: readonly FeatureCandidate[], q: Feat
   for (const c of candidates) bestBm25 = Math.max(bestBm25, ctx.bm25.get(c.key) ?? 0);
   return candidates.map((c) => {
     const n = c.node;
-    const test = isTestPath(n.path);
+    const test = c.test ?? isTestPath(n.path);
     const vectorRr = rr(c.ranks['vector']);
     const bm25Rr = rr(c.ranks['bm25']);
     return [

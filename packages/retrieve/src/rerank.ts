@@ -20,6 +20,8 @@ export interface RerankItem {
   base: number;
   readonly ranks: Record<string, number>;
   readonly hub: boolean;
+  /** Test code (path or test project); absent: judged by path. */
+  readonly test?: boolean;
   readonly fused: number;
   readonly callerFiles: number;
   contributions?: Record<string, number>;
@@ -59,7 +61,7 @@ export function rerank<T extends RerankItem>(items: T[], options: RerankOptions)
   const top = items.filter((s, i) => i < RERANK_N || options.exact.has(s.key));
   const q = featureQuery(options.text, options.hasIdentifiers, options.aboutTests);
   const X = extractFeatures(
-    top.map((s) => ({ key: s.key, node: s.node, fused: s.fused, ranks: s.ranks, exact: options.exact.has(s.key), named: options.named.has(s.key), hub: s.hub, callerFiles: s.callerFiles })),
+    top.map((s) => ({ key: s.key, node: s.node, fused: s.fused, ranks: s.ranks, exact: options.exact.has(s.key), named: options.named.has(s.key), hub: s.hub, ...(s.test !== undefined ? { test: s.test } : {}), callerFiles: s.callerFiles })),
     q,
     { bm25: options.bm25, cosine: options.cosine },
   );

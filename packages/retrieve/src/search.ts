@@ -149,6 +149,8 @@ export interface SearchResult {
   readonly expandedChildren?: readonly string[];
   /** Learned ranking with `explain`: each non-zero feature contribution to the score, largest first. */
   readonly contributions?: Readonly<Record<string, number>>;
+  /** Set when the result is test code: a test path, or a node of a test project (decision 051). */
+  readonly testCode?: true;
 }
 
 /** One candidate of the rerank stage with its features (`SearchOptions.candidates`). */
@@ -290,6 +292,8 @@ export interface Scored {
   base: number;
   ranks: Record<string, number>;
   hub: boolean;
+  /** Test code: a test path or a test project's node (ranked down unless the query is about tests). */
+  test: boolean;
   /** The fused RRF score and the files calling it (features of the learned ranker). */
   fused: number;
   callerFiles: number;
@@ -609,8 +613,22 @@ function rescore(sources: readonly Source[], fused: FusedHit[], exact: ReadonlyS
       return null;
     });
   });
-  return rescoreHits(fused, nodes, callerFiles, exact, options, aboutTests);
+  return rescoreHits(fused, nodes, callerFiles, exact, options, aboutTests, sourceOf, testCodeOf(sources, guard));
 }
+
+/**
+ * Whether a candidate is test code: its path (`isTestPath`), or its project is one of its
+ * index's test projects (decision 051). A failed index counts none.
+ */
+function testCodeOf(sources: readonly Source[], guard: Guard): (key: number, n: NodeRecord) => boolean {
+  const projects = sources.map((src, s) => guard(s, EMPTY_PROJECTS, () => src.ctx.reader.testProjects()));
+  return (key, n) => isTestPath(n.path) || (projects[sourceOf(key)]?.has(n.project) ?? false);
+}
+
+const EMPTY_PROJECTS: ReadonlySet<string> = new Set();
+
+/** Test code by path alone: backends that record no test projects. */
+const testCodeByPath = (_key: number, n: NodeRecord): boolean => isTestPath(n.path);
 
 /**
  * Fused hits rescored (every backend's): definition boost, generated / syntactic-only / test
@@ -622,6 +640,7 @@ function rescore(sources: readonly Source[], fused: FusedHit[], exact: ReadonlyS
 export function rescoreHits(
   fused: readonly FusedHit[], nodes: ReadonlyMap<number, NodeRecord>, callerFiles: ReadonlyMap<number, number>,
   exact: ReadonlySet<number>, options: SearchOptions, aboutTests: boolean, source: (key: number) => number = sourceOf,
+  isTest: (key: number, n: NodeRecord) => boolean = testCodeByPath,
 ): Scored[] {
   const includeTests = options.includeTests === true || aboutTests;
   const out: Scored[] = [];
@@ -635,13 +654,14 @@ export function rescoreHits(
     }
     if (n.generated) score *= GENERATED_PENALTY;
     if (n.semanticState !== 'ok') score *= SYNTACTIC_ONLY_PENALTY;
-    if (!includeTests && isTestPath(n.path)) score *= TEST_PENALTY;
+    const test = isTest(hit.nodeId, n);
+    if (!includeTests && test) score *= TEST_PENALTY;
     // Small additive boosts: widely used symbols and public API (≤ ~10% of a top RRF score).
     score += Math.min(callerFiles.get(hit.nodeId) ?? 0, 10) * 0.0002;
     if (n.isPublicApi) score += 0.0005;
     const base = score;
     if (exact.has(hit.nodeId)) score += EXACT_NAME_BONUS;
-    out.push({ key: hit.nodeId, source: source(hit.nodeId), node: n, score, base, ranks: { ...hit.ranks }, hub: false, fused: hit.score, callerFiles: callerFiles.get(hit.nodeId) ?? 0 });
+    out.push({ key: hit.nodeId, source: source(hit.nodeId), node: n, score, base, ranks: { ...hit.ranks }, hub: false, test, fused: hit.score, callerFiles: callerFiles.get(hit.nodeId) ?? 0 });
   }
   return out;
 }
@@ -662,7 +682,9 @@ function elevateHubs(sources: readonly Source[], scored: Scored[], guard: Guard)
     const links = hubLinks(before, s, reader.neighbours(seeds.map((x) => x.node.id), HUB_EDGE_TYPES));
     if (links.size === 0) return;
     const ids = [...links.keys()];
-    scored.push(...hubCandidates(before, s, links, new Map(reader.nodesByIds(ids).map((n) => [n.id, n])), src.passing(ids)));
+    const testProjects = reader.testProjects();
+    const isTest = (_key: number, n: NodeRecord): boolean => isTestPath(n.path) || testProjects.has(n.project);
+    scored.push(...hubCandidates(before, s, links, new Map(reader.nodesByIds(ids).map((n) => [n.id, n])), src.passing(ids), isTest));
   }));
 }
 
@@ -700,6 +722,7 @@ export function hubLinks(scored: readonly Scored[], source: number, pairs: reado
  */
 export function hubCandidates(
   scored: readonly Scored[], source: number, links: ReadonlyMap<number, ReadonlySet<number>>, nodes: ReadonlyMap<number, NodeRecord>, allowed: AllowedIds | null,
+  isTest: (key: number, n: NodeRecord) => boolean = testCodeByPath,
 ): Scored[] {
   const byKey = new Map(scored.map((s) => [s.key, s]));
   const out: Scored[] = [];
@@ -708,7 +731,8 @@ export function hubCandidates(
     if (!n || n.kind === 'file' || n.kind === 'module' || (allowed && !allowed.has(id))) continue;
     const seedScores = [...linked].map((seed) => byKey.get(keyOf(source, seed))!.base);
     const score = Math.min(seedScores.reduce((a, b) => a + b, 0) * 0.5, Math.min(...seedScores) * 0.99);
-    out.push({ key: keyOf(source, id), source, node: n, score, base: score, ranks: {}, hub: true, fused: 0, callerFiles: 0 });
+    const key = keyOf(source, id);
+    out.push({ key, source, node: n, score, base: score, ranks: {}, hub: true, test: isTest(key, n), fused: 0, callerFiles: 0 });
   }
   return out;
 }
@@ -912,6 +936,7 @@ function emitUnit(unit: Unit, room: number, repoNames: readonly string[] | null)
       ...toSearchResult(s.node, score, [...matchedBy], s.ranks, code, repoNames ? repoNames[s.source] : undefined),
       ...(expanded.length > 0 ? { expandedChildren: expanded.map((k) => String(k.node.id)) } : {}),
       ...(s.contributions ? { contributions: s.contributions } : {}),
+      ...(s.test ? { testCode: true as const } : {}),
     };
     if (s.node.chunkHash) chunkHashOf.set(r, s.node.chunkHash);
     return r;

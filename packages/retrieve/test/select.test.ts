@@ -50,6 +50,7 @@ function fakeReader(bm25: number[], dependents: Record<number, number[]> = {}, n
     bm25: () => bm25.map((id, i) => ({ nodeId: id, score: 10 - i })),
     nodesByIds: (ids: readonly number[]) => ids.flatMap((id) => NODES.get(id) ?? []),
     callerFileCounts: () => new Map<number, number>(),
+    testProjects: () => new Set<string>(),
     neighbours: () => [],
     nodeIdsMatching: () => new Set(NODES.keys()),
     filterNotices: () => [],

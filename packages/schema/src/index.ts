@@ -78,6 +78,7 @@ export type {
   LanguageSyntax,
   ModuleResolution,
   ProjectFile,
+  ProjectTestFact,
   ProjectReader,
   WorkerEntry,
 } from './language.js';

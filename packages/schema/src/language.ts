@@ -13,6 +13,14 @@ export interface ProjectFile {
   readonly text: string;
 }
 
+/** Whether a project file declares a test project, and the reason (what decided it, or why it could not be read). */
+export interface ProjectTestFact {
+  readonly test: boolean;
+  readonly reason: string;
+  /** Set when the project file could not be read (malformed): not a test project, `reason` says why. */
+  readonly unreadable?: true;
+}
+
 /** The project file of a directory (repo-relative, '' for the root), or null without one. */
 export type ProjectReader = (dir: string) => ProjectFile | null;
 
@@ -79,6 +87,8 @@ export interface LanguageSupport {
   readonly declaredTypes?: DeclaredTypeSyntax;
   /** Whether a repo path is one of the project files its adapter reads (`.csproj`). */
   isProjectFile?(path: string): boolean;
+  /** Whether one of its project files (`isProjectFile`) is a test project: its nodes are test code for ranking and `is:test`. */
+  testProject?(file: ProjectFile): ProjectTestFact;
   /** Whether a module can export a symbol under another name (`export { a as b }`): a text search for its name may miss uses. */
   readonly exportAliases?: boolean;
   /** Other names a symbol is used by (C# `FooAttribute` is used as `Foo`), for text-based navigation. */

@@ -16,6 +16,7 @@ import { declaredTypes, typeMatches } from './declaredTypes.js';
 import { cachedRaw, changeStamp, selectColumn, selectOne, selectValue } from './statements.js';
 import { inLabelExists, inLabelSet, labelEntriesCondition } from './labelScope.js';
 import { languageStrategies } from './languages.js';
+import { testProjectsOfAnyLabel } from './testProjects.js';
 
 /** A filter as a SQL condition (`sql`, with `?` placeholders bound to `params`). */
 export interface CompiledFilter {
@@ -78,33 +79,39 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** Every file of the index (all labels) as parallel id/path arrays, read again when the index changes. */
-const fileCache = new WeakMap<SqliteDatabase, { stamp: string; ids: number[]; paths: string[]; matches: Map<string, string> }>();
+/** Every file of the index (all labels) as parallel id/path/project arrays, read again when the index changes. */
+const fileCache = new WeakMap<SqliteDatabase, { stamp: string; ids: number[]; paths: string[]; projects: string[]; matches: Map<string, string> }>();
 
 /**
- * A condition selecting the nodes of files whose path passes `test`: the paths are tested once
- * each here, and the condition lists the matching file ids — or, when most files match, the
- * others behind a NOT (the shorter list). `key` names the test in the per-connection cache.
+ * A condition selecting the nodes of files that pass `test` (path and project): each file is
+ * tested once here, and the condition lists the matching file ids — or, when most files match,
+ * the others behind a NOT (the shorter list). `key` names the test in the per-connection cache.
  */
-function filesWhere(db: SqliteDatabase, key: string, test: (path: string) => boolean, params: unknown[]): string {
+function filesWhere(db: SqliteDatabase, key: string, test: (path: string, project: string) => boolean, params: unknown[]): string {
   const stamp = changeStamp(db);
   let files = fileCache.get(db);
   if (!files || files.stamp !== stamp) {
-    const rows = cachedRaw(db, `SELECT id, path FROM files`).all() as [number, string][];
-    files = { stamp, ids: rows.map((r) => r[0]), paths: rows.map((r) => r[1]), matches: new Map() };
+    const rows = cachedRaw(db, `SELECT id, path, project FROM files`).all() as [number, string, string][];
+    files = { stamp, ids: rows.map((r) => r[0]), paths: rows.map((r) => r[1]), projects: rows.map((r) => r[2]), matches: new Map() };
     fileCache.set(db, files);
   }
   let list = files.matches.get(key);
   if (list === undefined) {
     const yes: number[] = [];
     const no: number[] = [];
-    files.paths.forEach((p, i) => (test(p) ? yes : no).push(files!.ids[i]!));
+    files.paths.forEach((p, i) => (test(p, files!.projects[i]!) ? yes : no).push(files!.ids[i]!));
     list = yes.length <= no.length ? `+${JSON.stringify(yes)}` : `-${JSON.stringify(no)}`;
     if (files.matches.size > 64) files.matches.clear();
     files.matches.set(key, list);
   }
   params.push(list.slice(1));
   return `n.file_id ${list.startsWith('+') ? 'IN' : 'NOT IN'} (SELECT value FROM json_each(?))`;
+}
+
+/** `is:test`: test paths, and every file of a test project of any label (decision 051). */
+function testFilesWhere(db: SqliteDatabase, params: unknown[]): string {
+  const projects = testProjectsOfAnyLabel(db);
+  return filesWhere(db, 'is:test', (path, project) => isTestPath(path) || projects.has(project), params);
 }
 
 function column(term: FilterTerm): string {
@@ -158,7 +165,7 @@ function termSql(db: SqliteDatabase, term: FilterTerm, params: unknown[], notice
     case 'is':
       if (term.value === 'public') return `n.is_public_api = 1`;
       if (term.value === 'generated') return `(n.generated = 1 OR f.generated = 1)`;
-      return filesWhere(db, 'is:test', isTestPath, params);
+      return testFilesWhere(db, params);
     case 'returns': {
       const like = `%${escapeLike(globLiteral(term.value))}%`;
       params.push(like, term.value);

@@ -57,6 +57,7 @@ export type { AnalysableFile, SemanticSummaryRow, StoredSkeleton, StoredSkeleton
 export { NodeLocator } from './nodeLocator.js';
 export type { SpanNode } from './nodeLocator.js';
 export { LabelStore, stagingName } from './labels.js';
+export { testProjectsKey } from './testProjects.js';
 export type { LabelInfo, LabelKind, Crawl } from './labels.js';
 export { Maintenance, JOURNAL_DAYS, JOURNAL_MAX_ROWS, EVENTS_MAX_ROWS } from './maintenance.js';
 export type { GcReport, GcOptions } from './maintenance.js';

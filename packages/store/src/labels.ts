@@ -2,6 +2,7 @@ import { CaError } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { cachedStatement, selectAll, selectColumn, selectOne, selectValue } from './statements.js';
 import { labelEntriesCondition } from './labelScope.js';
+import { dropProjectFacts, moveProjectFacts } from './testProjects.js';
 import type { IndexWriter, WriteStats } from './writer.js';
 
 export type LabelKind = 'working' | 'commit' | 'staging';
@@ -164,6 +165,7 @@ export class LabelStore {
       cachedStatement(this.db, `DELETE FROM label_files WHERE label_id = ?`).run(target.id);
       cachedStatement(this.db, `UPDATE label_files SET label_id = ? WHERE label_id = ?`).run(target.id, staging.id);
       cachedStatement(this.db, `DELETE FROM labels WHERE id = ?`).run(staging.id);
+      moveProjectFacts(this.db, crawl.staging, crawl.label);
       cachedStatement(this.db, `UPDATE labels SET kind = 'commit', commit_sha = ?, head_ref = NULL, dirty = 0, indexed_at = ?, updated_at = ? WHERE id = ?`)
         .run(crawl.commit, new Date().toISOString(), new Date().toISOString(), target.id);
       stats = this.writer.releaseVersions(old, 'label moved to another commit');
@@ -182,6 +184,8 @@ export class LabelStore {
     this.db.transaction(() => {
       paths = selectValue<number>(this.db, `SELECT COUNT(*) FROM label_files WHERE label_id = ?`, row!.id)!;
       cachedStatement(this.db, `DELETE FROM labels WHERE name IN (?, ?)`).run(name, stagingName(name));
+      dropProjectFacts(this.db, name);
+      dropProjectFacts(this.db, stagingName(name));
     })();
     return paths;
   }

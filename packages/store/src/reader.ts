@@ -1,11 +1,12 @@
 import { inflateRawSync } from 'node:zlib';
-import type { EdgeType, FilterNode, Language, NodeKind, ParseStatus } from '@ca/schema';
+import type { EdgeType, FilterNode, Language, NodeKind, ParseStatus, ProjectTestFact } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { allowedNodeIds, compileFilter, idsPassingWhere, passingFraction, type FilterScope, type NodeIdSet } from './filterSql.js';
 import { findNodes, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
 import { countExportNodes, exportNodes, type ExportNode } from './exportNodes.js';
 import { buildFtsQuery, headsMatch, quote } from './ftsQuery.js';
 import { cachedPluck, changeStamp, readMetadata, selectAll, selectColumn, selectOne, selectValue, type Statement } from './statements.js';
+import { readProjectFacts, testProjectsOf } from './testProjects.js';
 import { inLabelExists, inLabelJoin, inLabelJoinByLabel, labelEntriesCondition } from './labelScope.js';
 import {
   EDGE_COLUMNS,
@@ -571,6 +572,16 @@ export class IndexReader {
 
   metadata(key: string): string | null {
     return readMetadata(this.db, key);
+  }
+
+  /** The label's test projects (`project` values whose nodes are test code), cached until the index changes. */
+  testProjects(): ReadonlySet<string> {
+    return testProjectsOf(this.db, this.label);
+  }
+
+  /** Every project file the label's last runs classified, with whether it is a test project and why. */
+  projectFacts(): Map<string, ProjectTestFact> {
+    return readProjectFacts(this.db, this.label);
   }
 
   /** The most recent events, newest first. */

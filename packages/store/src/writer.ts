@@ -12,9 +12,11 @@ import {
   type FileIndex,
   type Language,
   type ParseStatus,
+  type ProjectTestFact,
 } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { cachedStatement, readMetadata, selectAll, selectOne } from './statements.js';
+import { serializeProjectFacts, testProjectsKey } from './testProjects.js';
 
 /** One file version to record in a label, with its parse result when it was parsed. */
 export interface FileWrite {
@@ -597,7 +599,11 @@ export class IndexWriter {
     this.stmts.event.run(now(), kind, path, message, data === undefined ? null : JSON.stringify(data));
   }
 
-  /** Sets the metadata value of `key`. */
+  /** Records a label's project facts (decision 051): which of its project files are test projects, and why. */
+  setProjectFacts(label: string, facts: ReadonlyMap<string, ProjectTestFact>): void {
+    this.setMetadata(testProjectsKey(label), serializeProjectFacts(facts));
+  }
+
   /** Sets a metadata value; writing the value it already has changes nothing (caches keyed by the change stamp survive). */
   setMetadata(key: string, value: string): void {
     // Reading first: an unchanged value costs no write transaction (a refresh before every answer sets several).
