@@ -19,6 +19,7 @@ export type { PreprocessResult } from './preprocessor.js';
 export { readCsproj, readSolution, preprocessorSymbolsFor } from './project.js';
 export type { CsProject } from './project.js';
 export { isGeneratedCs } from './generated.js';
+export { RoutePrefixFacts } from './endpoints/prefixes.js';
 export { docCommentToText } from './docComment.js';
 export {
   RoslynHost,
