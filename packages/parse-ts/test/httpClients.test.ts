@@ -307,9 +307,9 @@ describe('HTTP client calls', () => {
       '3 httpfact:{"kind":"const","name":"environment","path":"apiUrl","value":"http://localhost:5000/api/"}',
       '5 httpfact:{"kind":"const","name":"environment","path":"api.reports","value":"/api/reports/"}',
       '8 httpfact:{"kind":"const","name":"API_ROOT","path":"","value":"/api"}',
-      // http is typed HttpClient and count a number: only the string parameters; url gets href's prefix.
+      // http is typed HttpClient and count a number: only string parameters; href is not named like a URL
+      // field (…url, …path, …base …), so url alone, with href's prefix.
       '10 httpfact:{"kind":"ctor","class":"Helpers","field":"url","param":1,"hrefParam":2}',
-      '10 httpfact:{"kind":"ctor","class":"Helpers","field":"href","param":2,"hrefParam":null}',
     ]);
   });
 });

@@ -7,7 +7,7 @@
  *   an opaque unknown prefix;
  * - facts: the literal values other files' URLs may start with — exported consts (and their
  *   object literals' string properties, nested ones too) and base class constructors that store a
- *   string parameter in a field.
+ *   string parameter in a field named like a URL ({@link URL_FIELD}).
  *
  * The engine resolves the references from the facts of the whole label before linking. Only
  * literal values become facts: anything computed stays unknown.
@@ -22,6 +22,11 @@ import { stripQuotes } from './syntax.js';
 export const REF_OPEN = '\u0001';
 export const REF_CLOSE = '\u0002';
 const REF_TOKEN = /\u0001(\d+)\u0002/g;
+/**
+ * Fields whose name says they hold a URL (`url`, `baseUrl`, `apiBase`, `routePrefix`): only those
+ * become constructor facts, so a class storing a name or an id records nothing.
+ */
+const URL_FIELD = /(?:url|uri|path|endpoint|prefix|route|base)$/i;
 /** How deep nested object literals of an exported const are read. */
 const MAX_PROPERTY_DEPTH = 4;
 
@@ -246,7 +251,7 @@ function ctorFacts(cls: TsNode): FactEdge[] {
   const assignments = [...body.text.matchAll(/\bthis\s*\.\s*([\w$]+)\s*=(?!=)\s*([^;\n]*)/g)].map((m) => ({ field: m[1]!, right: m[2]!.trim() }));
   for (const p of params) {
     const field = p.property ? p.name : assignments.find((a) => a.right === p.name)?.field;
-    if (field === undefined) continue;
+    if (field === undefined || !URL_FIELD.test(field)) continue;
     let hrefParam: number | null = null;
     let ok = true;
     for (const a of assignments.filter((x) => x.field === field)) {
