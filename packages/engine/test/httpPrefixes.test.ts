@@ -84,6 +84,15 @@ describe('URL prefixes declared in another file (fixtures/fullstack-prefixes)', 
     );
   });
 
+  it('a prefix fact is no call: navigation leaves its edge out', () => {
+    // BaseApiController's only edge out is its route prefix fact (an `http_calls` edge with no target): no callee.
+    expect(engine.navigate('callees', 'Shelf.Api.Controllers.BaseApiController').edges).toEqual([]);
+    // The fact is stored all the same (the linker reads it).
+    expect(engine.store.httpLinks.prefixFacts('working').filter((f) => f.path === 'backend/Controllers/BaseApiController.cs').map((f) => f.targetKey)).toEqual([
+      'httpfact:{"kind":"route","class":"BaseApiController","templates":["api/[controller]"],"attributes":[],"base":"ControllerBase"}',
+    ]);
+  });
+
   it('follows edits of the files declaring the prefixes on the next index, as a clean index does', async () => {
     const env = join(repo, 'client/src/environments/environment.ts');
     writeFileSync(env, readFileSync(env, 'utf8').replace(":5000/api/'", ":5000/api/v9/'"));

@@ -34,6 +34,9 @@ export type PrefixFact =
   /** C#: an attribute class deriving from `RouteAttribute` whose constructor passes `template` to the base (`class` without `Attribute`). */
   | { readonly kind: 'routeAttribute'; readonly class: string; readonly template: string };
 
+/** The target names of prefix facts' edges (TS and C#): navigation leaves these edges out (they are no call). */
+export const PREFIX_FACT_NAMES: ReadonlySet<string> = new Set(['url prefix', 'route prefix']);
+
 /** `httpfact:{…}`: the target key of a prefix fact's edge. */
 export function prefixFactKey(fact: PrefixFact): string {
   return `${PREFIX_FACT_KEY_PREFIX}${JSON.stringify(fact)}`;
