@@ -8,7 +8,7 @@
 // Without --db (or with --reindex) the repository is indexed first with this checkout's `ca index
 // --db` (the caller's environment decides the passes: CA_SEMANTIC_ENABLED, CA_EMBEDDING_ENABLED);
 // an existing --db is reused. The links are the label's client calls (`http_calls` edges as the TS
-// extractor stored them) matched against its endpoint nodes by @ca/engine's `computeHttpLinks` —
+// extractor stored them) matched against its endpoint nodes, with the label's prefix facts, by @ca/engine's `computeHttpLinks` —
 // the function the index's linking pass writes — so a linker change is measured on a reused
 // index, while an extractor change needs --reindex.
 //
@@ -79,7 +79,8 @@ const rows = readFileSync(values.labels, 'utf8')
 const store = Store.open(db);
 const calls = store.httpLinks.clientCalls(values.label);
 const endpoints = store.httpLinks.endpoints(values.label);
-const links = computeHttpLinks(calls, endpoints);
+// The label's prefix facts resolve base URLs and route prefixes declared in another file (decision 038).
+const links = computeHttpLinks(calls, endpoints, store.httpLinks.prefixFacts(values.label));
 store.close();
 const endpointName = new Map(endpoints.map((e) => [e.id, e.name]));
 // The labelled handler column is the route attribute's file:line, where the endpoint node starts.

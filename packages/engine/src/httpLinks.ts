@@ -15,7 +15,8 @@
  * pass over the label is the simplest rule that keeps incremental equal to clean.
  */
 import { isContractKey, parseClientCallKey, parseEndpointSignature, parseOperationSignature, type ClientCall, type Confidence } from '@ca/schema';
-import type { ClientCallRow, EndpointRow, HttpLink, OperationEdgeRow, Store } from '@ca/store';
+import type { ClientCallRow, EndpointRow, HttpLink, OperationEdgeRow, PrefixFactRow, Store } from '@ca/store';
+import { LabelPrefixes } from './httpPrefixes.js';
 
 /** An endpoint's route as the linker matches it. */
 export interface EndpointRoute {
@@ -157,9 +158,12 @@ export function linkCall(call: ClientCall, routes: readonly { readonly id: numbe
 
 type Routed = { readonly id: number; readonly route: EndpointRoute; readonly handler: string | null };
 
-function routesOf(endpoints: readonly EndpointRow[]): Routed[] {
+/** The endpoints' routes; an endpoint whose prefix is inherited from another file gets its full template when `prefixes` resolves it. */
+function routesOf(endpoints: readonly EndpointRow[], prefixes: LabelPrefixes | null = null): Routed[] {
   return endpoints.flatMap((e) => {
-    const route = parseEndpointRoute(e.name, (parseEndpointSignature(e.signature)?.approximate ?? null) !== null);
+    const sig = parseEndpointSignature(e.signature);
+    const inherited = sig?.inherits !== undefined && prefixes !== null ? prefixes.resolveEndpoint(sig.inherits) : null;
+    const route = inherited !== null ? parseEndpointRoute(`${sig!.method} ${inherited}`) : parseEndpointRoute(e.name, (sig?.approximate ?? null) !== null);
     return route === null ? [] : [{ id: e.id, route, handler: e.handler }];
   });
 }
@@ -167,15 +171,18 @@ function routesOf(endpoints: readonly EndpointRow[]): Routed[] {
 /**
  * Every call's links against every endpoint (pure: what {@link linkHttpCalls} writes). A call
  * links to the code's endpoints; only when none matches, to the contract operations that do
- * (a generated client whose server side is not in the index, decision 049).
+ * (a generated client whose server side is not in the index, decision 049). `facts`: the
+ * label's prefix facts, which resolve prefixes declared in another file first (decision 038).
  */
-export function computeHttpLinks(calls: readonly ClientCallRow[], endpoints: readonly EndpointRow[]): HttpLink[] {
-  const code = routesOf(endpoints.filter((e) => !isContractKey(e.symbolKey)));
+export function computeHttpLinks(calls: readonly ClientCallRow[], endpoints: readonly EndpointRow[], facts: readonly PrefixFactRow[] = []): HttpLink[] {
+  const prefixes = new LabelPrefixes(facts);
+  const code = routesOf(endpoints.filter((e) => !isContractKey(e.symbolKey)), prefixes);
   const contract = routesOf(endpoints.filter((e) => isContractKey(e.symbolKey)));
   const links: HttpLink[] = [];
   for (const c of calls) {
-    const call = parseClientCallKey(c.targetKey);
-    if (call === null) continue;
+    const parsed = parseClientCallKey(c.targetKey);
+    if (parsed === null) continue;
+    const call = prefixes.resolveCall(parsed, c.path);
     let found = linkCall(call, code);
     if (found.length === 0 && contract.length > 0) found = linkCall(call, contract);
     for (const l of found) links.push({ edgeId: c.edgeId, endpointId: l.id, confidence: l.confidence });
@@ -204,9 +211,10 @@ function namesHandler(operationId: string, handler: string | null): boolean {
  * among several equally good endpoints the one whose handler the operationId names is kept with
  * its confidence (the tie-breaker). An operation whose path matches nothing links `probable` to
  * the one endpoint of its method whose handler its operationId names (the path drifted).
+ * `facts`: the label's prefix facts (an endpoint's route prefix declared in another file, decision 038).
  */
-export function computeOperationLinks(operations: readonly OperationEdgeRow[], endpoints: readonly EndpointRow[]): HttpLink[] {
-  const code = routesOf(endpoints.filter((e) => !isContractKey(e.symbolKey)));
+export function computeOperationLinks(operations: readonly OperationEdgeRow[], endpoints: readonly EndpointRow[], facts: readonly PrefixFactRow[] = []): HttpLink[] {
+  const code = routesOf(endpoints.filter((e) => !isContractKey(e.symbolKey)), new LabelPrefixes(facts));
   const links: HttpLink[] = [];
   for (const op of operations) {
     const sig = parseOperationSignature(op.targetKey.slice(op.targetKey.indexOf(':') + 1));
@@ -234,9 +242,10 @@ export function linkHttpCalls(store: Store, label: string): HttpLinkReport {
   const calls = store.httpLinks.clientCalls(label);
   const operations = store.httpLinks.operationEdges(label);
   const endpoints = calls.length > 0 || operations.length > 0 ? store.httpLinks.endpoints(label) : [];
-  const links = calls.length > 0 ? computeHttpLinks(calls, endpoints) : [];
+  const facts = calls.length > 0 || operations.length > 0 ? store.httpLinks.prefixFacts(label) : [];
+  const links = calls.length > 0 ? computeHttpLinks(calls, endpoints, facts) : [];
   const written = calls.length > 0 ? store.httpLinks.replaceLinks(label, links) : 0;
-  const opLinks = operations.length > 0 ? computeOperationLinks(operations, endpoints) : [];
+  const opLinks = operations.length > 0 ? computeOperationLinks(operations, endpoints, facts) : [];
   if (operations.length > 0) store.httpLinks.replaceOperationLinks(label, opLinks);
   return {
     clientCalls: calls.length,
@@ -270,7 +279,8 @@ const PAGE_FILE = /\.(razor|cshtml)$/i;
 export function unmatchedHttp(store: Store, label: string): UnmatchedHttp {
   const calls = store.httpLinks.clientCalls(label);
   const endpoints = store.httpLinks.endpoints(label);
-  const links = computeHttpLinks(calls, endpoints);
+  const facts = store.httpLinks.prefixFacts(label);
+  const links = computeHttpLinks(calls, endpoints, facts);
   const linkedCalls = new Set(links.map((l) => l.edgeId));
   const reached = new Set(links.map((l) => l.endpointId));
   const at = (e: EndpointRow) => ({ path: e.path, line: e.line, name: e.name });
@@ -280,7 +290,7 @@ export function unmatchedHttp(store: Store, label: string): UnmatchedHttp {
   };
   const operations = store.httpLinks.operationEdges(label);
   if (operations.length === 0) return out;
-  const opLinks = computeOperationLinks(operations, endpoints);
+  const opLinks = computeOperationLinks(operations, endpoints, facts);
   const served = new Set(opLinks.map((l) => l.edgeId));
   const described = new Set(opLinks.map((l) => l.endpointId));
   const unserved = new Set(operations.filter((o) => !served.has(o.edgeId)).map((o) => o.sourceId));

@@ -1,4 +1,4 @@
-import { CaError, decodeFile, defaultConfig, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
+import { CaError, decodeFile, defaultConfig, PREFIX_FACT_NAMES, TYPE_KINDS, type Confidence, type EdgeType } from '@ca/schema';
 import type { GraphEdge, GraphNode, GraphReader, GraphReads, IndexReader, NodeRecord, SemanticGapFile, SemanticGapRow, Traversal, TraversalOptions } from '@ca/store';
 import { isTestPath } from '@ca/retrieve';
 import { toSymbolView, type SymbolView } from './symbolView.js';
@@ -416,7 +416,7 @@ function* navigationSteps(
     },
   });
   const seedSet = new Set(seedIds);
-  let edges: GraphEdge[] = walk.edges.filter((e) => !(seedSet.has(e.from) && e.to !== null && seedSet.has(e.to)));
+  let edges: GraphEdge[] = walk.edges.filter((e) => !(seedSet.has(e.from) && e.to !== null && seedSet.has(e.to)) && !isPrefixFact(e));
   const depthOf = new Map(walk.depth);
   if (navigation === 'impls' && seeds.length === 1) {
     const synthesized = yield* approximateMemberImpls(label, seeds[0]!, depth, options.minConfidence ?? 'approximate');
@@ -598,4 +598,9 @@ function groupImpact(
 /** 1 for test code (`isTestPath`), else 0: navigation lists product code first. */
 function testRank(path: string): number {
   return isTestPath(path) ? 1 : 0;
+}
+
+/** A prefix fact's edge (decision 038): an `http_calls` edge that records a value for the HTTP linker, no call. */
+function isPrefixFact(e: GraphEdge): boolean {
+  return e.type === 'http_calls' && e.to === null && PREFIX_FACT_NAMES.has(e.targetName);
 }

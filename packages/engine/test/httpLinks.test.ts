@@ -52,10 +52,10 @@ describe('HTTP links across fixtures/fullstack', () => {
     expect(httpRows(engine)).toEqual([
       // POST /api/v2/carts/{} /checkout vs Program.cs MapGroup("/api").MapGroup("/v2").MapGroup("carts").MapPost("/{cartId}/checkout"): literals equal, {} in {cartId}.
       'client/src/api/carts.ts:9 checkout → POST /api/v2/carts/{cartId}/checkout exact',
-      // GET /api/v2/customers/{}: the only customers endpoint is `GET /{id}` (approximate: its prefix is inherited from
-      // another file); as a suffix it shares no literal with the call, so no code link — and backend/openapi.json
-      // describes GET /api/v2/customers/{id}: the call links to the operation, exact (decision 049).
-      'client/src/api/carts.ts:5 getCustomer → contract GET /api/v2/customers/{id} exact',
+      // GET /api/v2/customers/{}: the only customers endpoint is `GET /{id}`, its prefix inherited from
+      // ApiControllerBase in another file ([Route("api/v2/[controller]")]): the label-wide pass gives it
+      // GET /api/v2/customers/{id} (decision 038), {} in {id}: exact, so the code endpoint, not the contract operation.
+      'client/src/api/carts.ts:5 getCustomer → GET /{id} exact',
       // axios.delete(`/api/admin/catalog/items/${id}`) vs MapGroup(AdminPrefix).MapDelete("/items/{id:guid}").
       'client/src/api/catalog.ts:16 deleteItem → DELETE /api/admin/catalog/items/{id} exact',
       // catalog instance baseURL …/api/catalog + `/items/${id}` vs catalog.MapGet("/items/{id:guid}").
@@ -96,9 +96,9 @@ describe('HTTP links across fixtures/fullstack', () => {
       `GET /reports/latest [Reports_Latest] backend/openapi.json:10 → GET /reports/latest ${R}:16 exact`,
       `GET /admin/reports/summary [Reports_Summary] backend/openapi.json:13 → GET /admin/reports/summary ${R}:19 exact`,
       `HEAD /admin/reports/summary [Reports_SummaryHead] backend/openapi.json:14 → HEAD /admin/reports/summary ${R}:19 exact`,
-      // No path matches (the C# route is `GET /{id}`, its prefix in another file, no literal to match on):
-      // the operationId's action part `Get` names CustomersController.Get, the one GET handler so named: probable.
-      'GET /api/v2/customers/{id} [Customers_Get] backend/openapi.json:17 → GET /{id} backend/Controllers/CustomersController.cs:7 probable',
+      // The C# route `GET /{id}` has its prefix in another file (ApiControllerBase): resolved label-wide to
+      // GET /api/v2/customers/{id} (decision 038), the same method and path: exact.
+      'GET /api/v2/customers/{id} [Customers_Get] backend/openapi.json:17 → GET /{id} backend/Controllers/CustomersController.cs:7 exact',
       // GET /api/orders: List names the method, Status (`ANY /api/orders`) does not: List alone.
       `GET /api/orders [Orders_List] backend/openapi.json:20 → GET /api/orders ${O}:12 exact`,
       `POST /api/orders [Orders_Create] backend/openapi.json:21 → POST /api/orders ${O}:18 exact`,
@@ -191,20 +191,19 @@ describe('HTTP links across fixtures/fullstack', () => {
 
   it('lists the client calls no endpoint serves and the endpoints no client calls', () => {
     const u = unmatchedHttp(engine.store, 'working');
-    // carts.ts:5 GET /api/v2/customers/{} is served by the contract now (decision 049).
+    // carts.ts:5 GET /api/v2/customers/{} is served by CustomersController's GET /{id} (its prefix resolved, decision 038).
     expect(u.calls.map((c) => `${c.path}:${c.line} ${c.request}`)).toEqual([
       'client/src/api/catalog.ts:20 PUT /api/catalog/items/{}/name',
       'client/src/components/Search.tsx:7 DELETE ~',
     ]);
     // 26 endpoints in the backend's C# (packages/parse-cs/test/endpoints.test.ts) and 2 @page routes
-    // (packages/parse-cs/test/razor.test.ts); the 9 linked above leave 19, in path and line order.
+    // (packages/parse-cs/test/razor.test.ts); the 10 linked above leave 18, in path and line order.
     expect(u.endpoints.map((e) => e.name)).toEqual([
       'GET /board/{customerId}',
       'GET /admin/reports/{year}',
       'GET /reports/latest',
       'GET /admin/reports/summary',
       'HEAD /admin/reports/summary',
-      'GET /{id}',
       'PUT /api/orders/{id}',
       'PATCH /api/orders/{id}',
       'GET /api/order-search/{*query}',

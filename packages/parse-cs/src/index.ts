@@ -20,6 +20,7 @@ export { readCsproj, readSolution, preprocessorSymbolsFor } from './project.js';
 export type { CsProject } from './project.js';
 export { csTestProject, testProjectFact } from './testProject.js';
 export { isGeneratedCs } from './generated.js';
+export { RoutePrefixFacts } from './endpoints/prefixes.js';
 export { docCommentToText } from './docComment.js';
 export {
   RoslynHost,

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEndpointSignature, type FileIndex, type LanguageAdapter } from '@ca/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCsAdapter } from '../src/index.js';
+import { createCsAdapter, RoutePrefixFacts } from '../src/index.js';
 
 const BACKEND = join(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/fullstack/backend');
 
@@ -84,7 +84,8 @@ describe('endpoints of the full-stack fixture (fixtures/fullstack/backend)', () 
 
   it('CustomersController: a base class declared in another file → approximate with the reason', async () => {
     expect(endpointRows(await parseBackend('Controllers/CustomersController.cs'))).toEqual([
-      '7 GET /{id} [route string id] (approximate: the route prefix may be inherited from ApiControllerBase, declared in another file) -> exact Shop.Api.Controllers.CustomersController.Get',
+      // Where the prefix may come from rides in the signature (`<inherits …>`): the label-wide pass resolves it (decision 038).
+      '7 GET /{id} [route string id] <inherits {"base":"ApiControllerBase","attributes":[],"template":"{id}","controller":"Customers","action":"Get","area":null}> (approximate: the route prefix may be inherited from ApiControllerBase, declared in another file) -> exact Shop.Api.Controllers.CustomersController.Get',
     ]);
     // The abstract base itself declares no endpoint.
     expect(endpointRows(await parseBackend('Controllers/ApiControllerBase.cs'))).toEqual([]);
@@ -205,10 +206,10 @@ describe('a route prefix the file cannot see', () => {
   [HttpGet("x")] public int X() => 1;
 }`);
     expect(endpointRows(idx)).toEqual([
-      '2 GET /movie/total (approximate: the route prefix may come from [ApiV1], an attribute declared in another file) -> exact RequestController.Total',
+      '2 GET /movie/total <inherits {"base":null,"attributes":["ApiV1"],"template":"movie/total","controller":"Request","action":"Total","area":null}> (approximate: the route prefix may come from [ApiV1], an attribute declared in another file) -> exact RequestController.Total',
       // Only known attributes: the action's template is the whole route.
       // Ombi's [Admin] is an AuthorizeAttribute, but the file cannot tell: both are named.
-      '5 GET /about (approximate: the route prefix may come from [Admin] or [ApiV1], attributes declared in another file) -> exact SettingsController.About',
+      '5 GET /about <inherits {"base":null,"attributes":["Admin","ApiV1"],"template":"about","controller":"Settings","action":"About","area":null}> (approximate: the route prefix may come from [Admin] or [ApiV1], attributes declared in another file) -> exact SettingsController.About',
       '8 GET /plain -> exact PlainController.Get',
       // A [Route] of its own: that is the prefix (ASP.NET combines each route attribute; the known one is kept exact).
       '11 GET /api/routed/x -> exact RoutedController.X',
@@ -250,5 +251,67 @@ static class M { static void Map(WebApplication app) { app.MapGet("/a/{b", () =>
     expect(endpoints[0]!.name).toBe('GET /r0/{id}');
     expect(endpoints[4999]!.name).toBe('GET /r4999/{id}');
     expect(endpoints[4999]!.span.startLine).toBe(5001);
+  });
+});
+
+describe('route prefix facts for the label-wide resolution (decision 038)', () => {
+  /** The file's prefix facts: `line key`. */
+  function facts(index: FileIndex): string[] {
+    return index.edges.filter((e) => e.type === 'http_calls' && e.target.key.startsWith('httpfact:')).map((e) => `${e.line} ${e.target.key}`);
+  }
+
+  it('a base controller with its own [Route] and no action, and RouteAttribute subclasses, give their templates; computed or ambiguous ones none', async () => {
+    const idx = await parseText(`[ApiController] [Route("api/[controller]")] public class BaseApiController : ControllerBase { }
+public class ApiV1Attribute : RouteAttribute {
+  protected const string ApiBase = "api/v1/[controller]";
+  public ApiV1Attribute() : base(ApiBase) { }
+}
+public class GetV2Attribute : HttpGetAttribute { public GetV2Attribute(string t) : base("v2/" + t) { } }
+public class TwoAttribute : RouteAttribute {
+  public TwoAttribute() : base("a") { }
+  public TwoAttribute(int x) : base("b") { }
+}
+[Route(Prefix.Value)] public class ComputedController : ControllerBase { }
+[Route("api/orders")] public class OrdersController : ControllerBase { [HttpGet] public int List() => 1; }
+[ApiV2] [Authorize] public class V2Controller : ControllerBase { public int P => 1; }
+public class MiddleController : V2Controller { }`);
+    expect(facts(idx)).toEqual([
+      // Line 1: no action of its own, so its [Route] is a prefix others may inherit; its base's simple name follows.
+      '1 httpfact:{"kind":"route","class":"BaseApiController","templates":["api/[controller]"],"attributes":[],"base":"ControllerBase"}',
+      // Line 2: the constant ApiBase of the class, passed to base(...); the name without `Attribute` (as written in `[ApiV1]`).
+      '2 httpfact:{"kind":"routeAttribute","class":"ApiV1","template":"api/v1/[controller]"}',
+      // GetV2 passes "v2/" + a parameter: computed, no fact. Two passes "a" or "b" by constructor: no one value.
+      // ComputedController's [Route] names a constant of another file: no literal. OrdersController serves its own actions.
+      // Line 13: no [Route], but [ApiV2] may be a route attribute class ([Authorize] is known not to be one): Ombi's V2Controller.
+      '13 httpfact:{"kind":"route","class":"V2Controller","templates":[],"attributes":["ApiV2"],"base":"ControllerBase"}',
+      // Line 14: no route or attribute of its own, but a controller base that may pass one on.
+      '14 httpfact:{"kind":"route","class":"MiddleController","templates":[],"attributes":[],"base":"V2Controller"}',
+    ]);
+  });
+
+  it("RoutePrefixFacts: an endpoint takes its own attribute's template, else the nearest base that gives one; several values stay unknown", () => {
+    const facts = new RoutePrefixFacts([
+      { kind: 'routeAttribute', class: 'ApiV2', template: 'api/v2/[controller]' },
+      { kind: 'routeAttribute', class: 'Twice', template: 'a/[controller]' },
+      { kind: 'routeAttribute', class: 'Twice', template: 'b/[controller]' },
+      { kind: 'route', class: 'V2Controller', templates: [], attributes: ['ApiV2'], base: 'ControllerBase' },
+      { kind: 'route', class: 'MiddleController', templates: [], attributes: [], base: 'V2Controller' },
+      { kind: 'route', class: 'BaseApiController', templates: ['api/[controller]'], attributes: [], base: 'ControllerBase' },
+      { kind: 'route', class: 'MultiController', templates: ['x/[controller]', 'y/[controller]'], attributes: [], base: null },
+    ]);
+    const at = (base: string | null, attributes: string[], template = 'movie/{id:int}') => facts.resolve({ base, attributes, template, controller: 'Requests', action: 'Get', area: null });
+    // RequestsController : MiddleController : V2Controller [ApiV2] → api/v2/Requests + movie/{id:int}, normalised.
+    expect(at('MiddleController', [])).toBe('/api/v2/requests/movie/{id}');
+    expect(at('BaseApiController', [])).toBe('/api/requests/movie/{id}');
+    // Its own [ApiV2] wins over the base's [Route].
+    expect(at('BaseApiController', ['Authorize', 'ApiV2'])).toBe('/api/v2/requests/movie/{id}');
+    // [Twice]: two attribute classes of that name, two templates → unknown (no guess), even with a base that has one.
+    expect(at('BaseApiController', ['Twice'])).toBeNull();
+    // Two [Route]s on the base: the endpoint serves both; one template is not the answer.
+    expect(at('MultiController', [])).toBeNull();
+    // No fact for the base: unknown.
+    expect(at('ElsewhereController', [])).toBeNull();
+    // A token with no value ([area] without an [Area]) leaves it unknown.
+    expect(at('BaseApiController', [], '[area]/x')).toBeNull();
   });
 });

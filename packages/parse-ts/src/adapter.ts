@@ -10,7 +10,7 @@ import { CaError, type FileIndex, type Language, type LanguageAdapter, type Sour
 import { DeadlineExceeded, errorFileIndex, extractFile } from './extract.js';
 
 /** Bumped whenever extraction output changes, so stored files are re-parsed. */
-export const TS_EXTRACTOR_VERSION = 'ts-syntactic-5';
+export const TS_EXTRACTOR_VERSION = 'ts-syntactic-6';
 
 /** Extensions handled by the TS adapter, lower case with dot. */
 export const TS_EXTENSIONS: readonly string[] = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];

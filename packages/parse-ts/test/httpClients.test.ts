@@ -254,4 +254,62 @@ describe('HTTP client calls', () => {
       'src/components/Search.tsx Search@7 http:DELETE ~',
     ]);
   });
+  it('a base URL declared in another file: the call names it (an import, a base class field set by super(...)) instead of an opaque `~` (decision 038)', async () => {
+    const text = [
+      "import { environment as env } from 'src/environments/environment';", // 1
+      "import { ServiceHelpers } from './service.helpers';", // 2
+      'export class A {', // 3
+      '  baseUrl = env.apiUrl;', // 4
+      '  constructor(private http: HttpClient) {}', // 5
+      "  one(id: number) { return this.http.get(this.baseUrl + 'series/' + id); }", // 6: rest series/{} after the import
+      "  two() { return this.http.get(env.api.reports + '/daily'); }", // 7: nested property path, rest starts with `/`
+      '}', // 8
+      'export class B extends ServiceHelpers {', // 9
+      "  constructor(http: HttpClient, @Inject(APP_BASE_HREF) href: string, other: string) { super(http, '/api/v1/Things/', href, other); }", // 10
+      '  three(id: number) { return this.http.delete(`${this.url}${id}`); }', // 11: rest {} (an unknown right after the reference)
+      '  four() { return this.http.get(this.headers + "x"); }', // 12: `headers` is declared below → unknown, no reference
+      '  headers = make();', // 13
+      '}', // 14
+    ].join('\n');
+    const ENV = '{"kind":"import","from":"src/environments/environment","name":"environment"';
+    const SUPER = '{"kind":"super","base":"ServiceHelpers","field":"url","args":[null,"/api/v1/Things/",{"baseHref":true},null]}';
+    expect(await calls('src/a.ts', text)).toEqual([
+      `A.one@6 http:GET ~/series/{} @{"ref":${ENV},"path":"apiUrl"},"slash":false,"rest":["series","{}"]}`,
+      `A.two@7 http:GET ~/daily @{"ref":${ENV},"path":"api.reports"},"slash":true,"rest":["daily"]}`,
+      // http is unknown (no literal), href the app's base href (its parameter is injected with APP_BASE_HREF), other unknown.
+      `B.three@11 http:DELETE ~ @{"ref":${SUPER},"slash":false,"rest":["{}"]}`,
+      'B.four@12 http:GET ~/x',
+    ]);
+  });
+
+  it('prefix facts: exported consts with literal URL values (nested properties too) and constructors storing a string parameter in a field (decision 038)', async () => {
+    const text = [
+      "const HOST = 'localhost';", // 1
+      'export const environment = {', // 2
+      "  apiUrl: 'http://' + HOST + ':5000/api/',", // 3: literal through a const of the file
+      "  hubUrl: location.origin + '/hubs/',", // 4: computed → no fact
+      "  api: { reports: '/api/reports/' },", // 5: nested
+      '  production: false,', // 6: not a path → no fact
+      '};', // 7
+      "export const API_ROOT = '/api';", // 8
+      'export class Helpers {', // 9
+      '  constructor(protected http: HttpClient, protected url: string, protected href: string, private count: number) {', // 10
+      '    const base = href;', // 11
+      '    if (base.length > 1) this.url = base + this.url;', // 12: a prefix from parameter 2 (through the local `base`)
+      '  }', // 13
+      '}', // 14
+      'export class Other {', // 15
+      '  constructor(protected url: string) { this.url = compute(); }', // 16: reassigned from something else → no fact
+      '}', // 17
+    ].join('\n');
+    const facts = (await parseText('src/env.ts', text)).edges.filter((e) => e.target.key.startsWith('httpfact:')).map((e) => `${e.line} ${e.target.key}`);
+    expect(facts).toEqual([
+      '3 httpfact:{"kind":"const","name":"environment","path":"apiUrl","value":"http://localhost:5000/api/"}',
+      '5 httpfact:{"kind":"const","name":"environment","path":"api.reports","value":"/api/reports/"}',
+      '8 httpfact:{"kind":"const","name":"API_ROOT","path":"","value":"/api"}',
+      // http is typed HttpClient and count a number: only string parameters; href is not named like a URL
+      // field (…url, …path, …base …), so url alone, with href's prefix.
+      '10 httpfact:{"kind":"ctor","class":"Helpers","field":"url","param":1,"hrefParam":2}',
+    ]);
+  });
 });

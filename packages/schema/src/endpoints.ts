@@ -4,6 +4,8 @@
  * that carries the bound parameters and the approximation reason.
  */
 
+import { asEndpointInherits, parseJsonObject, type EndpointInherits } from './httpPrefixes.js';
+
 /** Where an endpoint parameter is bound from (ASP.NET's `[FromX]` attributes, or the route). */
 export type EndpointParamSource = 'route' | 'query' | 'body' | 'header' | 'form';
 
@@ -23,6 +25,8 @@ export interface EndpointSignature {
   readonly params: readonly EndpointParam[];
   /** Why the template is not exact (built at run time, unbalanced braces …), or null. */
   readonly approximate: string | null;
+  /** The controller's route prefix is declared in another file: where to look for it (resolved label-wide before linking). */
+  readonly inherits?: EndpointInherits;
 }
 
 const SOURCES: readonly EndpointParamSource[] = ['route', 'query', 'body', 'header', 'form'];
@@ -44,13 +48,14 @@ export function endpointKey(method: string, template: string): string {
 export function formatEndpointSignature(s: EndpointSignature): string {
   let out = endpointName(s.method, s.template);
   if (s.params.length > 0) out += ` [${s.params.map((p) => `${p.source} ${p.type} ${p.name}`).join(', ')}]`;
+  if (s.inherits) out += ` <inherits ${JSON.stringify(s.inherits)}>`;
   if (s.approximate) out += ` (approximate: ${s.approximate})`;
   return out;
 }
 
 /** The inverse of {@link formatEndpointSignature}; null when `text` is not an endpoint signature. */
 export function parseEndpointSignature(text: string): EndpointSignature | null {
-  const m = /^([A-Z]+) (\S*)(?: \[([^\]]*)\])?(?: \(approximate: ([\s\S]*)\))?$/.exec(text);
+  const m = /^([A-Z]+) (\S*)(?: \[([^\]]*)\])?(?: <inherits (\{.*?\})>)?(?: \(approximate: ([\s\S]*)\))?$/.exec(text);
   if (!m) return null;
   const params: EndpointParam[] = [];
   for (const part of m[3] ? m[3].split(', ') : []) {
@@ -59,5 +64,7 @@ export function parseEndpointSignature(text: string): EndpointSignature | null {
     if (!SOURCES.includes(source) || words.length < 3) return null;
     params.push({ source, type: words.slice(1, -1).join(' '), name: words[words.length - 1]! });
   }
-  return { method: m[1]!, template: m[2]!, params, approximate: m[4] ?? null };
+  const inherits = m[4] === undefined ? null : asEndpointInherits(parseJsonObject(m[4]));
+  const out = { method: m[1]!, template: m[2]!, params, approximate: m[5] ?? null };
+  return inherits === null ? out : { ...out, inherits };
 }

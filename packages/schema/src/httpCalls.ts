@@ -10,6 +10,8 @@
  * not known.
  */
 
+import { asPrefixRef, parseJsonObject, type ClientCallPrefix } from './httpPrefixes.js';
+
 /** The prefix of a client call's target key. */
 export const CLIENT_CALL_KEY_PREFIX = 'http:';
 
@@ -21,6 +23,8 @@ export interface ClientCall {
   readonly segments: readonly string[];
   /** Whether the segments are the whole path (false: an unknown prefix precedes them). */
   readonly prefixKnown: boolean;
+  /** The unknown prefix is a value another file declares (resolved label-wide before linking), when the extractor could name it. */
+  readonly prefix?: ClientCallPrefix;
 }
 
 /** `GET /api/orders/{}` (`GET ~/api/orders` with an unknown prefix): the edge's target name. */
@@ -28,18 +32,29 @@ export function clientCallName(method: string, pattern: string): string {
   return `${method} ${pattern}`;
 }
 
-/** `http:GET /api/orders/{}`: the target key of a client call's `http_calls` edge. */
-export function clientCallKey(method: string, pattern: string): string {
-  return `${CLIENT_CALL_KEY_PREFIX}${clientCallName(method, pattern)}`;
+/**
+ * `http:GET /api/orders/{}`: the target key of a client call's `http_calls` edge. With `prefix`
+ * (the pattern starts with `~`), the reference follows: `http:GET ~/series/v2 @{"ref":…,"slash":false}`.
+ */
+export function clientCallKey(method: string, pattern: string, prefix?: ClientCallPrefix): string {
+  const ref = prefix === undefined ? '' : ` @${JSON.stringify({ ref: prefix.ref, slash: prefix.slash, rest: prefix.rest })}`;
+  return `${CLIENT_CALL_KEY_PREFIX}${clientCallName(method, pattern)}${ref}`;
 }
 
 /** The inverse of {@link clientCallKey}; null when `key` is not a client call's key. */
 export function parseClientCallKey(key: string): ClientCall | null {
   if (!key.startsWith(CLIENT_CALL_KEY_PREFIX)) return null;
-  const m = /^([A-Z]+|\?) (~?)(\/\S*)?$/.exec(key.slice(CLIENT_CALL_KEY_PREFIX.length));
+  const m = /^([A-Z]+|\?) (~?)(\/\S*)?(?: @(\{.*\}))?$/.exec(key.slice(CLIENT_CALL_KEY_PREFIX.length));
   if (!m) return null;
   const path = m[3] ?? '';
-  return { method: m[1]!, segments: path.split('/').filter((s) => s !== ''), prefixKnown: m[2] === '' && path !== '' };
+  const call = { method: m[1]!, segments: path.split('/').filter((s) => s !== ''), prefixKnown: m[2] === '' && path !== '' };
+  if (m[4] === undefined || m[2] === '') return call;
+  const o = parseJsonObject(m[4]);
+  const ref = o === null ? null : asPrefixRef(o['ref']);
+  // A reference that does not parse leaves the prefix unknown, as a call without one.
+  const rest = o?.['rest'];
+  if (ref === null || !Array.isArray(rest) || !rest.every((x) => typeof x === 'string')) return call;
+  return { ...call, prefix: { ref, slash: o!['slash'] === true, rest: rest as string[] } };
 }
 
 /**

@@ -5,7 +5,7 @@
  * transaction. A client call's own edge carries its first link (target and confidence); each
  * further endpoint it may reach is a sibling edge of extractor {@link HTTP_LINK_EXTRACTOR}.
  */
-import { OPERATION_LINK_KEY_PREFIX, type Confidence } from '@ca/schema';
+import { OPERATION_LINK_KEY_PREFIX, PREFIX_FACT_KEY_PREFIX, type Confidence } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { inLabelJoinByLabel, inLabelSet } from './labelScope.js';
 import { cachedStatement, selectAll } from './statements.js';
@@ -50,6 +50,12 @@ export interface OperationEdgeRow {
   readonly signature: string;
 }
 
+/** A prefix fact's edge (decision 038): the file declaring it and its key (`httpfact:{…}`, `prefixFactKey` in @ca/schema). */
+export interface PrefixFactRow {
+  readonly path: string;
+  readonly targetKey: string;
+}
+
 /** One link: client call edge → endpoint node, with the match's confidence. */
 export interface HttpLink {
   readonly edgeId: number;
@@ -85,6 +91,19 @@ export class HttpLinkStore {
        WHERE n.kind = 'endpoint'
        ORDER BY lf.path, n.start_line, n.id`,
       label,
+    );
+  }
+
+  /** The label's prefix facts (values other files' URLs and routes may start with), in path and line order. */
+  prefixFacts(label: string): PrefixFactRow[] {
+    return selectAll<PrefixFactRow>(
+      this.db,
+      `SELECT lf.path AS path, e.target_key AS targetKey
+       FROM edges e ${inLabelJoinByLabel('e.file_id')}
+       WHERE e.type = 'http_calls' AND e.target_key LIKE ?
+       ORDER BY lf.path, e.line, e.id`,
+      label,
+      `${PREFIX_FACT_KEY_PREFIX}%`,
     );
   }
 

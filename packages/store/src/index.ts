@@ -79,7 +79,7 @@ export type {
   SnapshotContent,
 } from './snapshotSource.js';
 export { HttpLinkStore, HTTP_LINK_EXTRACTOR } from './httpLinks.js';
-export type { ClientCallRow, EndpointRow, HttpLink, OperationEdgeRow } from './httpLinks.js';
+export type { ClientCallRow, EndpointRow, HttpLink, OperationEdgeRow, PrefixFactRow } from './httpLinks.js';
 export { RazorLinkStore } from './razorLinks.js';
 export type { RazorUseRow, ComponentRow } from './razorLinks.js';
 export { ARTIFACT_FORMAT, ARTIFACT_MAGIC, readArtifactHeader } from './artifact.js';

@@ -1,8 +1,8 @@
-import { endpointKey, endpointName, formatEndpointSignature, unresolvedKey, type EndpointParam, type ExtractedEdge } from '@ca/schema';
+import { endpointKey, endpointName, formatEndpointSignature, unresolvedKey, type EndpointInherits, type EndpointParam, type ExtractedEdge } from '@ca/schema';
 import type { Node as TsNode } from 'web-tree-sitter';
 import { span, type Decl, type DeclTable } from '../decl.js';
 import { DeadlineExceeded } from '../walker.js';
-import { controllerRoutes, type ControllerContext } from './controllers.js';
+import { controllerRoutes, prefixFacts, type ControllerContext } from './controllers.js';
 import { minimalApiRoutes } from './minimalApis.js';
 import { StringEvaluator, type ConstantLookup, type StringValue } from './strings.js';
 import { boundParameters, LocalScopes } from './syntax.js';
@@ -20,6 +20,8 @@ export interface RouteFound {
   readonly handler: HandlerRef;
   /** The handler's parameter list (for the bound parameters), when known. */
   readonly parameters: TsNode | null;
+  /** The controller's prefix is declared in another file: where to look (decision 038). */
+  readonly inherits?: EndpointInherits;
 }
 
 /** What serves a route: a declaration of this file, or a name resolved elsewhere. */
@@ -150,6 +152,8 @@ export class EndpointCollector {
       endpoints.push(d);
       edges.push({ source: d, type: 'handles', ...handlesTarget(r.handler), line: d.startRow + 1 });
     }
+    const served = new Set(routes.flatMap((r) => ('decl' in r.handler && r.handler.decl.parent ? [r.handler.decl.parent] : [])));
+    edges.push(...prefixFacts(ctx, served));
     return { endpoints, edges };
   }
 
@@ -193,6 +197,6 @@ function endpointDecl(table: DeclTable, fileDecl: Decl, r: RouteFound): Decl {
     typeParams: [],
   });
   const params: EndpointParam[] = boundParameters(r.parameters, template);
-  d.signature = formatEndpointSignature({ method, template, params, approximate: r.approximate ?? normalized.problem });
+  d.signature = formatEndpointSignature({ method, template, params, approximate: r.approximate ?? normalized.problem, ...(r.inherits ? { inherits: r.inherits } : {}) });
   return d;
 }

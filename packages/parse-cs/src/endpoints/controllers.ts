@@ -2,6 +2,7 @@ import type { Node as TsNode } from 'web-tree-sitter';
 import type { Decl } from '../decl.js';
 import type { FileContext, RouteFound } from './collector.js';
 import type { StringValue } from './strings.js';
+import { prefixFactKey, type ExtractedEdge } from '@ca/schema';
 import { attributesOf, type AttributeInfo } from './syntax.js';
 import { combineTemplates, isRootedTemplate, replaceTokens } from './template.js';
 
@@ -27,6 +28,8 @@ interface ClassPrefix {
   readonly templates: readonly StringValue[];
   /** Why a prefix may be missing (a base class declared elsewhere), or null. */
   readonly note: string | null;
+  /** Where the missing prefix may be declared, for the label-wide resolution (decision 038); null when none may be missing. */
+  readonly from: { readonly base: string | null; readonly attributes: readonly string[] } | null;
 }
 
 /** One (method, template) an action attribute declares; a null template takes the prefix alone. */
@@ -77,17 +80,20 @@ function classPrefix(ctx: ControllerContext, t: TypeEntry, byName: ReadonlyMap<s
     const routes = attrs.filter((a) => a.name === 'Route');
     const owner: TypeEntry = cur;
     const templates = routes.map((a) => (a.positional[0] ? ctx.evaluate(a.positional[0], owner.decl.name) : { text: '', approximate: null }));
-    if (templates.length > 0) return { templates, note: null };
+    if (templates.length > 0) return { templates, note: null, from: null };
     unknown.push(...unknownClassAttributes(attrs));
     const base = cur.decl.bases[0] ? simpleName(cur.decl.bases[0].name) : null;
+    const attributes = unknown.map((a) => a.slice(1, -1));
     if (!base || FRAMEWORK_BASES.has(base) || /^I[A-Z]/.test(base)) {
       const from = unknown.length === 1 ? `${unknown[0]}, an attribute` : `${unknown.join(' or ')}, attributes`;
-      return { templates: [], note: unknown.length === 0 ? null : `the route prefix may come from ${from} declared in another file` };
+      return unknown.length === 0
+        ? { templates: [], note: null, from: null }
+        : { templates: [], note: `the route prefix may come from ${from} declared in another file`, from: { base: null, attributes } };
     }
     cur = byName.get(base);
-    if (!cur) return { templates: [], note: `the route prefix may be inherited from ${base}, declared in another file` };
+    if (!cur) return { templates: [], note: `the route prefix may be inherited from ${base}, declared in another file`, from: { base, attributes } };
   }
-  return { templates: [], note: null };
+  return { templates: [], note: null, from: null };
 }
 
 /** The routes an action's attributes declare (`[HttpGet("x")]`, `[Route("x")]`, `[AcceptVerbs]`). */
@@ -181,6 +187,69 @@ function combine(r: ActionRoute, prefix: ClassPrefix, tokens: Record<string, str
     }
     const replaced = replaceTokens(combined.text, tokens);
     approximate = combined.approximate ?? approximate ?? (replaced.missing.length > 0 ? `no value for route token [${replaced.missing[0]}]` : null);
-    return { method: r.method, template: replaced.text, approximate, spanNode: r.spanNode, handler, parameters };
+    // Only a prefix from another file is missing: the label-wide pass may find it (decision 038).
+    const inherits =
+      prefix.from !== null && !rooted && p === null && (r.template?.approximate ?? null) === null
+        ? { ...prefix.from, template: r.template?.text ?? '', controller: tokens['controller'] ?? '', action: tokens['action'] ?? '', area: tokens['area'] ?? null }
+        : undefined;
+    return { method: r.method, template: replaced.text, approximate, spanNode: r.spanNode, handler, parameters, ...(inherits ? { inherits } : {}) };
   });
+}
+
+/** A prefix fact's edge (decision 038), from the class that declares it. */
+export type PrefixFactEdge = Omit<ExtractedEdge, 'sourceLocalId'> & { source: Decl };
+
+const ROUTE_ATTRIBUTE_BASES = /^(Route|Http(Get|Post|Put|Delete|Patch|Head|Options|Method))Attribute$/;
+
+/**
+ * The prefix facts of the file's classes for the label-wide resolution (decision 038): a class
+ * that serves no action here and has its own `[Route]` (a base controller: `[Route("api/[controller]")]
+ * class BaseApiController`) — or, named `…Controller`, class attributes that may be route
+ * attributes (`[ApiV2] class V2Controller`) or a controller base — gives them and its base type; an attribute class deriving from
+ * `RouteAttribute` (or an `Http*Attribute`) gives the constant its constructor passes to `base(…)`.
+ * `served`: the classes that declared an endpoint in this file.
+ */
+export function prefixFacts(ctx: ControllerContext, served: ReadonlySet<Decl>): PrefixFactEdge[] {
+  const out: PrefixFactEdge[] = [];
+  for (const t of ctx.types) {
+    const base = t.decl.bases[0] ? simpleName(t.decl.bases[0].name).replace(/<.*$/, '') : null;
+    const line = t.decl.startRow + 1;
+    const fact = (key: string): PrefixFactEdge => ({ source: t.decl, type: 'http_calls', target: { key, name: 'route prefix' }, confidence: 'approximate', line });
+    if (base !== null && ROUTE_ATTRIBUTE_BASES.test(base)) {
+      const template = baseTemplate(ctx, t);
+      if (template !== null) out.push(fact(prefixFactKey({ kind: 'routeAttribute', class: t.decl.name.replace(/Attribute$/, ''), template })));
+      continue;
+    }
+    if (served.has(t.decl)) continue;
+    const attrs = attributesOf(t.node);
+    const routes = attrs.filter((a) => a.name === 'Route' && a.positional[0] !== undefined);
+    const attributes = routes.length > 0 ? [] : unknownClassAttributes(attrs).map((a) => a.slice(1, -1));
+    // A base controller that declares no route itself may still pass one on: from an attribute, or from its own base.
+    const passesOn = attributes.length > 0 || (base !== null && !FRAMEWORK_BASES.has(base) && base.endsWith('Controller'));
+    if (routes.length === 0 && !(passesOn && t.decl.name.endsWith('Controller'))) continue;
+    const values = routes.map((a) => ctx.evaluate(a.positional[0]!, t.decl.name));
+    // A template computed at run time is no literal to resolve from.
+    if (values.some((v) => v.approximate !== null)) continue;
+    out.push(fact(prefixFactKey({ kind: 'route', class: t.decl.name, templates: values.map((v) => v.text), attributes, base })));
+  }
+  return out;
+}
+
+/** The constant template the attribute class's constructors pass to `base(…)`: one literal value, else null. */
+function baseTemplate(ctx: ControllerContext, t: TypeEntry): string | null {
+  const found = new Set<string>();
+  const body = t.node.childForFieldName('body');
+  for (const member of body?.namedChildren ?? []) {
+    if (member?.type !== 'constructor_declaration') continue;
+    const init = member.namedChildren.find((c) => c?.type === 'constructor_initializer');
+    if (!init || !/^:\s*base\b/.test(init.text)) continue;
+    const args = init.namedChildren.find((c) => c?.type === 'argument_list')?.namedChildren.filter((a) => a?.type === 'argument') ?? [];
+    const first = args[0]?.namedChildren.find((c) => c !== null && c.type !== 'name_colon');
+    if (!first) return null;
+    const v = ctx.evaluate(first, t.decl.name);
+    if (v.approximate !== null) return null;
+    found.add(v.text);
+  }
+  // Two constructors passing different templates: which one applies depends on the use.
+  return found.size === 1 ? [...found][0]! : null;
 }

@@ -13,7 +13,8 @@
  * written is `?`. So a URL built from user input is never recorded as a known path.
  */
 import type { Node as TsNode, Tree } from 'web-tree-sitter';
-import { clientCallKey, clientCallName, clientPath, type ExtractedEdge } from '@ca/schema';
+import { clientCallKey, clientCallName, clientPath, type ClientCallPrefix, type ExtractedEdge, type PrefixRef } from '@ca/schema';
+import { importBindings, leadingRef, prefixFactEdges, referenceOf, REF_CLOSE, REF_OPEN, withoutRefs } from './httpPrefixes.js';
 import { UNKNOWN, ValueReader } from './httpValues.js';
 import { localId } from './resolve.js';
 
@@ -56,19 +57,32 @@ interface Request {
   readonly url: string;
 }
 
-/** The `http_calls` edges of the kept sites, in the order met. */
+/**
+ * The `http_calls` edges of the kept sites, in the order met, then the file's prefix facts
+ * (decision 038: values other files' URLs may start with, for the label-wide resolution).
+ */
 export function httpCallEdges(tree: Tree, text: string, sites: readonly HttpSite[]): ExtractedEdge[] {
-  if (sites.length === 0) return [];
   const constants = topLevelConstants(tree, text);
-  const values = new ValueReader(text, constants);
+  const imports = importBindings(tree, text);
+  const refs: PrefixRef[] = [];
+  const values: ValueReader = new ValueReader(text, constants, (node) => {
+    const ref = imports.size === 0 && node.type === 'identifier' ? null : referenceOf(node, imports, values);
+    if (ref === null) return null;
+    refs.push(ref);
+    return `${REF_OPEN}${refs.length - 1}${REF_CLOSE}`;
+  });
+  const facts = prefixFactEdges(tree, values);
+  if (sites.length === 0) return facts;
   const instances = clientInstances(constants, values);
   const edges: ExtractedEdge[] = [];
   const seen = new Set<string>();
   for (const site of sites) {
     const request = requestOf(site, values, instances);
     if (request === null) continue;
-    const pattern = urlPattern(request.url);
-    const dedupe = `${site.src}\u0001${site.line}\u0001${request.method}\u0001${pattern}`;
+    const pattern = urlPattern(withoutRefs(request.url));
+    const prefix = prefixOf(request.url, refs, pattern);
+    const key = clientCallKey(request.method, pattern, prefix);
+    const dedupe = `${site.src}\u0001${site.line}\u0001${key}`;
     if (seen.has(dedupe)) continue;
     seen.add(dedupe);
     edges.push({
@@ -76,11 +90,22 @@ export function httpCallEdges(tree: Tree, text: string, sites: readonly HttpSite
       type: 'http_calls',
       // Unlinked: the linker sets the confidence of the match.
       confidence: 'approximate',
-      target: { key: clientCallKey(request.method, pattern), name: clientCallName(request.method, pattern) },
+      target: { key, name: clientCallName(request.method, pattern) },
       line: site.line,
     });
   }
-  return edges;
+  return [...edges, ...facts];
+}
+
+/** The reference the URL starts with and the path after it (`${this.url}${id}`: rest `{}`). */
+function prefixOf(url: string, refs: readonly PrefixRef[], pattern: string): ClientCallPrefix | undefined {
+  const lead = leadingRef(url, refs);
+  if (lead === null || !pattern.startsWith('~')) return undefined;
+  const rest = withoutRefs(lead.rest);
+  const slash = rest === '' || /^[/?#]/.test(rest);
+  // Read as a path of its own: a leading unknown part is then a `{}` segment, not an unknown prefix.
+  const segments = urlPattern(slash ? rest : `/${rest}`).split('/').filter((s) => s !== '');
+  return { ref: lead.ref, slash, rest: segments };
 }
 
 /**

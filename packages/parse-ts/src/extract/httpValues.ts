@@ -23,11 +23,21 @@ const FUNCTION_TYPES: ReadonlySet<string> = new Set([
   'function',
 ]);
 
-/** Evaluates expressions of one file; `constants` are its top-level `const` initialisers by name. */
+/**
+ * Names a value another file declares (an imported const, a field a base class constructor
+ * sets): the text standing for it inside a value, or null when `node` is no such reference.
+ */
+export type ReferenceReader = (node: TsNode) => string | null;
+
+/**
+ * Evaluates expressions of one file; `constants` are its top-level `const` initialisers by name;
+ * `reference` names what the file cannot give but another file may (decision 038).
+ */
 export class ValueReader {
   constructor(
     private readonly text: string,
     private readonly constants: ReadonlyMap<string, TsNode>,
+    private readonly reference: ReferenceReader = () => null,
   ) {}
 
   /** The node's source text. */
@@ -50,12 +60,16 @@ export class ValueReader {
         return this.value(node.namedChildren[0] ?? null, depth);
       case 'binary_expression':
         return this.binary(node, depth);
-      case 'identifier':
-        return this.value(this.binding(node), depth + 1);
+      case 'identifier': {
+        const bound = this.binding(node);
+        return bound === null ? (this.reference(node) ?? UNKNOWN) : this.value(bound, depth + 1);
+      }
       case 'call_expression':
         return this.call(node, depth);
-      case 'member_expression':
-        return this.value(classFieldValue(node, this.text), depth + 1);
+      case 'member_expression': {
+        const field = classFieldValue(node, this.text);
+        return field === null ? (this.reference(node) ?? UNKNOWN) : this.value(field, depth + 1);
+      }
       default:
         return UNKNOWN;
     }
