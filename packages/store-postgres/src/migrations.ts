@@ -201,11 +201,21 @@ CREATE INDEX nodes_name_ci ON nodes(repo_id, lower(name));
 CREATE INDEX snapshot_files_edge_set ON snapshot_files(repo_id, edge_set_id, snapshot_id);
 `;
 
+// Search at scale (decision 046, "Search at scale"): what the vector channel's plan needs, stored
+// when it is known instead of counted per query: per snapshot its embeddings (node windows) of
+// each model, per model its embeddings in the whole store (refreshed by every publish). Null on
+// snapshots published before: the reader counts them then.
+const VECTOR_COUNTS = `
+ALTER TABLE snapshots ADD COLUMN vector_counts jsonb;
+ALTER TABLE vector_models ADD COLUMN vectors bigint;
+`;
+
 /** The numbered migrations, oldest first (forward-only: a released one is never edited). */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'repositories, content-addressed file versions, edge sets, snapshots and labels', sql: INITIAL },
   { version: 2, name: 'search: head and body tsvectors, snapshot token totals, HNSW indexes per model', sql: SEARCH },
   { version: 3, name: 'read path: case-insensitive name lookups, snapshot files by edge set', sql: READ_PATH },
+  { version: 4, name: 'search at scale: vector counts per snapshot and per model stored at publish', sql: VECTOR_COUNTS },
 ];
 
 /** The schema version this tool writes and reads. */

@@ -308,6 +308,23 @@ async function refreshStatistics(client: PgClient): Promise<void> {
   await client.query(`ANALYZE ${READ_TABLES.join(', ')}`);
 }
 
+/**
+ * The snapshot's embeddings (node windows) by model, the vector channel's scope without a
+ * filter, stored with the snapshot; and each of these models' embeddings in the whole store
+ * (its HNSW plan's denominator), refreshed: both fixed here so that no search counts them.
+ */
+async function vectorCounts(client: PgClient, repoId: number, snapshotId: number): Promise<Record<string, number>> {
+  const r = await client.query<{ model: string; c: string }>(
+    `SELECT nv.model, count(*) AS c FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
+       JOIN node_vectors nv ON nv.repo_id = n.repo_id AND nv.version_id = n.version_id AND nv.ordinal = n.ordinal
+      WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 GROUP BY nv.model`, [repoId, snapshotId]);
+  const out: Record<string, number> = {};
+  for (const row of r.rows) out[row.model] = Number(row.c);
+  await client.query(
+    `UPDATE vector_models m SET vectors = (SELECT count(*) FROM embeddings e WHERE e.model = m.model) WHERE m.model = ANY($1::text[])`, [Object.keys(out)]);
+  return out;
+}
+
 /** Points the label at the finished snapshot and drops the one it replaces (one transaction). */
 async function switchLabel(client: PgClient, repoId: number, label: string, snapshotId: number): Promise<{ nodes: number; edges: number; files: number }> {
   return inTransaction(client, async () => {
@@ -321,9 +338,10 @@ async function switchLabel(client: PgClient, repoId: number, label: string, snap
     const tokens = await client.query<{ t: string | null }>(
       `SELECT sum(n.text_length) AS t FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
         WHERE sf.repo_id = $1 AND sf.snapshot_id = $2`, [repoId, snapshotId]);
+    const vectors = await vectorCounts(client, repoId, snapshotId);
     await client.query(
-      `UPDATE snapshots SET state = 'complete', completed_at = now(), file_count = $3, node_count = $4, edge_count = $5, text_tokens = $6
-        WHERE repo_id = $1 AND snapshot_id = $2`, [repoId, snapshotId, c.files, c.nodes, c.edges, Number(tokens.rows[0]!.t ?? 0)]);
+      `UPDATE snapshots SET state = 'complete', completed_at = now(), file_count = $3, node_count = $4, edge_count = $5, text_tokens = $6, vector_counts = $7
+        WHERE repo_id = $1 AND snapshot_id = $2`, [repoId, snapshotId, c.files, c.nodes, c.edges, Number(tokens.rows[0]!.t ?? 0), JSON.stringify(vectors)]);
     const previous = await client.query<{ snapshot_id: string }>(
       `SELECT snapshot_id FROM labels WHERE repo_id = $1 AND name = $2 FOR UPDATE`, [repoId, label]);
     await client.query(

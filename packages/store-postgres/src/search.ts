@@ -21,6 +21,8 @@ export interface TeamSnapshot {
   readonly nodeCount: number;
   /** Tokens of all its nodes' FTS columns (BM25's average length is this over `nodeCount`). */
   readonly textTokens: number;
+  /** Embeddings (node windows) of the snapshot by model, stored at publish (null: published before they were; counted then). */
+  readonly vectorCounts: ReadonlyMap<string, number> | null;
 }
 
 /** A node of a snapshot as one number (fusion ranks numbers): its version and its ordinal there. */
@@ -231,19 +233,15 @@ function vectorText(v: Float32Array): string {
 export async function vectorSearch(
   client: PgClient, snap: TeamSnapshot, model: string, query: Float32Array, filter: FilterNode | null, k: number, options: VectorSearchOptions = {},
 ): Promise<{ hits: TeamHit[]; plan: VectorPlan; scope: number }> {
-  const dims = await client.query<{ dims: number; total: string }>(
-    `SELECT m.dims, (SELECT count(*) FROM embeddings e WHERE e.model = m.model) AS total FROM vector_models m WHERE m.model = $1`, [model]);
+  const dims = await client.query<{ dims: number; vectors: string | null }>(`SELECT dims, vectors FROM vector_models WHERE model = $1`, [model]);
   const info = dims.rows[0];
   if (!info) return { hits: [], plan: 'exact', scope: 0 };
   if (query.length !== info.dims) throw new CaError('invalid_query', `query vector has ${query.length} dims, the team store's model "${model}" has ${info.dims}`);
   const paths = filterNeedsPaths(filter) ? await snapshotPaths(client, snap) : [];
-  const where = compileTeamFilter(filter, paths, 4);
-  const scopeRows = await client.query<{ c: string }>(
-    `SELECT count(*) AS c FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
-       JOIN node_vectors nv ON nv.repo_id = n.repo_id AND nv.version_id = n.version_id AND nv.ordinal = n.ordinal
-      WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 AND nv.model = $3 AND ${where.sql}`, [snap.repoId, snap.snapshotId, model, ...where.params]);
-  const scope = Number(scopeRows.rows[0]!.c);
-  const plan = options.plan ?? vectorPlan(scope, Number(info.total), options.exactScanMax);
+  const scope = await vectorScope(client, snap, model, filter, paths);
+  const plan = options.plan ?? (scope <= (options.exactScanMax ?? EXACT_SCAN_MAX_VECTORS)
+    ? 'exact'
+    : vectorPlan(scope, info.vectors === null ? await modelVectors(client, model) : Number(info.vectors), options.exactScanMax));
   if (scope === 0) return { hits: [], plan, scope };
   // The channel queries bind the vector and k first: the filter's parameters follow them.
   const after = compileTeamFilter(filter, paths, 6);
@@ -251,6 +249,27 @@ export async function vectorSearch(
     ? await exactNearest(client, snap, model, query, after, k)
     : await hnswNearest(client, snap, model, info.dims, query, after, k, options.efSearch);
   return { hits, plan, scope };
+}
+
+/**
+ * The scope of a vector search: the snapshot's embeddings of the model passing the filter.
+ * Without a filter it is the figure stored at publish (counted only for a snapshot published
+ * before it was); a filter's scope depends on the query, so it is counted.
+ */
+async function vectorScope(client: PgClient, snap: TeamSnapshot, model: string, filter: FilterNode | null, paths: readonly string[]): Promise<number> {
+  if (filter === null && snap.vectorCounts !== null) return snap.vectorCounts.get(model) ?? 0;
+  const where = compileTeamFilter(filter, paths, 4);
+  const r = await client.query<{ c: string }>(
+    `SELECT count(*) AS c FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
+       JOIN node_vectors nv ON nv.repo_id = n.repo_id AND nv.version_id = n.version_id AND nv.ordinal = n.ordinal
+      WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 AND nv.model = $3 AND ${where.sql}`, [snap.repoId, snap.snapshotId, model, ...where.params]);
+  return Number(r.rows[0]!.c);
+}
+
+/** The model's embeddings in the whole store, counted (for a store whose publishes predate the stored figure). */
+async function modelVectors(client: PgClient, model: string): Promise<number> {
+  const r = await client.query<{ c: string }>(`SELECT count(*) AS c FROM embeddings WHERE model = $1`, [model]);
+  return Number(r.rows[0]!.c);
 }
 
 /** The exact nearest nodes: every vector of the scope compared (no index). */
