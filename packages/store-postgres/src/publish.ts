@@ -195,18 +195,19 @@ async function insertPostings(client: PgClient, repoId: number, nodes: readonly 
  * publishers never write one version's postings twice (the second waits on the row, then finds
  * the flag set).
  */
-async function backfillPostings(client: PgClient, repoId: number, payloads: readonly VersionPayload[], known: ReadonlyMap<number, number>): Promise<void> {
+async function backfillPostings(client: PgClient, repoId: number, payloads: readonly VersionPayload[], known: ReadonlyMap<number, number>): Promise<number> {
   const ids = payloads.flatMap((v) => (known.has(v.file.fileId) ? [known.get(v.file.fileId)!] : []));
-  if (ids.length === 0) return;
-  await inTransaction(client, async () => {
+  if (ids.length === 0) return 0;
+  return inTransaction(client, async () => {
     const r = await client.query<{ version_id: string }>(
       `UPDATE file_versions SET postings = true WHERE repo_id = $1 AND version_id = ANY($2::bigint[]) AND NOT postings RETURNING version_id`, [repoId, ids]);
-    if (r.rows.length === 0) return;
+    if (r.rows.length === 0) return 0;
     const claimed = new Set(r.rows.map((row) => Number(row.version_id)));
     await insertPostings(client, repoId, payloads.flatMap((v) => {
       const id = known.get(v.file.fileId);
       return id !== undefined && claimed.has(id) ? v.nodes.map((p) => ({ versionId: id, ordinal: p.ordinal, startByte: p.node.startByte, text: textOf(v, p) })) : [];
     }));
+    return claimed.size;
   });
 }
 
@@ -405,18 +406,19 @@ async function switchLabel(client: PgClient, repoId: number, label: string, snap
 async function publishVersions(
   client: PgClient, repoId: number, source: SnapshotSource, files: readonly SnapshotFile[], batch: number, options: PublishOptions,
   written: { versions: number; blobs: number; chunks: number; embeddings: number },
-): Promise<{ versionOf: Map<number, number>; places: NodePlaces }> {
+): Promise<{ versionOf: Map<number, number>; places: NodePlaces; backfilled: number }> {
   const pathOf = new Map(files.map((f) => [f.fileId, f.path]));
   const places: NodePlaces = new Map();
   const versionOf = new Map<number, number>();
   const models = new Set<string>();
   const batches = chunked(files, batch);
+  let backfilled = 0;
   for (const [i, group] of batches.entries()) {
     const ids = group.map((f) => f.fileId);
     const payloads = versionPayloads(group, { nodes: source.nodes(ids), spans: source.spans(ids), reexports: source.reexports(ids), vectors: source.nodeVectors(ids) }, pathOf, places);
     let known = await knownVersions(client, repoId, payloads);
     await backfillText(client, repoId, payloads, known);
-    await backfillPostings(client, repoId, payloads, known);
+    backfilled += await backfillPostings(client, repoId, payloads, known);
     for (const p of payloads) for (const x of p.vectors) models.add(x.model);
     const missing = payloads.filter((p) => !known.has(p.file.fileId));
     if (missing.length > 0) {
@@ -431,7 +433,7 @@ async function publishVersions(
     await options.onProgress?.('versions', i + 1, batches.length);
   }
   await ensureVectorIndexes(client, [...models]);
-  return { versionOf, places };
+  return { versionOf, places, backfilled };
 }
 
 /**
@@ -457,7 +459,7 @@ export async function publish(url: string, repository: string, source: SnapshotS
     const files = source.files();
     const batch = options.batchFiles ?? PUBLISH_BATCH_FILES;
     const written = { versions: 0, edgeSets: 0, blobs: 0, chunks: 0, embeddings: 0 };
-    const { versionOf, places } = await publishVersions(client, repoId, source, files, batch, options, written);
+    const { versionOf, places, backfilled } = await publishVersions(client, repoId, source, files, batch, options, written);
     const batches = chunked(files, batch);
     for (const [i, group] of batches.entries()) {
       const sets = edgeSetPayloads(group, source.edges(group.map((f) => f.fileId)), places, versionOf);
@@ -470,7 +472,8 @@ export async function publish(url: string, repository: string, source: SnapshotS
           sets.map((s) => ids.get(`${s.versionId}\0${s.digest}`) ?? null), group.map((f) => f.semanticState), group.map((f) => f.semanticReason)]);
       await options.onProgress?.('edges', i + 1, batches.length);
     }
-    if (written.versions + written.edgeSets > 0) await refreshStatistics(client);
+    // Backfilled postings are new rows too: the ranking's plan needs their statistics.
+    if (written.versions + written.edgeSets + backfilled > 0) await refreshStatistics(client);
     const counts = await switchLabel(client, repoId, label, snapshotId);
     return { repository, label, snapshotId, files: counts.files, written, nodes: counts.nodes, edges: counts.edges };
   } catch (e) {
