@@ -8,9 +8,9 @@ export { listRepositories, snapshotDump, tableCounts } from './read.js';
 export type { RepositoryLabel, SnapshotDump } from './read.js';
 export { openGraphReads } from './graphReads.js';
 export {
-  openSnapshot, withSnapshot, nodesByRefs, nameSearch, bm25Search, bm25Phrases, fts5Idf, vectorSearch, vectorPlan, compileTeamFilter, nodeRef, splitRef, EXACT_SCAN_MAX_VECTORS,
+  openSnapshot, withSnapshot, nodesByRefs, nameSearch, bm25Search, bm25Phrases, fts5Idf, teamTermPlan, vectorSearch, vectorPlan, compileTeamFilter, nodeRef, splitRef, EXACT_SCAN_MAX_VECTORS,
 } from './search.js';
-export type { TeamSnapshot, TeamNode, TeamHit, TeamFilterSql, VectorPlan, VectorSearchOptions } from './search.js';
+export type { TeamSnapshot, TeamNode, TeamHit, TeamFilterSql, VectorPlan, VectorSearchOptions, Bm25SearchOptions } from './search.js';
 export { ftsTokens, nodeText } from './textVectors.js';
 export { chooseLabel, resolveSnapshot } from './labels.js';
 export { TeamStorePool } from './pool.js';

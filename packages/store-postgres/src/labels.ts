@@ -13,6 +13,10 @@ export interface LabelRow {
   readonly commit: string | null;
   readonly nodeCount: number;
   readonly textTokens: number;
+  /** Embeddings (node windows) of the snapshot by model, stored at publish; null for a snapshot published before they were. */
+  readonly vectorCounts: ReadonlyMap<string, number> | null;
+  /** Whether the snapshot has its BM25 document frequencies (schema migration 6). */
+  readonly terms: boolean;
 }
 
 /**
@@ -42,8 +46,8 @@ function fail(e: CaError): never {
 /** Every label of `repository` with its snapshot, read inside the caller's transaction (none: a store nobody published to). */
 export async function labelRows(client: PgClient, repository: string): Promise<LabelRow[]> {
   const r = await client
-    .query<{ label: string; repo_id: string; snapshot_id: string; commit_sha: string | null; node_count: string | null; text_tokens: string | null }>(
-      `SELECT l.name AS label, l.repo_id, s.snapshot_id, s.commit_sha, s.node_count, s.text_tokens
+    .query<{ label: string; repo_id: string; snapshot_id: string; commit_sha: string | null; node_count: string | null; text_tokens: string | null; vector_counts: Record<string, number> | null; terms: boolean }>(
+      `SELECT l.name AS label, l.repo_id, s.snapshot_id, s.commit_sha, s.node_count, s.text_tokens, s.vector_counts, s.terms
          FROM repositories r JOIN labels l ON l.repo_id = r.repo_id JOIN snapshots s ON s.repo_id = l.repo_id AND s.snapshot_id = l.snapshot_id
         WHERE r.name = $1`, [repository])
     .catch((e: unknown) => {
@@ -54,6 +58,8 @@ export async function labelRows(client: PgClient, repository: string): Promise<L
   return r.rows.map((x) => ({
     label: x.label, repoId: Number(x.repo_id), snapshotId: Number(x.snapshot_id), commit: x.commit_sha,
     nodeCount: Number(x.node_count ?? 0), textTokens: Number(x.text_tokens ?? 0),
+    terms: x.terms,
+    vectorCounts: x.vector_counts === null ? null : new Map(Object.entries(x.vector_counts).map(([m, n]) => [m, Number(n)])),
   }));
 }
 
@@ -62,5 +68,5 @@ export async function resolveSnapshot(client: PgClient, repository: string, labe
   const rows = await labelRows(client, repository);
   const chosen = chooseLabel(rows.map((r) => r.label), label, repository);
   const row = rows.find((r) => r.label === chosen)!;
-  return { repository, label: chosen, repoId: row.repoId, snapshotId: row.snapshotId, commit: row.commit, nodeCount: row.nodeCount, textTokens: row.textTokens };
+  return { repository, label: chosen, repoId: row.repoId, snapshotId: row.snapshotId, commit: row.commit, nodeCount: row.nodeCount, textTokens: row.textTokens, vectorCounts: row.vectorCounts, terms: row.terms };
 }

@@ -207,12 +207,58 @@ const FACTS = `
 CREATE INDEX IF NOT EXISTS nodes_chunk_hash ON nodes(repo_id, chunk_hash);
 `;
 
+// Search at scale (decision 046, "Search at scale"): what the vector channel's plan needs, stored
+// when it is known instead of counted per query: per snapshot its embeddings (node windows) of
+// each model, per model its embeddings in the whole store (refreshed by every publish). Null on
+// snapshots published before: the reader counts them then.
+const VECTOR_COUNTS = `
+ALTER TABLE snapshots ADD COLUMN vector_counts jsonb;
+ALTER TABLE vector_models ADD COLUMN vectors bigint;
+`;
+
+// BM25 at scale (decision 046, "Search at scale"): per node and lexeme its column-weighted
+// frequencies (postings, written with the node; `file_versions.postings` says a version has
+// them), read by an index range on the lexeme so a search reads only its terms' rows; per
+// snapshot each lexeme's document frequency in all columns and in the name columns, written when
+// the label switches (`snapshots.terms` says a snapshot has them), read by the term plan and never
+// counted per search. The "C" collation makes a prefix phrase one range of the index. No search
+// matches the tsvectors any more: their GIN indexes go (publish no longer maintains them).
+const POSTINGS = `
+CREATE TABLE postings (
+  repo_id bigint NOT NULL,
+  version_id bigint NOT NULL,
+  ordinal integer NOT NULL,
+  lexeme text COLLATE "C" NOT NULL,
+  freq float8 NOT NULL,
+  names float8 NOT NULL,
+  prefix_names float8 NOT NULL,
+  text_length integer NOT NULL,
+  start_byte integer NOT NULL
+);
+CREATE INDEX postings_lexeme ON postings(repo_id, lexeme, version_id);
+ALTER TABLE file_versions ADD COLUMN postings boolean NOT NULL DEFAULT false;
+CREATE TABLE snapshot_terms (
+  repo_id bigint NOT NULL,
+  snapshot_id bigint NOT NULL,
+  lexeme text COLLATE "C" NOT NULL,
+  hits integer NOT NULL,
+  name_hits integer NOT NULL,
+  PRIMARY KEY (repo_id, snapshot_id, lexeme),
+  FOREIGN KEY (repo_id, snapshot_id) REFERENCES snapshots(repo_id, snapshot_id) ON DELETE CASCADE
+);
+ALTER TABLE snapshots ADD COLUMN terms boolean NOT NULL DEFAULT false;
+DROP INDEX IF EXISTS nodes_head;
+DROP INDEX IF EXISTS nodes_body;
+`;
+
 /** The numbered migrations, oldest first (forward-only: a released one is never edited). */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'repositories, content-addressed file versions, edge sets, snapshots and labels', sql: INITIAL },
   { version: 2, name: 'search: head and body tsvectors, snapshot token totals, HNSW indexes per model', sql: SEARCH },
   { version: 3, name: 'read path: case-insensitive name lookups, snapshot files by edge set', sql: READ_PATH },
   { version: 4, name: 'result facts: nodes by chunk hash', sql: FACTS },
+  { version: 5, name: 'search at scale: vector counts per snapshot and per model stored at publish', sql: VECTOR_COUNTS },
+  { version: 6, name: 'search at scale: BM25 postings per version, document frequencies per snapshot', sql: POSTINGS },
 ];
 
 /** The schema version this tool writes and reads. */

@@ -124,8 +124,8 @@ async function putVersions(client: PgClient, repoId: number, versions: readonly 
   return inTransaction(client, async () => {
     const f = versions.map((v) => v.file);
     const inserted = await client.query<{ version_id: string; path: string; blob_id: string; digest: string }>(
-      `INSERT INTO file_versions(repo_id, path, blob_id, digest, language, size, line_count, parse_status, status_reason, generated, project, extractor, node_count)
-       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::int[], $8::text[], $9::text[], $10::bool[], $11::text[], $12::text[], $13::int[])
+      `INSERT INTO file_versions(repo_id, path, blob_id, digest, language, size, line_count, parse_status, status_reason, generated, project, extractor, node_count, postings)
+       SELECT $1, *, true FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::int[], $8::text[], $9::text[], $10::bool[], $11::text[], $12::text[], $13::int[])
        ON CONFLICT (repo_id, path, blob_id, digest) DO NOTHING
        RETURNING version_id, path, blob_id, digest`,
       [repoId, f.map((x) => x.path), f.map((x) => x.contentHash), versions.map((v) => v.digest), f.map((x) => x.language), f.map((x) => x.size),
@@ -145,6 +145,7 @@ async function putVersions(client: PgClient, repoId: number, versions: readonly 
 /** The nodes, vectors and re-exports of freshly inserted versions (one statement per table). */
 async function insertNodes(client: PgClient, repoId: number, fresh: readonly { id: number; v: VersionPayload }[]): Promise<void> {
   const nodes = fresh.flatMap(({ id, v }) => v.nodes.map((p) => ({ id, p, t: textOf(v, p) })));
+  await insertPostings(client, repoId, nodes.map((x) => ({ versionId: x.id, ordinal: x.p.ordinal, startByte: x.p.node.startByte, text: x.t })));
   if (nodes.length > 0) {
     const col = <T>(f: (x: (typeof nodes)[number]) => T): T[] => nodes.map(f);
     await client.query(
@@ -175,6 +176,39 @@ async function insertNodes(client: PgClient, repoId: number, fresh: readonly { i
       `INSERT INTO reexports(repo_id, version_id, target_module, name) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[])`,
       [repoId, reexports.map((r) => r.id), reexports.map((r) => r.x.targetModule), reexports.map((r) => r.x.name)]);
   }
+}
+
+/** The postings of nodes (one row per node and lexeme; the caller marks their versions). */
+async function insertPostings(client: PgClient, repoId: number, nodes: readonly { versionId: number; ordinal: number; startByte: number; text: NodeText }[]): Promise<void> {
+  const rows = nodes.flatMap((n) => n.text.terms.map((t) => ({ n, t })));
+  if (rows.length === 0) return;
+  await client.query(
+    `INSERT INTO postings(repo_id, version_id, ordinal, lexeme, freq, names, prefix_names, text_length, start_byte)
+     SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::text[], $5::float8[], $6::float8[], $7::float8[], $8::int[], $9::int[])`,
+    [repoId, rows.map((r) => r.n.versionId), rows.map((r) => r.n.ordinal), rows.map((r) => r.t.lexeme), rows.map((r) => r.t.freq),
+      rows.map((r) => r.t.names), rows.map((r) => r.t.prefixNames), rows.map((r) => r.n.text.length), rows.map((r) => r.n.startByte)]);
+}
+
+/**
+ * Writes the postings of known versions published before the schema had them (migration 6), in
+ * one transaction per batch: the versions are claimed by setting their flag first, so two
+ * publishers never write one version's postings twice (the second waits on the row, then finds
+ * the flag set).
+ */
+async function backfillPostings(client: PgClient, repoId: number, payloads: readonly VersionPayload[], known: ReadonlyMap<number, number>): Promise<number> {
+  const ids = payloads.flatMap((v) => (known.has(v.file.fileId) ? [known.get(v.file.fileId)!] : []));
+  if (ids.length === 0) return 0;
+  return inTransaction(client, async () => {
+    const r = await client.query<{ version_id: string }>(
+      `UPDATE file_versions SET postings = true WHERE repo_id = $1 AND version_id = ANY($2::bigint[]) AND NOT postings RETURNING version_id`, [repoId, ids]);
+    if (r.rows.length === 0) return 0;
+    const claimed = new Set(r.rows.map((row) => Number(row.version_id)));
+    await insertPostings(client, repoId, payloads.flatMap((v) => {
+      const id = known.get(v.file.fileId);
+      return id !== undefined && claimed.has(id) ? v.nodes.map((p) => ({ versionId: id, ordinal: p.ordinal, startByte: p.node.startByte, text: textOf(v, p) })) : [];
+    }));
+    return claimed.size;
+  });
 }
 
 /** A node's full-text row (its file's path is the FTS path column). */
@@ -296,7 +330,7 @@ async function beginSnapshot(client: PgClient, repoId: number, label: string, so
 }
 
 // The tables a publish fills, whose statistics the readers' plans need.
-const READ_TABLES = ['file_versions', 'nodes', 'edge_sets', 'edges', 'snapshot_files', 'chunks'] as const;
+const READ_TABLES = ['file_versions', 'nodes', 'edge_sets', 'edges', 'snapshot_files', 'chunks', 'postings'] as const;
 
 /**
  * ANALYZE of the tables this publish added rows to, before the label switches: the first readers
@@ -306,6 +340,35 @@ const READ_TABLES = ['file_versions', 'nodes', 'edge_sets', 'edges', 'snapshot_f
  */
 async function refreshStatistics(client: PgClient): Promise<void> {
   await client.query(`ANALYZE ${READ_TABLES.join(', ')}`);
+}
+
+/**
+ * The snapshot's embeddings (node windows) by model, the vector channel's scope without a
+ * filter, stored with the snapshot; and each of these models' embeddings in the whole store
+ * (its HNSW plan's denominator), refreshed: both fixed here so that no search counts them.
+ */
+async function vectorCounts(client: PgClient, repoId: number, snapshotId: number): Promise<Record<string, number>> {
+  const r = await client.query<{ model: string; c: string }>(
+    `SELECT nv.model, count(*) AS c FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
+       JOIN node_vectors nv ON nv.repo_id = n.repo_id AND nv.version_id = n.version_id AND nv.ordinal = n.ordinal
+      WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 GROUP BY nv.model`, [repoId, snapshotId]);
+  const out: Record<string, number> = {};
+  for (const row of r.rows) out[row.model] = Number(row.c);
+  await client.query(
+    `UPDATE vector_models m SET vectors = (SELECT count(*) FROM embeddings e WHERE e.model = m.model) WHERE m.model = ANY($1::text[])`, [Object.keys(out)]);
+  return out;
+}
+
+/**
+ * Each lexeme's document frequency over the snapshot's nodes, in all columns and in the name
+ * columns (the term plan's counts, decision 046), from the postings of its versions.
+ */
+async function snapshotTerms(client: PgClient, repoId: number, snapshotId: number): Promise<void> {
+  await client.query(
+    `INSERT INTO snapshot_terms(repo_id, snapshot_id, lexeme, hits, name_hits)
+     SELECT $1, $2, p.lexeme, count(*), count(*) FILTER (WHERE p.names > 0)
+       FROM snapshot_files sf JOIN postings p ON p.repo_id = sf.repo_id AND p.version_id = sf.version_id
+      WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 GROUP BY p.lexeme`, [repoId, snapshotId]);
 }
 
 /** Points the label at the finished snapshot and drops the one it replaces (one transaction). */
@@ -321,9 +384,11 @@ async function switchLabel(client: PgClient, repoId: number, label: string, snap
     const tokens = await client.query<{ t: string | null }>(
       `SELECT sum(n.text_length) AS t FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
         WHERE sf.repo_id = $1 AND sf.snapshot_id = $2`, [repoId, snapshotId]);
+    const vectors = await vectorCounts(client, repoId, snapshotId);
+    await snapshotTerms(client, repoId, snapshotId);
     await client.query(
-      `UPDATE snapshots SET state = 'complete', completed_at = now(), file_count = $3, node_count = $4, edge_count = $5, text_tokens = $6
-        WHERE repo_id = $1 AND snapshot_id = $2`, [repoId, snapshotId, c.files, c.nodes, c.edges, Number(tokens.rows[0]!.t ?? 0)]);
+      `UPDATE snapshots SET state = 'complete', completed_at = now(), file_count = $3, node_count = $4, edge_count = $5, text_tokens = $6, vector_counts = $7, terms = true
+        WHERE repo_id = $1 AND snapshot_id = $2`, [repoId, snapshotId, c.files, c.nodes, c.edges, Number(tokens.rows[0]!.t ?? 0), JSON.stringify(vectors)]);
     const previous = await client.query<{ snapshot_id: string }>(
       `SELECT snapshot_id FROM labels WHERE repo_id = $1 AND name = $2 FOR UPDATE`, [repoId, label]);
     await client.query(
@@ -341,17 +406,19 @@ async function switchLabel(client: PgClient, repoId: number, label: string, snap
 async function publishVersions(
   client: PgClient, repoId: number, source: SnapshotSource, files: readonly SnapshotFile[], batch: number, options: PublishOptions,
   written: { versions: number; blobs: number; chunks: number; embeddings: number },
-): Promise<{ versionOf: Map<number, number>; places: NodePlaces }> {
+): Promise<{ versionOf: Map<number, number>; places: NodePlaces; backfilled: number }> {
   const pathOf = new Map(files.map((f) => [f.fileId, f.path]));
   const places: NodePlaces = new Map();
   const versionOf = new Map<number, number>();
   const models = new Set<string>();
   const batches = chunked(files, batch);
+  let backfilled = 0;
   for (const [i, group] of batches.entries()) {
     const ids = group.map((f) => f.fileId);
     const payloads = versionPayloads(group, { nodes: source.nodes(ids), spans: source.spans(ids), reexports: source.reexports(ids), vectors: source.nodeVectors(ids) }, pathOf, places);
     let known = await knownVersions(client, repoId, payloads);
     await backfillText(client, repoId, payloads, known);
+    backfilled += await backfillPostings(client, repoId, payloads, known);
     for (const p of payloads) for (const x of p.vectors) models.add(x.model);
     const missing = payloads.filter((p) => !known.has(p.file.fileId));
     if (missing.length > 0) {
@@ -366,7 +433,7 @@ async function publishVersions(
     await options.onProgress?.('versions', i + 1, batches.length);
   }
   await ensureVectorIndexes(client, [...models]);
-  return { versionOf, places };
+  return { versionOf, places, backfilled };
 }
 
 /**
@@ -392,7 +459,7 @@ export async function publish(url: string, repository: string, source: SnapshotS
     const files = source.files();
     const batch = options.batchFiles ?? PUBLISH_BATCH_FILES;
     const written = { versions: 0, edgeSets: 0, blobs: 0, chunks: 0, embeddings: 0 };
-    const { versionOf, places } = await publishVersions(client, repoId, source, files, batch, options, written);
+    const { versionOf, places, backfilled } = await publishVersions(client, repoId, source, files, batch, options, written);
     const batches = chunked(files, batch);
     for (const [i, group] of batches.entries()) {
       const sets = edgeSetPayloads(group, source.edges(group.map((f) => f.fileId)), places, versionOf);
@@ -405,7 +472,8 @@ export async function publish(url: string, repository: string, source: SnapshotS
           sets.map((s) => ids.get(`${s.versionId}\0${s.digest}`) ?? null), group.map((f) => f.semanticState), group.map((f) => f.semanticReason)]);
       await options.onProgress?.('edges', i + 1, batches.length);
     }
-    if (written.versions + written.edgeSets > 0) await refreshStatistics(client);
+    // Backfilled postings are new rows too: the ranking's plan needs their statistics.
+    if (written.versions + written.edgeSets + backfilled > 0) await refreshStatistics(client);
     const counts = await switchLabel(client, repoId, label, snapshotId);
     return { repository, label, snapshotId, files: counts.files, written, nodes: counts.nodes, edges: counts.edges };
   } catch (e) {

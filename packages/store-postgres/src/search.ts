@@ -1,9 +1,9 @@
 import { CaError, globToRegExp, isTestPath, type FilterNode } from '@ca/schema';
-import { BROAD_FILTER_FRACTION, ftsQueryParts } from '@ca/store';
+import { BM25_POSTING_BUDGET, BROAD_FILTER_FRACTION, ftsQueryParts, planTerms, type TermPlan } from '@ca/store';
 import { connect, toStoreError, type PgClient } from './connection.js';
 import { resolveSnapshot } from './labels.js';
 import { assertNotNewer, serverSchemaVersion } from './migrations.js';
-import { BODY_WEIGHTS, foldToken, HEAD_WEIGHTS, tsqueryTerm } from './textVectors.js';
+import { foldToken } from './textVectors.js';
 
 // The search channels over one label's snapshot of the team store (decision 046): BM25 as the
 // local index's FTS5 `bm25()` computes it, over tsvectors holding the same tokens, and the
@@ -21,6 +21,10 @@ export interface TeamSnapshot {
   readonly nodeCount: number;
   /** Tokens of all its nodes' FTS columns (BM25's average length is this over `nodeCount`). */
   readonly textTokens: number;
+  /** Embeddings (node windows) of the snapshot by model, stored at publish (null: published before they were; counted then). */
+  readonly vectorCounts: ReadonlyMap<string, number> | null;
+  /** Whether publish stored the snapshot's BM25 document frequencies (false: published before schema migration 6). */
+  readonly terms: boolean;
 }
 
 /** A node of a snapshot as one number (fusion ranks numbers): its version and its ordinal there. */
@@ -119,19 +123,23 @@ export async function snapshotPaths(client: PgClient, snap: TeamSnapshot): Promi
   return r.rows.map((row) => row.path);
 }
 
-/** One BM25 phrase: a lexeme, matched whole in every column or as a prefix of name and split. */
+/**
+ * One BM25 phrase: a lexeme matched whole in every column (`term`), whole in the name columns
+ * only (`names`: the term plan's rarest term over the budget), or as a prefix of name and split
+ * (`prefix`).
+ */
 interface Phrase {
   readonly lexeme: string;
-  readonly prefix: boolean;
+  readonly match: 'term' | 'names' | 'prefix';
 }
 
-/** The phrases of user text, as the local index's FTS5 query has them (its terms, then its prefixes; each stemmed). */
-export function bm25Phrases(text: string): Phrase[] {
-  const { terms, prefixes } = ftsQueryParts(text);
+/** The phrases of user text, as the local index's FTS5 query has them under a term plan (its kept terms, then its prefixes; each stemmed). */
+export function bm25Phrases(text: string, plan: TermPlan = { drop: new Set(), heads: new Set() }): Phrase[] {
+  const { terms, prefixes } = ftsQueryParts(text, plan);
   const out: Phrase[] = [];
-  for (const t of terms) out.push({ lexeme: foldToken(t), prefix: false });
-  for (const p of prefixes) out.push({ lexeme: foldToken(p), prefix: true });
-  return out;
+  for (const t of terms) out.push({ lexeme: foldToken(t), match: plan.heads.has(t) ? 'names' : 'term' });
+  for (const p of prefixes) out.push({ lexeme: foldToken(p), match: 'prefix' });
+  return out.filter((p) => p.lexeme.length > 0);
 }
 
 /** FTS5's BM25 parameters. */
@@ -144,50 +152,74 @@ export function fts5Idf(n: number, hits: number): number {
   return idf <= 0 ? 1e-6 : idf;
 }
 
-const weightCase = (src: string): string =>
-  `CASE WHEN ${src} = 'h' THEN CASE w.w WHEN 'A' THEN ${HEAD_WEIGHTS.A} WHEN 'B' THEN ${HEAD_WEIGHTS.B} WHEN 'C' THEN ${HEAD_WEIGHTS.C} ELSE ${HEAD_WEIGHTS.D} END
-        ELSE CASE w.w WHEN 'A' THEN ${BODY_WEIGHTS.A} WHEN 'B' THEN ${BODY_WEIGHTS.B} ELSE ${BODY_WEIGHTS.D} END END`;
+/**
+ * The local reader's term plan (`planTerms`, the same budget) over the snapshot's document
+ * frequencies as publish stored them: one indexed read of the query's lexemes, no count of rows.
+ * A term whose lexeme is empty (nothing FTS5 would index) matches no row.
+ */
+export async function teamTermPlan(client: PgClient, snap: TeamSnapshot, terms: readonly string[], budget = BM25_POSTING_BUDGET): Promise<TermPlan> {
+  if (terms.length === 0) return { drop: new Set(), heads: new Set() };
+  const lexemes = [...new Set(terms.map(foldToken))];
+  const r = await client.query<{ lexeme: string; hits: number; name_hits: number }>(
+    `SELECT lexeme, hits, name_hits FROM snapshot_terms WHERE repo_id = $1 AND snapshot_id = $2 AND lexeme = ANY($3::text[])`, [snap.repoId, snap.snapshotId, lexemes]);
+  const byLexeme = new Map(r.rows.map((row) => [row.lexeme, row]));
+  const cap = Math.max(0, Math.floor(budget)) + 1;
+  const exact = (t: string): number => byLexeme.get(foldToken(t))?.hits ?? 0;
+  return planTerms(terms, { upTo: (t) => Math.min(exact(t), cap), exact, heads: (t) => byLexeme.get(foldToken(t))?.name_hits ?? 0 }, budget);
+}
+
+/** `bm25Search` options. */
+export interface Bm25SearchOptions {
+  /** The term plan's posting budget (default: the local reader's, `BM25_POSTING_BUDGET`). */
+  readonly budget?: number;
+}
 
 /**
  * BM25 over the snapshot, as the local index's `bm25(fts_nodes, 10, 8, 5, 3, 2, 1.5, 1)` ranks
- * (the same phrases, IDF over the snapshot's rows, the same column weights and lengths), best
+ * (the same term plan, phrases, IDF over the snapshot's rows, column weights and lengths), best
  * first; words that stem alike (`issue`, `issues`) stay separate phrases, each scored on its
- * own, as FTS5 scores each phrase of the query; the filter leaves rows out without changing scores (as in the local index). Ties by
- * path and position.
+ * own, as FTS5 scores each phrase of the query; the filter leaves rows out without changing
+ * scores (as in the local index). Ties by path and position. Reads only the postings of the
+ * query's phrases (an index range per phrase); a snapshot published before postings existed
+ * (schema migration 6) is `not_indexed`: publish the label again.
  */
-export async function bm25Search(client: PgClient, snap: TeamSnapshot, text: string, filter: FilterNode | null, limit: number): Promise<TeamHit[]> {
-  const phrases = bm25Phrases(text).filter((p) => p.lexeme.length > 0);
-  if (phrases.length === 0 || snap.nodeCount === 0) return [];
-  const queries = phrases.map((p) => tsqueryTerm(p.lexeme, p.prefix));
-  const hits = await client.query<{ i: string; hits: string }>(
-    `SELECT q.i, (SELECT count(*) FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
-                   WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 AND (n.head @@ q.t::tsquery OR (NOT q.pre AND n.body @@ q.t::tsquery))) AS hits
-       FROM unnest($3::text[], $4::bool[]) WITH ORDINALITY AS q(t, pre, i)`,
-    [snap.repoId, snap.snapshotId, queries, phrases.map((p) => p.prefix)]);
-  const idf = new Map(hits.rows.map((r) => [Number(r.i), fts5Idf(snap.nodeCount, Number(r.hits))]));
-  const headQuery = queries.join(' | ');
-  const bodyQuery = queries.filter((_, i) => !phrases[i]!.prefix).join(' | ') || `''`;
+export async function bm25Search(client: PgClient, snap: TeamSnapshot, text: string, filter: FilterNode | null, limit: number, options: Bm25SearchOptions = {}): Promise<TeamHit[]> {
+  if (bm25Phrases(text).length === 0 || snap.nodeCount === 0) return [];
+  if (!snap.terms) {
+    throw new CaError('not_indexed', `label "${snap.label}" of repository ${JSON.stringify(snap.repository)} was published before the team store kept BM25 postings (schema migration 6): publish it again (ca publish) to search it`);
+  }
+  const plan = await teamTermPlan(client, snap, ftsQueryParts(text).terms, options.budget);
+  const phrases = bm25Phrases(text, plan);
+  if (phrases.length === 0) return [];
   const paths = filterNeedsPaths(filter) ? await snapshotPaths(client, snap) : [];
-  const where = compileTeamFilter(filter, paths, 12);
+  const where = compileTeamFilter(filter, paths, 8);
+  // The filter's conditions read `sf` and `n` (compileTeamFilter): joined for the scored rows only.
+  const nodes = filter === null ? '' : `JOIN nodes n ON n.repo_id = $1 AND n.version_id = s.version_id AND n.ordinal = s.ordinal
+      JOIN snapshot_files sf ON sf.repo_id = $1 AND sf.snapshot_id = $2 AND sf.version_id = s.version_id`;
+  // Per phrase one range of the postings index (a whole lexeme is the range [lex, lex]); the
+  // snapshot's rows among them give the phrase's frequency per node and its IDF (rows matching it).
+  // A node's score adds its phrases in query order with FTS5's expression, operation for
+  // operation, so equal scores are equal in every bit on both backends and ties order alike.
   const r = await client.query<{ version_id: string; ordinal: number; score: number }>(
-    `WITH q AS (SELECT * FROM unnest($3::text[], $4::bool[], $5::float8[]) WITH ORDINALITY AS q(lex, pre, idf, i)),
-     m AS (SELECT n.version_id, n.ordinal, n.head, n.body, n.text_length, sf.path, n.start_byte
-             FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
-            WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 AND (n.head @@ $6::tsquery OR n.body @@ $7::tsquery) AND ${where.sql})
-     SELECT m.version_id, m.ordinal, s.score FROM m CROSS JOIN LATERAL (
-       SELECT sum(t.idf * t.freq * ${K1 + 1} / (t.freq + ${K1} * (${1 - B} + ${B} * m.text_length / $8::float8))) AS score FROM (
-         SELECT q.lex, q.pre, q.idf, sum(${weightCase('u.src')})::float8 AS freq
-           FROM (SELECT 'h'::text AS src, x.lexeme, x.weights FROM unnest(m.head) x
-                  WHERE x.lexeme = ANY($9::text[]) OR x.lexeme LIKE ANY($10::text[])
-                 UNION ALL
-                 SELECT 'b'::text, y.lexeme, y.weights FROM unnest(m.body) y WHERE y.lexeme = ANY($9::text[])) u
-           CROSS JOIN LATERAL unnest(u.weights) AS w(w)
-           JOIN q ON (NOT q.pre AND u.lexeme = q.lex) OR (q.pre AND u.src = 'h' AND w.w IN ('A', 'C') AND starts_with(u.lexeme, q.lex))
-          GROUP BY q.i, q.lex, q.pre, q.idf) t) s
-     ORDER BY s.score DESC, m.path COLLATE "C", m.start_byte, m.ordinal LIMIT $11`,
-    [snap.repoId, snap.snapshotId, phrases.map((p) => p.lexeme), phrases.map((p) => p.prefix), phrases.map((_, i) => idf.get(i + 1)!),
-      headQuery, bodyQuery, snap.textTokens / snap.nodeCount, phrases.filter((p) => !p.prefix).map((p) => p.lexeme),
-      phrases.filter((p) => p.prefix).map((p) => `${p.lexeme.replace(/[\\%_]/g, '\\$&')}%`), limit, ...where.params]);
+    `WITH q AS (SELECT * FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS q(lex, kind, i)),
+     f AS (SELECT q.i, p.version_id, p.ordinal, min(p.text_length) AS len, min(p.start_byte) AS start_byte, sf.path,
+                  sum(CASE q.kind WHEN 'term' THEN p.freq WHEN 'names' THEN p.names ELSE p.prefix_names END) AS freq
+             FROM q CROSS JOIN LATERAL (
+                    SELECT * FROM postings p WHERE p.repo_id = $1 AND p.lexeme >= q.lex COLLATE "C"
+                       AND p.lexeme <= (CASE WHEN q.kind = 'prefix' THEN q.lex || chr(1114111) ELSE q.lex END) COLLATE "C") p
+             JOIN snapshot_files sf ON sf.repo_id = $1 AND sf.snapshot_id = $2 AND sf.version_id = p.version_id
+            WHERE q.kind = 'term' OR (q.kind = 'names' AND p.names > 0) OR (q.kind = 'prefix' AND p.prefix_names > 0)
+            GROUP BY q.i, p.version_id, p.ordinal, sf.path),
+     idf AS (SELECT i, ln(($5::float8 - count(*) + 0.5) / (count(*) + 0.5)) AS v FROM f GROUP BY i),
+     s AS (SELECT f.version_id, f.ordinal, f.path, min(f.start_byte) AS start_byte,
+                  sum(CASE WHEN idf.v <= 0 THEN 1e-6 ELSE idf.v END * ((f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * f.len / $6::float8)))
+                      ORDER BY f.i) AS score
+             FROM f JOIN idf ON idf.i = f.i GROUP BY f.version_id, f.ordinal, f.path)
+     SELECT s.version_id, s.ordinal, s.score FROM s ${nodes}
+      WHERE ${where.sql}
+      ORDER BY s.score DESC, s.path COLLATE "C", s.start_byte, s.ordinal
+      LIMIT $7`,
+    [snap.repoId, snap.snapshotId, phrases.map((p) => p.lexeme), phrases.map((p) => p.match), snap.nodeCount, snap.textTokens / snap.nodeCount, limit, ...where.params]);
   return r.rows.map((row) => ({ ref: nodeRef(Number(row.version_id), row.ordinal), score: Number(row.score) }));
 }
 
@@ -231,19 +263,15 @@ function vectorText(v: Float32Array): string {
 export async function vectorSearch(
   client: PgClient, snap: TeamSnapshot, model: string, query: Float32Array, filter: FilterNode | null, k: number, options: VectorSearchOptions = {},
 ): Promise<{ hits: TeamHit[]; plan: VectorPlan; scope: number }> {
-  const dims = await client.query<{ dims: number; total: string }>(
-    `SELECT m.dims, (SELECT count(*) FROM embeddings e WHERE e.model = m.model) AS total FROM vector_models m WHERE m.model = $1`, [model]);
+  const dims = await client.query<{ dims: number; vectors: string | null }>(`SELECT dims, vectors FROM vector_models WHERE model = $1`, [model]);
   const info = dims.rows[0];
   if (!info) return { hits: [], plan: 'exact', scope: 0 };
   if (query.length !== info.dims) throw new CaError('invalid_query', `query vector has ${query.length} dims, the team store's model "${model}" has ${info.dims}`);
   const paths = filterNeedsPaths(filter) ? await snapshotPaths(client, snap) : [];
-  const where = compileTeamFilter(filter, paths, 4);
-  const scopeRows = await client.query<{ c: string }>(
-    `SELECT count(*) AS c FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
-       JOIN node_vectors nv ON nv.repo_id = n.repo_id AND nv.version_id = n.version_id AND nv.ordinal = n.ordinal
-      WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 AND nv.model = $3 AND ${where.sql}`, [snap.repoId, snap.snapshotId, model, ...where.params]);
-  const scope = Number(scopeRows.rows[0]!.c);
-  const plan = options.plan ?? vectorPlan(scope, Number(info.total), options.exactScanMax);
+  const scope = await vectorScope(client, snap, model, filter, paths);
+  const plan = options.plan ?? (scope <= (options.exactScanMax ?? EXACT_SCAN_MAX_VECTORS)
+    ? 'exact'
+    : vectorPlan(scope, info.vectors === null ? await modelVectors(client, model) : Number(info.vectors), options.exactScanMax));
   if (scope === 0) return { hits: [], plan, scope };
   // The channel queries bind the vector and k first: the filter's parameters follow them.
   const after = compileTeamFilter(filter, paths, 6);
@@ -251,6 +279,27 @@ export async function vectorSearch(
     ? await exactNearest(client, snap, model, query, after, k)
     : await hnswNearest(client, snap, model, info.dims, query, after, k, options.efSearch);
   return { hits, plan, scope };
+}
+
+/**
+ * The scope of a vector search: the snapshot's embeddings of the model passing the filter.
+ * Without a filter it is the figure stored at publish (counted only for a snapshot published
+ * before it was); a filter's scope depends on the query, so it is counted.
+ */
+async function vectorScope(client: PgClient, snap: TeamSnapshot, model: string, filter: FilterNode | null, paths: readonly string[]): Promise<number> {
+  if (filter === null && snap.vectorCounts !== null) return snap.vectorCounts.get(model) ?? 0;
+  const where = compileTeamFilter(filter, paths, 4);
+  const r = await client.query<{ c: string }>(
+    `SELECT count(*) AS c FROM snapshot_files sf JOIN nodes n ON n.repo_id = sf.repo_id AND n.version_id = sf.version_id
+       JOIN node_vectors nv ON nv.repo_id = n.repo_id AND nv.version_id = n.version_id AND nv.ordinal = n.ordinal
+      WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 AND nv.model = $3 AND ${where.sql}`, [snap.repoId, snap.snapshotId, model, ...where.params]);
+  return Number(r.rows[0]!.c);
+}
+
+/** The model's embeddings in the whole store, counted (for a store whose publishes predate the stored figure). */
+async function modelVectors(client: PgClient, model: string): Promise<number> {
+  const r = await client.query<{ c: string }>(`SELECT count(*) AS c FROM embeddings WHERE model = $1`, [model]);
+  return Number(r.rows[0]!.c);
 }
 
 /** The exact nearest nodes: every vector of the scope compared (no index). */

@@ -70,11 +70,50 @@ export interface TextSource {
   readonly path: string;
 }
 
-/** A node's head and body tsvectors and its length in tokens (all seven FTS columns, as FTS5 counts). */
+/**
+ * One lexeme of a node as BM25 scores it (the team store's postings, decision 046): its
+ * occurrences weighted by column as `bm25(fts_nodes, 10, 8, 5, 3, 2, 1.5, 1)` weighs them — in
+ * all seven columns (`freq`), in the name columns name, qualified_name, split (`names`: a term
+ * matched there only), and in name and split (`prefixNames`: what a prefix phrase matches).
+ */
+export interface TermFrequency {
+  readonly lexeme: string;
+  readonly freq: number;
+  readonly names: number;
+  readonly prefixNames: number;
+}
+
+/** A node's head and body tsvectors, its length in tokens (all seven FTS columns, as FTS5 counts) and its postings. */
 export interface NodeText {
   readonly head: string;
   readonly body: string;
   readonly length: number;
+  readonly terms: readonly TermFrequency[];
+}
+
+/** The weighted frequencies of every lexeme of the seven columns (uncapped, as FTS5 counts them). */
+function termFrequencies(columns: { readonly name: readonly string[]; readonly qualified: readonly string[]; readonly split: readonly string[]; readonly path: readonly string[]; readonly signature: readonly string[]; readonly doc: readonly string[]; readonly body: readonly string[] }): TermFrequency[] {
+  const byLexeme = new Map<string, { freq: number; names: number; prefixNames: number }>();
+  const add = (tokens: readonly string[], weight: number, inNames: boolean, inPrefixNames: boolean): void => {
+    for (const t of tokens) {
+      let f = byLexeme.get(t);
+      if (!f) byLexeme.set(t, (f = { freq: 0, names: 0, prefixNames: 0 }));
+      f.freq += weight;
+      if (inNames) f.names += weight;
+      if (inPrefixNames) f.prefixNames += weight;
+    }
+  };
+  add(columns.name, HEAD_WEIGHTS.A, true, true);
+  add(columns.qualified, HEAD_WEIGHTS.B, true, false);
+  add(columns.split, HEAD_WEIGHTS.C, true, true);
+  add(columns.path, HEAD_WEIGHTS.D, false, false);
+  add(columns.signature, BODY_WEIGHTS.A, false, false);
+  add(columns.doc, BODY_WEIGHTS.B, false, false);
+  add(columns.body, BODY_WEIGHTS.D, false, false);
+  const out: TermFrequency[] = [];
+  // A lexeme too long for a btree entry is left out, as the tsvectors leave it out: no query term is this long.
+  for (const [lexeme, f] of byLexeme) if (Buffer.byteLength(lexeme) <= MAX_LEXEME_BYTES) out.push({ lexeme, ...f });
+  return out;
 }
 
 /** The head and body tsvectors of one node (the local index's seven FTS columns). */
@@ -91,6 +130,7 @@ export function nodeText(n: TextSource): NodeText {
     head: tsvectorLiteral([['A', name], ['B', qualified], ['C', split], ['D', path]]),
     body: tsvectorLiteral([['A', signature], ['B', doc], ['D', body]]),
     length: name.length + qualified.length + split.length + path.length + signature.length + doc.length + body.length,
+    terms: termFrequencies({ name, qualified, split, path, signature, doc, body }),
   };
 }
 

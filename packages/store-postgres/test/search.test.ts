@@ -2,6 +2,7 @@ import { parseFilter } from '@ca/schema';
 import type { Store } from '@ca/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bm25Search, listRepositories, nodesByRefs, publish, tableCounts, withSnapshot, type TeamHit } from '../src/index.js';
+import { connect } from '../src/connection.js';
 import { freshDatabase, localIndex, postgresAvailable, sourceFile } from './helpers.js';
 
 const run = postgresAvailable();
@@ -81,5 +82,19 @@ describe.runIf(run)('team store search: BM25, filters and hostile input', () => 
     await expect(withSnapshot(ro, "acme/app'; DROP TABLE labels; --", 'working', async () => 0)).rejects.toMatchObject({ code: 'unknown_label' });
     await expect(withSnapshot(ro, 'acme/app', "working' OR '1'='1", async () => 0)).rejects.toMatchObject({ code: 'unknown_label' });
     expect((await listRepositories(ro)).map((r) => `${r.repository} ${r.label}`)).toEqual(['acme/app working']);
+  });
+
+  it('publish stores the vector channel\'s scope per model with the snapshot and the model\'s total in the store', async () => {
+    // Six nodes (two files, each a file node and two functions), one window each of test-model (revision r1);
+    // six distinct chunk texts, so six embeddings in the store.
+    const snap = await withSnapshot(ro, 'acme/app', 'working', async (_client, s) => s);
+    expect([...snap.vectorCounts!]).toEqual([['test-model@r1', 6]]);
+    const client = await connect(ro);
+    try {
+      const r = await client.query<{ vectors: string }>(`SELECT vectors FROM vector_models WHERE model = 'test-model@r1'`);
+      expect(r.rows.map((x) => Number(x.vectors))).toEqual([6]);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -19,7 +19,8 @@ export type {
   PreviousNode,
   PartialTarget,
 } from './writer.js';
-export { IndexReader, isRestrictive, BROAD_FILTER_FRACTION } from './reader.js';
+export { IndexReader, isRestrictive, BROAD_FILTER_FRACTION, BM25_POSTING_BUDGET, planTerms } from './reader.js';
+export type { TermPlan, TermCounts } from './reader.js';
 export type { NodeRecord, NodeFilter, RankedHit, FileStatusRecord, LabelEntry, EdgeRecord } from './reader.js';
 export { compileFilter, NodeIdSet } from './filterSql.js';
 export type { CompiledFilter } from './filterSql.js';

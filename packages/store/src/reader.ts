@@ -119,6 +119,39 @@ export interface TermPlan {
   /** Terms matched in `BM25_HEAD_COLUMNS` only (at most the rarest term, when it alone is over the budget). */
   readonly heads: Set<string>;
 }
+/** Document frequencies a term plan reads (rows of the index matching a term). */
+export interface TermCounts {
+  /** Rows matching the term in any column, counted up to the budget + 1 (`min(rows, budget + 1)`). */
+  upTo(term: string): number;
+  /** Rows matching the term in any column. */
+  exact(term: string): number;
+  /** Rows matching the term in `BM25_HEAD_COLUMNS`. */
+  heads(term: string): number;
+}
+
+/**
+ * The term plan of `IndexReader.termPlan` from a source of document frequencies: the rarest
+ * terms while together they fit the budget (at least one), the rest dropped; the rarest matched
+ * in the name columns only when it alone is over the budget and appears there. Shared with the
+ * team store (decision 046), which reads the same frequencies from its own tables, so both
+ * backends drop the same terms of the same query.
+ */
+export function planTerms(terms: readonly string[], counts: TermCounts, budget = BM25_POSTING_BUDGET): TermPlan {
+  const plan = { drop: new Set<string>(), heads: new Set<string>() };
+  if (terms.length === 0) return plan;
+  const df = (t: string): number => counts.upTo(t);
+  let byRarity = [...terms].sort((a, b) => df(a) - df(b));
+  if (df(byRarity[0]!) > budget) byRarity = [...terms].sort((a, b) => counts.exact(a) - counts.exact(b));
+  let total = 0;
+  byRarity.forEach((t, i) => {
+    total += df(t);
+    if (i > 0 && total > budget) plan.drop.add(t);
+  });
+  const rarest = byRarity[0]!;
+  if (df(rarest) > budget && counts.heads(rarest) > 0) plan.heads.add(rarest);
+  return plan;
+}
+
 /** A ranked row: a node id and its channel score. */
 interface ScoredRow {
   id: number;
@@ -194,10 +227,10 @@ export class IndexReader {
    * the best rows as it goes: FTS5's `ORDER BY rank` sorts every matching row first and cost a
    * third more at 100K symbols, for the same rows in the same order (ties by rowid in both).
    */
-  bm25(text: string, filter?: NodeFilter, limit = 50): RankedHit[] {
+  bm25(text: string, filter?: NodeFilter, limit = 50, budget = BM25_POSTING_BUDGET): RankedHit[] {
     let q = buildFtsQuery(text);
     if (!q.match) return [];
-    const plan = this.termPlan(q.terms);
+    const plan = this.termPlan(q.terms, budget);
     if (plan.drop.size > 0 || plan.heads.size > 0) q = buildFtsQuery(text, plan);
     if (!q.match) return [];
     if (!isRestrictive(filter)) {
@@ -308,8 +341,7 @@ export class IndexReader {
    * budget, to find the rarest; the plan is the one exact counts give.
    */
   termPlan(terms: readonly string[], budget = BM25_POSTING_BUDGET): TermPlan {
-    const plan = { drop: new Set<string>(), heads: new Set<string>() };
-    if (terms.length === 0) return plan;
+    if (terms.length === 0) return { drop: new Set<string>(), heads: new Set<string>() };
     const stats = this.termStats();
     const cap = Math.max(0, Math.floor(budget)) + 1;
     /** Rows matching `match`, up to `upTo` (0: all of them). */
@@ -319,18 +351,7 @@ export class IndexReader {
       if (n === undefined) stats.counts.set(key, (n = Number((upTo > 0 ? stats.countUpTo.get(match, upTo) : stats.count.get(match)) ?? 0)));
       return n;
     };
-    const df = (t: string): number => count(quote(t), cap);
-    const exactDf = (t: string): number => count(quote(t));
-    let byRarity = [...terms].sort((a, b) => df(a) - df(b));
-    if (df(byRarity[0]!) > budget) byRarity = [...terms].sort((a, b) => exactDf(a) - exactDf(b));
-    let total = 0;
-    byRarity.forEach((t, i) => {
-      total += df(t);
-      if (i > 0 && total > budget) plan.drop.add(t);
-    });
-    const rarest = byRarity[0]!;
-    if (df(rarest) > budget && count(headsMatch(rarest)) > 0) plan.heads.add(rarest);
-    return plan;
+    return planTerms(terms, { upTo: (t) => count(quote(t), cap), exact: (t) => count(quote(t)), heads: (t) => count(headsMatch(t)) }, budget);
   }
 
   private termStats(): TermStats {
