@@ -32,6 +32,7 @@ import { dirtyAgainst, freshnessOf, type Freshness } from './freshness.js';
 export type { Freshness } from './freshness.js';
 export type { IndexPhase, IndexProgress, IndexReport, BlobReport } from './indexer.js';
 import { findSymbols, type FindOptions, type FindResponse } from './find.js';
+import { LabelPrefixes } from './httpPrefixes.js';
 import { listRoutes, type RoutesReport } from './routes.js';
 import { unmatchedHttp, type UnmatchedHttp } from './httpLinks.js';
 import { computeAffected, parseRange, resolveSide, type AffectedOptions, type AffectedReport } from './affected.js';
@@ -656,7 +657,8 @@ export class Engine {
 
   /** Every HTTP endpoint of a label with its handlers and client count (`ca routes`; see routes.ts). */
   routes(options: { label?: string } = {}): RoutesReport {
-    return listRoutes(this.reader(options.label));
+    const label = this.labelOf(options.label);
+    return listRoutes(this.store.reader(label), new LabelPrefixes(this.store.httpLinks.prefixFacts(label)));
   }
 
   /** Client calls no endpoint serves and endpoints no client calls (`ca routes --unmatched`; see httpLinks.ts). */

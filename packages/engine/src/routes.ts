@@ -4,6 +4,7 @@
  */
 import { isContractKey, parseEndpointSignature, parseOperationSignature, type Confidence, type EndpointParam } from '@ca/schema';
 import { FIND_MAX_LIMIT, type FindCursor, type IndexReader, type NodeRecord } from '@ca/store';
+import type { LabelPrefixes } from './httpPrefixes.js';
 
 /** The handler of an endpoint: a symbol of the index, or the name the extractor could not resolve. */
 export interface RouteHandler {
@@ -24,8 +25,13 @@ export interface RouteHandler {
 /** One endpoint of `ca routes --json`. */
 export interface RouteRecord {
   readonly id: number;
-  /** `GET /api/orders/{id}`: the endpoint node's name. */
+  /**
+   * `GET /api/orders/{id}`: the endpoint's route — its node's name, or, when its controller's
+   * prefix is declared in another file and the label resolves it (decision 038), the full route.
+   */
   readonly name: string;
+  /** The node's own name when `name` is the resolved route (its file alone gave this), else absent. */
+  readonly declaredAs?: string;
   readonly method: string;
   readonly template: string;
   readonly language: string;
@@ -90,24 +96,31 @@ function handlersOf(reader: IndexReader, endpoint: NodeRecord, cache: Map<string
   });
 }
 
-/** Every endpoint of the label reader's label, with its handlers and client count. */
-export function listRoutes(reader: IndexReader): RoutesReport {
+/**
+ * Every endpoint of the label reader's label, with its handlers and client count. `prefixes`: the
+ * label's prefix facts — an endpoint whose route prefix is inherited from another file is listed
+ * with the full route the HTTP linker matches (not approximate), its own name kept as `declaredAs`.
+ */
+export function listRoutes(reader: IndexReader, prefixes: LabelPrefixes | null = null): RoutesReport {
   const cache = new Map<string, NodeRecord | null>();
   const routes = endpointNodes(reader).map((n): RouteRecord => {
     const sig = parseEndpointSignature(n.signature);
     const op = isContractKey(n.symbolKey) ? parseOperationSignature(n.signature) : null;
     const space = n.name.indexOf(' ');
+    const inherited = sig?.inherits !== undefined && prefixes !== null ? prefixes.resolveEndpoint(sig.inherits) : null;
+    const resolved = inherited === null ? null : { name: `${sig!.method} ${inherited}`, template: inherited };
     return {
       id: n.id,
-      name: n.name,
+      name: resolved?.name ?? n.name,
+      ...(resolved && resolved.name !== n.name ? { declaredAs: n.name } : {}),
       method: sig?.method ?? n.name.slice(0, space),
-      template: sig?.template ?? n.name.slice(space + 1),
+      template: resolved?.template ?? sig?.template ?? n.name.slice(space + 1),
       language: n.language,
       path: n.path,
       line: n.startLine,
       handlers: handlersOf(reader, n, cache),
       params: sig?.params ?? [],
-      approximate: sig?.approximate ?? null,
+      approximate: resolved ? null : (sig?.approximate ?? null),
       clients: reader.edgesTo(n.id, ['http_calls']).length,
       contract: op === null ? null : { operationId: op.operationId, tags: op.tags },
       operations: op === null ? reader.edgesTo(n.id, ['handles']).length : 0,

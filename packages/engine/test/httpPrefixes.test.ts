@@ -50,6 +50,23 @@ describe('URL prefixes declared in another file (fixtures/fullstack-prefixes)', 
     rmSync(dirname(repo), { recursive: true, force: true });
   });
 
+  it('ca routes lists each endpoint under the route the label resolves, its own file\'s name kept as declaredAs', () => {
+    const listed = engine.routes().routes.map((r) => `${r.name} | ${r.declaredAs ?? '-'} | ${r.path} | ${r.approximate ?? 'exact'}`);
+    expect(listed).toEqual([
+      // [ApiV2] names two attribute classes (Attributes/ and Legacy/, two templates): unresolved, the file's own name, approximate.
+      `GET /list | - | ${G} | the route prefix may come from [ApiV2], an attribute declared in another file`,
+      // BaseApiController's [Route("api/[controller]")], [controller] = Reports.
+      `GET /api/reports/daily | GET /daily | ${R} | exact`,
+      `GET /api/series/{seriesId} | GET /{seriesId} | ${S} | exact`,
+      `POST /api/series/all | POST /all | ${S} | exact`,
+      // [HttpGet] without a template: the controller's route alone.
+      `GET /api/series | GET /series/list | ${S} | exact`,
+      // [ApiV1]: base("api/v1/[controller]") through the constant ApiBase, [controller] = Things.
+      `GET /api/v1/things/remaining | GET /remaining | ${T} | exact`,
+      `DELETE /api/v1/things/{id} | DELETE /{id} | ${T} | exact`,
+    ]);
+  });
+
   it('links every call with the confidence derived by hand once the prefixes are resolved', () => {
     expect(rows(engine)).toEqual(
       [
