@@ -14,6 +14,11 @@ import { stripQuotes } from './syntax.js';
 export const UNKNOWN = '\u0000';
 /** How many variables deep a value is followed (a constant made of constants …). */
 const MAX_DEPTH = 6;
+/**
+ * Syntax levels one evaluation may descend (`((((x))))`, a long `+` chain): a generated file's
+ * 10,000 nested parentheses must read as unknown, not overflow the stack.
+ */
+const MAX_NESTING = 500;
 const FUNCTION_TYPES: ReadonlySet<string> = new Set([
   'function_declaration',
   'function_expression',
@@ -45,9 +50,21 @@ export class ValueReader {
     return this.text.slice(node.startIndex, node.endIndex);
   }
 
+  /** Syntax levels `value`/`object` are inside now (parentheses, `+`, templates nest without a binding hop). */
+  private nesting = 0;
+
   /** The string value of `node` with {@link UNKNOWN} for unknown parts. */
   value(node: TsNode | null, depth = 0): string {
-    if (node === null || depth > MAX_DEPTH) return UNKNOWN;
+    if (node === null || depth > MAX_DEPTH || this.nesting >= MAX_NESTING) return UNKNOWN;
+    this.nesting++;
+    try {
+      return this.valueOf(node, depth);
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  private valueOf(node: TsNode, depth: number): string {
     switch (node.type) {
       case 'string':
         return stripQuotes(this.source(node));
@@ -77,11 +94,16 @@ export class ValueReader {
 
   /** The object literal `node` stands for (itself, or the initialiser of the variable it names), or null. */
   object(node: TsNode | null, depth = 0): TsNode | null {
-    if (node === null || depth > MAX_DEPTH) return null;
+    if (node === null || depth > MAX_DEPTH || this.nesting >= MAX_NESTING) return null;
     if (node.type === 'object') return node;
-    if (node.type === 'identifier') return this.object(this.binding(node), depth + 1);
-    if (node.type === 'parenthesized_expression' || node.type === 'as_expression' || node.type === 'satisfies_expression') return this.object(node.namedChildren[0] ?? null, depth);
-    return null;
+    this.nesting++;
+    try {
+      if (node.type === 'identifier') return this.object(this.binding(node), depth + 1);
+      if (node.type === 'parenthesized_expression' || node.type === 'as_expression' || node.type === 'satisfies_expression') return this.object(node.namedChildren[0] ?? null, depth);
+      return null;
+    } finally {
+      this.nesting--;
+    }
   }
 
   /**
