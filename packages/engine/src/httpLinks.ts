@@ -14,7 +14,7 @@
  * label's links in one transaction: links depend on files of both languages, and one batched
  * pass over the label is the simplest rule that keeps incremental equal to clean.
  */
-import { isContractKey, parseClientCallKey, parseEndpointSignature, parseOperationSignature, type ClientCall, type Confidence } from '@ca/schema';
+import { isContractKey, parseClientCallKey, parseEndpointInheritsKey, parseEndpointSignature, parseOperationSignature, type ClientCall, type Confidence } from '@ca/schema';
 import type { ClientCallRow, EndpointRow, HttpLink, OperationEdgeRow, PrefixFactRow, Store } from '@ca/store';
 import { LabelPrefixes } from './httpPrefixes.js';
 
@@ -162,7 +162,8 @@ type Routed = { readonly id: number; readonly route: EndpointRoute; readonly han
 function routesOf(endpoints: readonly EndpointRow[], prefixes: LabelPrefixes | null = null): Routed[] {
   return endpoints.flatMap((e) => {
     const sig = parseEndpointSignature(e.signature);
-    const inherited = sig?.inherits !== undefined && prefixes !== null ? prefixes.resolveEndpoint(sig.inherits) : null;
+    const inherits = e.inheritsKey === null ? null : parseEndpointInheritsKey(e.inheritsKey);
+    const inherited = inherits !== null && prefixes !== null ? prefixes.resolveEndpoint(inherits) : null;
     const route = inherited !== null ? parseEndpointRoute(`${sig!.method} ${inherited}`) : parseEndpointRoute(e.name, (sig?.approximate ?? null) !== null);
     return route === null ? [] : [{ id: e.id, route, handler: e.handler }];
   });

@@ -2,7 +2,7 @@
  * `ca routes`: every HTTP endpoint of a label with its handler, where it is declared, its bound
  * parameters, why it is approximate, and how many client calls reach it.
  */
-import { isContractKey, parseEndpointSignature, parseOperationSignature, type Confidence, type EndpointParam } from '@ca/schema';
+import { ENDPOINT_INHERITS_KEY_PREFIX, isContractKey, parseEndpointInheritsKey, parseEndpointSignature, parseOperationSignature, type Confidence, type EndpointInherits, type EndpointParam } from '@ca/schema';
 import { FIND_MAX_LIMIT, type FindCursor, type IndexReader, type NodeRecord } from '@ca/store';
 import type { LabelPrefixes } from './httpPrefixes.js';
 
@@ -96,6 +96,12 @@ function handlersOf(reader: IndexReader, endpoint: NodeRecord, cache: Map<string
   });
 }
 
+/** Where an endpoint's route prefix may come from (its inherited-prefix edge), or null: its route is its own. */
+function inheritsOf(reader: IndexReader, endpointId: number): EndpointInherits | null {
+  const edge = reader.edgesFrom(endpointId, ['http_calls']).find((e) => e.targetKey.startsWith(ENDPOINT_INHERITS_KEY_PREFIX));
+  return edge === undefined ? null : parseEndpointInheritsKey(edge.targetKey);
+}
+
 /**
  * Every endpoint of the label reader's label, with its handlers and client count. `prefixes`: the
  * label's prefix facts — an endpoint whose route prefix is inherited from another file is listed
@@ -107,7 +113,8 @@ export function listRoutes(reader: IndexReader, prefixes: LabelPrefixes | null =
     const sig = parseEndpointSignature(n.signature);
     const op = isContractKey(n.symbolKey) ? parseOperationSignature(n.signature) : null;
     const space = n.name.indexOf(' ');
-    const inherited = sig?.inherits !== undefined && prefixes !== null ? prefixes.resolveEndpoint(sig.inherits) : null;
+    const inherits = prefixes === null ? null : inheritsOf(reader, n.id);
+    const inherited = inherits !== null ? prefixes!.resolveEndpoint(inherits) : null;
     const resolved = inherited === null ? null : { name: `${sig!.method} ${inherited}`, template: inherited };
     return {
       id: n.id,

@@ -31,7 +31,9 @@ function endpointRows(index: FileIndex): string[] {
     .map((n) => {
       const handles = index.edges.filter((e) => e.sourceLocalId === n.localId && e.type === 'handles');
       const targets = handles.map((e) => `${e.confidence} ${e.target.localId ? byId.get(e.target.localId)!.qualifiedName : e.target.key}`);
-      return `${n.span.startLine}${n.disambiguator > 0 ? `#${n.disambiguator}` : ''} ${n.signature} -> ${targets.join(', ')}`;
+      // Where an inherited prefix may come from: the endpoint's `http_calls` edge to an `httpinherits:` key.
+      const inherits = index.edges.filter((e) => e.sourceLocalId === n.localId && e.type === 'http_calls').map((e) => ` ${e.confidence} ${e.target.name} ${e.target.key}`);
+      return `${n.span.startLine}${n.disambiguator > 0 ? `#${n.disambiguator}` : ''} ${n.signature} -> ${targets.join(', ')}${inherits.join('')}`;
     });
 }
 
@@ -84,8 +86,8 @@ describe('endpoints of the full-stack fixture (fixtures/fullstack/backend)', () 
 
   it('CustomersController: a base class declared in another file → approximate with the reason', async () => {
     expect(endpointRows(await parseBackend('Controllers/CustomersController.cs'))).toEqual([
-      // Where the prefix may come from rides in the signature (`<inherits …>`): the label-wide pass resolves it (decision 038).
-      '7 GET /{id} [route string id] <inherits {"base":"ApiControllerBase","attributes":[],"template":"{id}","controller":"Customers","action":"Get","area":null}> (approximate: the route prefix may be inherited from ApiControllerBase, declared in another file) -> exact Shop.Api.Controllers.CustomersController.Get',
+      // Where the prefix may come from rides in an edge (not in the signature users read): the label-wide pass resolves it (decision 038).
+      '7 GET /{id} [route string id] (approximate: the route prefix may be inherited from ApiControllerBase, declared in another file) -> exact Shop.Api.Controllers.CustomersController.Get approximate route prefix httpinherits:{"base":"ApiControllerBase","attributes":[],"template":"{id}","controller":"Customers","action":"Get","area":null}',
     ]);
     // The abstract base itself declares no endpoint.
     expect(endpointRows(await parseBackend('Controllers/ApiControllerBase.cs'))).toEqual([]);
@@ -206,10 +208,10 @@ describe('a route prefix the file cannot see', () => {
   [HttpGet("x")] public int X() => 1;
 }`);
     expect(endpointRows(idx)).toEqual([
-      '2 GET /movie/total <inherits {"base":null,"attributes":["ApiV1"],"template":"movie/total","controller":"Request","action":"Total","area":null}> (approximate: the route prefix may come from [ApiV1], an attribute declared in another file) -> exact RequestController.Total',
+      '2 GET /movie/total (approximate: the route prefix may come from [ApiV1], an attribute declared in another file) -> exact RequestController.Total approximate route prefix httpinherits:{"base":null,"attributes":["ApiV1"],"template":"movie/total","controller":"Request","action":"Total","area":null}',
       // Only known attributes: the action's template is the whole route.
       // Ombi's [Admin] is an AuthorizeAttribute, but the file cannot tell: both are named.
-      '5 GET /about <inherits {"base":null,"attributes":["Admin","ApiV1"],"template":"about","controller":"Settings","action":"About","area":null}> (approximate: the route prefix may come from [Admin] or [ApiV1], attributes declared in another file) -> exact SettingsController.About',
+      '5 GET /about (approximate: the route prefix may come from [Admin] or [ApiV1], attributes declared in another file) -> exact SettingsController.About approximate route prefix httpinherits:{"base":null,"attributes":["Admin","ApiV1"],"template":"about","controller":"Settings","action":"About","area":null}',
       '8 GET /plain -> exact PlainController.Get',
       // A [Route] of its own: that is the prefix (ASP.NET combines each route attribute; the known one is kept exact).
       '11 GET /api/routed/x -> exact RoutedController.X',

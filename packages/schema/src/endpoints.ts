@@ -1,10 +1,9 @@
 /**
  * The shape of an HTTP endpoint node, shared by the extractors that create endpoints (C#) and
  * those that link client calls to them (TypeScript): its key, its name and the signature text
- * that carries the bound parameters and the approximation reason.
+ * that carries the bound parameters and the approximation reason (what users read; the prefix an
+ * endpoint inherits from another file rides in an edge, `endpointInheritsKey`).
  */
-
-import { asEndpointInherits, parseJsonObject, type EndpointInherits } from './httpPrefixes.js';
 
 /** Where an endpoint parameter is bound from (ASP.NET's `[FromX]` attributes, or the route). */
 export type EndpointParamSource = 'route' | 'query' | 'body' | 'header' | 'form';
@@ -25,8 +24,6 @@ export interface EndpointSignature {
   readonly params: readonly EndpointParam[];
   /** Why the template is not exact (built at run time, unbalanced braces …), or null. */
   readonly approximate: string | null;
-  /** The controller's route prefix is declared in another file: where to look for it (resolved label-wide before linking). */
-  readonly inherits?: EndpointInherits;
 }
 
 const SOURCES: readonly EndpointParamSource[] = ['route', 'query', 'body', 'header', 'form'];
@@ -48,14 +45,13 @@ export function endpointKey(method: string, template: string): string {
 export function formatEndpointSignature(s: EndpointSignature): string {
   let out = endpointName(s.method, s.template);
   if (s.params.length > 0) out += ` [${s.params.map((p) => `${p.source} ${p.type} ${p.name}`).join(', ')}]`;
-  if (s.inherits) out += ` <inherits ${JSON.stringify(s.inherits)}>`;
   if (s.approximate) out += ` (approximate: ${s.approximate})`;
   return out;
 }
 
 /** The inverse of {@link formatEndpointSignature}; null when `text` is not an endpoint signature. */
 export function parseEndpointSignature(text: string): EndpointSignature | null {
-  const m = /^([A-Z]+) (\S*)(?: \[([^\]]*)\])?(?: <inherits (\{.*?\})>)?(?: \(approximate: ([\s\S]*)\))?$/.exec(text);
+  const m = /^([A-Z]+) (\S*)(?: \[([^\]]*)\])?(?: \(approximate: ([\s\S]*)\))?$/.exec(text);
   if (!m) return null;
   const params: EndpointParam[] = [];
   for (const part of m[3] ? m[3].split(', ') : []) {
@@ -64,7 +60,5 @@ export function parseEndpointSignature(text: string): EndpointSignature | null {
     if (!SOURCES.includes(source) || words.length < 3) return null;
     params.push({ source, type: words.slice(1, -1).join(' '), name: words[words.length - 1]! });
   }
-  const inherits = m[4] === undefined ? null : asEndpointInherits(parseJsonObject(m[4]));
-  const out = { method: m[1]!, template: m[2]!, params, approximate: m[5] ?? null };
-  return inherits === null ? out : { ...out, inherits };
+  return { method: m[1]!, template: m[2]!, params, approximate: m[4] ?? null };
 }

@@ -10,8 +10,9 @@
  *   whose target key starts with {@link PREFIX_FACT_KEY_PREFIX} (never linked: it goes with its
  *   file like every edge, so incremental indexing keeps it current).
  * - A **prefix reference** is what a client call's URL starts with when that is such a value: it
- *   rides in the call's key (`clientCallKey`), and a C# endpoint's inherited prefix rides in its
- *   signature (`EndpointInherits`).
+ *   rides in the call's key (`clientCallKey`); a C# endpoint's inherited prefix rides in an
+ *   `http_calls` edge from the endpoint whose target key starts with
+ *   {@link ENDPOINT_INHERITS_KEY_PREFIX} (`EndpointInherits`; never linked either).
  */
 
 /** The prefix of a prefix fact's target key. */
@@ -33,6 +34,9 @@ export type PrefixFact =
   | { readonly kind: 'route'; readonly class: string; readonly templates: readonly string[]; readonly attributes: readonly string[]; readonly base: string | null }
   /** C#: an attribute class deriving from `RouteAttribute` whose constructor passes `template` to the base (`class` without `Attribute`). */
   | { readonly kind: 'routeAttribute'; readonly class: string; readonly template: string };
+
+/** The prefix of the target key of an endpoint's inherited-prefix edge. */
+export const ENDPOINT_INHERITS_KEY_PREFIX = 'httpinherits:';
 
 /** The target names of prefix facts' edges (TS and C#): navigation leaves these edges out (they are no call). */
 export const PREFIX_FACT_NAMES: ReadonlySet<string> = new Set(['url prefix', 'route prefix']);
@@ -128,6 +132,17 @@ export function asPrefixRef(v: unknown): PrefixRef | null {
     return isStrings(o, ['base', 'field']) && ok ? (o as PrefixRef) : null;
   }
   return null;
+}
+
+/** `httpinherits:{…}`: the target key of the edge saying where an endpoint's route prefix may come from. */
+export function endpointInheritsKey(inherits: EndpointInherits): string {
+  return `${ENDPOINT_INHERITS_KEY_PREFIX}${JSON.stringify(inherits)}`;
+}
+
+/** The inverse of {@link endpointInheritsKey}; null when `key` is not a well-formed one. */
+export function parseEndpointInheritsKey(key: string): EndpointInherits | null {
+  if (!key.startsWith(ENDPOINT_INHERITS_KEY_PREFIX)) return null;
+  return asEndpointInherits(parseJsonObject(key.slice(ENDPOINT_INHERITS_KEY_PREFIX.length)));
 }
 
 /** Validates a parsed endpoint inheritance. */

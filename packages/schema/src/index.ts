@@ -34,7 +34,7 @@ export { CONTRACT_KEY_PREFIX, OPERATION_LINK_KEY_PREFIX, contractKey, isContract
 export type { OperationSignature } from './contracts.js';
 export { CLIENT_CALL_KEY_PREFIX, clientCallName, clientCallKey, parseClientCallKey, clientPath } from './httpCalls.js';
 export type { ClientCall } from './httpCalls.js';
-export { PREFIX_FACT_KEY_PREFIX, PREFIX_FACT_NAMES, prefixFactKey, parsePrefixFactKey } from './httpPrefixes.js';
+export { PREFIX_FACT_KEY_PREFIX, PREFIX_FACT_NAMES, prefixFactKey, parsePrefixFactKey, ENDPOINT_INHERITS_KEY_PREFIX, endpointInheritsKey, parseEndpointInheritsKey } from './httpPrefixes.js';
 export type { PrefixFact, PrefixRef, SuperArgument, ClientCallPrefix, EndpointInherits } from './httpPrefixes.js';
 export type { KeyScope, SymbolKeyInput } from './symbolKey.js';
 export { splitIdentifier, splitIdentifierText, splitText, pathTokens, ftsTextOf } from './identifiers.js';

@@ -4,7 +4,7 @@
  * pattern (an unknown prefix), never an error or a guessed prefix.
  */
 import { describe, expect, it } from 'vitest';
-import { clientCallKey, formatEndpointSignature, parseClientCallKey, parseEndpointSignature, parsePrefixFactKey, prefixFactKey, type PrefixFact } from '../src/index.js';
+import { clientCallKey, endpointInheritsKey, formatEndpointSignature, parseEndpointInheritsKey, parseClientCallKey, parseEndpointSignature, parsePrefixFactKey, prefixFactKey, type PrefixFact } from '../src/index.js';
 
 describe('prefix references and facts', () => {
   it('a client call key with a reference reads back; a malformed reference leaves the call as without one', () => {
@@ -35,11 +35,16 @@ describe('prefix references and facts', () => {
     expect(parsePrefixFactKey('http:GET /x')).toBeNull();
   });
 
-  it('an endpoint signature carries where its prefix may come from, and reads back', () => {
+  it('where the prefix of an endpoint may come from rides in an edge key that reads back; its signature stays what users read', () => {
     const inherits = { base: 'BaseApiController', attributes: [], template: '{seriesId}', controller: 'Series', action: 'Get', area: null };
-    const sig = { method: 'GET', template: '/{seriesId}', params: [{ source: 'route' as const, type: 'int', name: 'seriesId' }], approximate: 'the route prefix may be inherited from BaseApiController, declared in another file', inherits };
+    const key = endpointInheritsKey(inherits);
+    expect(key).toBe('httpinherits:{"base":"BaseApiController","attributes":[],"template":"{seriesId}","controller":"Series","action":"Get","area":null}');
+    expect(parseEndpointInheritsKey(key)).toEqual(inherits);
+    expect(parseEndpointInheritsKey('httpinherits:{"base":null,"attributes":[1],"template":"x","controller":"A","action":"B","area":null}')).toBeNull();
+    expect(parseEndpointInheritsKey('httpfact:{"base":null}')).toBeNull();
+    const sig = { method: 'GET', template: '/{seriesId}', params: [{ source: 'route' as const, type: 'int', name: 'seriesId' }], approximate: 'the route prefix may be inherited from BaseApiController, declared in another file' };
     const text = formatEndpointSignature(sig);
-    expect(text).toBe('GET /{seriesId} [route int seriesId] <inherits {"base":"BaseApiController","attributes":[],"template":"{seriesId}","controller":"Series","action":"Get","area":null}> (approximate: the route prefix may be inherited from BaseApiController, declared in another file)');
+    expect(text).toBe('GET /{seriesId} [route int seriesId] (approximate: the route prefix may be inherited from BaseApiController, declared in another file)');
     expect(parseEndpointSignature(text)).toEqual(sig);
   });
 });

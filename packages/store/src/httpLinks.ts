@@ -5,7 +5,7 @@
  * transaction. A client call's own edge carries its first link (target and confidence); each
  * further endpoint it may reach is a sibling edge of extractor {@link HTTP_LINK_EXTRACTOR}.
  */
-import { OPERATION_LINK_KEY_PREFIX, PREFIX_FACT_KEY_PREFIX, type Confidence } from '@ca/schema';
+import { ENDPOINT_INHERITS_KEY_PREFIX, OPERATION_LINK_KEY_PREFIX, PREFIX_FACT_KEY_PREFIX, type Confidence } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { inLabelJoinByLabel, inLabelSet } from './labelScope.js';
 import { cachedStatement, selectAll } from './statements.js';
@@ -37,6 +37,8 @@ export interface EndpointRow {
   readonly line: number;
   /** The name its first `handles` edge gives the handler (`GetById`), or null: the operationId tie-breaker reads it. */
   readonly handler: string | null;
+  /** The target key of its inherited-prefix edge (`endpointInheritsKey` in @ca/schema), or null: its route is its own. */
+  readonly inheritsKey: string | null;
 }
 
 /** A contract operation's `handles` edge as the OpenAPI extractor wrote it (decision 049). */
@@ -86,10 +88,12 @@ export class HttpLinkStore {
     return selectAll<EndpointRow>(
       this.db,
       `SELECT n.id AS id, n.name AS name, n.symbol_key AS symbolKey, n.signature AS signature, lf.path AS path, n.start_line AS line,
-              (SELECT h.target_name FROM edges h WHERE h.source_id = n.id AND h.type = 'handles' ORDER BY h.id LIMIT 1) AS handler
+              (SELECT h.target_name FROM edges h WHERE h.source_id = n.id AND h.type = 'handles' ORDER BY h.id LIMIT 1) AS handler,
+              (SELECT i.target_key FROM edges i WHERE i.source_id = n.id AND i.type = 'http_calls' AND i.target_key LIKE ? ORDER BY i.id LIMIT 1) AS inheritsKey
        FROM nodes n ${inLabelJoinByLabel('n.file_id')}
        WHERE n.kind = 'endpoint'
        ORDER BY lf.path, n.start_line, n.id`,
+      `${ENDPOINT_INHERITS_KEY_PREFIX}%`,
       label,
     );
   }

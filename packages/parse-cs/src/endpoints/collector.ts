@@ -1,4 +1,4 @@
-import { endpointKey, endpointName, formatEndpointSignature, unresolvedKey, type EndpointInherits, type EndpointParam, type ExtractedEdge } from '@ca/schema';
+import { endpointInheritsKey, endpointKey, endpointName, formatEndpointSignature, unresolvedKey, type EndpointInherits, type EndpointParam, type ExtractedEdge } from '@ca/schema';
 import type { Node as TsNode } from 'web-tree-sitter';
 import { span, type Decl, type DeclTable } from '../decl.js';
 import { DeadlineExceeded } from '../walker.js';
@@ -151,6 +151,8 @@ export class EndpointCollector {
       const d = endpointDecl(table, fileDecl, r);
       endpoints.push(d);
       edges.push({ source: d, type: 'handles', ...handlesTarget(r.handler), line: d.startRow + 1 });
+      // Where the route prefix may come from, resolved label-wide before linking (never linked itself).
+      if (r.inherits) edges.push({ source: d, type: 'http_calls', target: { key: endpointInheritsKey(r.inherits), name: 'route prefix' }, confidence: 'approximate', line: d.startRow + 1 });
     }
     const served = new Set(routes.flatMap((r) => ('decl' in r.handler && r.handler.decl.parent ? [r.handler.decl.parent] : [])));
     edges.push(...prefixFacts(ctx, served));
@@ -197,6 +199,6 @@ function endpointDecl(table: DeclTable, fileDecl: Decl, r: RouteFound): Decl {
     typeParams: [],
   });
   const params: EndpointParam[] = boundParameters(r.parameters, template);
-  d.signature = formatEndpointSignature({ method, template, params, approximate: r.approximate ?? normalized.problem, ...(r.inherits ? { inherits: r.inherits } : {}) });
+  d.signature = formatEndpointSignature({ method, template, params, approximate: r.approximate ?? normalized.problem });
   return d;
 }
