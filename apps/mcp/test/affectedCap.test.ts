@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerTokens, Engine } from '@ca/engine';
-import { defaultConfig } from '@ca/schema';
+import { defaultConfig, seededRandom } from '@ca/schema';
 import { connect, generateHubRepo, type Connected, type HubRepo } from './helpers.js';
 
 /**
@@ -17,13 +17,7 @@ const LARGEST = { base: 'base', depth: MAX_DEPTH, max_nodes: 50_000, min_confide
 
 /** Caps to try: fixed edges of the range and a few drawn from a seeded generator (mulberry32; the seed replays a failure). */
 function caps(seed: number, count: number): number[] {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   return [1_500, 10_000, ...Array.from({ length: count }, () => 1_500 + Math.floor(next() * 9_000))];
 }
 

@@ -65,14 +65,5 @@ export function dbOf(engine: { readonly dbPath: string }): BetterSqlite3.Databas
   return db;
 }
 
-/** A small deterministic generator (mulberry32), so a failing generated case names a seed that replays it. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator of the generated cases (a failing case names the seed that replays it). */
+export { seededRandom } from '@ca/schema';

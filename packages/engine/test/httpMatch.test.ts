@@ -5,7 +5,7 @@
  * only route; an unknown part standing for a literal segment is never exact; an unknown prefix
  * is never exact.
  */
-import { parseClientCallKey, type ClientCall } from '@ca/schema';
+import { parseClientCallKey, seededRandom, type ClientCall } from '@ca/schema';
 import { describe, expect, it } from 'vitest';
 import { linkCall, matchRoute, parseEndpointRoute, type EndpointRoute } from '../src/index.js';
 
@@ -63,17 +63,6 @@ describe('matching a client call against endpoints', () => {
   });
 });
 
-/** A small deterministic generator (xorshift), so a failure names its seed. */
-function rng(seed: number): () => number {
-  let x = seed || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = ['api', 'orders', 'items', 'v2', 'catalog', 'lines', 'admin', 'carts'];
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
 
@@ -88,7 +77,7 @@ function randomRoute(r: () => number): string {
 describe('matching rules over generated routes and calls', () => {
   it('a call written from a route (parameters unknown) links exactly to it alone, and never exactly once a literal is unknown or the prefix is', () => {
     for (let seed = 1; seed <= 300; seed++) {
-      const r = rng(seed);
+      const r = seededRandom(seed);
       const name = randomRoute(r);
       const [method, template] = name.split(' ') as [string, string];
       const segments = template.split('/').filter((s) => s !== '');
@@ -112,7 +101,7 @@ describe('matching rules over generated routes and calls', () => {
 
   it('among several generated routes, an exact link is to a route whose literals all equal the call\'s', () => {
     for (let seed = 1; seed <= 200; seed++) {
-      const r = rng(seed * 7919);
+      const r = seededRandom(seed * 7919);
       const names = Array.from({ length: 6 }, () => randomRoute(r));
       const target = names[Math.floor(r() * names.length)]!;
       const [method, template] = target.split(' ') as [string, string];

@@ -1,18 +1,6 @@
-import { formatEndpointSignature, parseEndpointSignature } from '@ca/schema';
+import { formatEndpointSignature, parseEndpointSignature, seededRandom } from '@ca/schema';
 import { describe, expect, it } from 'vitest';
 import { combineTemplates, normalizeTemplate, replaceTokens } from '../src/endpoints/template.js';
-
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('normalizeTemplate', () => {
   it.each([
@@ -42,7 +30,7 @@ describe('normalizeTemplate', () => {
   });
 
   it('property: over generated templates it never throws, is idempotent and well formed', () => {
-    const rand = prng(31);
+    const rand = seededRandom(31);
     const pieces = ['/', '//', 'api', 'Orders', '{', '}', '{{', '}}', '{id}', '{id:int}', '{id?}', '{*rest}', '{x=1}', ':', '=', '?', '*', '~', ' ', '(', ')', 'é', '[controller]', '%20'];
     for (let k = 0; k < 3000; k++) {
       let raw = '';

@@ -1,18 +1,7 @@
+import { seededRandom } from '@ca/schema';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MIN_SIMILARITY, SEMANTIC_ONLY_NOTICE, underFloorNotice } from '../src/index.js';
 import { crowded, minSimilarityOf, perFileDiversity, perFileOf, similarityFloor } from '../src/relevance.js';
-
-/** A small deterministic generator (mulberry32), so a failing case can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface C {
   key: number;
@@ -35,7 +24,7 @@ const fileOf = (c: C) => `${c.source}\0${c.node.path}`;
 describe('per-file diversity (generated lists)', () => {
   it('is a permutation; the first slots hold at most K per file in score order; a file past K comes only after every other file', () => {
     for (let seed = 1; seed <= 300; seed++) {
-      const next = rng(seed);
+      const next = seededRandom(seed);
       const input = candidates(next, 1 + Math.floor(next() * 80), 1 + Math.floor(next() * 12));
       const k = 1 + Math.floor(next() * 4);
       const out = perFileDiversity(input, 'some query', k, false);
@@ -58,7 +47,7 @@ describe('per-file diversity (generated lists)', () => {
   });
 
   it('keeps the order when the search is narrowed by path or the query names the file', () => {
-    const input = candidates(rng(7), 40, 3);
+    const input = candidates(seededRandom(7), 40, 3);
     expect(perFileDiversity(input, 'q', 1, true).map((c) => c.key)).toEqual(input.map((c) => c.key));
     // "f0.ts" names src/f0.ts: its candidates keep their places; the other files are capped at 1.
     const out = perFileDiversity(input, 'handlers in f0.ts', 1, false);
@@ -70,7 +59,7 @@ describe('per-file diversity (generated lists)', () => {
 describe('crowded results', () => {
   it('true exactly when a file the query does not name holds more than the cap (generated)', () => {
     for (let seed = 1; seed <= 300; seed++) {
-      const next = rng(seed);
+      const next = seededRandom(seed);
       const results = Array.from({ length: 1 + Math.floor(next() * 20) }, () => ({ path: `src/f${Math.floor(next() * 4)}.ts`, ...(next() < 0.2 ? { repo: 'b' } : {}) }));
       const cap = 1 + Math.floor(next() * 5);
       const query = next() < 0.3 ? 'in f1.ts' : 'q';
@@ -88,7 +77,7 @@ describe('crowded results', () => {
 describe('similarity floor', () => {
   it('with a lexical match nothing is dropped; without, exactly the candidates under the floor (hubs stay)', () => {
     for (let seed = 1; seed <= 200; seed++) {
-      const next = rng(seed);
+      const next = seededRandom(seed);
       const input = candidates(next, 1 + Math.floor(next() * 50), 5);
       const cosine = new Map(input.filter(() => next() < 0.9).map((c) => [c.key, next() * 2 - 1] as const));
       const floor = next() * 2 - 1;

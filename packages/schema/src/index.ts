@@ -84,3 +84,4 @@ export type {
   ProjectReader,
   WorkerEntry,
 } from './language.js';
+export { seededRandom } from './random.js';

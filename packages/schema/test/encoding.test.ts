@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeFile, decodeSource, detectEncoding, encodeText, sourceByteMap } from '../src/encoding.js';
-
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../src/index.js';
 
 describe('source encodings', () => {
   it('decodes the smart quotes, euro and undefined bytes of Windows-1252 (not as Latin-1)', () => {
@@ -29,7 +18,7 @@ describe('source encodings', () => {
   });
 
   it('any bytes without NUL decode and encode back to themselves (random files, 200 of them)', () => {
-    const rand = prng(7);
+    const rand = seededRandom(7);
     for (let k = 0; k < 200; k++) {
       const bytes = Buffer.alloc(1 + Math.floor(rand() * 64));
       for (let i = 0; i < bytes.length; i++) bytes[i] = 1 + Math.floor(rand() * 255);
@@ -41,7 +30,7 @@ describe('source encodings', () => {
   });
 
   it('maps UTF-8 offsets of the parsed text to the file’s bytes, character by character', () => {
-    const rand = prng(11);
+    const rand = seededRandom(11);
     const chars = ['a', 'é', '€', '“', '\n', '𝒳'];
     for (const encoding of ['windows-1252', 'utf-16le', 'utf-16be'] as const) {
       for (let k = 0; k < 50; k++) {

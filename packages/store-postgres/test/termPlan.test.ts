@@ -1,3 +1,4 @@
+import { seededRandom } from '@ca/schema';
 import { ftsQueryParts, type Store } from '@ca/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/connection.js';
@@ -10,17 +11,6 @@ const run = postgresAvailable();
 // a few words are in most names, searched with a small posting budget so that the local reader
 // drops its common terms or matches its rarest in the name columns only; the team store must
 // make the same decisions from its own document frequencies and so give the same hits and scores.
-
-/** A deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Word lists, most common first: a word's chance falls with its place (Zipf-like), so `get` and
 // `data` are in most names and the last words in a few.
@@ -40,7 +30,7 @@ const cap = (w: string) => (w ? w[0]!.toUpperCase() + w.slice(1) : '');
 
 /** `files` files of up to `perFile` distinct camelCase function names each, under `dir/` (file names from the same words). */
 function generatedTree(seed: number, files: number, perFile: number) {
-  const next = rng(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: files }, (_, f) => {
     const names = new Set<string>();
     for (let i = 0; i < perFile; i++) names.add(`${pick(next, VERBS)}${cap(pick(next, NOUNS))}${cap(pick(next, TAILS))}`);
@@ -51,7 +41,7 @@ function generatedTree(seed: number, files: number, perFile: number) {
 
 /** Queries: words, pairs and triples of the vocabulary, and identifiers (which add split words and, when short, prefixes). */
 function* queries(seed: number, n: number): Generator<string> {
-  const next = rng(seed);
+  const next = seededRandom(seed);
   const words = [...VERBS, ...NOUNS, ...TAILS.filter(Boolean)];
   for (let i = 0; i < n; i++) {
     const shape = i % 4;

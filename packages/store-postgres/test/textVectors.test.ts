@@ -1,3 +1,4 @@
+import { seededRandom } from '@ca/schema';
 import { FTS_TOKENIZE } from '@ca/store';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -7,17 +8,6 @@ import { ftsTokens, nodeText, tsqueryTerm } from '../src/textVectors.js';
 // The team store's tokens must be exactly the local index's FTS5 tokens, or BM25 ranks differ.
 // A differential test: SQLite's own tokenizer (the FTS_TOKENIZE the index uses, read back
 // through fts5vocab) against `ftsTokens` on generated texts.
-
-/** A deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // English words that exercise every Porter step (plurals, -ed/-ing, -ational, -ness, -ize, …),
 // code words, and separators the tokenizer must split or keep.
@@ -64,7 +54,7 @@ describe('FTS tokens (the team store against SQLite FTS5)', () => {
   });
 
   it('tokenizes 200 generated texts exactly as SQLite FTS5 does', () => {
-    const next = rng(46);
+    const next = seededRandom(46);
     const texts = Array.from({ length: 200 }, () => generatedText(next, 1 + Math.floor(next() * 40)));
     expect(texts.map(ftsTokens)).toEqual(sqliteTokens(texts));
   });

@@ -1,4 +1,4 @@
-import { parseFilter } from '@ca/schema';
+import { parseFilter, seededRandom } from '@ca/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type PgClient } from '../src/connection.js';
 import { migrate } from '../src/migrations.js';
@@ -18,17 +18,6 @@ const NODES_PER_FILE = 25;
 const FILES = 160; // 4,000 vectors in `r`
 const MODEL = 'synthetic-16';
 
-/** A deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A unit vector of normal coordinates (Box–Muller). */
 function gaussian(next: () => number): Float32Array {
   const v = new Float32Array(DIMS);
@@ -41,7 +30,7 @@ const text = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
 
 /** Writes `files` files of `repo` (nodes alternate kind function/class), their vectors, and labels holding their first `sizes[i]` files. */
 async function seed(client: PgClient, repo: string, files: number, salt: number, labels: readonly number[]): Promise<void> {
-  const next = rng(salt);
+  const next = seededRandom(salt);
   const r = await client.query<{ repo_id: string }>(`INSERT INTO repositories(name) VALUES ($1) RETURNING repo_id`, [repo]);
   const repoId = Number(r.rows[0]!.repo_id);
   const versions: number[] = [];
@@ -98,7 +87,7 @@ describe.runIf(run)('vector search: HNSW against exact search', () => {
   afterAll(() => undefined);
 
   it('recall@20 of the HNSW plan is at least 0.99 at every label size, filtered or not', async () => {
-    const queries = Array.from({ length: 5 }, ((next) => () => gaussian(next))(rng(99)));
+    const queries = Array.from({ length: 5 }, ((next) => () => gaussian(next))(seededRandom(99)));
     const recalls: Record<string, number> = {};
     for (const files of labelSizes()) {
       for (const filter of [null, parseFilter('kind:class')]) {
@@ -128,7 +117,7 @@ describe.runIf(run)('vector search: HNSW against exact search', () => {
     try {
       const scans = async () => Number((await admin.query<{ n: string }>(`SELECT coalesce(sum(idx_scan), 0) AS n FROM pg_stat_user_indexes WHERE indexrelname = $1`, [vectorIndexName(MODEL)])).rows[0]!.n);
       const before = await scans();
-      await withSnapshot(ro, 'r', `first-${FILES}`, (client, snap) => vectorSearch(client, snap, MODEL, gaussian(rng(5)), null, 10, { plan: 'hnsw' }));
+      await withSnapshot(ro, 'r', `first-${FILES}`, (client, snap) => vectorSearch(client, snap, MODEL, gaussian(seededRandom(5)), null, 10, { plan: 'hnsw' }));
       let after = before;
       for (let i = 0; i < 50 && after === before; i++) {
         await new Promise((r) => setTimeout(r, 100)); // statistics reach the view after the session's transaction ends
@@ -159,7 +148,7 @@ describe.runIf(run)('vector search: HNSW against exact search', () => {
         [repoId, snapshotId]);
       await client.query(`INSERT INTO labels(repo_id, name, snapshot_id) VALUES ($1, 'stored', $2)`, [repoId, snapshotId]);
       await client.query(`UPDATE vector_models SET vectors = 40000 WHERE model = $1`, [MODEL]);
-      const q = gaussian(rng(11));
+      const q = gaussian(seededRandom(11));
       const stored = await withSnapshot(ro, 'r', 'stored', (c, snap) => vectorSearch(c, snap, MODEL, q, null, 5, { exactScanMax: 100 }));
       expect({ plan: stored.plan, scope: stored.scope }).toEqual({ plan: 'hnsw', scope: 12_345 });
       // A filter's scope is counted: the 10 files' class nodes (12 of 25 each); 120 over 100, a quarter of 40,000 is more: exact.
