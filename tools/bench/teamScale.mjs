@@ -102,10 +102,12 @@ try {
   await engine.dispose();
 }
 
-/** Hybrid search, local and team interleaved per query, plus the team channels on one open snapshot. */
-async function searchBench() {
+/**
+ * The queries a search bench runs (--queries N: every k-th query of the set, identifiers, exact
+ * names and questions alike), each embedded once with the warm-up queries, and the model's id.
+ */
+async function sampledQueries() {
   const db = new (sqliteDriver())(dbPath, { readonly: true });
-  // --queries N: every k-th query of the set, identifiers, exact names and questions alike.
   const all = querySet(db).map((x) => x.q);
   const every = Math.max(1, Math.floor(all.length / Number(values.queries)));
   const queries = all.filter((_, i) => i % every === 0).slice(0, Number(values.queries));
@@ -115,6 +117,12 @@ async function searchBench() {
   const modelId = `${model.modelId}@${model.revision}`;
   const vectors = new Map();
   for (const q of [...WARMUP_QUERIES, ...queries]) vectors.set(q, await engine.embedQuery(q));
+  return { queries, vectors, modelId };
+}
+
+/** Hybrid search, local and team interleaved per query, plus the team channels on one open snapshot. */
+async function searchBench() {
+  const { queries, vectors, modelId } = await sampledQueries();
   const options = { limit: 10 };
   const local = async (q) => {
     const { ctx } = await engine.searchContext(q, options, vectors.get(q));
@@ -143,16 +151,7 @@ async function searchBench() {
 
 /** Search with and without the result facts, on both backends, interleaved per query. */
 async function factsBench() {
-  const db = new (sqliteDriver())(dbPath, { readonly: true });
-  const all = querySet(db).map((x) => x.q);
-  const every = Math.max(1, Math.floor(all.length / Number(values.queries)));
-  const queries = all.filter((_, i) => i % every === 0).slice(0, Number(values.queries));
-  db.close();
-  const model = engine.store.vectors.model();
-  if (!model) throw new Error('the synthetic index has no vectors');
-  const modelId = `${model.modelId}@${model.revision}`;
-  const vectors = new Map();
-  for (const q of [...WARMUP_QUERIES, ...queries]) vectors.set(q, await engine.embedQuery(q));
+  const { queries, vectors, modelId } = await sampledQueries();
   const run = {
     localFacts: async (q) => search((await engine.searchContext(q, { limit: 10 }, vectors.get(q))).ctx, q, engine.searchOptions({ limit: 10 })),
     localBare: async (q) => search((await engine.searchContext(q, { limit: 10, facts: false }, vectors.get(q))).ctx, q, engine.searchOptions({ limit: 10, facts: false })),
