@@ -7,7 +7,9 @@
 //
 // Search: the suite's query set (tools/bench/queries.mjs), each query embedded once and the same
 // vector given to both sides; local = Engine.searchContext + @ca/retrieve search (answer cache
-// bypassed), team = searchTeamStore (a connection and read-only snapshot per search, as the CLI).
+// bypassed), team = searchTeamStore (a connection and read-only snapshot per search, as the CLI),
+// pooled = the same through a TeamStorePool (a read-only snapshot per search on a kept connection,
+// as `ca serve --store` answers).
 // A second team figure runs the same channels on one open connection and snapshot, timed per
 // channel, to say where the time goes.
 // Navigation: symbol (lookup by qualified name), callers (depth 1), refs, impact (depth 3) for a
@@ -129,23 +131,31 @@ async function searchBench() {
     return search(ctx, q, engine.searchOptions(options));
   };
   const team = (q) => searchTeamStore(readUrl, repository, q, { ...options, label: LABEL, queryVector: { vector: vectors.get(q).vector, modelId } });
-  for (const q of WARMUP_QUERIES) (await local(q), await team(q));
-  const runs = { local: [], team: [] };
-  let sameTop1 = 0;
-  for (let r = 0; r < Number(values.runs); r++) {
-    for (const [i, q] of queries.entries()) {
-      // Alternate which backend goes first, so neither always finds the other's caches warm.
-      const order = (i + r) % 2 === 0 ? ['local', 'team'] : ['team', 'local'];
-      const answers = {};
-      for (const side of order) {
-        const t = performance.now();
-        answers[side] = await (side === 'local' ? local(q) : team(q));
-        runs[side].push(performance.now() - t);
+  const pool = new pg.TeamStorePool(readUrl, { max: 2 });
+  const pooled = (q) => searchTeamStore(pool, repository, q, { ...options, label: LABEL, queryVector: { vector: vectors.get(q).vector, modelId } });
+  const sides = { local, team, pooled };
+  try {
+    for (const q of WARMUP_QUERIES) for (const f of Object.values(sides)) await f(q);
+    const runs = { local: [], team: [], pooled: [] };
+    let sameTop1 = 0;
+    for (let r = 0; r < Number(values.runs); r++) {
+      for (const [i, q] of queries.entries()) {
+        // Rotate which side goes first, so none always finds the others' caches warm.
+        const keys = Object.keys(sides);
+        const answers = {};
+        for (let j = 0; j < keys.length; j++) {
+          const side = keys[(i + r + j) % keys.length];
+          const t = performance.now();
+          answers[side] = await sides[side](q);
+          runs[side].push(performance.now() - t);
+        }
+        if (r === 0 && answers.local.results[0]?.qualifiedName === answers.team.results[0]?.qualifiedName) sameTop1++;
       }
-      if (r === 0 && answers.local.results[0]?.qualifiedName === answers.team.results[0]?.qualifiedName) sameTop1++;
     }
+    emit({ step: 'search', queries: queries.length, runs: Number(values.runs), local: stats(runs.local), team: stats(runs.team), pooled: stats(runs.pooled), sameTop1 });
+  } finally {
+    await pool.close();
   }
-  emit({ step: 'search', queries: queries.length, runs: Number(values.runs), local: stats(runs.local), team: stats(runs.team), sameTop1 });
   await channelBreakdown(queries, vectors, modelId);
 }
 
