@@ -406,6 +406,15 @@ function declarationTracker(ctx: IndexerContext, hadFiles: boolean): Declaration
 function nodePlanner(ctx: IndexerContext, label: string, hadFiles: boolean, carrying: ReadonlySet<string>, writes: Omit<Writes, 'written' | 'skeletons' | 'carried' | 'promoted'> & { planned: Map<string, PlannedFile> }): NodePlanner {
   const markImporters = importerMarker(ctx, label, hadFiles);
   const following = new Set<string>(ctx.languages.languagesWith((p) => p.importersFollowExports === true));
+  const augmenting = new Map(ctx.languages.passes().flatMap(({ pass, languages }) => (pass.augmentedModules ? languages.map((l) => [l as string, pass.augmentedModules!.bind(pass)] as const) : [])));
+  // A module augmentation that appears, changes or disappears: the augmented module's own files and importers bind again.
+  const markAugmented = (language: string, input: Parameters<NodePlanner>[0]) => {
+    const hook = augmenting.get(language);
+    // Only files declaring a namespace (an augmentation is one) are hashed for it.
+    if (!hook || !(input.previous.some((n) => n.kind === 'namespace') || input.nodes.some((n) => n.kind === 'namespace'))) return;
+    const paths = hook(input.path, input.previous.map((n) => ({ symbolKey: n.symbolKey, kind: n.kind, name: n.name ?? '', chunkHash: n.chunkHash })), input.nodes.map((n) => ({ symbolKey: n.symbolKey, kind: n.kind, name: n.name, chunkHash: chunkHashOf(n.chunkText) })));
+    if (paths && paths.length > 0) ctx.store.semantic.markAugmentedPending(label, paths, 'augmented module changed', { pending: ctx.config.semantic.enabled });
+  };
   return (input) => {
     const language = ctx.languages.languageOf(input.path) ?? '';
     const carries = carrying.has(language);
@@ -421,6 +430,7 @@ function nodePlanner(ctx: IndexerContext, label: string, hadFiles: boolean, carr
     writes.churn?.noteFile(input.path, input.previous, input.nodes, input.project);
     // Runs inside the writer's transaction: the importers are pending together with the new version.
     if (carries && following.has(language) && input.previous.length > 0 && p.exportsChanged !== false) markImporters([input.path], 'imported module changed its exports');
+    if (carries && hadFiles) markAugmented(language, input);
     // Only files that carried something get a region (and keep their nodes' texts until the pass).
     if ((p.carry?.length ?? 0) > 0) {
       const updates = new Map<number, string>();

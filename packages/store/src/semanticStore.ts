@@ -225,6 +225,24 @@ export class SemanticStore {
     return marked;
   }
 
+  /**
+   * Marks pending the label's analysed files at `paths` — modules another file augments, whose
+   * augmentation changed: what their own uses of the merged declarations bind to changed — and
+   * their importers (`markImportersPending`). The same rule for versions other labels hold.
+   * Returns the files marked.
+   */
+  markAugmentedPending(label: string, paths: readonly string[], reason: string, options: { readonly pending?: boolean } = {}): number[] {
+    const own = cachedStatement(
+      this.db,
+      `SELECT f.id AS id FROM files f ${IN_LABEL}
+        WHERE lf.path IN (SELECT value FROM json_each(?)) AND f.semantic_state = 'ok'
+          AND NOT EXISTS (SELECT 1 FROM label_files o WHERE o.file_id = f.id AND o.label_id <> lf.label_id)`,
+    );
+    const marked = options.pending === false ? [] : (own.all(label, JSON.stringify(paths)) as { id: number }[]).map((r) => r.id).sort((a, b) => a - b);
+    this.markPending(marked, reason);
+    return [...marked, ...this.markImportersPending(label, paths, reason, options)];
+  }
+
   /** The module paths of `paths` and of the label's modules re-exporting them, a few levels up. */
   private reexportClosure(label: string, paths: readonly string[]): Set<string> {
     const modules = new Set(paths.flatMap(modulePathsOf));

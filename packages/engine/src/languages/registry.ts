@@ -39,6 +39,12 @@ export interface SemanticPass {
   readonly keepsSkeletons?: boolean;
   /** Whether what an importer resolves to follows its module's exports (their importers are analysed again). */
   readonly importersFollowExports?: boolean;
+  /**
+   * The label paths a file's module augmentations (declarations merged into another module from
+   * this file) may name, for the augmentations that differ between its previous and next nodes:
+   * those modules' own files and importers are analysed again (what they bind to changed).
+   */
+  augmentedModules?(path: string, previous: readonly DeclarationFacts[], next: readonly DeclarationFacts[]): string[];
   /** Whether declarations that appear or disappear re-analyse the files naming them. */
   readonly declarationChurn?: boolean;
   /** Whether the pass calls `programReady` itself (others get it called before they start). */
@@ -46,6 +52,14 @@ export interface SemanticPass {
   /** Starts building a partial pass's program while the run parses (returns whether it did). */
   prepare?(ctx: IndexerContext, label: string, root: string, paths: readonly string[]): boolean;
   run(input: SemanticPassInput): Promise<unknown>;
+}
+
+/** What `SemanticPass.augmentedModules` reads of a node. */
+export interface DeclarationFacts {
+  readonly symbolKey: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly chunkHash: string;
 }
 
 /** A language as the engine takes it: its descriptor, and its semantic pass if it has one. */

@@ -1,6 +1,7 @@
+import { posix } from 'node:path';
 import { typescriptLanguage } from '@ca/parse-ts';
 import { skeletonOfStored } from '../indexer.js';
-import type { EngineLanguage, SemanticPass } from './registry.js';
+import type { DeclarationFacts, EngineLanguage, SemanticPass } from './registry.js';
 import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, TS_SEMANTIC_TYPES } from './tsSemantic.js';
 
 /**
@@ -10,6 +11,41 @@ import { runTsSemanticPass, TS_SEMANTIC_EXTRACTOR, TS_SEMANTIC_TYPES } from './t
 const STORED_SKELETON_NODE_CAP = 250_000;
 const LANGUAGES = typescriptLanguage.languages;
 
+/** The extensions a relative module specifier may name a file by (and `index` files of a folder). */
+const MODULE_FILES = ['.ts', '.tsx', '.d.ts', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+
+/**
+ * `declare module '../vanilla' { … }` is a namespace node named by its relative specifier; its
+ * members' keys extend its own. The augmentations whose declarations differ between the two
+ * versions name the candidate files of their modules (bare specifiers, a package's augmentation,
+ * are not followed: no file of the label is named by them).
+ */
+function augmentedModules(path: string, previous: readonly DeclarationFacts[], next: readonly DeclarationFacts[]): string[] {
+  const before = augmentationTexts(previous);
+  const after = augmentationTexts(next);
+  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((spec) => before.get(spec) !== after.get(spec));
+  return changed.flatMap((spec) => {
+    const base = posix.normalize(posix.join(posix.dirname(path), spec)).replace(/\.(d\.ts|[mc]?[tj]sx?)$/, '');
+    if (base.startsWith('../')) return [];
+    return [...MODULE_FILES.map((ext) => `${base}${ext}`), ...MODULE_FILES.map((ext) => `${base}/index${ext}`)];
+  });
+}
+
+/**
+ * Each relative augmentation's specifier → its declarations (the part of their keys after `#`,
+ * the qualified name, with their chunk hashes, sorted): the namespace named by the specifier and
+ * every node qualified under it (members may be keyed by file or by package).
+ */
+function augmentationTexts(nodes: readonly DeclarationFacts[]): Map<string, string> {
+  const qualified = (n: DeclarationFacts) => n.symbolKey.slice(n.symbolKey.lastIndexOf('#') + 1);
+  const out = new Map<string, string>();
+  for (const spec of new Set(nodes.filter((n) => n.kind === 'namespace' && /^\.\.?\//.test(n.name) && qualified(n) === n.name).map((n) => n.name))) {
+    const members = nodes.filter((m) => qualified(m) === spec || qualified(m).startsWith(`${spec}.`)).map((m) => `${qualified(m)}=${m.chunkHash}`);
+    out.set(spec, members.sort().join('\n'));
+  }
+  return out;
+}
+
 /** The TypeScript compiler pass (a worker holding the programs) over the label's TS/JS files. */
 const typescriptPass: SemanticPass = {
   reportKey: 'ts',
@@ -18,6 +54,7 @@ const typescriptPass: SemanticPass = {
   keepsSkeletons: true,
   importersFollowExports: true,
   signalsProgramReady: true,
+  augmentedModules,
   prepare(ctx, label, root, paths) {
     if (paths.length === 0 || paths.length >= ctx.store.reader(label).countFiles(LANGUAGES)) return false;
     ctx.tsService().prepare(root, paths, { maxFileBytes: ctx.config.indexing.max_file_bytes });

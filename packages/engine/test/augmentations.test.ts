@@ -1,0 +1,75 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workspaceOf } from './differential/lib.mjs';
+import { Engine } from '../src/index.js';
+import { againstClean } from './cleanIndex.js';
+
+// A module augmentation (`declare module '../vanilla' { interface StoreMutators … }`) that
+// appears, changes or disappears in one file changes what the augmented module's own uses and
+// its importers bind to, though neither file changed: a clean index has their exact edges into
+// the augmenting declaration (decision 022, difference 24: pmndrs/zustand, seed 2, step 3, a
+// branch switch adding the augmentation to `src/middleware/redux.ts`; the unchanged
+// `src/vanilla.ts` and `src/index.ts` kept no edge to it).
+
+const VANILLA = `export interface StoreMutators<S, A> {}
+export type StoreMutatorIdentifier = keyof StoreMutators<unknown, unknown>;
+export type Mutate<S, Ms> = Ms extends [] ? S : Ms extends [[infer Mi, infer Ma], ...infer Mrs] ? Mi extends StoreMutatorIdentifier ? Mutate<StoreMutators<S, Ma>[Mi], Mrs> : never : never;
+export const createStore = <T>(t: T) => t;
+`;
+const REDUX_PLAIN = `import type { StoreMutators } from '../vanilla.ts';
+export const redux = <A>(a: A): A => a;
+export type Known = keyof StoreMutators<unknown, unknown>;
+`;
+const augmented = (member: string) => `${REDUX_PLAIN}declare module '../vanilla' {
+  interface StoreMutators<S, A> {
+    ${member}: A;
+  }
+}
+`;
+
+describe('a module augmentation that appears, changes and disappears in another file', () => {
+  const options = { env: {}, configOverrides: { embedding: { enabled: false } } };
+  let source: string;
+  let repo: string;
+  let engine: Engine;
+  beforeAll(async () => {
+    source = mkdtempSync(join(tmpdir(), 'ca-augmentations-'));
+    mkdirSync(join(source, 'src', 'middleware'), { recursive: true });
+    writeFileSync(join(source, 'package.json'), '{ "name": "store", "type": "module" }\n');
+    writeFileSync(
+      join(source, 'tsconfig.json'),
+      '{ "compilerOptions": { "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "allowImportingTsExtensions": true, "noEmit": true, "strict": true }, "include": ["src"] }\n',
+    );
+    writeFileSync(join(source, 'src/vanilla.ts'), VANILLA);
+    writeFileSync(join(source, 'src/middleware/redux.ts'), REDUX_PLAIN);
+    writeFileSync(join(source, 'src/index.ts'), "export * from './vanilla.ts';\nexport { redux } from './middleware/redux.ts';\n");
+    repo = workspaceOf(source);
+    engine = Engine.open(repo, options);
+    await engine.index();
+  }, 300_000);
+  afterAll(() => {
+    engine.close();
+    rmSync(dirname(repo), { recursive: true, force: true });
+    rmSync(source, { recursive: true, force: true });
+  });
+
+  it('appears: the augmented module and its importers bind to it, as in a clean index', async () => {
+    writeFileSync(join(repo, 'src/middleware/redux.ts'), augmented("'store/redux'"));
+    await engine.index();
+    expect(await againstClean(engine, repo, options)).toEqual([]);
+  }, 300_000);
+
+  it('changes: as in a clean index', async () => {
+    writeFileSync(join(repo, 'src/middleware/redux.ts'), augmented("'store/redux2'"));
+    await engine.index();
+    expect(await againstClean(engine, repo, options)).toEqual([]);
+  }, 300_000);
+
+  it('disappears: nothing keeps an edge into it, as in a clean index', async () => {
+    writeFileSync(join(repo, 'src/middleware/redux.ts'), REDUX_PLAIN);
+    await engine.index();
+    expect(await againstClean(engine, repo, options)).toEqual([]);
+  }, 300_000);
+});
