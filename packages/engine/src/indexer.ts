@@ -412,7 +412,7 @@ function nodePlanner(ctx: IndexerContext, label: string, hadFiles: boolean, carr
     const hook = augmenting.get(language);
     // Only files declaring a namespace (an augmentation is one) are hashed for it.
     if (!hook || !(input.previous.some((n) => n.kind === 'namespace') || input.nodes.some((n) => n.kind === 'namespace'))) return;
-    const paths = hook(input.path, input.previous.map((n) => ({ symbolKey: n.symbolKey, kind: n.kind, name: n.name ?? '', chunkHash: n.chunkHash })), input.nodes.map((n) => ({ symbolKey: n.symbolKey, kind: n.kind, name: n.name, chunkHash: chunkHashOf(n.chunkText) })));
+    const paths = hook(input.path, input.previousPath ?? input.path, input.previous.map((n) => ({ symbolKey: n.symbolKey, kind: n.kind, name: n.name ?? '', chunkHash: n.chunkHash })), input.nodes.map((n) => ({ symbolKey: n.symbolKey, kind: n.kind, name: n.name, chunkHash: chunkHashOf(n.chunkText) })));
     if (paths && paths.length > 0) ctx.store.semantic.markAugmentedPending(label, paths, 'augmented module changed', { pending: ctx.config.semantic.enabled });
   };
   return (input) => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +63,19 @@ describe('a module augmentation that appears, changes and disappears in another 
 
   it('changes: as in a clean index', async () => {
     writeFileSync(join(repo, 'src/middleware/redux.ts'), augmented("'store/redux2'"));
+    await engine.index();
+    expect(await againstClean(engine, repo, options)).toEqual([]);
+  }, 300_000);
+
+  it('moves to another folder, where it augments nothing, and back: as in a clean index each time', async () => {
+    // The same text resolves '../vanilla' from another folder (the zustand case: `git mv` into
+    // src/, then a branch switch moving it back).
+    renameSync(join(repo, 'src/middleware/redux.ts'), join(repo, 'src/redux.ts'));
+    writeFileSync(join(repo, 'src/index.ts'), "export * from './vanilla.ts';\nexport { redux } from './redux.ts';\n");
+    await engine.index();
+    expect(await againstClean(engine, repo, options)).toEqual([]);
+    renameSync(join(repo, 'src/redux.ts'), join(repo, 'src/middleware/redux.ts'));
+    writeFileSync(join(repo, 'src/index.ts'), "export * from './vanilla.ts';\nexport { redux } from './middleware/redux.ts';\n");
     await engine.index();
     expect(await againstClean(engine, repo, options)).toEqual([]);
   }, 300_000);

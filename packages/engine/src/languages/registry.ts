@@ -41,10 +41,11 @@ export interface SemanticPass {
   readonly importersFollowExports?: boolean;
   /**
    * The label paths a file's module augmentations (declarations merged into another module from
-   * this file) may name, for the augmentations that differ between its previous and next nodes:
-   * those modules' own files and importers are analysed again (what they bind to changed).
+   * this file) may name, for the augmentations that differ between its previous nodes (at
+   * `previousPath`: it may have moved) and its next ones: those modules' own files and importers
+   * are analysed again (what they bind to changed).
    */
-  augmentedModules?(path: string, previous: readonly DeclarationFacts[], next: readonly DeclarationFacts[]): string[];
+  augmentedModules?(path: string, previousPath: string, previous: readonly DeclarationFacts[], next: readonly DeclarationFacts[]): string[];
   /** Whether declarations that appear or disappear re-analyse the files naming them. */
   readonly declarationChurn?: boolean;
   /** Whether the pass calls `programReady` itself (others get it called before they start). */

@@ -16,32 +16,31 @@ const MODULE_FILES = ['.ts', '.tsx', '.d.ts', '.mts', '.cts', '.js', '.jsx', '.m
 
 /**
  * `declare module '../vanilla' { … }` is a namespace node named by its relative specifier; its
- * members' keys extend its own. The augmentations whose declarations differ between the two
- * versions name the candidate files of their modules (bare specifiers, a package's augmentation,
- * are not followed: no file of the label is named by them).
+ * members are qualified under it. The augmentations whose declarations differ between the two
+ * versions — compared by the module they resolve to, so a file moved to another folder augments
+ * another module with the same text — name the candidate files of their modules (bare
+ * specifiers, a package's augmentation, are not followed: no file of the label is named by them).
  */
-function augmentedModules(path: string, previous: readonly DeclarationFacts[], next: readonly DeclarationFacts[]): string[] {
-  const before = augmentationTexts(previous);
-  const after = augmentationTexts(next);
-  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((spec) => before.get(spec) !== after.get(spec));
-  return changed.flatMap((spec) => {
-    const base = posix.normalize(posix.join(posix.dirname(path), spec)).replace(/\.(d\.ts|[mc]?[tj]sx?)$/, '');
-    if (base.startsWith('../')) return [];
-    return [...MODULE_FILES.map((ext) => `${base}${ext}`), ...MODULE_FILES.map((ext) => `${base}/index${ext}`)];
-  });
+function augmentedModules(path: string, previousPath: string, previous: readonly DeclarationFacts[], next: readonly DeclarationFacts[]): string[] {
+  const before = augmentationTexts(previousPath, previous);
+  const after = augmentationTexts(path, next);
+  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((base) => before.get(base) !== after.get(base));
+  return changed.flatMap((base) => [...MODULE_FILES.map((ext) => `${base}${ext}`), ...MODULE_FILES.map((ext) => `${base}/index${ext}`)]);
 }
 
 /**
- * Each relative augmentation's specifier → its declarations (the part of their keys after `#`,
- * the qualified name, with their chunk hashes, sorted): the namespace named by the specifier and
- * every node qualified under it (members may be keyed by file or by package).
+ * Each relative augmentation of the file at `path`: the module path it resolves to (no
+ * extension) → its declarations (qualified names — the part of the keys after `#`, members may
+ * be keyed by file or by package — with their chunk hashes, sorted).
  */
-function augmentationTexts(nodes: readonly DeclarationFacts[]): Map<string, string> {
+function augmentationTexts(path: string, nodes: readonly DeclarationFacts[]): Map<string, string> {
   const qualified = (n: DeclarationFacts) => n.symbolKey.slice(n.symbolKey.lastIndexOf('#') + 1);
   const out = new Map<string, string>();
   for (const spec of new Set(nodes.filter((n) => n.kind === 'namespace' && /^\.\.?\//.test(n.name) && qualified(n) === n.name).map((n) => n.name))) {
+    const base = posix.normalize(posix.join(posix.dirname(path), spec)).replace(/\.(d\.ts|[mc]?[tj]sx?)$/, '');
+    if (base.startsWith('../')) continue;
     const members = nodes.filter((m) => qualified(m) === spec || qualified(m).startsWith(`${spec}.`)).map((m) => `${qualified(m)}=${m.chunkHash}`);
-    out.set(spec, members.sort().join('\n'));
+    out.set(base, [...(out.get(base)?.split('\n') ?? []), ...members].sort().join('\n'));
   }
   return out;
 }
