@@ -266,6 +266,8 @@ const OPERATIONS = [
     weight: 1,
     when: (_ctx, g) => g.deleted.length > 0,
     apply(_ctx, g) {
+      // Applicable operations are chosen once per step: an earlier attempt may have taken the last one.
+      if (g.deleted.length === 0) return null;
       const i = g.rng.int(g.deleted.length);
       const { path, text } = g.deleted[i];
       g.deleted.splice(i, 1);
