@@ -17,6 +17,7 @@ import {
 } from '@ca/invalidation';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { BUILTIN_LANGUAGES } from './languages/index.js';
+import { DOC_LANGUAGES, isDocLanguage } from './languages/docs.js';
 import { LanguageRegistry, type EngineLanguage } from './languages/registry.js';
 import { diskProjectReader } from './projects.js';
 export { searchJson, toSymbolView } from './symbolView.js';
@@ -110,6 +111,11 @@ export interface StatusReport {
   readonly edges: number;
   readonly lines: number;
   readonly parseStatus: Record<ParseStatus, number>;
+  /**
+   * Non-code files split into chunks: files per language (`markdown`, `json`, `yaml`), Markdown
+   * sections and configuration keys (not counted in `symbols`). Skipped ones are in `problems`.
+   */
+  readonly docs: DocsSummary;
   /** Every file whose status is not `ok`, with the recorded reason. */
   readonly problems: readonly { path: string; status: ParseStatus; reason: string | null }[];
   readonly semantic: string;
@@ -119,6 +125,13 @@ export interface StatusReport {
   readonly notLoaded: readonly LoadNote[];
   readonly freshness: Freshness;
   readonly labels: readonly LabelInfo[];
+}
+
+/** The documentation and configuration part of `ca status`. */
+export interface DocsSummary {
+  readonly files: Readonly<Record<string, number>>;
+  readonly sections: number;
+  readonly keys: number;
 }
 
 export interface HealthCheck {
@@ -512,6 +525,7 @@ export class Engine {
       rrfK: this.config.search.rrf_k,
       channelK: this.config.search.channel_k,
       budget: this.config.search.budget,
+      docLanguages: DOC_LANGUAGES,
       ...options,
       limit: options.limit ?? this.config.search.limit,
     };
@@ -812,8 +826,10 @@ export class Engine {
     const label = this.labelOf(options.label);
     const reader = this.store.reader(label);
     const counts = this.counts(label);
-    const problems = reader
-      .fileStatuses()
+    const statuses = reader.fileStatuses();
+    const docFiles: Record<string, number> = {};
+    for (const f of statuses) if (f.language !== null && isDocLanguage(f.language)) docFiles[f.language] = (docFiles[f.language] ?? 0) + 1;
+    const problems = statuses
       .filter((f) => f.parseStatus !== 'ok')
       .map((f) => ({ path: f.path, status: f.parseStatus, reason: f.reason }));
     return {
@@ -826,8 +842,9 @@ export class Engine {
       edges: counts.edges,
       lines: counts.lines,
       parseStatus: counts.byStatus,
+      docs: { files: docFiles, sections: counts.docSections, keys: counts.configKeys },
       problems,
-      semantic: semanticSummary(this.store, label),
+      semantic: semanticSummary(this.store, label, new Set(this.languages.passes().flatMap((p) => p.languages))),
       vectorChannel: this.vectorSummary(),
       lastIndexedAt: reader.metadata('last_indexed_at'),
       notLoaded: this.store.loadNotes.list(),
@@ -910,8 +927,9 @@ export class Engine {
   }
 }
 
-function semanticSummary(store: Store, label: string): string {
-  const rows = store.semantic.summary(label);
+function semanticSummary(store: Store, label: string, analysed: ReadonlySet<string>): string {
+  // Languages without a semantic pass (documentation) have nothing to say here.
+  const rows = store.semantic.summary(label).filter((r) => analysed.has(r.language));
   if (rows.length === 0) return 'no source files';
   return rows
     .map((r) => `${r.language}: ${r.files} file${r.files === 1 ? '' : 's'} ${r.state === 'ok' ? 'with exact edges' : r.state === 'failed' ? `failed (${r.reason ?? 'unknown'})` : `syntactic only${r.reason ? ` (${r.reason})` : ''}`}`)

@@ -8,6 +8,7 @@ export type {
   IndexPhase,
   BlobReport,
   StatusReport,
+  DocsSummary,
   HealthCheck,
   SymbolView,
 } from './engine.js';

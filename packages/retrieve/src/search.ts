@@ -2,6 +2,8 @@ import {
   andFilters,
   CaError,
   CALLABLE_KINDS,
+  DOC_KINDS,
+  filterTerms,
   filterFromOptions,
   formatFilter,
   parseFilter,
@@ -35,6 +37,16 @@ export interface SearchOptions {
   readonly filter?: string | FilterNode;
   /** Do not rank test code down. */
   readonly includeTests?: boolean;
+  /**
+   * Bring documentation sections and configuration keys (kinds `doc`, `config`) into the results.
+   * Without it they are left out, unless the filter names one of those kinds (`kind:doc`).
+   */
+  readonly includeDocs?: boolean;
+  /**
+   * The languages of documentation files (the engine's: Markdown, JSON, YAML): their file nodes are
+   * left out with the `doc` and `config` kinds unless documentation is asked for.
+   */
+  readonly docLanguages?: readonly Language[];
   /** Channels to use (default: all available). */
   readonly channels?: readonly Channel[];
   /** RRF constant (default 60). */
@@ -205,9 +217,26 @@ const GRAPH_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implement
  * `languages`, `kinds` and `pathGlob` options; a bad expression is an `invalid_query` error
  * naming its column.
  */
-export function searchFilter(options: Pick<SearchOptions, 'filter' | 'languages' | 'kinds' | 'pathGlob'>): FilterNode | null {
+export function searchFilter(options: Pick<SearchOptions, 'filter' | 'languages' | 'kinds' | 'pathGlob' | 'includeDocs' | 'docLanguages'>): FilterNode | null {
   const parsed = typeof options.filter === 'string' ? parseFilter(options.filter) : (options.filter ?? null);
-  return andFilters(filterFromOptions(options), parsed);
+  const asked = andFilters(filterFromOptions(options), parsed);
+  if (options.includeDocs === true || (asked !== null && namesDocKind(asked))) return asked;
+  return andFilters(asked, codeOnly(options.docLanguages ?? []));
+}
+
+/**
+ * `not (kind:doc or kind:config or lang:<doc language> …)`: what a search keeps unless
+ * documentation is asked for (sections, keys, and the file nodes of documentation files).
+ */
+function codeOnly(docLanguages: readonly Language[]): FilterNode {
+  const kinds = DOC_KINDS.map((value): FilterNode => ({ op: 'term', field: 'kind', value, position: 0 }));
+  const langs = docLanguages.map((value): FilterNode => ({ op: 'term', field: 'lang', value, position: 0 }));
+  return { op: 'not', arg: { op: 'or', args: [...kinds, ...langs] } };
+}
+
+/** Whether a filter names `kind:doc` or `kind:config` anywhere (then it decides about them itself). */
+function namesDocKind(filter: FilterNode): boolean {
+  return filterTerms(filter).some((t) => t.field === 'kind' && (DOC_KINDS as readonly string[]).includes(t.value));
 }
 
 /** Validates user-facing numeric options; bad values are usage errors, never SQL errors. */
@@ -825,7 +854,9 @@ function groupByModule(results: SearchResult[]): SearchResult[] {
 }
 
 /** The canonical text of a search's filter (answers echo it), or null without one. */
-export function filterText(options: Pick<SearchOptions, 'filter' | 'languages' | 'kinds' | 'pathGlob'>): string | null {
-  const f = searchFilter(options);
+export function filterText(options: Pick<SearchOptions, 'filter' | 'languages' | 'kinds' | 'pathGlob' | 'includeDocs'>): string | null {
+  const parsed = typeof options.filter === 'string' ? parseFilter(options.filter) : (options.filter ?? null);
+  // The echo is what the user asked for, not the implicit exclusion of documentation.
+  const f = andFilters(filterFromOptions(options), parsed);
   return f ? formatFilter(f) : null;
 }

@@ -40,7 +40,13 @@ export const NODE_KINDS = [
   'component',
   /** An HTTP endpoint (method + normalised route template), linked to its handler by `handles`. */
   'endpoint',
+  /** A section of a documentation file (Markdown, by heading); kept out of code search unless asked. */
+  'doc',
+  /** A key of a configuration file (JSON, YAML); kept out of code search unless asked. */
+  'config',
 ] as const;
+/** Kinds of non-code chunks: search leaves them out unless asked (`include_docs`, `kind:doc`). */
+export const DOC_KINDS: readonly NodeKind[] = ['doc', 'config'];
 export type NodeKind = (typeof NODE_KINDS)[number];
 
 /** Kinds whose declaration has a body that chunk text collapses when it is a child. */

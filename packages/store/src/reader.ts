@@ -464,7 +464,7 @@ export class IndexReader {
   }
 
   /** Counts for `ca status`. */
-  counts(): { files: number; symbols: number; edges: number; lines: number; byStatus: Record<ParseStatus, number> } {
+  counts(): { files: number; symbols: number; edges: number; lines: number; byStatus: Record<ParseStatus, number>; docSections: number; configKeys: number } {
     const byStatus: Record<ParseStatus, number> = { ok: 0, partial: 0, error: 0, no_grammar: 0, skipped: 0 };
     let files = 0;
     let lines = 0;
@@ -474,9 +474,12 @@ export class IndexReader {
       lines += s.lineCount;
     }
     const labelId = this.labelId() ?? -1;
-    const symbols = selectValue<number>(this.db, `SELECT COUNT(*) FROM nodes n ${inLabelJoin('n.file_id', 'id')} WHERE n.kind NOT IN ('file','module')`, labelId)!;
+    // Documentation sections and configuration keys are counted apart from the code's symbols.
+    const symbols = selectValue<number>(this.db, `SELECT COUNT(*) FROM nodes n ${inLabelJoin('n.file_id', 'id')} WHERE n.kind NOT IN ('file','module','doc','config')`, labelId)!;
+    const docSections = selectValue<number>(this.db, `SELECT COUNT(*) FROM nodes n ${inLabelJoin('n.file_id', 'id')} WHERE n.kind = 'doc'`, labelId)!;
+    const configKeys = selectValue<number>(this.db, `SELECT COUNT(*) FROM nodes n ${inLabelJoin('n.file_id', 'id')} WHERE n.kind = 'config'`, labelId)!;
     const edges = selectValue<number>(this.db, `SELECT COUNT(*) FROM edges e ${inLabelJoin('e.file_id', 'id')}`, labelId)!;
-    return { files, symbols, edges, lines, byStatus };
+    return { files, symbols, edges, lines, byStatus, docSections, configKeys };
   }
 
   /** Outgoing edges of a node. */
