@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { CaError, CONFIG_DIR, decodeFile, decodeSpan, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
+import { CaError, CONFIG_DIR, decodeFile, isDocLanguage, decodeSpan, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, Store, type GcReport, type IndexReader, type KnnHit, type LabelInfo, type LoadNote, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchContext, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
@@ -17,7 +17,6 @@ import {
 } from '@ca/invalidation';
 import { createAdapters, type AdapterSet } from './adapters.js';
 import { BUILTIN_LANGUAGES } from './languages/index.js';
-import { DOC_LANGUAGES, isDocLanguage } from './languages/docs.js';
 import { LanguageRegistry, type EngineLanguage } from './languages/registry.js';
 import { diskProjectReader } from './projects.js';
 export { searchJson, toSymbolView } from './symbolView.js';
@@ -525,7 +524,6 @@ export class Engine {
       rrfK: this.config.search.rrf_k,
       channelK: this.config.search.channel_k,
       budget: this.config.search.budget,
-      docLanguages: DOC_LANGUAGES,
       ...options,
       limit: options.limit ?? this.config.search.limit,
     };

@@ -1,4 +1,4 @@
-import { CaError, extensionOf, type FileIndex, type Language, type LanguageAdapter, type LanguageSupport, type SourceFile } from '@ca/schema';
+import { CaError, DOC_LANGUAGES, extensionOf, type FileIndex, type Language, type LanguageAdapter, type LanguageSupport, type SourceFile } from '@ca/schema';
 import { scanJson } from './json.js';
 import { scanMarkdown } from './markdown.js';
 import { toFileIndex, type ScanResult } from './model.js';
@@ -55,7 +55,7 @@ export function createDocAdapter(): LanguageAdapter {
  */
 export const docLanguage: LanguageSupport = {
   id: 'docs',
-  languages: ['markdown', 'json', 'yaml'],
+  languages: DOC_LANGUAGES,
   extensions: DOC_EXTENSIONS,
   languageOf: docLanguageOf,
   createAdapter: () => Promise.resolve(createDocAdapter()),

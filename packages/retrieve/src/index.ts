@@ -1,4 +1,4 @@
-export { search, searchSources, searchFilter, filterText, toSearchResult } from './search.js';
+export { search, searchSources, searchFilter, searchesDocs, filterText, toSearchResult } from './search.js';
 export type {
   SearchOptions,
   SearchResult,

@@ -15,7 +15,7 @@ import {
   type Language,
   type NodeKind,
 } from '@ca/schema';
-import { BROAD_FILTER_FRACTION, isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord } from '@ca/store';
+import { BROAD_FILTER_FRACTION, isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord, type RankedHit } from '@ca/store';
 import { estimateTokens, expandChildren } from './budget.js';
 import { reciprocalRankFusion, type ChannelRanking, type FusedHit } from './fusion.js';
 import { analyzeQuery, type Intent } from './queryAnalysis.js';
@@ -38,15 +38,12 @@ export interface SearchOptions {
   /** Do not rank test code down. */
   readonly includeTests?: boolean;
   /**
-   * Bring documentation sections and configuration keys (kinds `doc`, `config`) into the results.
-   * Without it they are left out, unless the filter names one of those kinds (`kind:doc`).
+   * Bring documentation sections and configuration keys (kinds `doc`, `config`, and the file nodes
+   * of Markdown/JSON/YAML files) into the results. Without it they are left out, unless the filter
+   * names one of those kinds (`kind:doc`): they live in a partition of their own that code searches
+   * do not read (decision 039).
    */
   readonly includeDocs?: boolean;
-  /**
-   * The languages of documentation files (the engine's: Markdown, JSON, YAML): their file nodes are
-   * left out with the `doc` and `config` kinds unless documentation is asked for.
-   */
-  readonly docLanguages?: readonly Language[];
   /** Channels to use (default: all available). */
   readonly channels?: readonly Channel[];
   /** RRF constant (default 60). */
@@ -217,26 +214,20 @@ const GRAPH_EDGE_TYPES: readonly EdgeType[] = ['calls', 'references', 'implement
  * `languages`, `kinds` and `pathGlob` options; a bad expression is an `invalid_query` error
  * naming its column.
  */
-export function searchFilter(options: Pick<SearchOptions, 'filter' | 'languages' | 'kinds' | 'pathGlob' | 'includeDocs' | 'docLanguages'>): FilterNode | null {
+export function searchFilter(options: Pick<SearchOptions, 'filter' | 'languages' | 'kinds' | 'pathGlob'>): FilterNode | null {
   const parsed = typeof options.filter === 'string' ? parseFilter(options.filter) : (options.filter ?? null);
-  const asked = andFilters(filterFromOptions(options), parsed);
-  if (options.includeDocs === true || (asked !== null && namesDocKind(asked))) return asked;
-  return andFilters(asked, codeOnly(options.docLanguages ?? []));
+  return andFilters(filterFromOptions(options), parsed);
 }
 
 /**
- * `not (kind:doc or kind:config or lang:<doc language> …)`: what a search keeps unless
- * documentation is asked for (sections, keys, and the file nodes of documentation files).
+ * Whether a search reads the documentation partition too (Markdown sections, JSON/YAML keys and
+ * their files' nodes; decision 039): when asked (`includeDocs`) or when the filter names
+ * `kind:doc` / `kind:config`. Otherwise the channels read the code's partition alone — no filter
+ * is added, so a code search is the search it was before documentation was indexed.
  */
-function codeOnly(docLanguages: readonly Language[]): FilterNode {
-  const kinds = DOC_KINDS.map((value): FilterNode => ({ op: 'term', field: 'kind', value, position: 0 }));
-  const langs = docLanguages.map((value): FilterNode => ({ op: 'term', field: 'lang', value, position: 0 }));
-  return { op: 'not', arg: { op: 'or', args: [...kinds, ...langs] } };
-}
-
-/** Whether a filter names `kind:doc` or `kind:config` anywhere (then it decides about them itself). */
-function namesDocKind(filter: FilterNode): boolean {
-  return filterTerms(filter).some((t) => t.field === 'kind' && (DOC_KINDS as readonly string[]).includes(t.value));
+export function searchesDocs(options: Pick<SearchOptions, 'includeDocs' | 'kinds'>, filter: FilterNode | null): boolean {
+  if (options.includeDocs === true) return true;
+  return filter !== null && filterTerms(filter).some((t) => t.field === 'kind' && (DOC_KINDS as readonly string[]).includes(t.value));
 }
 
 /** Validates user-facing numeric options; bad values are usage errors, never SQL errors. */
@@ -341,6 +332,7 @@ export function searchSources(
     tokens,
   });
   const expression = searchFilter(options);
+  const docs = searchesDocs(options, expression);
   // Results name their repository in a workspace search, even when one index alone answers.
   const multi = how.named ?? inputs.length > 1;
   const prefix = (name: string) => (multi ? `${name}: ` : '');
@@ -402,12 +394,12 @@ export function searchSources(
         for (const n of nodes) if (!seen.has(n.id)) (seen.add(n.id), ids.push(n.id));
       };
       for (const ident of analyzed.identifiers) {
-        const exactHits = reader.byQualifiedName(ident, src.filter, channelK);
+        const exactHits = reader.byQualifiedName(ident, src.filter, channelK, docs);
         for (const n of exactHits) exact.add(keyOf(s, n.id));
         push(exactHits);
       }
       for (const ident of analyzed.identifiers) {
-        const suffixHits = reader.bySuffix(ident, src.filter, channelK);
+        const suffixHits = reader.bySuffix(ident, src.filter, channelK, docs);
         // A symbol the user named exactly (`issueToken`, `Billing.terminatePlan`) is returned as itself.
         const simple = ident.split(/\.|::/).pop()!;
         for (const n of suffixHits) if (n.name === simple) named.add(keyOf(s, n.id));
@@ -421,7 +413,8 @@ export function searchSources(
   if (wanted.has('bm25')) {
     const perSource = sources.map((src, s): SourceHits =>
       guard(s, { ids: [], scores: [] }, () => {
-        const hits = src.ctx.reader.bm25(text, src.filter, channelK);
+        const code = src.ctx.reader.bm25(text, src.filter, channelK);
+        const hits = docs ? byScore(code, src.ctx.reader.bm25Docs(text, src.filter, channelK), channelK) : code;
         return { ids: hits.map((h) => h.nodeId), scores: hits.map((h) => h.score) };
       }),
     );
@@ -486,6 +479,14 @@ export function searchSources(
   if (facts) results = withFacts(sources, results, selected.sources, guard);
   if (analyzed.intent === 'cross_cutting') results = groupByModule(results);
   return done(results, selected.tokens);
+}
+
+/**
+ * Two BM25 rankings (the code's and the documentation's partition) as one, by score, at most
+ * `k`; code first on a tie. Each is scored against its own partition's term statistics.
+ */
+function byScore(code: readonly RankedHit[], docs: readonly RankedHit[], k: number): RankedHit[] {
+  return [...code, ...docs].sort((a, b) => b.score - a.score).slice(0, k);
 }
 
 /**
@@ -854,9 +855,7 @@ function groupByModule(results: SearchResult[]): SearchResult[] {
 }
 
 /** The canonical text of a search's filter (answers echo it), or null without one. */
-export function filterText(options: Pick<SearchOptions, 'filter' | 'languages' | 'kinds' | 'pathGlob' | 'includeDocs'>): string | null {
-  const parsed = typeof options.filter === 'string' ? parseFilter(options.filter) : (options.filter ?? null);
-  // The echo is what the user asked for, not the implicit exclusion of documentation.
-  const f = andFilters(filterFromOptions(options), parsed);
+export function filterText(options: Pick<SearchOptions, 'filter' | 'languages' | 'kinds' | 'pathGlob'>): string | null {
+  const f = searchFilter(options);
   return f ? formatFilter(f) : null;
 }

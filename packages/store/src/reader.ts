@@ -1,5 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
-import type { EdgeType, FilterNode, Language, NodeKind, ParseStatus } from '@ca/schema';
+import { DOC_LANGUAGES, type EdgeType, type FilterNode, type Language, type NodeKind, type ParseStatus } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { allowedNodeIds, compileFilter, idsPassingWhere, passingFraction, type FilterScope, type NodeIdSet } from './filterSql.js';
 import { findNodes, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
@@ -127,6 +127,15 @@ interface ScoredRow {
 const termStatsByDb = new WeakMap<SqliteDatabase, TermStats>();
 const exclusiveCache = new WeakMap<SqliteDatabase, { stamp: string; labels: Map<string, boolean> }>();
 
+/**
+ * The name channel's condition leaving out the documentation partition (nodes of Markdown, JSON
+ * and YAML files, decision 039) unless documentation is asked for: a constant of the query, not
+ * a filter (no allowed set, no sampling). The languages are @ca/schema constants.
+ */
+function codeOnly(withDocs: boolean): string {
+  return withDocs ? '' : ` AND IFNULL(n.language, '') NOT IN (${DOC_LANGUAGES.map((l) => `'${l}'`).join(', ')})`;
+}
+
 /** Column weights for bm25(): name, qualified_name, split, signature, doc, path, body. */
 const BM25_WEIGHTS = '10.0, 8.0, 5.0, 3.0, 2.0, 1.5, 1.0';
 
@@ -156,10 +165,13 @@ export class IndexReader {
     return this.nodesByIds([id])[0] ?? null;
   }
 
-  /** Exact (case-insensitive) qualified-name matches, exact case first. */
-  byQualifiedName(qualifiedName: string, filter?: NodeFilter, limit = 50): NodeRecord[] {
+  /**
+   * Exact (case-insensitive) qualified-name matches, exact case first; nodes of documentation
+   * files only `withDocs`.
+   */
+  byQualifiedName(qualifiedName: string, filter?: NodeFilter, limit = 50, withDocs = false): NodeRecord[] {
     const params: unknown[] = [this.label, qualifiedName];
-    const where = filterSql(this.db, filter, params);
+    const where = filterSql(this.db, filter, params) + codeOnly(withDocs);
     params.push(qualifiedName, limit);
     const rows = selectAll<NodeRow>(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${inLabelJoin('n.file_id')}
         WHERE n.qualified_name = ? COLLATE NOCASE ${where}
@@ -169,14 +181,15 @@ export class IndexReader {
 
   /**
    * Suffix matches: nodes whose qualified name ends with `.<suffix>` (member or namespace
-   * match), plus simple-name matches when `suffix` has no dot.
+   * match), plus simple-name matches when `suffix` has no dot; nodes of documentation files
+   * only `withDocs`.
    */
-  bySuffix(suffix: string, filter?: NodeFilter, limit = 50): NodeRecord[] {
+  bySuffix(suffix: string, filter?: NodeFilter, limit = 50, withDocs = false): NodeRecord[] {
     const lastDot = Math.max(suffix.lastIndexOf('.'), suffix.lastIndexOf('::') >= 0 ? suffix.lastIndexOf('::') + 1 : -1);
     const simple = lastDot >= 0 ? suffix.slice(lastDot + 1) : suffix;
     const normalized = suffix.replace(/::/g, '.');
     const params: unknown[] = [this.label, simple];
-    const where = filterSql(this.db, filter, params);
+    const where = filterSql(this.db, filter, params) + codeOnly(withDocs);
     params.push(normalized, `%.${normalized}`, normalized, limit);
     const rows = selectAll<NodeRow>(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${inLabelJoin('n.file_id')}
         WHERE n.name = ? COLLATE NOCASE ${where}
@@ -263,6 +276,34 @@ export class IndexReader {
       }
     }
     return out;
+  }
+
+  /**
+   * BM25 over the documentation partition (`fts_docs`: the nodes of Markdown, JSON and YAML
+   * files, decision 039), best first, at most `limit`, only nodes passing `filter`. Scored by the
+   * documentation's own term statistics; no term plan (`termPlan` bounds the code's postings).
+   */
+  bm25Docs(text: string, filter?: NodeFilter, limit = 50): RankedHit[] {
+    const q = buildFtsQuery(text);
+    if (!q.match) return [];
+    const restrictive = isRestrictive(filter);
+    // Over-fetch a little without a filter (other labels' rows are dropped by the join); a filter
+    // reads every matching row, then keeps the passing ones in ranking order.
+    const rows = selectAll<ScoredRow>(
+      this.db,
+      `SELECT m.id AS id, -m.rank AS score FROM (
+          SELECT rowid AS id, bm25(fts_docs, ${BM25_WEIGHTS}) AS rank FROM fts_docs WHERE fts_docs MATCH ?
+          ORDER BY rank, rowid${restrictive ? '' : ' LIMIT ?'}
+        ) m CROSS JOIN nodes n ON n.id = m.id ${inLabelJoin('n.file_id')}
+        ORDER BY m.rank, m.id`,
+      ...(restrictive ? [q.match] : [q.match, limit * 2]),
+      this.label,
+    );
+    const passing = restrictive ? this.idsPassing(filter!, rows.map((r) => r.id)) : null;
+    return rows
+      .filter((r) => passing === null || passing.has(r.id))
+      .slice(0, limit)
+      .map((r) => ({ nodeId: r.id, score: r.score }));
   }
 
   /**

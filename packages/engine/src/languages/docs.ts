@@ -1,13 +1,9 @@
 import { docLanguage } from '@ca/parse-doc';
 import type { EngineLanguage } from './registry.js';
 
-/** Markdown, JSON and YAML as the engine indexes them: sections and keys, no semantic pass. */
+/**
+ * Markdown, JSON and YAML as the engine indexes them: sections and keys, no semantic pass. Their
+ * language ids are @ca/schema's `DOC_LANGUAGES` (the store keeps their nodes in the documentation
+ * partition).
+ */
 export const docs: EngineLanguage = docLanguage;
-
-/** The documentation/configuration language ids (search leaves their files out unless asked). */
-export const DOC_LANGUAGES: readonly string[] = docLanguage.languages;
-
-/** Whether a language id is one of the documentation/configuration languages (`ca status` counts them apart). */
-export function isDocLanguage(language: string): boolean {
-  return docLanguage.languages.includes(language);
-}
