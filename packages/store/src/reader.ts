@@ -36,6 +36,8 @@ export interface NodeFilter {
   readonly pathRegex?: string;
   /** Exclude file/module nodes (default false). */
   readonly symbolsOnly?: boolean;
+  /** Exclude the nodes of documentation files (Markdown, JSON, YAML; default false). */
+  readonly codeOnly?: boolean;
   /** A filter expression (@ca/schema `parseFilter`), ANDed with the fields above. */
   readonly expression?: FilterNode;
 }
@@ -44,7 +46,7 @@ export interface NodeFilter {
 export function isRestrictive(filter: NodeFilter | undefined): boolean {
   return (
     filter !== undefined &&
-    ((filter.languages?.length ?? 0) > 0 || (filter.kinds?.length ?? 0) > 0 || !!filter.pathRegex || filter.symbolsOnly === true || filter.expression !== undefined)
+    ((filter.languages?.length ?? 0) > 0 || (filter.kinds?.length ?? 0) > 0 || !!filter.pathRegex || filter.symbolsOnly === true || filter.codeOnly === true || filter.expression !== undefined)
   );
 }
 
@@ -71,6 +73,7 @@ export function filterSql(db: SqliteDatabase, filter: NodeFilter | undefined, pa
     params.push(filter.pathRegex);
   }
   if (filter.symbolsOnly) parts.push(`n.kind NOT IN ('file','module')`);
+  if (filter.codeOnly) parts.push(codeOnly(false).slice(' AND '.length));
   if (filter.expression) {
     const compiled = compileFilter(db, filter.expression);
     parts.push(compiled.sql);
