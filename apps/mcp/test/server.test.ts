@@ -40,7 +40,7 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
       expect('$schema' in t.inputSchema).toBe(false);
       expect(t.description!.length).toBeGreaterThan(20);
     }
-    expect(Object.keys(tools[0]!.inputSchema.properties ?? {})).toEqual(['query', 'limit', 'budget_tokens', 'min_score', 'language', 'kind', 'path', 'include_tests', 'filter', 'offset', 'label']);
+    expect(Object.keys(tools[0]!.inputSchema.properties ?? {})).toEqual(['query', 'limit', 'budget_tokens', 'min_score', 'language', 'kind', 'path', 'include_tests', 'include_docs', 'filter', 'offset', 'label']);
     expect(tools[0]!.inputSchema.required).toEqual(['query']);
     expect(Object.keys(tools.find((t) => t.name === 'get_callers')!.inputSchema.properties ?? {})).toEqual([
       'symbol',

@@ -55,6 +55,15 @@ describe('documentation and configuration in search', () => {
   });
 });
 
+describe('documentation and configuration in find', () => {
+  it('lists keys only when the filter names their kind', () => {
+    // name:Payment* — code: the class PaymentOptions (its properties are Provider and Retries);
+    // configuration: the key Payment of appsettings.json and of appsettings.Development.json.
+    expect(engine.find('name:Payment*').results.map(where)).toEqual(['src/Shop/PaymentOptions.cs#Shop.PaymentOptions']);
+    expect(engine.find('name:Payment* and kind:config').results.map(where)).toEqual(['src/Shop/appsettings.Development.json#Payment', 'src/Shop/appsettings.json#Payment']);
+  });
+});
+
 describe('status and bad input', () => {
   it('counts documentation files, sections and keys, and lists skipped and malformed files with reasons', () => {
     const s = engine.status();
