@@ -58,9 +58,16 @@ describe('documentation and configuration in search', () => {
 describe('documentation and configuration in find', () => {
   it('lists keys only when the filter names their kind', () => {
     // name:Payment* — code: the class PaymentOptions (its properties are Provider and Retries);
-    // configuration: the key Payment of appsettings.json and of appsettings.Development.json.
+    // configuration: a key's name is its path, so Payment and Payment:Provider of both appsettings
+    // files, and Payment:Retries of appsettings.json.
     expect(engine.find('name:Payment*').results.map(where)).toEqual(['src/Shop/PaymentOptions.cs#Shop.PaymentOptions']);
-    expect(engine.find('name:Payment* and kind:config').results.map(where)).toEqual(['src/Shop/appsettings.Development.json#Payment', 'src/Shop/appsettings.json#Payment']);
+    expect(engine.find('name:Payment* and kind:config').results.map(where)).toEqual([
+      'src/Shop/appsettings.Development.json#Payment',
+      'src/Shop/appsettings.Development.json#Payment:Provider',
+      'src/Shop/appsettings.json#Payment',
+      'src/Shop/appsettings.json#Payment:Provider',
+      'src/Shop/appsettings.json#Payment:Retries',
+    ]);
   });
 });
 
