@@ -394,7 +394,8 @@ export const FILE_KINDS: readonly FileKind[] = [
     make: (repo) => {
       write(repo, 'cfg2/tsconfig.json', JSON.stringify({ extends: '../../../../../../etc/passwd', compilerOptions: { plugins: [{ name: 'evil' }] } }));
       write(repo, 'cfg2/e.ts', 'export const e = 1;\n');
-      return { 'cfg2/e.ts': ok };
+      // The tsconfig.json is a configuration file too (decision 039): its keys are indexed, nothing is followed.
+      return { 'cfg2/e.ts': ok, 'cfg2/tsconfig.json': ok };
     },
   },
   {
