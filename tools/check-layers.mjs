@@ -18,10 +18,12 @@ export const ALLOWED = {
   '@ca/store-postgres': ['@ca/schema', '@ca/store'],
   '@ca/parse-ts': ['@ca/schema', '@ca/supervisor'],
   '@ca/parse-cs': ['@ca/schema', '@ca/supervisor'],
+  // Non-code files (Markdown, JSON, YAML): pure scanners over text.
+  '@ca/parse-doc': ['@ca/schema'],
   '@ca/embed': ['@ca/schema', '@ca/supervisor'],
   '@ca/retrieve': ['@ca/schema', '@ca/store', '@ca/embed'],
   '@ca/invalidation': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-cs'],
-  '@ca/engine': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/embed', '@ca/retrieve', '@ca/invalidation', '@ca/store-postgres'],
+  '@ca/engine': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/parse-doc', '@ca/embed', '@ca/retrieve', '@ca/invalidation', '@ca/store-postgres'],
   // The CLI dispatches `ca eval` to the eval app (apps compose apps; no package imports an app).
   '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp', '@ca/ui', '@ca/store-postgres'],
   '@ca/mcp': ['@ca/engine', '@ca/schema'],

@@ -41,17 +41,20 @@ describe.runIf(haveServer)('ca index --store and ca repos', () => {
     const r = ca(['index', repo, '--store', RW!, '--store-repo', name, '--label', 'main', '--json'], { env });
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
-    // ts-app: 13 files, 79 symbols and 228 edges (one of them the client call of getUser's
+    // ts-app: 13 code files, 79 symbols and 228 edges (one of them the client call of getUser's
     // `fetch(`/api/users/${id}`)` in src/generated/api.generated.ts: an http_calls edge no endpoint
     // resolves); the store counts a file node per file besides the symbols: 79 + 13 = 92 nodes.
-    expect([report.files, report.symbols, report.edges]).toEqual([13, 79, 228]);
-    expect(report.published).toMatchObject({ repository: name, label: 'main', files: 13, nodes: 92, edges: 228 });
+    // Plus the documentation files (decision 039): README.md (1 section), package.json (5 keys:
+    // name, private, version, type, dependencies), tsconfig.json (2 keys: compilerOptions, include)
+    // = 3 files, 3 + 1 + 7 = 11 nodes and 8 `contains` edges: 16 files, 103 nodes, 236 edges.
+    expect([report.files, report.symbols, report.edges]).toEqual([16, 79, 236]);
+    expect(report.published).toMatchObject({ repository: name, label: 'main', files: 16, nodes: 103, edges: 236 });
     const listed = ca(['repos', '--json'], { env: { ...env, CA_STORE_URL: RO! } });
     expect(listed.code).toBe(0);
     const rows = (JSON.parse(listed.stdout).repositories as { repository: string; label: string; files: number; nodes: number; edges: number }[])
       .filter((x) => x.repository === name)
       .map((x) => [x.label, x.files, x.nodes, x.edges]);
-    expect(rows).toEqual([['main', 13, 92, 228]]);
+    expect(rows).toEqual([['main', 16, 103, 236]]);
   });
 
   it('store.url in the configuration file publishes, and lets --label name the published label without --commit', () => {
@@ -65,7 +68,8 @@ describe.runIf(haveServer)('ca index --store and ca repos', () => {
     const r = ca(['index', repo, '--store-repo', name, '--label', 'release', '--json'], { env });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).published).toMatchObject({ repository: name, label: 'release', files: 13, nodes: 92, edges: 228 });
+    // As above: 13 code files and 3 documentation files, 103 nodes, 236 edges.
+    expect(JSON.parse(r.stdout).published).toMatchObject({ repository: name, label: 'release', files: 16, nodes: 103, edges: 236 });
   });
 
   it('a read-only role asked to publish fails with store_read_only (exit 1) after indexing locally', () => {

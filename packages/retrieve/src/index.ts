@@ -1,4 +1,4 @@
-export { search, searchSources, searchFilter, filterText, toSearchResult, fusionWeights, select as selectResults } from './search.js';
+export { search, searchSources, searchFilter, searchesDocs, filterText, toSearchResult, fusionWeights, select as selectResults } from './search.js';
 export type {
   SearchOptions,
   SearchResult,

@@ -4,7 +4,9 @@
  * `Engine.open(root, { languages })`) — nothing else in the engine or the store changes.
  */
 import { csharp } from './csharp.js';
+import { docs } from './docs.js';
+import { sfc } from './sfc.js';
 import type { EngineLanguage } from './registry.js';
 import { typescript } from './typescript.js';
 
-export const BUILTIN_LANGUAGES: readonly EngineLanguage[] = [typescript, csharp];
+export const BUILTIN_LANGUAGES: readonly EngineLanguage[] = [typescript, csharp, sfc, docs];
