@@ -87,7 +87,8 @@ function rescore(
     if (n.isPublicApi) score += 0.0005;
     const base = score;
     if (exact.has(hit.nodeId)) score += EXACT_NAME_BONUS;
-    out.push({ key: n.ref, source: 0, node: asRecord(n), score, base, ranks: { ...hit.ranks }, hub: false });
+    // No caller counts on the team store yet (the caller-file boost is not applied there, decision 046).
+    out.push({ key: n.ref, source: 0, node: asRecord(n), score, base, ranks: { ...hit.ranks }, hub: false, fused: hit.score, callerFiles: 0 });
   }
   out.sort((a, b) => b.score - a.score);
   // Identical code is one candidate (the best-scored), as in the local pipeline.
