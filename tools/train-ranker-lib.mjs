@@ -1,6 +1,9 @@
 // The learned ranker's trainer (decision 043): a linear model over standardized features,
 // trained pairwise with the logistic (RankNet) loss by full-batch Adam. Deterministic: pairs are
 // subsampled with a seeded generator, and nothing else is random.
+import { rng } from './bench/lib.mjs';
+
+export { rng };
 
 /** Relevance of a candidate for training: a relevant symbol above one in a relevant file above none. */
 export function relevanceOf(candidate, fileGain) {
@@ -9,17 +12,6 @@ export function relevanceOf(candidate, fileGain) {
   return 0;
 }
 
-/** mulberry32: a small seeded generator (the same seed gives the same pairs). */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Mean and standard deviation of each feature over every candidate (std 1 where a feature is constant). */
 export function standardization(rows, width) {

@@ -28,25 +28,17 @@ export const csDeclaredTypes: DeclaredTypeSyntax = {
 };
 
 /**
- * Preprocessor symbols for a C# file: those of the nearest `.csproj` (DefineConstants and the
- * target framework, read as text, never evaluated), or a modern .NET default without one.
- * Cached per directory; a malformed project falls back to the default.
+ * What the nearest `.csproj` up from a file's directory says (`fromProject`), or `none` without
+ * one; cached per directory, a directory without a project answering as its parent.
  */
-export function createCsSymbolLookup(readProject: ProjectReader): (path: string) => readonly string[] {
-  const byDir = new Map<string, readonly string[]>();
-  const lookup = (relDir: string): readonly string[] => {
-    const cached = byDir.get(relDir);
-    if (cached) return cached;
-    let result: readonly string[] = DEFAULT_PREPROCESSOR_SYMBOLS;
+function nearestProjectLookup<T>(readProject: ProjectReader, fromProject: (project: { path: string; text: string }, relDir: string) => T, none: T): (path: string) => T {
+  const byDir = new Map<string, T>();
+  const lookup = (relDir: string): T => {
+    if (byDir.has(relDir)) return byDir.get(relDir)!;
     const project = readProject(relDir);
-    if (project !== null) {
-      try {
-        result = preprocessorSymbolsFor(readCsproj(project.text, project.path));
-      } catch {
-        // why: a project file that does not read as XML parses its files as a default .NET project would.
-        result = DEFAULT_PREPROCESSOR_SYMBOLS;
-      }
-    } else if (relDir !== '') {
+    let result = none;
+    if (project !== null) result = fromProject(project, relDir);
+    else if (relDir !== '') {
       const parent = posix.dirname(relDir);
       result = lookup(parent === '.' ? '' : parent);
     }
@@ -60,37 +52,36 @@ export function createCsSymbolLookup(readProject: ProjectReader): (path: string)
 }
 
 /**
+ * Preprocessor symbols for a C# file: those of the nearest `.csproj` (DefineConstants and the
+ * target framework, read as text, never evaluated), or a modern .NET default without one.
+ * Cached per directory; a malformed project falls back to the default.
+ */
+export function createCsSymbolLookup(readProject: ProjectReader): (path: string) => readonly string[] {
+  return nearestProjectLookup<readonly string[]>(readProject, (project) => {
+    try {
+      return preprocessorSymbolsFor(readCsproj(project.text, project.path));
+    } catch {
+      // why: a project file that does not read as XML parses its files as a default .NET project would.
+      return DEFAULT_PREPROCESSOR_SYMBOLS;
+    }
+  }, DEFAULT_PREPROCESSOR_SYMBOLS);
+}
+
+/**
  * The project of a Razor file: the nearest `.csproj` up from its directory, with its
  * `<RootNamespace>` (else its file name, MSBuild's default). Cached per directory; a malformed
  * project still names its components by its file name.
  */
 export function createRazorProjectLookup(readProject: ProjectReader): (path: string) => RazorProject | null {
-  const byDir = new Map<string, RazorProject | null>();
-  const lookup = (relDir: string): RazorProject | null => {
-    if (byDir.has(relDir)) return byDir.get(relDir)!;
-    let result: RazorProject | null = null;
-    const project = readProject(relDir);
-    if (project !== null) {
-      const stem = posix.basename(project.path).replace(/\.[^.]+$/, '');
-      let rootNamespace = stem;
-      try {
-        rootNamespace = readCsproj(project.text, project.path).rootNamespace ?? stem;
-      } catch {
-        // why: a project file that does not read as XML keeps MSBuild's default, its file name.
-        rootNamespace = stem;
-      }
-      result = { dir: relDir, rootNamespace };
-    } else if (relDir !== '') {
-      const parent = posix.dirname(relDir);
-      result = lookup(parent === '.' ? '' : parent);
+  return nearestProjectLookup<RazorProject | null>(readProject, (project, relDir) => {
+    const stem = posix.basename(project.path).replace(/\.[^.]+$/, '');
+    try {
+      return { dir: relDir, rootNamespace: readCsproj(project.text, project.path).rootNamespace ?? stem };
+    } catch {
+      // why: a project file that does not read as XML keeps MSBuild's default, its file name.
+      return { dir: relDir, rootNamespace: stem };
     }
-    byDir.set(relDir, result);
-    return result;
-  };
-  return (path: string) => {
-    const dir = posix.dirname(path);
-    return lookup(dir === '.' ? '' : dir);
-  };
+  }, null);
 }
 
 /** C# (`cs`): the tree-sitter adapter (preprocessor symbols from `.csproj` files) and declared types. */

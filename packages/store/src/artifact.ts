@@ -93,9 +93,11 @@ export function pruneArtifactCopy(db: SqliteDatabase, options: { vectors: boolea
       // The vec0 table is recreated empty (a DELETE keeps its preallocated chunks); the model goes
       // too, so the importer's next index embeds every node with its own model.
       const dims = Number(selectValue<string>(db, `SELECT value FROM _metadata WHERE key = 'embedding_dims'`) ?? '384');
+      // A whole number checked here: DDL takes no parameters (as vectors.ts's `float[N]`).
+      const width = Number.isInteger(dims) && dims > 0 ? dims : 384;
       db.exec(`DELETE FROM node_embeddings; DELETE FROM embeddings; DELETE FROM vector_snapshot_parts;
                DROP TABLE IF EXISTS vec_embeddings;
-               CREATE VIRTUAL TABLE vec_embeddings USING vec0(embedding float[${Number.isInteger(dims) && dims > 0 ? dims : 384}]);
+               CREATE VIRTUAL TABLE vec_embeddings USING vec0(embedding float[${width}]);
                DELETE FROM _metadata WHERE key IN ('embedding_model', 'embedding_revision', 'embedding_dims', 'vectors_snapshot');`);
     }
   })();

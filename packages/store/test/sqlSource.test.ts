@@ -40,6 +40,8 @@ const REVIEWED_FRAGMENTS: Readonly<Record<string, readonly string[]>> = {
   'migrations.ts': ['name', 'type'],
   // `m.dims`: the vector width in a `CREATE VIRTUAL TABLE … float[N]` (DDL takes no parameters).
   'vectors.ts': ['m.dims'],
+  // `width`: the vector width of the recreated vec0 table, a whole number checked beside it.
+  'artifact.ts': ['width'],
   // `where`: filterSql()'s conditions (values pushed to params); `from`: this file's `FROM … WHERE …`.
   'exportNodes.ts': ['where', 'from'],
 };

@@ -36,7 +36,7 @@ export function affectedUnits(r: AffectedReport): Unit[] {
  */
 export const affected = defineTool({
   name: 'affected',
-  description: 'Impact of a diff base..head (labels or indexed commits; no head: working tree): changed symbols, what they reach across C#/TS/HTTP, endpoints, tests, risk.',
+  description: 'Impact of diff base..head (labels; no head: working tree) across C#/TS/HTTP, with risk.',
   input: (kit) => ({
     base: nonEmpty('base'),
     head: z.string().optional(),

@@ -54,7 +54,8 @@ export const queryArg = z
 /** A symbol by id or (qualified) name. */
 export const symbolArg = nonEmpty('symbol').describe('Id or (qualified) name.');
 /** The offset of the next page of a cut answer. */
-export const offsetArg = int('offset', 0, 1_000_000).optional().describe('nextOffset of a cut answer.');
+// Undescribed: a cut answer names its `nextOffset`, which is what this takes (the schema bytes are the agents' tokens).
+export const offsetArg = int('offset', 0, 1_000_000).optional();
 /** Answers come from the working tree unless a label (an indexed commit, list_labels) is named. */
 export const labelArg = { label: z.string().optional() };
 /** Whether `.gitignore`d entries are listed or read. */

@@ -6,7 +6,7 @@ import { defineTool, READ_ONLY } from './context.js';
 /** `discover_directories`: where a feature lives, as directories ranked by relevant code. */
 export const discoverDirectories = defineTool({
   name: 'discover_directories',
-  description: 'Directories ranked by how much code relevant to a query they hold, with main symbols. Finds where a feature lives.',
+  description: 'Directories ranked by how much code relevant to a query they hold: where a feature lives.',
   input: (kit) => ({
     query: queryArg.optional(),
     limit: int('limit', 1, MAX_LIMIT).optional(),

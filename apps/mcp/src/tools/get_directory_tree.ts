@@ -9,7 +9,7 @@ const MAX_TREE_ENTRIES = 20_000;
 /** `get_directory_tree`: the tree under a directory, its indexed files annotated; paged as a breadth-first walk. */
 export const getDirectoryTree = defineTool({
   name: 'get_directory_tree',
-  description: 'Directory tree with file counts, language and symbols per indexed file.',
+  description: 'Directory tree: file counts, language, symbols per indexed file.',
   input: (kit) => ({
     path: z.string().optional(),
     depth: int('depth', 1, 10).optional().describe('Default 2.'),

@@ -3,7 +3,7 @@ import { defineTool, READ_ONLY } from './context.js';
 /** `get_status`: index health, with this server's refresh state; the files not fully parsed are paged. */
 export const getStatus = defineTool({
   name: 'get_status',
-  description: 'Index health: counts, parse problems, exact-edge state, vector channel, freshness, labels.',
+  description: 'Index health: counts, parse problems, exact edges, vectors, freshness, labels.',
   input: (kit) => ({ ...kit.repoArg }),
   annotations: READ_ONLY,
   handler: (args, extra, ctx) =>

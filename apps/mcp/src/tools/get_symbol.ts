@@ -5,7 +5,7 @@ import { defineTool, READ_ONLY } from './context.js';
 /** `get_symbol`: a symbol's metadata and the counts of its edges. */
 export const getSymbol = defineTool({
   name: 'get_symbol',
-  description: 'Metadata of a symbol and counts of its callers, callees, references, implementations.',
+  description: 'A symbol\'s metadata and counts of callers, callees, references, implementations.',
   input: (kit) => ({ symbol: symbolArg, ...labelArg, ...kit.repoArg }),
   annotations: READ_ONLY,
   handler: (args, extra, ctx) => ctx.answer(args.repo, extra, (engine) => symbolDetails(engine, args.symbol, args.label)),

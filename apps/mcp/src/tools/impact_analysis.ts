@@ -4,5 +4,5 @@ import { navigationTool } from './navigation.js';
 export const impactAnalysis = navigationTool({
   name: 'impact_analysis',
   navigation: 'impact',
-  description: 'Blast radius of a change: transitive dependents by file, with the chain to each. Try depth 3.',
+  description: 'Blast radius of a change: transitive dependents by file, each with its chain. Try depth 3.',
 });

@@ -6,7 +6,7 @@ import { defineTool } from './context.js';
 /** `index_files`: an incremental index run now, retrying failed semantic passes. */
 export const indexFiles = defineTool({
   name: 'index_files',
-  description: 'Re-index changed files now, retrying failed semantic passes (tools already refresh before answering).',
+  description: 'Re-index changed files now, retrying failed semantic passes (tools refresh before answering).',
   input: (kit) => ({
     paths: z.array(nonEmpty('path')).max(10_000).optional().describe('Changed files (default all).'),
     ...kit.repoArg,

@@ -6,7 +6,7 @@ import { defineTool, READ_ONLY } from './context.js';
 /** `list_directory`: one directory's entries, indexed files annotated, paged. */
 export const listDirectory = defineTool({
   name: 'list_directory',
-  description: 'Entries of one directory, with size, language and symbol count.',
+  description: 'One directory\'s entries: size, language, symbol count.',
   input: (kit) => ({ path: z.string().optional(), offset: offsetArg, ...ignoredArg, ...kit.repoArg }),
   annotations: READ_ONLY,
   handler: (args, extra, ctx) =>

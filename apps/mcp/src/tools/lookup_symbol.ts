@@ -5,7 +5,7 @@ import { defineTool, READ_ONLY } from './context.js';
 /** `lookup_symbol`: the definitions of a name. */
 export const lookupSymbol = defineTool({
   name: 'lookup_symbol',
-  description: 'Definitions of a qualified or bare name, with kind, file and lines.',
+  description: 'Definitions of a name (qualified or bare): kind, file, lines.',
   input: (kit) => ({ symbol: symbolArg, limit: int('limit', 1, MAX_LIMIT).optional(), ...labelArg, ...kit.repoArg }),
   annotations: READ_ONLY,
   handler: (args, extra, ctx) =>

@@ -7,7 +7,7 @@ import { defineTool, READ_ONLY } from './context.js';
 /** `map_symbols`: the symbols, imports and exports of the files a glob or a query names. */
 export const mapSymbols = defineTool({
   name: 'map_symbols',
-  description: 'Files matching a path glob or a query: their symbols, imports and exports.',
+  description: 'Files matching a glob or query: their symbols, imports, exports.',
   input: (kit) => ({
     path: z.string().optional().describe('Glob'),
     query: queryArg.optional(),

@@ -11,7 +11,7 @@ export const DEFAULT_MAX_NODES = 100;
 
 /** Said once, on the first navigation tool: how every navigation answer reads. */
 export const NAVIGATION_NOTE =
-  ' Navigation tools share: depth (hops, default 1), max_nodes (default 100), all (every match of an ambiguous name), detail (signatures|code), offset (paging), min_confidence (exact|probable|approximate: compiler-resolved, probable, name-matched); complete:false (see gaps) means an empty answer may be unknown.';
+  ' Navigation tools share: depth (default 1), max_nodes (default 100), all (every match of an ambiguous name), detail (signatures|code), offset, min_confidence (exact|probable|approximate); complete:false (see gaps): an empty answer may be unknown.';
 
 /** What one navigation tool is: the walk it runs, what it says it does, whether it takes a file. */
 export interface NavigationSpec {
@@ -33,7 +33,7 @@ const input = (spec: NavigationSpec, kit: SchemaKit) => ({
   all: z.boolean().optional(),
   detail: oneOf('detail', ['signatures', 'code'] as const),
   offset: int('offset', 0, 1_000_000).optional(),
-  ...(spec.navigation === 'callers' ? { through_interfaces: z.boolean().optional().describe('Also via the interface/base member.') } : {}),
+  ...(spec.navigation === 'callers' ? { through_interfaces: z.boolean().optional().describe('Also via interface/base.') } : {}),
   ...labelArg,
   ...kit.repoArg,
 });

@@ -9,7 +9,7 @@ import { viewerLinks, viewerUrl } from '../viewer.js';
 import { defineTool, READ_ONLY, type SchemaKit } from './context.js';
 
 const input = (kit: SchemaKit) => ({
-  query: queryArg.describe('A name or a question in words.'),
+  query: queryArg,
   limit: int('limit', 1, MAX_LIMIT).optional().describe('Default 10.'),
   budget_tokens: int('budget_tokens', 0, 1_000_000).optional().describe(`Default ${Math.min(8000, kit.cap)}.`),
   min_score: z
@@ -100,7 +100,7 @@ async function search(engine: Engine, args: SearchArgs, cap: number, budget: Ans
 export const searchCode = defineTool({
   name: 'search_code',
   description:
-    'Find code by name or by a question in words. Returns whole symbols, best first, each headed `// path:lines > Container > Symbol`, unrelated bodies collapsed. Start here. Tools take label: an indexed commit (list_labels).',
+    'Find code by name or by a question in words: whole symbols, best first, unrelated bodies collapsed. Start here. label: an indexed commit (list_labels).',
   input,
   output: searchOutput,
   annotations: READ_ONLY,
