@@ -44,17 +44,19 @@ describe.runIf(haveServer)('ca index --store and ca repos', () => {
     // ts-app: 13 code files, 79 symbols and 228 edges (one of them the client call of getUser's
     // `fetch(`/api/users/${id}`)` in src/generated/api.generated.ts: an http_calls edge no endpoint
     // resolves); the store counts a file node per file besides the symbols: 79 + 13 = 92 nodes.
-    // Plus the documentation files (decision 039): README.md (1 section), package.json (5 keys:
-    // name, private, version, type, dependencies), tsconfig.json (2 keys: compilerOptions, include)
-    // = 3 files, 3 + 1 + 7 = 11 nodes and 8 `contains` edges: 16 files, 103 nodes, 236 edges.
+    // The local index also has the documentation files (decision 039): README.md (1 section),
+    // package.json (5 keys: name, private, version, type, dependencies), tsconfig.json (2 keys:
+    // compilerOptions, include) = 3 files, 3 + 1 + 7 = 11 nodes and 8 `contains` edges: 16 files
+    // and 236 edges locally. They are not published (the team store's BM25 statistics would count
+    // them): the published label is the 13 code files, 92 nodes and 228 edges.
     expect([report.files, report.symbols, report.edges]).toEqual([16, 79, 236]);
-    expect(report.published).toMatchObject({ repository: name, label: 'main', files: 16, nodes: 103, edges: 236 });
+    expect(report.published).toMatchObject({ repository: name, label: 'main', files: 13, nodes: 92, edges: 228 });
     const listed = ca(['repos', '--json'], { env: { ...env, CA_STORE_URL: RO! } });
     expect(listed.code).toBe(0);
     const rows = (JSON.parse(listed.stdout).repositories as { repository: string; label: string; files: number; nodes: number; edges: number }[])
       .filter((x) => x.repository === name)
       .map((x) => [x.label, x.files, x.nodes, x.edges]);
-    expect(rows).toEqual([['main', 16, 103, 236]]);
+    expect(rows).toEqual([['main', 13, 92, 228]]);
   });
 
   it('store.url in the configuration file publishes, and lets --label name the published label without --commit', () => {
@@ -68,8 +70,8 @@ describe.runIf(haveServer)('ca index --store and ca repos', () => {
     const r = ca(['index', repo, '--store-repo', name, '--label', 'release', '--json'], { env });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    // As above: 13 code files and 3 documentation files, 103 nodes, 236 edges.
-    expect(JSON.parse(r.stdout).published).toMatchObject({ repository: name, label: 'release', files: 16, nodes: 103, edges: 236 });
+    // As above: the 13 code files are published (92 nodes, 228 edges), not the 3 documentation files.
+    expect(JSON.parse(r.stdout).published).toMatchObject({ repository: name, label: 'release', files: 13, nodes: 92, edges: 228 });
   });
 
   it('a read-only role asked to publish fails with store_read_only (exit 1) after indexing locally', () => {

@@ -20,8 +20,7 @@ const input = (kit: SchemaKit) => ({
   kind: listOf(NODE_KINDS, 'kind', 'class,method,function'),
   path: z.string().optional().describe('Glob, e.g. src/auth/**'),
   include_tests: z.boolean().optional(),
-  // Self-describing: tools/list stays within its token budget (kinds doc, config: Markdown sections, JSON/YAML keys).
-  include_docs: z.boolean().optional(),
+  include_docs: z.boolean().optional().describe('Also Markdown sections, JSON/YAML keys (kinds doc, config).'),
   filter: z.string().max(4096, 'filter is longer than 4096 characters').optional().describe('e.g. lang:cs and not is:test'),
   offset: offsetArg,
   ...labelArg,
