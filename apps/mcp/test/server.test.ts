@@ -42,6 +42,8 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
     }
     expect(Object.keys(tools[0]!.inputSchema.properties ?? {})).toEqual(['query', 'limit', 'budget_tokens', 'min_score', 'language', 'kind', 'path', 'include_tests', 'include_docs', 'filter', 'offset', 'label']);
     expect(tools[0]!.inputSchema.required).toEqual(['query']);
+    // include_docs says what it brings in (decision 039): an agent cannot guess it from the name.
+    expect((tools[0]!.inputSchema.properties as Record<string, { description?: string }>)['include_docs']!.description).toBe('Also Markdown sections, JSON/YAML keys (kinds doc, config).');
     expect(Object.keys(tools.find((t) => t.name === 'get_callers')!.inputSchema.properties ?? {})).toEqual([
       'symbol',
       'depth',
