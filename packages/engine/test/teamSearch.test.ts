@@ -119,12 +119,14 @@ describe.runIf(URL_RW && MODEL_MISSING === null).each(FIXTURES)('team store sear
   }, 300_000);
 
   it('documentation stays local: a word only in README.md is found in the local documentation partition, not in the team store', async () => {
-    // "fixture" is in both fixtures' README.md ("# ts-app fixture", "# cs-solution fixture") and in
-    // no code file: the local index finds the README's section with documentation asked for; the
-    // team store has no node of a Markdown/JSON/YAML file (decision 039: not published) and no hit.
+    // "fixture" is in both fixtures' README.md ("# ts-app fixture", "# cs-solution fixture"), in
+    // ts-app's package.json (`"name": "ts-app-fixture"`) and in no code file: the local index finds
+    // the README's section (and ts-app's `name` key) with documentation asked for; the team store
+    // has no node of a Markdown/JSON/YAML file (decision 039: not published) and no hit.
     const reader = engine.store.reader('working');
     const docs = reader.nodesByIds(reader.bm25Docs('fixture', undefined, 10).map((h) => h.nodeId));
-    expect(docs.map((n) => [n.path, n.kind])).toEqual([['README.md', 'doc']]);
+    const expected = dir === 'ts-app' ? [['README.md', 'doc', 'ts-app fixture'], ['package.json', 'config', 'name']] : [['README.md', 'doc', 'cs-solution fixture']];
+    expect(docs.map((n) => [n.path, n.kind, n.qualifiedName]).sort()).toEqual(expected);
     expect(reader.bm25('fixture', undefined, 10)).toEqual([]);
     await withSnapshot(URL_RW!, repository, 'working', async (client, snap) => {
       expect(await bm25Search(client, snap, 'fixture', null, 10)).toEqual([]);
