@@ -9,6 +9,7 @@ export type {
   BlobReport,
   StatusReport,
   ExportOptions,
+  DocsSummary,
   HealthCheck,
   SymbolView,
 } from './engine.js';

@@ -52,8 +52,8 @@ describe('labels: commits indexed from git objects, per-label answers, gc', () =
     commits = made;
     engine = Engine.open(repo, { env: {}, configOverrides: OFF });
     const first = await engine.index();
-    // ts-app: 13 source files, all parsed.
-    expect([first.label, first.commit, first.files, first.blobs.parsed, first.blobs.reused]).toEqual(['working', made.main, 13, 13, 0]);
+    // ts-app: 13 source files + README.md, package.json, tsconfig.json (decision 039), all parsed.
+    expect([first.label, first.commit, first.files, first.blobs.parsed, first.blobs.reused]).toEqual(['working', made.main, 16, 16, 0]);
   }, 120_000);
   afterAll(() => engine.close());
 
@@ -163,7 +163,7 @@ describe('an interrupted crawl leaves the label at its previous commit and resum
           },
         }),
       ).rejects.toThrow('killed');
-      expect(engine.labels().find((l) => l.name === 'release')).toMatchObject({ commit: main, files: 13 });
+      expect(engine.labels().find((l) => l.name === 'release')).toMatchObject({ commit: main, files: 16 });
       expect((await engine.search('formatPercent', { label: 'release', channels: ['name'] })).results).toEqual([]);
       const resumed = await engine.indexCommit('release', feature);
       // One of the two new versions was staged before the interruption: only the other is parsed.
@@ -229,7 +229,7 @@ describe('label bad input', () => {
     const e = Engine.open(copy, { env: {}, configOverrides: OFF });
     try {
       const r = await e.indexCommit('partial', 'feature');
-      expect([r.files, r.skipped]).toEqual([14, 1]);
+      expect([r.files, r.skipped]).toEqual([17, 1]); // + README.md, package.json, tsconfig.json (decision 039)
       expect(e.status({ label: 'partial' }).problems).toEqual([
         { path: 'src/billing/refund.ts', status: 'skipped', reason: 'git object missing from the repository (a partial or shallow clone)' },
       ]);
@@ -262,7 +262,7 @@ describe('git worktrees of one repository share one index', () => {
     try {
       expect([e.dbPath, e.workingLabel]).toEqual([join(repo, '.codeagent', 'index.db'), 'working@wt2']);
       const r = await e.index();
-      expect([r.label, r.files, r.blobs.parsed, r.blobs.reused]).toEqual(['working@wt2', 14, 2, 12]);
+      expect([r.label, r.files, r.blobs.parsed, r.blobs.reused]).toEqual(['working@wt2', 17, 2, 15]); // + 3 documentation files, reused (decision 039)
       expect(e.labels().map((l) => [l.name, l.worktree])).toEqual([
         ['working', repo],
         ['working@wt2', second],

@@ -1,6 +1,9 @@
 export {
   LANGUAGES,
   NODE_KINDS,
+  DOC_KINDS,
+  DOC_LANGUAGES,
+  isDocLanguage,
   CALLABLE_KINDS,
   TYPE_KINDS,
   EDGE_TYPES,
