@@ -49,7 +49,8 @@ describe('ca-mcp over real stdio (the built bin)', () => {
     const good = await callTool(client, 'get_callers', { symbol: 'AuthService.issueToken' });
     expect(good.json.edges.length).toBe(2);
     expect(stderr().split('\n')[0]).toBe(`ca-mcp: serving ${repo}`);
-    expect(stderr()).toContain('ca-mcp: indexed: 13 changed, 0 removed in ');
+    // 16: ts-app's 13 code files + README.md, package.json, tsconfig.json (decision 039).
+    expect(stderr()).toContain('ca-mcp: indexed: 16 changed, 0 removed in ');
   });
 });
 
