@@ -35,6 +35,8 @@ export { endpointName, endpointKey, formatEndpointSignature, parseEndpointSignat
 export type { EndpointParam, EndpointParamSource, EndpointSignature } from './endpoints.js';
 export { CLIENT_CALL_KEY_PREFIX, clientCallName, clientCallKey, parseClientCallKey, clientPath } from './httpCalls.js';
 export type { ClientCall } from './httpCalls.js';
+export { CONFIG_READ_KEY_PREFIX, configReadKey, parseConfigReadKey } from './configReads.js';
+export type { ConfigRead, ConfigReadKind } from './configReads.js';
 export type { KeyScope, SymbolKeyInput } from './symbolKey.js';
 export { splitIdentifier, splitIdentifierText, splitText, pathTokens, ftsTextOf } from './identifiers.js';
 export type { FtsText } from './identifiers.js';
