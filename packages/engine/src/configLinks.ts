@@ -6,7 +6,8 @@
  * - `exact`: the key (or section) read is a node of an appsettings file of the reader's project
  *   (the nearest directory above the reading file holding one);
  * - `probable`: only a section above the key is there (the key may come from another provider:
- *   environment variables, user secrets), the matching file is outside the reader's project, or
+ *   environment variables, user secrets), the reader has no appsettings file of its own (a shared
+ *   library: every project's file with the key is linked), or
  *   `IOptions<T>` reaches a section `T` is bound to by type name (several sections: each probable);
  * - nothing: a computed key (`config:computed:…`) or a key no appsettings file has — both counted
  *   and listed as unresolved.
@@ -66,10 +67,18 @@ function keyIndex(keys: readonly ConfigKeyRow[]): Map<string, ConfigKeyRow[]> {
 
 /**
  * The keys a read of `path` from `reader` reaches: the path itself (exact) or the deepest section
- * above it (probable), in the appsettings files of the reader's nearest directory holding the key,
- * else anywhere in the label (probable).
+ * above it (probable), in the appsettings files of the reader's nearest directory holding the key;
+ * a reader with no appsettings file above it (a shared library) reaches every project's (probable).
+ * `settingsDirs`: the directories (with a trailing `/`, `''` for the root) holding appsettings files.
  */
-export function resolveConfigPath(path: string, reader: string, byName: ReadonlyMap<string, readonly ConfigKeyRow[]>): { keys: ConfigKeyRow[]; confidence: Confidence } | null {
+export function resolveConfigPath(
+  path: string,
+  reader: string,
+  byName: ReadonlyMap<string, readonly ConfigKeyRow[]>,
+  settingsDirs: ReadonlySet<string>,
+): { keys: ConfigKeyRow[]; confidence: Confidence } | null {
+  // A reader with appsettings files of its own reads those (with its host's environment), never another project's.
+  const ownSettings = [...settingsDirs].some((d) => reader.startsWith(d));
   const segments = path.split(':');
   for (let n = segments.length; n > 0; n--) {
     const found = byName.get(segments.slice(0, n).join(':').toLowerCase());
@@ -80,10 +89,10 @@ export function resolveConfigPath(path: string, reader: string, byName: Readonly
     if (above.length > 0) {
       const nearest = Math.max(...above.map((k) => dirOf(k.path).length));
       keys = above.filter((k) => dirOf(k.path).length === nearest);
-    } else {
+    } else if (!ownSettings) {
       keys = [...found];
       confidence = 'probable';
-    }
+    } else continue;
     return { keys, confidence };
   }
   return null;
@@ -92,6 +101,7 @@ export function resolveConfigPath(path: string, reader: string, byName: Readonly
 /** Every read's links against the label's keys, and what stayed unresolved (pure: what {@link linkConfigReads} writes). */
 export function computeConfigLinks(reads: readonly ConfigReadRow[], keys: readonly ConfigKeyRow[]): { links: ConfigLink[]; unresolved: UnresolvedConfigRead[] } {
   const byName = keyIndex(keys);
+  const settingsDirs = new Set(keys.filter((k) => isAppSettings(k.path)).map((k) => dirOf(k.path)));
   const parsed = reads.map((r) => ({ row: r, read: parseConfigReadKey(r.targetKey) })).filter((x): x is { row: ConfigReadRow; read: ConfigRead } => x.read !== null);
   // Sections each options type is bound to, anywhere in the label (by the type's simple name).
   const bound = new Map<string, Set<string>>();
@@ -112,7 +122,7 @@ export function computeConfigLinks(reads: readonly ConfigReadRow[], keys: readon
     const paths = read.kind === 'options' ? [...(bound.get(read.type ?? '') ?? [])] : [read.path];
     const best = new Map<number, Confidence>();
     for (const p of paths) {
-      const r = resolveConfigPath(p, row.path, byName);
+      const r = resolveConfigPath(p, row.path, byName, settingsDirs);
       if (r === null) continue;
       // IOptions<T> reaches its sections through a binding matched by type name: probable at best.
       const confidence: Confidence = read.kind === 'options' && r.confidence === 'exact' ? 'probable' : r.confidence;

@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, type NavigationResult } from '../src/index.js';
+import { computeConfigLinks, Engine, type NavigationResult } from '../src/index.js';
 import { REPO_ROOT } from './helpers.js';
 
 const FULLSTACK = join(REPO_ROOT, 'fixtures', 'fullstack');
@@ -110,5 +110,39 @@ describe('a malformed appsettings file', () => {
       // Cache:Ttl: lost in the broken file, still in appsettings.Development.json.
       'Api/Reader.cs:5 Api.Reader.Ttl → Api/appsettings.Development.json#Cache.Ttl exact',
     ]);
+  });
+});
+
+describe('which project\'s appsettings a read reaches (computeConfigLinks, pure)', () => {
+  // Two services with their own appsettings and a shared library without any.
+  const keys = [
+    { id: 1, qualifiedName: 'Session', path: 'src/WebApp/appsettings.json', line: 2 },
+    { id: 2, qualifiedName: 'Identity', path: 'src/Basket/appsettings.json', line: 2 },
+    { id: 3, qualifiedName: 'Identity', path: 'src/Ordering/appsettings.json', line: 2 },
+    { id: 4, qualifiedName: 'Identity:Url', path: 'src/Ordering/appsettings.json', line: 3 },
+  ];
+  const read = (edgeId: number, path: string, targetKey: string) => ({ edgeId, sourceId: edgeId, source: `S${edgeId}`, path, line: 1, targetKey, targetName: '' });
+
+  it('never links a read to another project\'s file when the reader has appsettings of its own; a shared library reaches every project', () => {
+    const { links, unresolved } = computeConfigLinks(
+      [
+        // WebhookClient has its own appsettings (below) without Session: not WebApp's key.
+        read(1, 'src/WebhookClient/Extensions.cs', 'config:value:Session'),
+        // ServiceDefaults has no appsettings: Identity of both services, probable.
+        read(2, 'src/ServiceDefaults/Auth.cs', 'config:section:Identity'),
+        // Ordering reads its own Identity:Url (exact), Basket's Identity:Url does not exist.
+        read(3, 'src/Ordering/Program.cs', 'config:value:identity:url'),
+        // Basket reads Identity:Url: only its section Identity is there → probable to the section.
+        read(4, 'src/Basket/Program.cs', 'config:value:Identity:Url'),
+      ],
+      [...keys, { id: 5, qualifiedName: 'Logging', path: 'src/WebhookClient/appsettings.json', line: 2 }],
+    );
+    expect(links).toEqual([
+      { edgeId: 2, keyId: 2, confidence: 'probable' },
+      { edgeId: 2, keyId: 3, confidence: 'probable' },
+      { edgeId: 3, keyId: 4, confidence: 'exact' },
+      { edgeId: 4, keyId: 2, confidence: 'probable' },
+    ]);
+    expect(unresolved).toEqual([{ path: 'src/WebhookClient/Extensions.cs', line: 1, source: 'S1', read: 'Session', reason: 'missing' }]);
   });
 });
