@@ -58,8 +58,9 @@ describe('ca affected', () => {
       '  GET /api/orders/{id}  backend/Controllers/OrdersController.cs:15  (impacted, depth 1)',
       '',
       // The semantic passes are off: both projects' edges are name-matched, and the answer says so.
-      // 10: the seven .cs files and the three Razor files (OrderBoard.razor, OrderList.razor, Checkout.cshtml).
-      'note: incomplete — project backend/Shop.Api.csproj (cs): syntactic only (10 files): no semantic pass has run; call/reference edges there are approximate (name-matched) and may be missing or wrong',
+      // 11: the eight .cs files (Config/ShopConfig.cs joined with decision 048) and the three Razor
+      // files (OrderBoard.razor, OrderList.razor, Checkout.cshtml).
+      'note: incomplete — project backend/Shop.Api.csproj (cs): syntactic only (11 files): no semantic pass has run; call/reference edges there are approximate (name-matched) and may be missing or wrong',
       'note: incomplete — project fullstack-client (ts): syntactic only (7 files): no semantic pass has run; call/reference edges there are approximate (name-matched) and may be missing or wrong',
       '',
     ]);
