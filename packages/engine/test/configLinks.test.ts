@@ -94,8 +94,9 @@ describe('configuration reads across fixtures/fullstack', () => {
 
 describe('a malformed appsettings file', () => {
   let engine: Engine;
+  let repo: string;
   beforeAll(async () => {
-    const repo = join(mkdtempSync(join(tmpdir(), 'ca-config-bad-')), 'repo');
+    repo = join(mkdtempSync(join(tmpdir(), 'ca-config-bad-')), 'repo');
     mkdirSync(join(repo, 'Api'), { recursive: true });
     // Line 3 never closes "Cache"'s string: the reader stops there, after the key Search (lines 1-2).
     writeFileSync(join(repo, 'Api', 'appsettings.json'), '{\n  "Search": { "Enabled": true },\n  "Cache": { "Ttl": "5\n}\n');
@@ -117,6 +118,19 @@ describe('a malformed appsettings file', () => {
       // Cache:Ttl: lost in the broken file, still in appsettings.Development.json.
       'Api/Reader.cs:5 Api.Reader.Ttl → Api/appsettings.Development.json#Cache.Ttl exact',
     ]);
+  });
+
+  it('relinks on the next index once the file is fixed (only the JSON file changed)', async () => {
+    writeFileSync(join(repo, 'Api', 'appsettings.json'), '{\n  "Search": { "Enabled": true },\n  "Cache": { "Ttl": "5" }\n}\n');
+    const again = await engine.index();
+    expect(engine.status().problems).toEqual([]);
+    expect(configRows(engine)).toEqual([
+      'Api/Reader.cs:4 Api.Reader.On → Api/appsettings.json#Search.Enabled exact',
+      // Cache:Ttl is in both files now: two links.
+      'Api/Reader.cs:5 Api.Reader.Ttl → Api/appsettings.Development.json#Cache.Ttl exact',
+      'Api/Reader.cs:5 Api.Reader.Ttl → Api/appsettings.json#Cache.Ttl exact',
+    ]);
+    expect(again.configLinks && { ...again.configLinks, ms: 0 }).toEqual({ reads: 2, linked: 2, computed: 0, missing: 0, links: 3, ms: 0 });
   });
 });
 
