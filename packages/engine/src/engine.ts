@@ -35,6 +35,7 @@ import { findSymbols, type FindOptions, type FindResponse } from './find.js';
 import { LabelPrefixes } from './httpPrefixes.js';
 import { listRoutes, type RoutesReport } from './routes.js';
 import { unmatchedHttp, type UnmatchedHttp } from './httpLinks.js';
+import { unresolvedConfigReads, type UnresolvedConfigRead } from './configLinks.js';
 import { computeAffected, parseRange, resolveSide, type AffectedOptions, type AffectedReport } from './affected.js';
 import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
 import { ensureIndexGitignore } from './gitignore.js';
@@ -508,6 +509,7 @@ export class Engine {
       ...(result.semantic ? { semantic: result.semantic } : {}),
       ...(result.contextChanges ? { contextChanges: result.contextChanges } : {}),
       ...(result.httpLinks ? { httpLinks: result.httpLinks } : {}),
+      ...(result.configLinks ? { configLinks: result.configLinks } : {}),
       embeddings: result.embeddings,
     };
   }
@@ -678,6 +680,11 @@ export class Engine {
     return unmatchedHttp(this.store, this.labelOf(options.label));
   }
 
+  /** Configuration reads that reach no appsettings key: computed keys and missing keys (decision 048; see configLinks.ts). */
+  unresolvedConfigReads(options: { label?: string } = {}): UnresolvedConfigRead[] {
+    return unresolvedConfigReads(this.store, this.labelOf(options.label));
+  }
+
   /**
    * What a diff between two indexed labels changed and what that impacts (`ca affected
    * BASE..HEAD`, MCP `affected`; see affected.ts and decision 044). `range` is `BASE..HEAD`, each
@@ -795,9 +802,19 @@ export class Engine {
       const n = reader.nodeById(Number(trimmed));
       if (n) return [n];
     }
+    // `backend/appsettings.json#Features:Search`: a section or key of one documentation file.
+    const hash = trimmed.indexOf('#');
+    if (hash > 0) {
+      const path = trimmed.slice(0, hash);
+      const inFile = reader.byQualifiedName(trimmed.slice(hash + 1), undefined, 50, true).filter((n) => n.path === path && n.kind !== 'file');
+      if (inFile.length > 0) return inFile;
+    }
     const exact = reader.byQualifiedName(trimmed).filter((n) => n.kind !== 'file');
     if (exact.length > 0) return exact;
-    return reader.bySuffix(trimmed).filter((n) => n.kind !== 'file' && n.kind !== 'module');
+    const suffix = reader.bySuffix(trimmed).filter((n) => n.kind !== 'file' && n.kind !== 'module');
+    if (suffix.length > 0) return suffix;
+    // No code symbol: a configuration key or documentation section by its path (`ConnectionStrings:Orders`, decision 048).
+    return reader.byQualifiedName(trimmed, undefined, 50, true).filter((n) => n.kind !== 'file');
   }
 
   /** Exactly one symbol, or `not_found` / `ambiguous_symbol` listing the candidates. */

@@ -6,7 +6,7 @@ import { TextMap } from './text.js';
 import { scanYaml } from './yaml.js';
 
 /** Bumped whenever the chunks change, so stored files are split again. */
-export const DOC_EXTRACTOR_VERSION = 'doc-1';
+export const DOC_EXTRACTOR_VERSION = 'doc-2';
 
 /** The language id of each handled extension. */
 const BY_EXTENSION: ReadonlyMap<string, Language> = new Map<string, Language>([

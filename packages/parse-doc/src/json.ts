@@ -1,5 +1,6 @@
 import type { Diagnostic } from '@ca/schema';
 import { cap, MAX_NODES_PER_FILE, type DocPart, type ScanResult } from './model.js';
+import { isSecretPath, REDACTED, redactJson } from './secrets.js';
 import type { TextMap } from './text.js';
 
 /** Malformed JSON, at a character index. */
@@ -158,12 +159,22 @@ function members(cur: JsonCursor, onMember: (m: Member) => boolean): void {
   }
 }
 
+/** How deep `appsettings*.json` objects are split (a deeper object stays one leaf node). */
+export const MAX_CONFIG_DEPTH = 16;
+
+/** A key's chunk: its path and value, the value withheld for a secret path and secrets nested in it replaced. */
+function keyChunk(qualifiedName: string, path: readonly string[], value: string): string {
+  return cap(`${qualifiedName}: ${isSecretPath(path) ? REDACTED : redactJson(value)}`);
+}
+
 /**
  * JSON as `config` nodes: one per top-level key (span = the key's value), and for
- * `appsettings*.json` one per key of an object value below it too (`Logging:LogLevel`). Qualified
- * names join keys with `:`, the .NET configuration path syntax (keys may hold dots). A top-level
- * array or scalar yields no keys. Malformed JSON keeps the keys read before the fault (`partial`)
- * and says where it is.
+ * `appsettings*.json` one per key of every object below it too, down to the leaves
+ * (`Logging:LogLevel:Default`; arrays stay one node) — the keys C# reads
+ * (`Configuration["Features:Search:Enabled"]`) are nodes a read can point at. Qualified names
+ * join keys with `:`, the .NET configuration path syntax (keys may hold dots). Values of
+ * secret-looking keys are never stored (`secrets.ts`). A top-level array or scalar yields no
+ * keys. Malformed JSON keeps the keys read before the fault (`partial`) and says where it is.
  */
 export function scanJson(map: TextMap, path: string): ScanResult {
   const text = map.text;
@@ -176,9 +187,22 @@ export function scanJson(map: TextMap, path: string): ScanResult {
       diagnostics.push({ severity: 'warning', code: 'too_many_keys', message: `more than ${MAX_NODES_PER_FILE} keys: the rest are not split`, line: map.lineOf(start) });
       return false;
     }
-    const qualifiedName = [...containers, key].join(':');
-    parts.push({ kind: 'config', name: key, containers, parent, start, end, chunk: cap(`${qualifiedName}: ${text.slice(start, end)}`), signature: qualifiedName, qualifiedName });
+    const segments = [...containers, key];
+    const qualifiedName = segments.join(':');
+    parts.push({ kind: 'config', name: key, containers, parent, start, end, chunk: keyChunk(qualifiedName, segments, text.slice(start, end)), signature: qualifiedName, qualifiedName });
     return true;
+  };
+  // The members of the object at `at` (an appsettings section), each a node under `parent`, recursively.
+  const splitObject = (at: number, containers: readonly string[], parent: number): boolean => {
+    const inner = new JsonCursor(text);
+    inner.i = at;
+    let more = true;
+    members(inner, (c) => {
+      more = add(c.key, containers, parent, c.valueStart, c.valueEnd);
+      if (more && text[c.valueStart] === '{' && containers.length + 1 < MAX_CONFIG_DEPTH) more = splitObject(c.valueStart, [...containers, c.key], parts.length - 1);
+      return more;
+    });
+    return more;
   };
   let status: ScanResult['status'] = 'ok';
   try {
@@ -187,15 +211,7 @@ export function scanJson(map: TextMap, path: string): ScanResult {
     if (text[cur.i] === '{') {
       members(cur, (m) => {
         if (!add(m.key, [], -1, m.valueStart, m.valueEnd)) return false;
-        if (deep && text[m.valueStart] === '{') {
-          const parent = parts.length - 1;
-          const inner = new JsonCursor(text);
-          inner.i = m.valueStart;
-          let more = true;
-          members(inner, (c) => (more = add(c.key, [m.key], parent, c.valueStart, c.valueEnd)));
-          if (!more) return false;
-        }
-        return true;
+        return deep && text[m.valueStart] === '{' ? splitObject(m.valueStart, [m.key], parts.length - 1) : true;
       });
       cur.skip();
       if (cur.i < text.length && diagnostics.length === 0) throw new JsonSyntax(`unexpected ${cur.what()} after the top-level object`, cur.i);

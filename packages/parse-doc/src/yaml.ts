@@ -1,5 +1,6 @@
 import type { Diagnostic } from '@ca/schema';
 import { cap, MAX_NODES_PER_FILE, type DocPart, type ScanResult } from './model.js';
+import { isSecretKey, REDACTED, redactYaml } from './secrets.js';
 import type { TextMap } from './text.js';
 
 /** A top-level key line: a plain or quoted key at column 0, a colon, then a space or the end. */
@@ -27,7 +28,7 @@ export function scanYaml(map: TextMap): ScanResult {
     const { name, valueStart, valueEnd } = open;
     open = null;
     const start = valueStart ?? valueEnd;
-    parts.push({ kind: 'config', name, containers: [], parent: -1, start, end: Math.max(start, valueEnd), chunk: cap(`${name}: ${text.slice(start, valueEnd)}`), signature: name, qualifiedName: name });
+    parts.push({ kind: 'config', name, containers: [], parent: -1, start, end: Math.max(start, valueEnd), chunk: cap(`${name}: ${isSecretKey(name) ? REDACTED : redactYaml(text.slice(start, valueEnd))}`), signature: name, qualifiedName: name });
   };
   let lineStart = 0;
   for (let n = 0; n < lines.length; n++, lineStart += lines[n - 1]!.length + 1) {

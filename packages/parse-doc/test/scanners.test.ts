@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MAX_NODES_PER_FILE, parseDocFile } from '../src/index.js';
+import { MAX_CONFIG_DEPTH, MAX_NODES_PER_FILE, parseDocFile } from '../src/index.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../fixtures/docs-config/', import.meta.url));
 const read = (path: string) => readFileSync(FIXTURE + path, 'utf8');
@@ -58,11 +58,16 @@ describe('Markdown sections', () => {
 });
 
 describe('JSON keys', () => {
-  it('splits appsettings.json one level below the top, spans = the values, names joined by :', () => {
+  it('splits appsettings.json down to its leaf keys, spans = the values, names joined by :', () => {
     const { rows: r, slice, index } = rows('src/Shop/appsettings.json');
     expect(r).toEqual([
       ['config', 'Logging', 'src/Shop/appsettings.json', 3, 8, 84, 185],
       ['config', 'Logging:LogLevel', 'Logging', 4, 7, 102, 181],
+      // Line 4 `    "LogLevel": {` starts at 86 (its { at 102), so line 5 starts at 104: 6 spaces and
+      // `"Default": ` put "Information" at 121..134; line 5 is 31 characters, line 6 starts at 136
+      // and its 6 spaces and `"Microsoft.AspNetCore": ` put "Warning" at 166..175.
+      ['config', 'Logging:LogLevel:Default', 'Logging:LogLevel', 5, 5, 121, 134],
+      ['config', 'Logging:LogLevel:Microsoft.AspNetCore', 'Logging:LogLevel', 6, 6, 166, 175],
       ['config', 'ConnectionStrings', 'src/Shop/appsettings.json', 9, 9, 210, 251],
       ['config', 'ConnectionStrings:Orders', 'ConnectionStrings', 9, 9, 222, 249],
       ['config', 'Payment', 'src/Shop/appsettings.json', 10, 13, 266, 315],
@@ -74,7 +79,45 @@ describe('JSON keys', () => {
     expect(slice('Payment')).toBe('{\n    "Provider": "stripe",\n    "Retries": 3,\n  }');
     expect(slice('Payment:Provider')).toBe('"stripe"');
     expect(index.nodes.find((n) => n.qualifiedName === 'Payment:Provider')!.chunkText).toBe('Payment:Provider: "stripe"');
+    // A connection string is a secret: its value is in no chunk (the key's own nor its section's).
+    expect(index.nodes.find((n) => n.qualifiedName === 'ConnectionStrings:Orders')!.chunkText).toBe('ConnectionStrings:Orders: [redacted]');
+    expect(index.nodes.find((n) => n.qualifiedName === 'ConnectionStrings')!.chunkText).toBe('ConnectionStrings: [redacted]');
+    expect(index.nodes.some((n) => n.chunkText.includes('Server=db'))).toBe(false);
     expect(index.parseStatus).toBe('ok');
+  });
+
+  it('never stores the value of a secret-looking key, at any depth, in appsettings and other JSON and YAML', () => {
+    const json = '{"Jwt": {"Issuer": "shop", "Key": "s3cr3t-jwt"}, "Smtp": {"Host": "mail", "Password": "hunter2", "Port": 25}}';
+    const settings = parseDocFile({ path: 'appsettings.Production.json', text: json });
+    // Jwt, Jwt:Issuer, Jwt:Key, Smtp, Smtp:Host, Smtp:Password, Smtp:Port (+ the file node).
+    expect(settings.nodes.map((n) => n.chunkText)).toEqual([
+      'Jwt\nSmtp',
+      'Jwt: {"Issuer": "shop", "Key": "[redacted]"}',
+      'Jwt:Issuer: "shop"',
+      'Jwt:Key: [redacted]',
+      'Smtp: {"Host": "mail", "Password": "[redacted]", "Port": 25}',
+      'Smtp:Host: "mail"',
+      'Smtp:Password: [redacted]',
+      'Smtp:Port: 25',
+    ]);
+    // Another JSON file keeps its top level only; the nested secret is still replaced.
+    expect(parseDocFile({ path: 'config/app.json', text: json }).nodes.map((n) => n.chunkText)).toEqual([
+      'Jwt\nSmtp',
+      'Jwt: {"Issuer": "shop", "Key": "[redacted]"}',
+      'Smtp: {"Host": "mail", "Password": "[redacted]", "Port": 25}',
+    ]);
+    const yaml = parseDocFile({ path: 'deploy/db.yaml', text: 'db:\n  host: pg\n  password: hunter2\napi_token: abc\n' });
+    expect(yaml.nodes.slice(1).map((n) => n.chunkText)).toEqual(['db: host: pg\n  password: [redacted]', 'api_token: [redacted]']);
+    for (const idx of [settings, yaml]) expect(idx.nodes.some((n) => /hunter2|s3cr3t|abc/.test(n.chunkText))).toBe(false);
+  });
+
+  it('keeps an appsettings key deeper than MAX_CONFIG_DEPTH in its ancestor node', () => {
+    // 20 nested objects: a0 … a15 are nodes (16 levels), the deeper ones only text of a15's value.
+    let text = '1';
+    for (let i = 19; i >= 0; i--) text = `{"a${i}": ${text}}`;
+    const index = parseDocFile({ path: 'appsettings.json', text });
+    expect(index.nodes.length - 1).toBe(MAX_CONFIG_DEPTH);
+    expect(index.nodes[MAX_CONFIG_DEPTH]!.qualifiedName).toBe(Array.from({ length: MAX_CONFIG_DEPTH }, (_, i) => `a${i}`).join(':'));
   });
 
   it('keeps other JSON files to their top-level keys', () => {

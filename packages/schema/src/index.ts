@@ -39,6 +39,8 @@ export { CLIENT_CALL_KEY_PREFIX, clientCallName, clientCallKey, parseClientCallK
 export type { ClientCall } from './httpCalls.js';
 export { PREFIX_FACT_KEY_PREFIX, PREFIX_FACT_NAMES, prefixFactKey, parsePrefixFactKey } from './httpPrefixes.js';
 export type { PrefixFact, PrefixRef, SuperArgument, ClientCallPrefix, EndpointInherits } from './httpPrefixes.js';
+export { CONFIG_READ_KEY_PREFIX, configReadKey, parseConfigReadKey } from './configReads.js';
+export type { ConfigRead, ConfigReadKind } from './configReads.js';
 export type { KeyScope, SymbolKeyInput } from './symbolKey.js';
 export { splitIdentifier, splitIdentifierText, splitText, pathTokens, ftsTextOf } from './identifiers.js';
 export type { FtsText } from './identifiers.js';

@@ -99,6 +99,8 @@ export const EDGE_TYPES = [
   'handles',
   /** client call site's symbol → the endpoint it requests (across languages). */
   'http_calls',
+  /** C# symbol reading a configuration key or section → the `config` node of an appsettings file (decision 048). */
+  'reads_config',
 ] as const;
 export type EdgeType = (typeof EDGE_TYPES)[number];
 
