@@ -20,10 +20,12 @@ export const ALLOWED = {
   '@ca/parse-cs': ['@ca/schema', '@ca/supervisor'],
   // OpenAPI/Swagger documents: a pure reader over text.
   '@ca/parse-openapi': ['@ca/schema'],
+  // Non-code files (Markdown, JSON, YAML): pure scanners over text.
+  '@ca/parse-doc': ['@ca/schema'],
   '@ca/embed': ['@ca/schema', '@ca/supervisor'],
   '@ca/retrieve': ['@ca/schema', '@ca/store', '@ca/embed'],
   '@ca/invalidation': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-cs'],
-  '@ca/engine': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/parse-openapi', '@ca/embed', '@ca/retrieve', '@ca/invalidation', '@ca/store-postgres'],
+  '@ca/engine': ['@ca/schema', '@ca/supervisor', '@ca/store', '@ca/parse-ts', '@ca/parse-cs', '@ca/parse-openapi', '@ca/parse-doc', '@ca/embed', '@ca/retrieve', '@ca/invalidation', '@ca/store-postgres'],
   // The CLI dispatches `ca eval` to the eval app (apps compose apps; no package imports an app).
   '@ca/cli': ['@ca/engine', '@ca/schema', '@ca/eval', '@ca/mcp', '@ca/ui', '@ca/store-postgres'],
   // The MCP server over the team store (`ca serve --store`) holds a connection pool of it.

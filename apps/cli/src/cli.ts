@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { basename, resolve } from 'node:path';
-import { answerPaths, budgetNavigation, Engine, NAVIGATIONS, navigateOf, outlineOf, sourceOf, symbolsOf, type GraphReads, type GraphReadsOrigin, parseGraphFormat, renderNavigationGraph, toSymbolView, validateLabelName, type Navigation, type NavigationPage, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext } from '@ca/engine';
+import { answerPaths, budgetNavigation, Engine, NAVIGATIONS, navigateOf, outlineOf, sourceOf, symbolsOf, type GraphReads, type GraphReadsOrigin, parseGraphFormat, renderNavigationGraph, toSymbolView, validateLabelName, type Navigation, type NavigationPage, type NavigationResult, type NodeRecord, type IndexReport, type SiteContext, type DocsSummary } from '@ca/engine';
 import { CaError, CONFIDENCES, defaultConfig, loadConfig, type Confidence } from '@ca/schema';
 import { printJson, ProgressBar, reportError, watchErrorLine } from './output.js';
 import { cmdFind, cmdSearch, cmdView, warnIfStale, joinNegativeNumbers, labelOf, labelOption, openRepo, parseInteger, viewOptionsOf, type QueryValues } from './query.js';
@@ -30,6 +30,7 @@ const OPTIONS = {
   kind: { type: 'string', multiple: true },
   path: { type: 'string' },
   'include-tests': { type: 'boolean', default: false },
+  'include-docs': { type: 'boolean', default: false },
   explain: { type: 'boolean', default: false },
   all: { type: 'boolean', default: false },
   depth: { type: 'string' },
@@ -60,6 +61,7 @@ type Values = QueryValues & {
   kind?: string[];
   path?: string;
   'include-tests': boolean;
+  'include-docs': boolean;
   explain: boolean;
   all: boolean;
   depth?: string;
@@ -391,6 +393,7 @@ async function cmdStatus(values: Values): Promise<number> {
       `index:      ${s.db} (schema ${s.schemaVersion}, last indexed ${s.lastIndexedAt ?? 'never'})`,
       `contents:   ${s.files} files, ${s.lines} lines, ${s.symbols} symbols, ${s.edges} edges`,
       `parse:      ok ${p.ok}, partial ${p.partial}, error ${p.error}, skipped ${p.skipped}, no grammar ${p.no_grammar}`,
+      `docs:       ${docsLine(s.docs)}`,
       `semantic:   ${s.semantic}`,
       `vectors:    ${s.vectorChannel}`,
       `label:      ${s.label}${f.commit ? ` @ ${f.commit.slice(0, 12)}` : ''}${f.branch ? ` (${f.branch})` : ''}${f.uncommittedChanges ? ', indexed with uncommitted changes' : ''}${f.headMoved ? `; HEAD moved since (now ${f.head?.slice(0, 12)}): run ca index` : ''}`,
@@ -747,4 +750,13 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     return reportError(e, values.json);
   }
+}
+
+/** `ca status`'s docs line: files per language, then sections and keys (searched with --include-docs). */
+function docsLine(d: DocsSummary): string {
+  const files = Object.entries(d.files)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([language, n]) => `${n} ${language}`);
+  if (files.length === 0) return 'none';
+  return `${files.join(', ')} files; ${d.sections} sections, ${d.keys} keys (searched with --include-docs or kind:doc / kind:config)`;
 }

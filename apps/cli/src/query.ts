@@ -45,6 +45,7 @@ export interface QueryValues {
   path?: string;
   filter?: string[];
   'include-tests': boolean;
+  'include-docs'?: boolean;
   explain: boolean;
   budget?: string;
   'min-score'?: string;
@@ -260,6 +261,7 @@ export async function cmdSearch(values: QueryValues, args: string[]): Promise<nu
     ...(values.path ? { pathGlob: values.path } : {}),
     ...(filter !== undefined ? { filter } : {}),
     includeTests: values['include-tests'],
+    includeDocs: values['include-docs'] === true,
     ...(budget !== undefined ? { budget } : {}),
     ...(minScore !== undefined ? { minScore } : {}),
     ...(minSimilarity !== undefined ? { minSimilarity } : {}),

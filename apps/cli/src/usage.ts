@@ -114,6 +114,7 @@ Search options:
   --filter EXPR  (lang: kind: path: name: project: is:test|generated|public returns: type: label:,
                   with and, or, not and parentheses; ANDed with --lang --kind --path)
   --limit N  --lang ts|js|cs  --kind KIND  --path GLOB  --include-tests  --explain
+  --include-docs  (Markdown sections and JSON/YAML keys too; or ask with --kind doc|config)
   --budget TOKENS (default 16384)  --min-score 0..1 (drop results under this fraction of the best)
   --min-similarity -1..1 (default 0.2: with no name/word match, drop results less similar in meaning)
   --context N  --context-before N  --context-after N  --max-line-length N

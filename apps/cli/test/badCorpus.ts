@@ -381,7 +381,12 @@ export const FILE_KINDS: readonly FileKind[] = [
       write(repo, 'cfg/tsconfig.json', '{ "compilerOptions": { ');
       write(repo, 'cfg/i.ts', 'export const inCfg = 1;\n');
       // Configs are not source files; the source beside them is still indexed.
-      return { 'cfg/package.json': { outcome: 'absent' }, 'cfg/tsconfig.json': { outcome: 'absent' }, 'cfg/i.ts': ok };
+      // Both are configuration files now (decision 039): indexed with the reason of their fault, no key found.
+      return {
+        'cfg/package.json': { outcome: 'error', reason: 'malformed JSON at line 1: expected a value, found the end of the file' },
+        'cfg/tsconfig.json': { outcome: 'error', reason: 'malformed JSON at line 1: unclosed object' },
+        'cfg/i.ts': ok,
+      };
     },
   },
   {
@@ -389,7 +394,8 @@ export const FILE_KINDS: readonly FileKind[] = [
     make: (repo) => {
       write(repo, 'cfg2/tsconfig.json', JSON.stringify({ extends: '../../../../../../etc/passwd', compilerOptions: { plugins: [{ name: 'evil' }] } }));
       write(repo, 'cfg2/e.ts', 'export const e = 1;\n');
-      return { 'cfg2/e.ts': ok };
+      // The tsconfig.json is a configuration file too (decision 039): its keys are indexed, nothing is followed.
+      return { 'cfg2/e.ts': ok, 'cfg2/tsconfig.json': ok };
     },
   },
   {

@@ -25,7 +25,8 @@ describe('ca CLI', () => {
     const report = JSON.parse(r.stdout);
     expect(Object.keys(report).slice(0, 6)).toEqual(['files', 'symbols', 'edges', 'skipped', 'parseStatus', 'ms']);
     expect(Object.keys(report.parseStatus)).toEqual(['ok', 'partial', 'error', 'no_grammar', 'skipped']);
-    expect(report.files).toBe(13);
+    // fixtures/ts-app: 13 code files + README.md, package.json, tsconfig.json (decision 039).
+    expect(report.files).toBe(16);
     expect(r.stderr).toBe(''); // no progress bar when not a TTY
   });
 
@@ -74,7 +75,8 @@ describe('ca CLI', () => {
   it('status and health report', () => {
     const status = ca(['status', '--repo', repo, '--json']);
     expect(status.code).toBe(0);
-    expect(JSON.parse(status.stdout).files).toBe(13);
+    // 13 code files and 3 documentation files, counted apart in `docs` (decision 039).
+    expect([JSON.parse(status.stdout).files, JSON.parse(status.stdout).docs]).toEqual([16, { files: { json: 2, markdown: 1 }, sections: 1, keys: 7 }]);
     const health = ca(['health', '--repo', repo]);
     expect(health.code).toBe(0);
     expect(health.stdout).toContain('ok   index integrity: PRAGMA quick_check: ok');
@@ -158,7 +160,7 @@ describe('ca CLI', () => {
     // `ca index` moves the damaged file aside and rebuilds from source.
     const rebuilt = ca(['index', repo, '--db', join(dir, 'bad.db'), '--json']);
     expect(rebuilt.code).toBe(0);
-    expect(JSON.parse(rebuilt.stdout).files).toBe(13);
+    expect(JSON.parse(rebuilt.stdout).files).toBe(16); // 13 code files + 3 documentation files
     expect(readdirSync(dir).filter((f) => f.startsWith('bad.db.corrupt-')).length).toBe(1);
     expect(ca(['status', '--repo', repo, '--db', join(dir, 'bad.db')]).code).toBe(0);
   });

@@ -27,8 +27,9 @@ describe('ca export / ca import', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { file: string; header: { repository: string; labels: { name: string; files: number }[]; vectors: unknown; contents: boolean } };
     expect(out.file).toBe(artifact);
-    // 13 source files in one label (the working tree); no vectors (embedding is off and --no-vectors).
-    expect([out.header.repository, out.header.labels.map((l) => [l.name, l.files]), out.header.vectors, out.header.contents]).toEqual(['ts-app', [['working', 13]], null, true]);
+    // 16 files in one label (the working tree): 13 source files + README.md, package.json and
+    // tsconfig.json (documentation files, decision 039); no vectors (embedding is off and --no-vectors).
+    expect([out.header.repository, out.header.labels.map((l) => [l.name, l.files]), out.header.vectors, out.header.contents]).toEqual(['ts-app', [['working', 16]], null, true]);
     const byDefault = run(['export'], source);
     expect(byDefault.code).toBe(0);
     expect(byDefault.stdout).toMatch(/^Exported .* to .*ts-app\.caindex in \d+ ms\n {2}repository ts-app, schema \d+/);
@@ -47,7 +48,8 @@ describe('ca export / ca import', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { db: string; index: { changed: number; removed: number; files: number } };
     expect(out.db).toBe(join(teammate, '.codeagent', 'index.db'));
-    expect([out.index.files, out.index.changed, out.index.removed]).toEqual([13, 0, 0]);
+    // 13 source files + README.md, package.json, tsconfig.json; none changed.
+    expect([out.index.files, out.index.changed, out.index.removed]).toEqual([16, 0, 0]);
     const status = run(['status', '--repo', teammate]);
     expect(status.stdout).toMatch(/\nimported: {3}from an artifact of ts-app exported \S+ without vectors\n/);
   }, 120_000);
@@ -60,7 +62,8 @@ describe('ca export / ca import', () => {
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).error.code).toBe('artifact_corrupt');
     expect(r.stderr).toMatch(/^ca: .*cut\.caindex is a damaged index artifact: it is truncated \(\d+ of \d+ bytes\)/);
-    expect(JSON.parse(run(['status', '--repo', teammate, '--json']).stdout).files).toBe(13);
+    // The imported index is intact: 13 source files + README.md, package.json, tsconfig.json.
+    expect(JSON.parse(run(['status', '--repo', teammate, '--json']).stdout).files).toBe(16);
   });
 
   it('not an artifact, another repository, no FILE: exit 2 with the reason', () => {

@@ -47,11 +47,13 @@ describe('ca labels, label rm, gc, use, --label', () => {
     const r = ca(['index', repo, '--label', 'feature', '--commit', 'feature', '--json']);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect([report.label, report.commit, report.files, report.blobs.parsed, report.blobs.reused]).toEqual(['feature', feature, 14, 1, 13]);
+    // main: fixtures/ts-app's 13 code files + README.md, package.json, tsconfig.json (decision 039)
+    // = 16 files; feature adds src/billing/refund.ts (17), the one file parsed, the 16 others reused.
+    expect([report.label, report.commit, report.files, report.blobs.parsed, report.blobs.reused]).toEqual(['feature', feature, 17, 1, 16]);
     const labels = JSON.parse(ca(['labels', '--repo', repo, '--json']).stdout).labels.map((l: { name: string; files: number }) => [l.name, l.files]);
     expect(labels).toEqual([
-      ['feature', 14],
-      ['working', 13],
+      ['feature', 17],
+      ['working', 16],
     ]);
     const hit = JSON.parse(ca(['search', 'refundLabel', '--repo', repo, '--label', 'feature', '--json', '--limit', '1']).stdout);
     expect([hit.results[0].qualifiedName, hit.freshness.label, hit.freshness.commit]).toEqual(['refundLabel', 'feature', feature]);
@@ -67,7 +69,7 @@ describe('ca labels, label rm, gc, use, --label', () => {
   });
 
   it('label rm then gc reclaims the one version only that label held', () => {
-    expect(ca(['label', 'rm', 'feature', '--repo', repo]).stdout).toBe('removed label feature (14 paths); run ca gc to reclaim what only it held\n');
+    expect(ca(['label', 'rm', 'feature', '--repo', repo]).stdout).toBe('removed label feature (17 paths); run ca gc to reclaim what only it held\n');
     const gc = JSON.parse(ca(['gc', '--repo', repo, '--json']).stdout);
     expect([gc.versions, gc.contents]).toEqual([1, 1]);
     expect(gc.nodes).toBeGreaterThan(0);

@@ -41,10 +41,15 @@ describe.runIf(haveServer)('ca index --store and ca repos', () => {
     const r = ca(['index', repo, '--store', RW!, '--store-repo', name, '--label', 'main', '--json'], { env });
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
-    // ts-app: 13 files, 79 symbols and 228 edges (one of them the client call of getUser's
+    // ts-app: 13 code files, 79 symbols and 228 edges (one of them the client call of getUser's
     // `fetch(`/api/users/${id}`)` in src/generated/api.generated.ts: an http_calls edge no endpoint
     // resolves); the store counts a file node per file besides the symbols: 79 + 13 = 92 nodes.
-    expect([report.files, report.symbols, report.edges]).toEqual([13, 79, 228]);
+    // The local index also has the documentation files (decision 039): README.md (1 section),
+    // package.json (5 keys: name, private, version, type, dependencies), tsconfig.json (2 keys:
+    // compilerOptions, include) = 3 files, 3 + 1 + 7 = 11 nodes and 8 `contains` edges: 16 files
+    // and 236 edges locally. They are not published (the team store's BM25 statistics would count
+    // them): the published label is the 13 code files, 92 nodes and 228 edges.
+    expect([report.files, report.symbols, report.edges]).toEqual([16, 79, 236]);
     expect(report.published).toMatchObject({ repository: name, label: 'main', files: 13, nodes: 92, edges: 228 });
     const listed = ca(['repos', '--json'], { env: { ...env, CA_STORE_URL: RO! } });
     expect(listed.code).toBe(0);
@@ -65,6 +70,7 @@ describe.runIf(haveServer)('ca index --store and ca repos', () => {
     const r = ca(['index', repo, '--store-repo', name, '--label', 'release', '--json'], { env });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+    // As above: the 13 code files are published (92 nodes, 228 edges), not the 3 documentation files.
     expect(JSON.parse(r.stdout).published).toMatchObject({ repository: name, label: 'release', files: 13, nodes: 92, edges: 228 });
   });
 

@@ -186,7 +186,8 @@ describe('HTTP launch checks', () => {
       const token = /ca-mcp: token: (\S+)\n/.exec(server.stderr())![1]!;
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const client = await httpClient(server.url, token);
-      expect((await callTool(client, 'get_status')).json.files).toBe(13);
+      // fixtures/ts-app: 13 code files + README.md, package.json, tsconfig.json (decision 039).
+      expect((await callTool(client, 'get_status')).json.files).toBe(16);
       await client.close();
     } finally {
       server.child.kill('SIGTERM');

@@ -42,8 +42,9 @@ describe('MCP tools answer per label; a checkout shows in the next answer', () =
   it('list_labels lists the working tree and the commit', async () => {
     const r = await mcp.call('list_labels');
     expect(r.json.labels.map((l: { name: string; commit: string; files: number }) => [l.name, l.commit, l.files])).toEqual([
-      ['feature', feature, 14],
-      ['working', main, 13],
+      // fixtures/ts-app's 13 code files + README.md, package.json, tsconfig.json (decision 039); feature adds one.
+      ['feature', feature, 17],
+      ['working', main, 16],
     ]);
   });
 

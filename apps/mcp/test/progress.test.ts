@@ -59,8 +59,8 @@ describe('progress notifications while an answer waits for the index', () => {
       expect(r.isError).not.toBe(true);
       expect(got).toEqual([
         { progress: 1, message: 'indexing: listing files' },
-        { progress: 2, message: 'indexing: parsing files 1/13' },
-        { progress: 3, message: 'indexing: writing files 13/13' },
+        { progress: 2, message: 'indexing: parsing files 1/16' },
+        { progress: 3, message: 'indexing: writing files 16/16' },
         { progress: 4, message: 'indexing: resolving imports' },
         { progress: 5, message: 'indexing: semantic pass (exact edges)' },
       ]);
@@ -83,12 +83,13 @@ describe('progress notifications while an answer waits for the index', () => {
       const got: { progress: number; message?: string }[] = [];
       const r = await mcp.client.callTool({ name: 'index_files', arguments: {} }, undefined, { onprogress: (p) => got.push(p) });
       expect(r.isError).toBeFalsy();
-      expect((r.structuredContent as any).changed).toBe(13);
-      // fixtures/ts-app: 13 files, one TS program (the semantic pass reports its start only).
+      expect((r.structuredContent as any).changed).toBe(16);
+      // fixtures/ts-app: 13 code files + README.md, package.json, tsconfig.json (decision 039) = 16
+      // files, one TS program (the semantic pass reports its start only).
       expect(got).toEqual([
         { progress: 1, message: 'indexing: listing files' },
-        { progress: 2, message: 'indexing: parsing files 1/13' },
-        { progress: 3, message: 'indexing: writing files 13/13' },
+        { progress: 2, message: 'indexing: parsing files 1/16' },
+        { progress: 3, message: 'indexing: writing files 16/16' },
         { progress: 4, message: 'indexing: resolving imports' },
         { progress: 5, message: 'indexing: semantic pass (exact edges)' },
       ]);

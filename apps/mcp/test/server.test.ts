@@ -40,8 +40,10 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
       expect('$schema' in t.inputSchema).toBe(false);
       expect(t.description!.length).toBeGreaterThan(20);
     }
-    expect(Object.keys(tools[0]!.inputSchema.properties ?? {})).toEqual(['query', 'limit', 'budget_tokens', 'min_score', 'language', 'kind', 'path', 'include_tests', 'filter', 'offset', 'label']);
+    expect(Object.keys(tools[0]!.inputSchema.properties ?? {})).toEqual(['query', 'limit', 'budget_tokens', 'min_score', 'language', 'kind', 'path', 'include_tests', 'include_docs', 'filter', 'offset', 'label']);
     expect(tools[0]!.inputSchema.required).toEqual(['query']);
+    // include_docs says what it brings in (decision 039): an agent cannot guess it from the name.
+    expect((tools[0]!.inputSchema.properties as Record<string, { description?: string }>)['include_docs']!.description).toBe('Also Markdown sections, JSON/YAML keys (kinds doc, config).');
     expect(Object.keys(tools.find((t) => t.name === 'get_callers')!.inputSchema.properties ?? {})).toEqual([
       'symbol',
       'depth',
@@ -277,15 +279,18 @@ describe('MCP server over fixtures/ts-app (in-memory transport, semantic pass on
 
   it('get_status, list_labels, index_files', async () => {
     const status = await mcp.call('get_status');
-    expect([status.json.files, status.json.symbols, status.json.parseStatus.ok, status.json.problems, status.json.labels.map((l: any) => l.name)]).toEqual([13, 79, 13, [], ['working']]);
+    // fixtures/ts-app: 13 code files + README.md, package.json, tsconfig.json (decision 039), all ok;
+    // their 1 section and 7 keys are counted in `docs`, not in `symbols`.
+    expect([status.json.files, status.json.symbols, status.json.parseStatus.ok, status.json.problems, status.json.labels.map((l: any) => l.name)]).toEqual([16, 79, 16, [], ['working']]);
+    expect(status.json.docs).toEqual({ files: { json: 2, markdown: 1 }, sections: 1, keys: 7 });
     expect(status.json.semantic).toBe('js: 3 files with exact edges; ts: 10 files with exact edges');
     expect(status.json.vectorChannel).toBe('off: embedding.enabled is false');
     // The engine's freshness (the label, no git in a fixture copy) and this server's refreshes, in one object.
     expect([status.json.freshness.label, status.json.freshness.commit, status.json.freshness.mode, status.json.freshness.lastError]).toEqual(['working', null, 'before-each-answer', null]);
     const labels = await mcp.call('list_labels');
-    expect(labels.json.labels.map((l: any) => [l.name, l.kind, l.files])).toEqual([['working', 'working', 13]]);
+    expect(labels.json.labels.map((l: any) => [l.name, l.kind, l.files])).toEqual([['working', 'working', 16]]);
     const index = await mcp.call('index_files', { paths: ['src/auth/tokenStore.ts'] });
-    expect([index.isError, index.json.files, index.json.changed, index.json.removed, index.json.requested]).toEqual([false, 13, 0, 0, ['src/auth/tokenStore.ts']]);
+    expect([index.isError, index.json.files, index.json.changed, index.json.removed, index.json.requested]).toEqual([false, 16, 0, 0, ['src/auth/tokenStore.ts']]);
     expect((await mcp.call('index_files', { paths: ['../outside.ts'] })).json.error.code).toBe('invalid_path');
   });
 
@@ -350,10 +355,11 @@ describe('MCP server without automatic refresh (--no-refresh)', () => {
     try {
       // Nothing indexed yet: an empty index answers, and says what it holds.
       expect((await mcp.call('get_status')).json.files).toBe(0);
-      expect((await mcp.call('index_files')).json).toMatchObject({ files: 13, changed: 13, removed: 0 });
+      // fixtures/ts-app: 13 code files + 3 documentation files (decision 039).
+      expect((await mcp.call('index_files')).json).toMatchObject({ files: 16, changed: 16, removed: 0 });
       writeFileSync(join(repo, 'src/auth/audit.ts'), 'export function auditTrail(): string[] {\n  return [];\n}\n');
       expect((await mcp.call('get_symbol', { symbol: 'auditTrail' })).json.error.code).toBe('not_found');
-      expect((await mcp.call('index_files', { paths: ['src/auth/audit.ts'] })).json).toMatchObject({ files: 14, changed: 1, removed: 0 });
+      expect((await mcp.call('index_files', { paths: ['src/auth/audit.ts'] })).json).toMatchObject({ files: 17, changed: 1, removed: 0 }); // the 16 above + audit.ts
       expect((await mcp.call('get_symbol', { symbol: 'auditTrail' })).json.symbol.qualifiedName).toBe('auditTrail');
       const status = await mcp.call('get_status');
       expect([status.json.freshness.mode, status.json.freshness.runs, status.json.freshness.last.changed]).toEqual(['on-request', 2, 1]);

@@ -39,7 +39,8 @@ describe('ca-mcp over real stdio (the built bin)', () => {
     expect((r.structuredContent as any).results.map((x: any) => [x.qualifiedName, x.kind, x.path, x.startLine])[0]).toEqual(['AuthService.login', 'method', 'src/auth/authService.ts', 22]);
     expect((r.structuredContent as any).notices).toEqual([`vector channel off: ${MODEL_OFF}`]);
     const status = await callTool(client, 'get_status');
-    expect([status.json.vectorChannel, status.json.files]).toEqual([`off: ${MODEL_OFF}`, 13]);
+    // fixtures/ts-app: 13 code files + README.md, package.json, tsconfig.json (decision 039).
+    expect([status.json.vectorChannel, status.json.files]).toEqual([`off: ${MODEL_OFF}`, 16]);
   });
 
   it('an error result leaves the process serving; logs go to stderr', async () => {
@@ -48,7 +49,8 @@ describe('ca-mcp over real stdio (the built bin)', () => {
     const good = await callTool(client, 'get_callers', { symbol: 'AuthService.issueToken' });
     expect(good.json.edges.length).toBe(2);
     expect(stderr().split('\n')[0]).toBe(`ca-mcp: serving ${repo}`);
-    expect(stderr()).toContain('ca-mcp: indexed: 13 changed, 0 removed in ');
+    // 16: ts-app's 13 code files + README.md, package.json, tsconfig.json (decision 039).
+    expect(stderr()).toContain('ca-mcp: indexed: 16 changed, 0 removed in ');
   });
 });
 

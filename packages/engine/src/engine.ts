@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { CaError, CONFIG_DIR, decodeFile, decodeSpan, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
+import { CaError, CONFIG_DIR, decodeFile, isDocLanguage, decodeSpan, gitBlobId, loadConfig, safeReadFile, type Config, type ParseStatus } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, readArtifactHeader, SqliteGraphReads, Store, type ArtifactHeader, type ArtifactOrigin, type GcReport, type GraphReads, type IndexReader, type KnnHit, type LabelInfo, type LoadNote, type NodeRecord } from '@ca/store';
 import { search as runSearch, toSearchResult, type SearchContext, type SearchOptions, type SearchResponse, type VectorChannel } from '@ca/retrieve';
 import { createTsSemanticService, type TsSemanticService } from '@ca/parse-ts';
@@ -35,6 +35,7 @@ import { findSymbols, type FindOptions, type FindResponse } from './find.js';
 import { LabelPrefixes } from './httpPrefixes.js';
 import { listRoutes, type RoutesReport } from './routes.js';
 import { unmatchedHttp, type UnmatchedHttp } from './httpLinks.js';
+import { unresolvedConfigReads, type UnresolvedConfigRead } from './configLinks.js';
 import { computeAffected, parseRange, resolveSide, type AffectedOptions, type AffectedReport } from './affected.js';
 import { IndexedTexts, navigationWithContext, resultsWithContext, validateViewOptions, viewFile, type FileView, type ViewOptions, type ViewSelection } from './views.js';
 import { ensureIndexGitignore } from './gitignore.js';
@@ -113,6 +114,11 @@ export interface StatusReport {
   readonly edges: number;
   readonly lines: number;
   readonly parseStatus: Record<ParseStatus, number>;
+  /**
+   * Non-code files split into chunks: files per language (`markdown`, `json`, `yaml`), Markdown
+   * sections and configuration keys (not counted in `symbols`). Skipped ones are in `problems`.
+   */
+  readonly docs: DocsSummary;
   /** Every file whose status is not `ok`, with the recorded reason. */
   readonly problems: readonly { path: string; status: ParseStatus; reason: string | null }[];
   readonly semantic: string;
@@ -131,6 +137,13 @@ export interface ExportOptions {
   readonly labels?: readonly string[];
   readonly vectors?: boolean;
   readonly contents?: boolean;
+}
+
+/** The documentation and configuration part of `ca status`. */
+export interface DocsSummary {
+  readonly files: Readonly<Record<string, number>>;
+  readonly sections: number;
+  readonly keys: number;
 }
 
 export interface HealthCheck {
@@ -496,6 +509,7 @@ export class Engine {
       ...(result.semantic ? { semantic: result.semantic } : {}),
       ...(result.contextChanges ? { contextChanges: result.contextChanges } : {}),
       ...(result.httpLinks ? { httpLinks: result.httpLinks } : {}),
+      ...(result.configLinks ? { configLinks: result.configLinks } : {}),
       embeddings: result.embeddings,
     };
   }
@@ -666,6 +680,11 @@ export class Engine {
     return unmatchedHttp(this.store, this.labelOf(options.label));
   }
 
+  /** Configuration reads that reach no appsettings key: computed keys and missing keys (decision 048; see configLinks.ts). */
+  unresolvedConfigReads(options: { label?: string } = {}): UnresolvedConfigRead[] {
+    return unresolvedConfigReads(this.store, this.labelOf(options.label));
+  }
+
   /**
    * What a diff between two indexed labels changed and what that impacts (`ca affected
    * BASE..HEAD`, MCP `affected`; see affected.ts and decision 044). `range` is `BASE..HEAD`, each
@@ -783,9 +802,19 @@ export class Engine {
       const n = reader.nodeById(Number(trimmed));
       if (n) return [n];
     }
+    // `backend/appsettings.json#Features:Search`: a section or key of one documentation file.
+    const hash = trimmed.indexOf('#');
+    if (hash > 0) {
+      const path = trimmed.slice(0, hash);
+      const inFile = reader.byQualifiedName(trimmed.slice(hash + 1), undefined, 50, true).filter((n) => n.path === path && n.kind !== 'file');
+      if (inFile.length > 0) return inFile;
+    }
     const exact = reader.byQualifiedName(trimmed).filter((n) => n.kind !== 'file');
     if (exact.length > 0) return exact;
-    return reader.bySuffix(trimmed).filter((n) => n.kind !== 'file' && n.kind !== 'module');
+    const suffix = reader.bySuffix(trimmed).filter((n) => n.kind !== 'file' && n.kind !== 'module');
+    if (suffix.length > 0) return suffix;
+    // No code symbol: a configuration key or documentation section by its path (`ConnectionStrings:Orders`, decision 048).
+    return reader.byQualifiedName(trimmed, undefined, 50, true).filter((n) => n.kind !== 'file');
   }
 
   /** Exactly one symbol, or `not_found` / `ambiguous_symbol` listing the candidates. */
@@ -896,8 +925,10 @@ export class Engine {
     const label = this.labelOf(options.label);
     const reader = this.store.reader(label);
     const counts = this.counts(label);
-    const problems = reader
-      .fileStatuses()
+    const statuses = reader.fileStatuses();
+    const docFiles: Record<string, number> = {};
+    for (const f of statuses) if (f.language !== null && isDocLanguage(f.language)) docFiles[f.language] = (docFiles[f.language] ?? 0) + 1;
+    const problems = statuses
       .filter((f) => f.parseStatus !== 'ok')
       .map((f) => ({ path: f.path, status: f.parseStatus, reason: f.reason }));
     const origin = this.store.artifactOrigin();
@@ -911,8 +942,9 @@ export class Engine {
       edges: counts.edges,
       lines: counts.lines,
       parseStatus: counts.byStatus,
+      docs: { files: docFiles, sections: counts.docSections, keys: counts.configKeys },
       problems,
-      semantic: semanticSummary(this.store, label),
+      semantic: semanticSummary(this.store, label, new Set(this.languages.passes().flatMap((p) => p.languages))),
       vectorChannel: this.vectorSummary(),
       lastIndexedAt: reader.metadata('last_indexed_at'),
       notLoaded: this.store.loadNotes.list(),
@@ -997,8 +1029,9 @@ export class Engine {
   }
 }
 
-function semanticSummary(store: Store, label: string): string {
-  const rows = store.semantic.summary(label);
+function semanticSummary(store: Store, label: string, analysed: ReadonlySet<string>): string {
+  // Languages without a semantic pass (documentation) have nothing to say here.
+  const rows = store.semantic.summary(label).filter((r) => analysed.has(r.language));
   if (rows.length === 0) return 'no source files';
   return rows
     .map((r) => `${r.language}: ${r.files} file${r.files === 1 ? '' : 's'} ${r.state === 'ok' ? 'with exact edges' : r.state === 'failed' ? `failed (${r.reason ?? 'unknown'})` : `syntactic only${r.reason ? ` (${r.reason})` : ''}`}`)

@@ -3,7 +3,7 @@
  * filter expression selects, in a stable order (path, then position in the file), one page at a
  * time by `offset` or by an opaque `cursor` that stays valid while the index changes.
  */
-import { CaError, filterTerms, formatFilter, parseFilter, projectDisplayName, type FilterNode } from '@ca/schema';
+import { CaError, DOC_KINDS, filterTerms, formatFilter, parseFilter, projectDisplayName, type FilterNode } from '@ca/schema';
 import { FIND_MAX_LIMIT, type FindCursor, type IndexReader } from '@ca/store';
 import { toSymbolView, type SymbolView } from './symbolView.js';
 
@@ -54,7 +54,8 @@ function decodeCursor(raw: string): FindCursor {
 
 /**
  * The symbols a filter selects. File and module nodes are left out unless the filter asks for
- * them (`kind:file`, `kind:module`): "all public methods returning X" means symbols.
+ * them (`kind:file`, `kind:module`): "all public methods returning X" means symbols. So are the
+ * nodes of documentation files unless it names `kind:doc` or `kind:config`.
  */
 export function findSymbols(reader: IndexReader, expression: string | FilterNode, options: FindOptions = {}): FindResponse {
   const filter = typeof expression === 'string' ? parseFilter(expression) : expression;
@@ -65,7 +66,10 @@ export function findSymbols(reader: IndexReader, expression: string | FilterNode
   if (options.cursor !== undefined && options.offset !== undefined) throw new CaError('usage', 'give --cursor or --offset, not both');
   const after = options.cursor !== undefined ? decodeCursor(options.cursor) : null;
   const wantsFiles = filterTerms(filter).some((t) => t.field === 'kind' && (t.value === 'file' || t.value === 'module'));
-  const nodeFilter = { expression: filter, ...(wantsFiles ? {} : { symbolsOnly: true }) };
+  // Sections and keys (and the files holding them) are listed when the filter names their kinds,
+  // as search brings them in (decision 039).
+  const wantsDocs = filterTerms(filter).some((t) => t.field === 'kind' && (DOC_KINDS as readonly string[]).includes(t.value));
+  const nodeFilter = { expression: filter, ...(wantsFiles ? {} : { symbolsOnly: true }), ...(wantsDocs ? {} : { codeOnly: true }) };
   const page = reader.find(nodeFilter, { limit, offset, after });
   return {
     filter: formatFilter(filter),

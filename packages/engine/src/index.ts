@@ -9,6 +9,7 @@ export type {
   BlobReport,
   StatusReport,
   ExportOptions,
+  DocsSummary,
   HealthCheck,
   SymbolView,
 } from './engine.js';
@@ -71,6 +72,8 @@ export type { EngineLanguage, SemanticPass, SemanticPassInput, RegisteredPass, S
 export type { LanguageSupport, AdapterContext, ModuleResolution, DeclaredTypeSyntax, ProjectFile, ProjectReader, WorkerEntry } from '@ca/schema';
 export { linkHttpCalls, unmatchedHttp, computeHttpLinks, computeOperationLinks, linkCall, matchRoute, parseEndpointRoute } from './httpLinks.js';
 export type { HttpLinkReport, UnmatchedHttp, EndpointRoute, RouteSegment } from './httpLinks.js';
+export { linkConfigReads, computeConfigLinks, resolveConfigPath, unresolvedConfigReads } from './configLinks.js';
+export type { ConfigLinkReport, UnresolvedConfigRead } from './configLinks.js';
 export { computeAffected, diffFiles, pairSymbols, classify, parseRange, resolveSide, AFFECTED_DEFAULT_DEPTH } from './affected.js';
 export type { AffectedReport, AffectedOptions, AffectedSide, AffectedFiles, AffectedRisk, AffectedHop, ChangedSymbol, ImpactedSymbol, SymbolChange, SideResolver } from './affected.js';
 export { symbolsOf, symbolOf, outlineOf, sourceOf, navigateOf, fileOutlineOf } from './storeReads.js';

@@ -40,6 +40,7 @@ import { ParsePool } from './parsePool.js';
 import { renamePairs } from './renames.js';
 import { linkHttpCalls, type HttpLinkReport } from './httpLinks.js';
 import { linkRazorUses } from './razorLinks.js';
+import { linkConfigReads, type ConfigLinkReport } from './configLinks.js';
 
 export type IndexPhase = 'discover' | 'parse' | 'write' | 'resolve' | 'semantic' | 'embed';
 
@@ -92,6 +93,8 @@ export interface IndexReport {
   semantic?: SemanticReports;
   /** What the HTTP linker did (decision 038), when the run changed a label with client calls. */
   httpLinks?: HttpLinkReport;
+  /** What the configuration linker did (decision 048), when the run changed a label with configuration reads. */
+  configLinks?: ConfigLinkReport;
   /** Semantic-context files (tsconfig, package.json, csproj …) changed since the last index, with the files re-analysed for each. */
   contextChanges?: readonly ContextChange[];
   /** The embedding step (vectors are filled behind the structural index). */
@@ -156,6 +159,8 @@ export interface RunResult {
   readonly semantic?: SemanticReports;
   /** What the HTTP linker did, when the run changed the label and it has client calls. */
   readonly httpLinks?: HttpLinkReport;
+  /** What the configuration linker did, when the run changed the label and it reads configuration. */
+  readonly configLinks?: ConfigLinkReport;
   readonly contextChanges?: readonly ContextChange[];
   readonly embeddings: EmbedReport;
 }
@@ -205,6 +210,8 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
   const httpLinks = store.changeStamp() !== stampBefore ? linkHttpCalls(store, label) : undefined;
   // Markup usages name components of other files: relinked whenever the label changed (decision 041).
   if (store.changeStamp() !== stampBefore) linkRazorUses(store, label);
+  // Reads in C# files and keys in appsettings files: any change of the label relinks them (decision 048).
+  const configLinks = store.changeStamp() !== stampBefore ? linkConfigReads(store, label) : undefined;
   const embeddings = await embed(ctx, label, (done, t) => progress({ phase: 'embed', done, total: t }), options.embedLimit);
   const wrote = store.changeStamp() !== stampBefore;
   if (thePlan.remove.length > 0 || thePlan.parse.length > 0) store.maintenance.sweep();
@@ -223,6 +230,7 @@ export async function runIndex(ctx: IndexerContext, request: RunRequest, options
     ...(semantic && Object.keys(semantic).length > 0 ? { semantic } : {}),
     ...(contextChanges.length > 0 ? { contextChanges } : {}),
     ...(httpLinks !== undefined && httpLinks.clientCalls > 0 ? { httpLinks } : {}),
+    ...(configLinks !== undefined && configLinks.reads > 0 ? { configLinks } : {}),
     embeddings,
   };
 }

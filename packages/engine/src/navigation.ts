@@ -116,15 +116,16 @@ interface Plan {
 
 const PLANS: Record<Navigation, Plan> = {
   // Across HTTP: action ← handles ← endpoint ← http_calls ← client, the endpoint crossed within one hop.
-  callers: { direction: 'in', types: ['calls', 'handles', 'http_calls'], includeDescendants: false, bridges: ['handles'] },
+  // A configuration key's readers are its callers and its references (decision 048).
+  callers: { direction: 'in', types: ['calls', 'handles', 'http_calls', 'reads_config'], includeDescendants: false, bridges: ['handles'] },
   callees: { direction: 'out', types: ['calls', 'http_calls', 'handles'], includeDescendants: false, bridges: ['http_calls'] },
-  refs: { direction: 'in', types: ['references', 'calls', 'imports'], includeDescendants: false },
+  refs: { direction: 'in', types: ['references', 'calls', 'imports', 'reads_config'], includeDescendants: false },
   impls: { direction: 'in', types: ['implements', 'inherits', 'overrides'], includeDescendants: false },
   deps: { direction: 'out', types: ALL_DEPENDENCY_TYPES, includeDescendants: true },
   dependents: { direction: 'in', types: ALL_DEPENDENCY_TYPES, includeDescendants: true },
   impact: {
     direction: 'in',
-    types: ['calls', 'references', 'inherits', 'implements', 'imports', 'overrides', 'accepts', 'extends', 'handles', 'http_calls'],
+    types: ['calls', 'references', 'inherits', 'implements', 'imports', 'overrides', 'accepts', 'extends', 'handles', 'http_calls', 'reads_config'],
     includeDescendants: true,
     bridges: ['handles'],
   },

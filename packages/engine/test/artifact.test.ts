@@ -53,12 +53,13 @@ describe.skipIf(MODEL_MISSING !== null)('export then import on fixtures/ts-app',
   afterAll(() => source.close());
 
   it('writes a header that says what the file holds', () => {
-    // 13 source files (README.md, package.json, tsconfig.json are not indexed); one label, the
-    // working tree at the workspace's one commit; every symbol embedded (vectors kept), contents kept.
+    // 16 files: 13 source files + README.md, package.json, tsconfig.json (documentation files,
+    // decision 039); one label, the working tree at the workspace's one commit; every symbol
+    // embedded (vectors kept; documentation gets none), contents kept.
     expect(readArtifactHeader(file)).toEqual(header);
     expect(header.format).toBe(1);
     expect(header.repository).toBe('repo');
-    expect(header.labels).toEqual([{ name: 'working', kind: 'working', commit: source.labels()[0]!.commit, files: 13 }]);
+    expect(header.labels).toEqual([{ name: 'working', kind: 'working', commit: source.labels()[0]!.commit, files: 16 }]);
     expect(header.vectors).toEqual({ model: 'all-MiniLM-L6-v2', revision: source.store.vectors.model()!.revision, dims: 384, count: source.store.vectors.count() });
     expect(header.contents).toBe(true);
     expect(header.payloadBytes).toBe(statSync(file).size - 'ca-index-artifact\n'.length - 4 - Buffer.byteLength(JSON.stringify(header)));
@@ -72,7 +73,7 @@ describe.skipIf(MODEL_MISSING !== null)('export then import on fixtures/ts-app',
       const expected = ['AuthService.login calls src/auth/authService.ts:32', 'AuthService.refresh calls src/auth/authService.ts:46'];
       expect(answers(source, 'AuthService.issueToken').callers).toEqual(expected);
       expect(answers(target, 'AuthService.issueToken')).toEqual(answers(source, 'AuthService.issueToken'));
-      expect(target.status().files).toBe(13);
+      expect(target.status().files).toBe(16); // 13 source files + README.md, package.json, tsconfig.json (documentation files, decision 039)
       const top = await searchTop(target, 'login');
       expect(top[0]).toBe('AuthService.login src/auth/authService.ts:22');
       expect(top).toEqual(await searchTop(source, 'login'));
@@ -141,7 +142,7 @@ describe('--no-contents', () => {
     }
   }, 240_000);
 
-  it('--label base keeps only that label; the first index of the working tree reuses its 13 versions', async () => {
+  it('--label base keeps only that label; the first index of the working tree reuses its 16 versions', async () => {
     // A crawl in progress (a staging label) is never part of an artifact: the importer's crawl
     // of the same label and commit starts anew instead of resuming it.
     const commit = source.labels().find((l) => l.name === 'base')!.commit!;
@@ -149,7 +150,8 @@ describe('--no-contents', () => {
     expect(source.store.labels.beginCrawl('half', commit).resumed).toBe(true);
     const only = artifactPath();
     const h = await source.exportArtifact(only, { labels: ['base'] });
-    expect(h.labels.map((l) => [l.name, l.kind, l.files])).toEqual([['base', 'commit', 13]]);
+    // base: 13 source files + README.md, package.json, tsconfig.json (documentation files, decision 039).
+    expect(h.labels.map((l) => [l.name, l.kind, l.files])).toEqual([['base', 'commit', 16]]);
     await expect(source.exportArtifact(artifactPath(), { labels: ['nope'] })).rejects.toMatchObject({ code: 'unknown_label' });
     const target = Engine.open(teammateOf(source.repoRoot), NO_EMBEDDINGS);
     try {
@@ -158,7 +160,7 @@ describe('--no-contents', () => {
       expect(target.store.labels.beginCrawl('half', commit).resumed).toBe(false);
       // The checkout is the commit `base` was indexed at: every file is a version the index holds.
       const r = await target.index();
-      expect([r.blobs.parsed, r.blobs.reused, r.files]).toEqual([0, 13, 13]);
+      expect([r.blobs.parsed, r.blobs.reused, r.files]).toEqual([0, 16, 16]);
       expect(target.labels().map((l) => l.name)).toEqual(['base', 'working']);
     } finally {
       target.close();
@@ -242,13 +244,14 @@ describe('a bad artifact is refused and the index it would replace stays', () =>
     await source.index();
     file = artifactPath();
     await source.exportArtifact(file);
-    // The teammate already has an index, of an older tree (one file less): what must survive.
+    // The teammate already has an index, of an older tree (one file less): what must survive
+    // (15 files: 12 source files + README.md, package.json, tsconfig.json, decision 039).
     const repo = teammateOf(source.repoRoot);
     rmSync(join(repo, 'src/legacy/helpers.js'));
     target = Engine.open(repo, NO_EMBEDDINGS);
     await target.index();
     before = target.store.canonicalDump();
-    expect(target.status().files).toBe(12);
+    expect(target.status().files).toBe(15);
   }, 240_000);
   afterAll(() => {
     source.close();
@@ -271,7 +274,7 @@ describe('a bad artifact is refused and the index it would replace stays', () =>
 
   const stays = () => {
     expect(target.store.canonicalDump()).toEqual(before);
-    expect(target.status().files).toBe(12);
+    expect(target.status().files).toBe(15);
   };
 
   it('not an artifact: artifact_invalid', async () => {
@@ -326,7 +329,7 @@ describe('a bad artifact is refused and the index it would replace stays', () =>
     try {
       await expect(engine.importArtifact(file)).rejects.toMatchObject({ code: 'artifact_mismatch' });
       await engine.importArtifact(file, { force: true });
-      expect(engine.status().files).toBe(13);
+      expect(engine.status().files).toBe(16); // 13 source files + README.md, package.json, tsconfig.json (documentation files, decision 039)
     } finally {
       engine.close();
     }
@@ -343,7 +346,7 @@ describe('a bad artifact is refused and the index it would replace stays', () =>
     stays();
   });
 
-  it('an intact artifact then replaces the index (13 files)', async () => {
+  it('an intact artifact then replaces the index (16 files)', async () => {
     await target.importArtifact(file);
     expect(target.store.canonicalDump()).toEqual(source.store.canonicalDump());
     // The temporary database beside the index is gone.

@@ -28,7 +28,7 @@ describe.skipIf(MODEL_MISSING !== null)('embedPending rounds', () => {
       });
     const [a, b] = [open(), open()];
     try {
-      // fixtures/ts-app: 92 nodes to embed (13 files, 79 symbols).
+      // fixtures/ts-app: 92 nodes to embed (13 files, 79 symbols; the 11 nodes of its documentation files get no vectors, decision 039).
       await a.index({ embedLimit: 0 });
       await b.index({ embedLimit: 0 });
       const progress: number[] = [];

@@ -52,19 +52,21 @@ describe('labels: commits indexed from git objects, per-label answers, gc', () =
     commits = made;
     engine = Engine.open(repo, { env: {}, configOverrides: OFF });
     const first = await engine.index();
-    // ts-app: 13 source files, all parsed.
-    expect([first.label, first.commit, first.files, first.blobs.parsed, first.blobs.reused]).toEqual(['working', made.main, 13, 13, 0]);
+    // ts-app: 13 source files + README.md, package.json, tsconfig.json (decision 039), all parsed.
+    expect([first.label, first.commit, first.files, first.blobs.parsed, first.blobs.reused]).toEqual(['working', made.main, 16, 16, 0]);
   }, 120_000);
   afterAll(() => engine.close());
 
-  it('indexing the second label parses only the blobs that differ (format.ts, refund.ts) and reuses the other 12', async () => {
+  it('indexing the second label parses only the blobs that differ (format.ts, refund.ts) and reuses the other 15', async () => {
     const r = await engine.indexCommit('feature', 'feature');
-    expect([r.label, r.commit, r.files, r.blobs.parsed, r.blobs.reused, r.changed]).toEqual(['feature', commits.feature, 14, 2, 12, 2]);
+    // 17 files: the 14 source files of feature (13 + refund.ts) + README.md, package.json,
+    // tsconfig.json (decision 039); reused: 12 unchanged source files + those 3.
+    expect([r.label, r.commit, r.files, r.blobs.parsed, r.blobs.reused, r.changed]).toEqual(['feature', commits.feature, 17, 2, 15, 2]);
     // The new versions got their exact edges from the commit's own content.
     expect(r.semantic?.ts?.files).toBe(2);
     expect(engine.labels().map((l) => [l.name, l.kind, l.commit, l.files])).toEqual([
-      ['feature', 'commit', commits.feature, 14],
-      ['working', 'working', commits.main, 13],
+      ['feature', 'commit', commits.feature, 17],
+      ['working', 'working', commits.main, 16],
     ]);
   }, 120_000);
 
@@ -98,7 +100,8 @@ describe('labels: commits indexed from git objects, per-label answers, gc', () =
     const nodes = count(`SELECT COUNT(*) FROM nodes WHERE file_id IN (?)`);
     const edges = count(`SELECT COUNT(*) FROM edges WHERE file_id IN (?)`);
     const totalFiles = count(`SELECT COUNT(*) FROM files`);
-    expect(engine.removeLabel('feature')).toBe(14);
+    // The label's 17 files: 14 source files + 3 documentation files (decision 039).
+    expect(engine.removeLabel('feature')).toBe(17);
     const r = engine.gc();
     expect([r.versions, r.nodes, r.ftsRows, r.edges, r.contents]).toEqual([2, nodes, nodes, edges, 2]);
     expect(db.prepare(`SELECT COUNT(*) FROM files`).pluck().get()).toBe(totalFiles - 2);
@@ -114,7 +117,8 @@ describe('labels: commits indexed from git objects, per-label answers, gc', () =
     expect(engine.freshness()).toMatchObject({ label: 'working', commit: commits.main, head: commits.feature, headMoved: true, branch: 'feature', uncommittedChanges: false });
     // As `ca watch` runs it after a HEAD move: no paths of its own, git names the two that differ.
     const r = await engine.index({ paths: [] });
-    expect([r.changed, r.removed, r.blobs.parsed + r.blobs.reused, r.files]).toEqual([2, 0, 2, 14]);
+    // 17 files: feature's 14 source files + README.md, package.json, tsconfig.json (decision 039).
+    expect([r.changed, r.removed, r.blobs.parsed + r.blobs.reused, r.files]).toEqual([2, 0, 2, 17]);
     expect(engine.freshness()).toMatchObject({ commit: commits.feature, head: commits.feature, headMoved: false, uncommittedChanges: false });
     expect(callerNames(engine)).toEqual(['BillingAccount.outstanding', 'refundLabel']);
     // An uncommitted edit: the next index records it.
@@ -163,11 +167,12 @@ describe('an interrupted crawl leaves the label at its previous commit and resum
           },
         }),
       ).rejects.toThrow('killed');
-      expect(engine.labels().find((l) => l.name === 'release')).toMatchObject({ commit: main, files: 13 });
+      expect(engine.labels().find((l) => l.name === 'release')).toMatchObject({ commit: main, files: 16 });
       expect((await engine.search('formatPercent', { label: 'release', channels: ['name'] })).results).toEqual([]);
       const resumed = await engine.indexCommit('release', feature);
       // One of the two new versions was staged before the interruption: only the other is parsed.
-      expect([resumed.commit, resumed.files, resumed.blobs.parsed]).toEqual([feature, 14, 1]);
+      // 17 files: feature's 14 source files + the 3 documentation files (decision 039).
+    expect([resumed.commit, resumed.files, resumed.blobs.parsed]).toEqual([feature, 17, 1]);
       expect((await engine.search('formatPercent', { label: 'release', channels: ['name'], limit: 1 })).results.map((x) => x.path)).toEqual(['src/utils/format.ts']);
     } finally {
       engine.close();
@@ -229,7 +234,7 @@ describe('label bad input', () => {
     const e = Engine.open(copy, { env: {}, configOverrides: OFF });
     try {
       const r = await e.indexCommit('partial', 'feature');
-      expect([r.files, r.skipped]).toEqual([14, 1]);
+      expect([r.files, r.skipped]).toEqual([17, 1]); // + README.md, package.json, tsconfig.json (decision 039)
       expect(e.status({ label: 'partial' }).problems).toEqual([
         { path: 'src/billing/refund.ts', status: 'skipped', reason: 'git object missing from the repository (a partial or shallow clone)' },
       ]);
@@ -262,7 +267,7 @@ describe('git worktrees of one repository share one index', () => {
     try {
       expect([e.dbPath, e.workingLabel]).toEqual([join(repo, '.codeagent', 'index.db'), 'working@wt2']);
       const r = await e.index();
-      expect([r.label, r.files, r.blobs.parsed, r.blobs.reused]).toEqual(['working@wt2', 14, 2, 12]);
+      expect([r.label, r.files, r.blobs.parsed, r.blobs.reused]).toEqual(['working@wt2', 17, 2, 15]); // + 3 documentation files, reused (decision 039)
       expect(e.labels().map((l) => [l.name, l.worktree])).toEqual([
         ['working', repo],
         ['working@wt2', second],

@@ -285,7 +285,9 @@ describe('facts, identical code and context lines on fixtures/ts-app', () => {
     expect(failure(() => engine.view('src/legacy/helpers.js', { lines: '20-28' })).message).toBe('--lines 20-28: line 28 is out of range (the file has 27 lines: 1-27)');
     expect(failure(() => engine.view('src/legacy/helpers.js', { lines: 'x' })).message).toBe('--lines x: expected N, N-M or N-end');
     expect(failure(() => engine.view('../outside.ts'))).toEqual({ code: 'invalid_path', message: `../outside.ts is outside the repository ${repo}` });
-    expect(failure(() => engine.view('package.json'))).toEqual({ code: 'invalid_path', message: 'package.json is not in the index (not a file of the repository, or excluded from indexing)' });
+    // package.json is indexed now (configuration keys, decision 039): a file written after indexing is not.
+    writeFileSync(join(repo, 'notes.txt'), 'not indexed\n');
+    expect(failure(() => engine.view('notes.txt'))).toEqual({ code: 'invalid_path', message: 'notes.txt is not in the index (not a file of the repository, or excluded from indexing)' });
   });
 
   it('view shows the indexed version of a file edited since (the copy the index keeps)', () => {

@@ -164,6 +164,24 @@ describe.runIf(URL_RW && MODEL_MISSING === null).each(FIXTURES)('team store sear
     expect(named).toBeGreaterThan(0);
   }, 600_000);
 
+  it('documentation stays local: a word only in README.md is found in the local documentation partition, not in the team store', async () => {
+    // "fixture" is in both fixtures' README.md ("# ts-app fixture", "# cs-solution fixture"), in
+    // ts-app's package.json (`"name": "ts-app-fixture"`) and in no code file: the local index finds
+    // the README's section (and ts-app's `name` key) with documentation asked for; the team store
+    // has no node of a Markdown/JSON/YAML file (decision 039: not published) and no hit.
+    const reader = engine.store.reader('working');
+    const docs = reader.nodesByIds(reader.bm25Docs('fixture', undefined, 10).map((h) => h.nodeId));
+    const expected = dir === 'ts-app' ? [['README.md', 'doc', 'ts-app fixture'], ['package.json', 'config', 'name']] : [['README.md', 'doc', 'cs-solution fixture']];
+    expect(docs.map((n) => [n.path, n.kind, n.qualifiedName]).sort()).toEqual(expected);
+    expect(reader.bm25('fixture', undefined, 10)).toEqual([]);
+    await withSnapshot(URL_RW!, repository, 'working', async (client, snap) => {
+      expect(await bm25Search(client, snap, 'fixture', null, 10)).toEqual([]);
+      // ts-app's published corpus is its code: 79 symbols + 13 file nodes (the local index's 11
+      // nodes of README.md, package.json and tsconfig.json are not in it).
+      if (dir === 'ts-app') expect(snap.nodeCount).toBe(92);
+    });
+  });
+
   it('hybrid NDCG@10 is within ±0.01 of the local index; the top-10 lists side by side', async () => {
     let local = 0;
     let team = 0;

@@ -25,7 +25,7 @@ export const BUILTIN_EXCLUDED_DIRS: ReadonlySet<string> = new Set([
 /** Code extensions we recognise but have no grammar for (recorded as `no_grammar`). */
 const NO_GRAMMAR_EXTENSIONS = new Set([
   '.py', '.go', '.java', '.rb', '.rs', '.kt', '.swift', '.php', '.vb', '.fs', '.c', '.h', '.cpp', '.hpp', '.cc',
-  '.vue', '.svelte', '.scala', '.dart', '.lua',
+  '.scala', '.dart', '.lua',
 ]);
 
 export interface DiscoveredFile {
@@ -136,6 +136,9 @@ export function mayHoldIndexedFiles(config: Config['indexing']): (rel: string, n
     keep.ignores(`${rel}/`) ||
     prefixes.some((p) => p === '' || p.startsWith(`${rel}/`) || `${rel}/`.startsWith(p) || p === rel);
 }
+
+/** Dependency lockfiles: generated, large, and no one searches them; context files still (above). */
+const LOCKFILES: ReadonlySet<string> = new Set(['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'packages.lock.json', 'yarn.lock', 'bun.lock', 'composer.lock', 'poetry.lock']);
 
 const SECRET_REASON = 'secret file (named like credentials or keys): not indexed; see indexing.index_secrets and indexing.secret_allow';
 
@@ -431,6 +434,10 @@ class Rules {
         mtimeMs,
         project,
       });
+      return;
+    }
+    if (LOCKFILES.has(name.toLowerCase())) {
+      out.skipped.push({ path: rel, reason: 'dependency lockfile (generated): not split into configuration keys', status: 'skipped', size: e.size, mtimeMs, project });
       return;
     }
     if (/\.min\.[cm]?js$/.test(name)) {

@@ -22,7 +22,7 @@ export interface CsAdapterOptions {
 }
 
 /** Bumped whenever extraction output changes shape or content for the same input. */
-export const CS_EXTRACTOR_VERSION = 'cs-syntax-6';
+export const CS_EXTRACTOR_VERSION = 'cs-syntax-8';
 /** Bumped whenever the Razor pass's output changes for the same `.razor`/`.cshtml` input. */
 export const RAZOR_EXTRACTOR_VERSION = 'razor-syntax-1';
 

@@ -2,6 +2,7 @@ import { disambiguate, symbolKey, type Diagnostic, type ExtractedEdge, type Extr
 import type { Tree } from 'web-tree-sitter';
 import { nodesOf } from './chunks.js';
 import { DeclTable, TYPE_KIND_SET, type Sites } from './decl.js';
+import { ConfigReadCollector } from './configReads.js';
 import { DeclarationBuilder } from './declarations.js';
 import { EndpointCollector } from './endpoints/collector.js';
 import { UseSiteResolver } from './resolve.js';
@@ -57,7 +58,8 @@ export function extract(input: ExtractInput): ExtractResult {
   });
   const builder = new DeclarationBuilder(text, original, lastRow, table, sites);
   const endpoints = new EndpointCollector(text);
-  const walker = new CsFileWalker(tree, fileDecl, text, deadline, builder, sites, endpoints);
+  const config = new ConfigReadCollector(text);
+  const walker = new CsFileWalker(tree, fileDecl, text, deadline, builder, sites, endpoints, config);
   walker.run();
   // Endpoints are declarations of the file (after the others, so their local ids come last).
   const found = endpoints.finish(table, fileDecl, deadline);
@@ -67,6 +69,7 @@ export function extract(input: ExtractInput): ExtractResult {
   const disamb = disambiguate(decls);
   const edges = new UseSiteResolver(decls).resolve(fileDecl, sites);
   for (const { source, ...e } of found.edges) edges.push({ sourceLocalId: source.localId, ...e });
+  for (const { source, ...e } of config.finish(fileDecl)) edges.push({ sourceLocalId: source.localId, ...e });
   const nodes = nodesOf(decls, disamb, original);
   const exportsList = decls
     .filter((d) => TYPE_KIND_SET.has(d.kind) && !(d.parent && TYPE_KIND_SET.has(d.parent.kind)))

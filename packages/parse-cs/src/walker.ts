@@ -2,6 +2,7 @@ import type { Diagnostic, NodeKind } from '@ca/schema';
 import type { Node as TsNode, Tree, TreeCursor } from 'web-tree-sitter';
 import { BODY_OWNER_KINDS, childOfType, TYPE_KIND_SET, type Decl, type Receiver, type Sites } from './decl.js';
 import { simpleTypeName, type DeclarationBuilder } from './declarations.js';
+import type { ConfigReadCollector } from './configReads.js';
 import type { EndpointCollector } from './endpoints/collector.js';
 import { collapseWs } from './text.js';
 
@@ -84,6 +85,8 @@ const HANDLERS: ReadonlyMap<string, Handler> = (() => {
   for (const type of MEMBER_DECLS) m.set(type, (w) => w.onMember());
   m.set('accessor_declaration', (w) => w.onAccessor());
   m.set('invocation_expression', (w) => w.onInvocation());
+  m.set('element_access_expression', (w) => w.onElementAccess());
+  m.set('generic_name', (w) => w.onGenericName());
   m.set('object_creation_expression', (w) => w.onCreation());
   m.set('qualified_name', (w) => w.onQualifiedName());
   m.set('local_declaration_statement', (w) => w.onLocalsOrParameter(false));
@@ -118,6 +121,7 @@ export class CsFileWalker {
     private readonly build: DeclarationBuilder,
     private readonly sites: Sites,
     private readonly endpoints: EndpointCollector,
+    private readonly config: ConfigReadCollector,
   ) {
     this.scopes = [{ depth: -1, decl: fileDecl, sticky: true }];
     this.cursor = tree.walk();
@@ -260,7 +264,10 @@ export class CsFileWalker {
       case 'field_declaration':
       case 'event_field_declaration':
         d = this.build.field(n, owner, n.type === 'event_field_declaration')[0] ?? null;
-        if (n.type === 'field_declaration') this.endpoints.onField(n, owner);
+        if (n.type === 'field_declaration') {
+          this.endpoints.onField(n, owner);
+          this.config.onField(n, owner);
+        }
         break;
       default:
         d = this.build.callable(n, owner);
@@ -381,6 +388,8 @@ export class CsFileWalker {
     const fn = n.childForFieldName('function');
     // Minimal APIs are mapped in top-level statements too, where no declaration owns the call.
     if (fn?.type === 'member_access_expression' && this.endpoints.mayMap) this.endpoints.onMapCall(n, owner, fn.childForFieldName('name')?.text ?? '');
+    // Configuration is read in top-level statements too (`builder.Configuration["X"]`): the file owns those reads.
+    if (fn?.type === 'member_access_expression' && this.config.active) this.config.onInvocation(n, owner);
     if (!owner) return true;
     const args = n.childForFieldName('arguments');
     const argCount = args ? args.namedChildren.filter((c) => c?.type === 'argument').length : 0;
@@ -402,6 +411,18 @@ export class CsFileWalker {
     if (!m || (m === 'nameof' && recv.receiver === 'none')) return true;
     const name = recv.receiver === 'other' && recv.receiverName ? `${recv.receiverName}.${m}` : m;
     this.sites.calls.push({ owner, name, member: m, ...recv, argCount, typeArgCount: member.typeArgCount, isNew: false, row: n.startPosition.row });
+    return true;
+  }
+
+  /** `x["A:B"]`: maybe a configuration read (decided by the collector). */
+  onElementAccess(): boolean {
+    if (this.config.active) this.config.onElementAccess(this.cursor.currentNode, this.bodyOwner());
+    return true;
+  }
+
+  /** `IOptions<T>` and other generic names: maybe a use of options bound to configuration. */
+  onGenericName(): boolean {
+    if (this.config.active) this.config.onGenericName(this.cursor.currentNode, this.bodyOwner());
     return true;
   }
 

@@ -24,7 +24,8 @@ export interface TsAdapterOptions {
   readonly wasmDir?: string;
 }
 
-type Grammar = 'typescript' | 'tsx' | 'javascript';
+/** The tree-sitter grammars the adapter loads. */
+export type Grammar = 'typescript' | 'tsx' | 'javascript';
 
 /** Grammar and language of a path, or null when the extension is not handled. */
 export function classifyTsPath(path: string): { grammar: Grammar; language: Language } | null {
@@ -80,6 +81,33 @@ function grammarPath(grammar: Grammar, wasmDir: string | undefined): string {
  * grammar fails here (code `grammar_unavailable`) rather than on the first file.
  */
 export async function createTsAdapter(options: TsAdapterOptions = {}): Promise<LanguageAdapter> {
+  const parser = await createTsParser(options);
+  const parse = (file: SourceFile, parseOptions?: { readonly deadlineMs?: number }): FileIndex => {
+    const cls = classifyTsPath(file.path);
+    if (cls === null) {
+      throw new CaError('invalid_path', `not a TypeScript/JavaScript file: ${file.path}`, { context: { path: file.path } });
+    }
+    return parser.parseAs(file, cls, parseOptions);
+  };
+  return {
+    id: 'ts',
+    extensions: TS_EXTENSIONS,
+    extractorVersion: TS_EXTRACTOR_VERSION,
+    languageOf: (path: string) => classifyTsPath(path)?.language ?? null,
+    parse,
+    dispose: parser.dispose,
+  };
+}
+
+/** The grammars of the TS adapter, parsing a file with a grammar and language chosen by the caller. */
+export interface TsParser {
+  /** Parses `file` with `cls.grammar` and labels its symbols `cls.language` (never throws for bad input). */
+  parseAs(file: SourceFile, cls: { readonly grammar: Grammar; readonly language: Language }, options?: { readonly deadlineMs?: number }): FileIndex;
+  dispose(): void;
+}
+
+/** Loads the runtime and the three grammars (`grammar_unavailable` when one is missing). */
+export async function createTsParser(options: TsAdapterOptions = {}): Promise<TsParser> {
   const treeSitter = await initRuntime();
   const parsers = new Map<Grammar, Parser>();
   for (const grammar of ['typescript', 'tsx', 'javascript'] as const) {
@@ -100,11 +128,7 @@ export async function createTsAdapter(options: TsAdapterOptions = {}): Promise<L
   }
   let disposed = false;
 
-  const parse = (file: SourceFile, parseOptions?: { readonly deadlineMs?: number }): FileIndex => {
-    const cls = classifyTsPath(file.path);
-    if (cls === null) {
-      throw new CaError('invalid_path', `not a TypeScript/JavaScript file: ${file.path}`, { context: { path: file.path } });
-    }
+  const parseAs = (file: SourceFile, cls: { readonly grammar: Grammar; readonly language: Language }, parseOptions?: { readonly deadlineMs?: number }): FileIndex => {
     if (disposed) throw new CaError('internal', 'TS adapter used after dispose()', { context: { path: file.path } });
     const parser = parsers.get(cls.grammar)!;
     const started = performance.now();
@@ -166,11 +190,7 @@ export async function createTsAdapter(options: TsAdapterOptions = {}): Promise<L
   };
 
   return {
-    id: 'ts',
-    extensions: TS_EXTENSIONS,
-    extractorVersion: TS_EXTRACTOR_VERSION,
-    languageOf: (path: string) => classifyTsPath(path)?.language ?? null,
-    parse,
+    parseAs,
     dispose: () => {
       if (disposed) return;
       disposed = true;

@@ -29,4 +29,7 @@ export type {
   SyntacticSkeleton,
   SkeletonNode,
 } from './semantic/types.js';
-export { typescriptLanguage, tsModuleResolution, tsDeclaredTypes } from './language.js';
+export { typescriptLanguage, sfcLanguage, tsModuleResolution, tsDeclaredTypes } from './language.js';
+export { createTsParser } from './adapter.js';
+export type { TsParser, Grammar } from './adapter.js';
+export { createSfcAdapter, scriptBlocks, blankOutside, SFC_EXTENSIONS } from './sfc.js';

@@ -1,5 +1,6 @@
 import { splitTopLevel, type DeclaredTypeSyntax, type LanguageSupport, type ModuleResolution } from '@ca/schema';
 import { classifyTsPath, createTsAdapter, TS_EXTENSIONS } from './adapter.js';
+import { createSfcAdapter, SFC_EXTENSIONS, sfcLanguageOf } from './sfc.js';
 
 /** Extensions tried, in order, when a module path names a file without its extension. */
 const MODULE_EXTENSIONS = ['.ts', '.tsx', '.d.ts', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
@@ -50,6 +51,23 @@ export const typescriptLanguage: LanguageSupport = {
   languageOf: (path) => classifyTsPath(path)?.language ?? null,
   createAdapter: () => createTsAdapter(),
   worker: { module: '@ca/parse-ts', export: 'typescriptLanguage' },
+  moduleResolution: tsModuleResolution,
+  declaredTypes: tsDeclaredTypes,
+  exportAliases: true,
+};
+
+/**
+ * Vue and Svelte single-file components (`vue`, `svelte`): their `<script>` blocks with the TS/JS
+ * grammar, spans in the component's own lines and bytes. No semantic pass (the TS compiler does
+ * not read `.vue` files); imports resolve like TypeScript's.
+ */
+export const sfcLanguage: LanguageSupport = {
+  id: 'sfc',
+  languages: ['vue', 'svelte'],
+  extensions: SFC_EXTENSIONS,
+  languageOf: sfcLanguageOf,
+  createAdapter: () => createSfcAdapter(),
+  worker: { module: '@ca/parse-ts', export: 'sfcLanguage' },
   moduleResolution: tsModuleResolution,
   declaredTypes: tsDeclaredTypes,
   exportAliases: true,

@@ -1,4 +1,4 @@
-export { search, searchSources, searchFilter, filterText, toSearchResult, fusionWeights, select as selectResults, finishRanking, rescoreHits, groupByModule, validateSearchOptions, hubSeeds, hubLinks, hubCandidates, HUB_LINK_TYPES, GRAPH_EDGE_TYPES, GRAPH_SEEDS, MAX_RESULT_LOCATIONS, NEIGHBOURS_PER_SIDE, resultWithFacts } from './search.js';
+export { search, searchSources, searchFilter, searchesDocs, filterText, toSearchResult, fusionWeights, select as selectResults, finishRanking, rescoreHits, groupByModule, validateSearchOptions, hubSeeds, hubLinks, hubCandidates, HUB_LINK_TYPES, GRAPH_EDGE_TYPES, GRAPH_SEEDS, MAX_RESULT_LOCATIONS, NEIGHBOURS_PER_SIDE, resultWithFacts } from './search.js';
 export type {
   SearchOptions,
   SearchResult,

@@ -2,6 +2,8 @@ import {
   andFilters,
   CaError,
   CALLABLE_KINDS,
+  DOC_KINDS,
+  filterTerms,
   filterFromOptions,
   formatFilter,
   parseFilter,
@@ -13,7 +15,7 @@ import {
   type Language,
   type NodeKind,
 } from '@ca/schema';
-import { BROAD_FILTER_FRACTION, isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord } from '@ca/store';
+import { BROAD_FILTER_FRACTION, isRestrictive, type CodeLocation, type IndexReader, type NodeFacts, type NodeFilter, type NodeRecord, type RankedHit } from '@ca/store';
 import { estimateTokens, expandChildren } from './budget.js';
 import { reciprocalRankFusion, type ChannelRanking, type FusedHit } from './fusion.js';
 import { analyzeQuery, type AnalyzedQuery, type Intent } from './queryAnalysis.js';
@@ -36,6 +38,13 @@ export interface SearchOptions {
   readonly filter?: string | FilterNode;
   /** Do not rank test code down. */
   readonly includeTests?: boolean;
+  /**
+   * Bring documentation sections and configuration keys (kinds `doc`, `config`, and the file nodes
+   * of Markdown/JSON/YAML files) into the results. Without it they are left out, unless the filter
+   * names one of those kinds (`kind:doc`): they live in a partition of their own that code searches
+   * do not read (decision 039).
+   */
+  readonly includeDocs?: boolean;
   /** Channels to use (default: all available). */
   readonly channels?: readonly Channel[];
   /** RRF constant (default 60). */
@@ -258,6 +267,17 @@ export function searchFilter(options: Pick<SearchOptions, 'filter' | 'languages'
   return andFilters(filterFromOptions(options), parsed);
 }
 
+/**
+ * Whether a search reads the documentation partition too (Markdown sections, JSON/YAML keys and
+ * their files' nodes; decision 039): when asked (`includeDocs`) or when the filter names
+ * `kind:doc` / `kind:config`. Otherwise the channels read the code's partition alone — no filter
+ * is added, so a code search is the search it was before documentation was indexed.
+ */
+export function searchesDocs(options: Pick<SearchOptions, 'includeDocs' | 'kinds'>, filter: FilterNode | null): boolean {
+  if (options.includeDocs === true) return true;
+  return filter !== null && filterTerms(filter).some((t) => t.field === 'kind' && (DOC_KINDS as readonly string[]).includes(t.value));
+}
+
 /** Validates user-facing numeric options; bad values are usage errors, never SQL errors. */
 /** The numeric options checked (`invalid_query` naming the option) with their defaults: every backend checks them before reading. */
 export function validateSearchOptions(options: SearchOptions): { limit: number; budget: number; minScore: number; minSimilarity: number } {
@@ -369,6 +389,7 @@ export function searchSources(
     tokens,
   });
   const expression = searchFilter(options);
+  const docs = searchesDocs(options, expression);
   // Results name their repository in a workspace search, even when one index alone answers.
   const multi = how.named ?? inputs.length > 1;
   const prefix = (name: string) => (multi ? `${name}: ` : '');
@@ -430,12 +451,12 @@ export function searchSources(
         for (const n of nodes) if (!seen.has(n.id)) (seen.add(n.id), ids.push(n.id));
       };
       for (const ident of analyzed.identifiers) {
-        const exactHits = reader.byQualifiedName(ident, src.filter, channelK);
+        const exactHits = reader.byQualifiedName(ident, src.filter, channelK, docs);
         for (const n of exactHits) exact.add(keyOf(s, n.id));
         push(exactHits);
       }
       for (const ident of analyzed.identifiers) {
-        const suffixHits = reader.bySuffix(ident, src.filter, channelK);
+        const suffixHits = reader.bySuffix(ident, src.filter, channelK, docs);
         // A symbol the user named exactly (`issueToken`, `Billing.terminatePlan`) is returned as itself.
         const simple = ident.split(/\.|::/).pop()!;
         for (const n of suffixHits) if (n.name === simple) named.add(keyOf(s, n.id));
@@ -450,7 +471,8 @@ export function searchSources(
   if (wanted.has('bm25')) {
     const perSource = sources.map((src, s): SourceHits =>
       guard(s, { ids: [], scores: [] }, () => {
-        const hits = src.ctx.reader.bm25(text, src.filter, channelK);
+        const code = src.ctx.reader.bm25(text, src.filter, channelK);
+        const hits = docs ? byScore(code, src.ctx.reader.bm25Docs(text, src.filter, channelK), channelK) : code;
         for (const h of hits) bm25Scores.set(keyOf(s, h.nodeId), h.score);
         return { ids: hits.map((h) => h.nodeId), scores: hits.map((h) => h.score) };
       }),
@@ -552,6 +574,14 @@ export function finishRanking(
     notices.push(`token budget: ${n} matching result${n === 1 ? '' : 's'} left out (over the budget of ${budget} tokens; raise it to see ${n === 1 ? 'it' : 'them'})`);
   }
   return { scored, results: selected.results, sources: selected.sources, tokens: selected.tokens, candidates: reranked };
+}
+
+/**
+ * Two BM25 rankings (the code's and the documentation's partition) as one, by score, at most
+ * `k`; code first on a tie. Each is scored against its own partition's term statistics.
+ */
+function byScore(code: readonly RankedHit[], docs: readonly RankedHit[], k: number): RankedHit[] {
+  return [...code, ...docs].sort((a, b) => b.score - a.score).slice(0, k);
 }
 
 /**

@@ -1,6 +1,9 @@
 export {
   LANGUAGES,
   NODE_KINDS,
+  DOC_KINDS,
+  DOC_LANGUAGES,
+  isDocLanguage,
   CALLABLE_KINDS,
   TYPE_KINDS,
   EDGE_TYPES,
@@ -36,6 +39,8 @@ export { CLIENT_CALL_KEY_PREFIX, clientCallName, clientCallKey, parseClientCallK
 export type { ClientCall } from './httpCalls.js';
 export { PREFIX_FACT_KEY_PREFIX, PREFIX_FACT_NAMES, prefixFactKey, parsePrefixFactKey, ENDPOINT_INHERITS_KEY_PREFIX, endpointInheritsKey, parseEndpointInheritsKey } from './httpPrefixes.js';
 export type { PrefixFact, PrefixRef, SuperArgument, ClientCallPrefix, EndpointInherits } from './httpPrefixes.js';
+export { CONFIG_READ_KEY_PREFIX, configReadKey, parseConfigReadKey } from './configReads.js';
+export type { ConfigRead, ConfigReadKind } from './configReads.js';
 export type { KeyScope, SymbolKeyInput } from './symbolKey.js';
 export { splitIdentifier, splitIdentifierText, splitText, pathTokens, ftsTextOf } from './identifiers.js';
 export type { FtsText } from './identifiers.js';

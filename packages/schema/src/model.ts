@@ -40,7 +40,25 @@ export const NODE_KINDS = [
   'component',
   /** An HTTP endpoint (method + normalised route template), linked to its handler by `handles`. */
   'endpoint',
+  /** A section of a documentation file (Markdown, by heading); kept out of code search unless asked. */
+  'doc',
+  /** A key of a configuration file (JSON, YAML); kept out of code search unless asked. */
+  'config',
 ] as const;
+/** Kinds of non-code chunks: search leaves them out unless asked (`include_docs`, `kind:doc`). */
+export const DOC_KINDS: readonly NodeKind[] = ['doc', 'config'];
+/**
+ * Language ids of documentation and configuration files (Markdown, JSON, YAML). Every node of
+ * such a file (its file node too) lives in the index's documentation partition: a full-text
+ * table of its own, no vectors, out of the name channel — so a code search reads exactly what
+ * it read before these files were indexed, with no filter.
+ */
+export const DOC_LANGUAGES: readonly string[] = ['markdown', 'json', 'yaml'];
+
+/** Whether a file or node of this language belongs to the documentation partition. */
+export function isDocLanguage(language: string | null | undefined): boolean {
+  return language !== null && language !== undefined && DOC_LANGUAGES.includes(language);
+}
 export type NodeKind = (typeof NODE_KINDS)[number];
 
 /** Kinds whose declaration has a body that chunk text collapses when it is a child. */
@@ -81,6 +99,8 @@ export const EDGE_TYPES = [
   'handles',
   /** client call site's symbol → the endpoint it requests (across languages). */
   'http_calls',
+  /** C# symbol reading a configuration key or section → the `config` node of an appsettings file (decision 048). */
+  'reads_config',
 ] as const;
 export type EdgeType = (typeof EDGE_TYPES)[number];
 

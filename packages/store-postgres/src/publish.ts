@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CaError } from '@ca/schema';
+import { CaError, isDocLanguage } from '@ca/schema';
 import type { SnapshotFile, SnapshotSource } from '@ca/store';
 import { connect, inTransaction, toStoreError, type PgClient } from './connection.js';
 import { migrate } from './migrations.js';
@@ -443,6 +443,16 @@ async function publishVersions(
  * at the end, so a reader never sees a half-written snapshot and an interrupted publish leaves
  * the previous one answering (decision 036).
  */
+/**
+ * The files a label publishes: its code files. Markdown, JSON and YAML files (decision 039's
+ * documentation partition) stay local: the team store has one BM25 corpus per snapshot (its node
+ * count and text length give every code search's idf and length norm), so their sections and keys
+ * would change the scores of every code search, and team reads have no `include_docs` to ask for them.
+ */
+function publishedFiles(source: SnapshotSource): SnapshotFile[] {
+  return source.files().filter((f) => !isDocLanguage(f.language));
+}
+
 export async function publish(url: string, repository: string, source: SnapshotSource, options: PublishOptions = {}): Promise<PublishReport> {
   if (repository.length === 0) throw new CaError('usage', 'a repository name is required to publish');
   if (!source.exists()) throw new CaError('unknown_label', `no label "${source.label}" in the local index: index it first`);
@@ -456,7 +466,7 @@ export async function publish(url: string, repository: string, source: SnapshotS
     const repoId = await repositoryId(client, repository);
     await lockLabel(client, repoId, label);
     const snapshotId = await beginSnapshot(client, repoId, label, source);
-    const files = source.files();
+    const files = publishedFiles(source);
     const batch = options.batchFiles ?? PUBLISH_BATCH_FILES;
     const written = { versions: 0, edgeSets: 0, blobs: 0, chunks: 0, embeddings: 0 };
     const { versionOf, places, backfilled } = await publishVersions(client, repoId, source, files, batch, options, written);

@@ -81,6 +81,8 @@ export type {
 } from './snapshotSource.js';
 export { HttpLinkStore, HTTP_LINK_EXTRACTOR } from './httpLinks.js';
 export type { ClientCallRow, EndpointRow, HttpLink, OperationEdgeRow, PrefixFactRow } from './httpLinks.js';
+export { ConfigLinkStore, CONFIG_LINK_EXTRACTOR } from './configLinks.js';
+export type { ConfigReadRow, ConfigKeyRow, ConfigLink } from './configLinks.js';
 export { RazorLinkStore } from './razorLinks.js';
 export type { RazorUseRow, ComponentRow } from './razorLinks.js';
 export { ARTIFACT_FORMAT, ARTIFACT_MAGIC, readArtifactHeader } from './artifact.js';

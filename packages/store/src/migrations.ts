@@ -2,7 +2,7 @@
  * Numbered, forward-only migrations. Each runs in its own transaction and is recorded in
  * `_migration_log`; `_metadata.schema_version` holds the newest applied version.
  */
-import { ftsTextOf, pathTokens } from '@ca/schema';
+import { DOC_LANGUAGES, ftsTextOf, pathTokens } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { MERGEABLE_KINDS } from './writer.js';
 
@@ -36,12 +36,27 @@ const FTS_TABLE = `CREATE VIRTUAL TABLE fts_nodes USING fts5(
   prefix='2 3 4'
 );`;
 
+/**
+ * The documentation partition's full-text table: the rows of every node of a Markdown, JSON or
+ * YAML file (@ca/schema `DOC_LANGUAGES`), apart from the code's so that their terms do not change
+ * the code's BM25 statistics (decision 039). Same columns and tokenizer as `fts_nodes`.
+ */
+const FTS_DOCS_TABLE = FTS_TABLE.replace('fts_nodes', 'IF NOT EXISTS fts_docs');
+
+/** The SQL list of the documentation languages (constants of @ca/schema, not user input). */
+const DOC_LANGUAGE_LIST = DOC_LANGUAGES.map((l) => `'${l}'`).join(', ');
+
 /** Re-creates every FTS row from the nodes (the text is derived exactly as the writer derives it). */
 function refillFts(db: SqliteDatabase): void {
-  const insert = db.prepare(`INSERT INTO fts_nodes(rowid, name, qualified_name, split, signature, doc, path, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  fillFts(db, 'fts_nodes', '');
+}
+
+/** Writes the FTS rows of the nodes `where` selects (an SQL condition on `n`, or '') into `table`. */
+function fillFts(db: SqliteDatabase, table: 'fts_nodes' | 'fts_docs', where: string): void {
+  const insert = db.prepare(`INSERT INTO ${table}(rowid, name, qualified_name, split, signature, doc, path, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   const page = db.prepare(
     `SELECT n.id, n.name, n.qualified_name AS qualifiedName, n.kind, n.chunk_text AS chunkText, n.doc, n.signature, f.path
-     FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id > ? ORDER BY n.id LIMIT 2000`,
+     FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id > ? ${where} ORDER BY n.id LIMIT 2000`,
   );
   type Row = { id: number; name: string; qualifiedName: string; kind: string; chunkText: string; doc: string | null; signature: string; path: string };
   for (let after = 0; ; ) {
@@ -391,7 +406,7 @@ CREATE INDEX IF NOT EXISTS nodes_filter ON nodes(file_id, kind, language, is_pub
     // (`markNameUsersPending`, decision 022): looked up by name, not by scanning every edge.
     sql: `CREATE INDEX IF NOT EXISTS edges_unresolved_name ON edges(target_name) WHERE target_id IS NULL;`,
   },
-  // 12 is another branch's (fts_docs).
+  // 12 was never released (a branch's number for the documentation partition, now 14).
   {
     version: 13,
     name: 'a file version per merge context',
@@ -402,6 +417,20 @@ CREATE INDEX IF NOT EXISTS nodes_filter ON nodes(file_id, kind, language, is_pub
     sql: '',
     rebuildsTables: true,
     run: scopeFileVersions,
+  },
+  {
+    version: 14,
+    name: 'documentation partition: a full-text table of its own',
+    // Rows of documentation nodes an index already holds (none unless it was built with doc
+    // chunks in fts_nodes) move to fts_docs.
+    sql: FTS_DOCS_TABLE,
+    run: (db) => {
+      const ids = db.prepare(`SELECT id FROM nodes WHERE language IN (${DOC_LANGUAGE_LIST})`).pluck().all() as number[];
+      if (ids.length === 0) return;
+      const drop = db.prepare(`DELETE FROM fts_nodes WHERE rowid = ?`);
+      for (const id of ids) drop.run(id);
+      fillFts(db, 'fts_docs', `AND n.language IN (${DOC_LANGUAGE_LIST})`);
+    },
   },
 ];
 

@@ -1,5 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
-import type { EdgeType, FilterNode, Language, NodeKind, ParseStatus, ProjectTestFact } from '@ca/schema';
+import { DOC_LANGUAGES, type EdgeType, type FilterNode, type Language, type NodeKind, type ParseStatus, type ProjectTestFact } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { allowedNodeIds, compileFilter, idsPassingWhere, passingFraction, type FilterScope, type NodeIdSet } from './filterSql.js';
 import { findNodes, indexedFile, locationsByChunkHash, nodeFacts, type CodeLocation, type FindCursor, type FindPage, type IndexedFile, type NodeFacts } from './queries.js';
@@ -37,6 +37,8 @@ export interface NodeFilter {
   readonly pathRegex?: string;
   /** Exclude file/module nodes (default false). */
   readonly symbolsOnly?: boolean;
+  /** Exclude the nodes of documentation files (Markdown, JSON, YAML; default false). */
+  readonly codeOnly?: boolean;
   /** A filter expression (@ca/schema `parseFilter`), ANDed with the fields above. */
   readonly expression?: FilterNode;
 }
@@ -45,7 +47,7 @@ export interface NodeFilter {
 export function isRestrictive(filter: NodeFilter | undefined): boolean {
   return (
     filter !== undefined &&
-    ((filter.languages?.length ?? 0) > 0 || (filter.kinds?.length ?? 0) > 0 || !!filter.pathRegex || filter.symbolsOnly === true || filter.expression !== undefined)
+    ((filter.languages?.length ?? 0) > 0 || (filter.kinds?.length ?? 0) > 0 || !!filter.pathRegex || filter.symbolsOnly === true || filter.codeOnly === true || filter.expression !== undefined)
   );
 }
 
@@ -72,6 +74,7 @@ export function filterSql(db: SqliteDatabase, filter: NodeFilter | undefined, pa
     params.push(filter.pathRegex);
   }
   if (filter.symbolsOnly) parts.push(`n.kind NOT IN ('file','module')`);
+  if (filter.codeOnly) parts.push(codeOnly(false).slice(' AND '.length));
   if (filter.expression) {
     const compiled = compileFilter(db, filter.expression);
     parts.push(compiled.sql);
@@ -161,6 +164,15 @@ interface ScoredRow {
 const termStatsByDb = new WeakMap<SqliteDatabase, TermStats>();
 const exclusiveCache = new WeakMap<SqliteDatabase, { stamp: string; labels: Map<string, boolean> }>();
 
+/**
+ * The name channel's condition leaving out the documentation partition (nodes of Markdown, JSON
+ * and YAML files, decision 039) unless documentation is asked for: a constant of the query, not
+ * a filter (no allowed set, no sampling). The languages are @ca/schema constants.
+ */
+function codeOnly(withDocs: boolean): string {
+  return withDocs ? '' : ` AND IFNULL(n.language, '') NOT IN (${DOC_LANGUAGES.map((l) => `'${l}'`).join(', ')})`;
+}
+
 /** Column weights for bm25(): name, qualified_name, split, signature, doc, path, body. */
 const BM25_WEIGHTS = '10.0, 8.0, 5.0, 3.0, 2.0, 1.5, 1.0';
 
@@ -190,10 +202,13 @@ export class IndexReader {
     return this.nodesByIds([id])[0] ?? null;
   }
 
-  /** Exact (case-insensitive) qualified-name matches, exact case first. */
-  byQualifiedName(qualifiedName: string, filter?: NodeFilter, limit = 50): NodeRecord[] {
+  /**
+   * Exact (case-insensitive) qualified-name matches, exact case first; nodes of documentation
+   * files only `withDocs`.
+   */
+  byQualifiedName(qualifiedName: string, filter?: NodeFilter, limit = 50, withDocs = false): NodeRecord[] {
     const params: unknown[] = [this.label, qualifiedName];
-    const where = filterSql(this.db, filter, params);
+    const where = filterSql(this.db, filter, params) + codeOnly(withDocs);
     params.push(qualifiedName, limit);
     const rows = selectAll<NodeRow>(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${inLabelJoin('n.file_id')}
         WHERE n.qualified_name = ? COLLATE NOCASE ${where}
@@ -203,14 +218,15 @@ export class IndexReader {
 
   /**
    * Suffix matches: nodes whose qualified name ends with `.<suffix>` (member or namespace
-   * match), plus simple-name matches when `suffix` has no dot.
+   * match), plus simple-name matches when `suffix` has no dot; nodes of documentation files
+   * only `withDocs`.
    */
-  bySuffix(suffix: string, filter?: NodeFilter, limit = 50): NodeRecord[] {
+  bySuffix(suffix: string, filter?: NodeFilter, limit = 50, withDocs = false): NodeRecord[] {
     const lastDot = Math.max(suffix.lastIndexOf('.'), suffix.lastIndexOf('::') >= 0 ? suffix.lastIndexOf('::') + 1 : -1);
     const simple = lastDot >= 0 ? suffix.slice(lastDot + 1) : suffix;
     const normalized = suffix.replace(/::/g, '.');
     const params: unknown[] = [this.label, simple];
-    const where = filterSql(this.db, filter, params);
+    const where = filterSql(this.db, filter, params) + codeOnly(withDocs);
     params.push(normalized, `%.${normalized}`, normalized, limit);
     const rows = selectAll<NodeRow>(this.db, `SELECT ${NODE_COLUMNS} FROM nodes n JOIN files f ON f.id = n.file_id ${inLabelJoin('n.file_id')}
         WHERE n.name = ? COLLATE NOCASE ${where}
@@ -325,6 +341,37 @@ export class IndexReader {
       return (pa.path < pb.path ? -1 : pa.path > pb.path ? 1 : 0) || pa.start - pb.start || a.nodeId - b.nodeId;
     };
     return [...hits].sort((a, b) => b.score - a.score || order(a, b));
+  }
+
+  /**
+   * BM25 over the documentation partition (`fts_docs`: the nodes of Markdown, JSON and YAML
+   * files, decision 039), best first, at most `limit`, only nodes passing `filter`. Scored by the
+   * documentation's own term statistics; no term plan (`termPlan` bounds the code's postings).
+   */
+  bm25Docs(text: string, filter?: NodeFilter, limit = 50): RankedHit[] {
+    const q = buildFtsQuery(text);
+    if (!q.match) return [];
+    const restrictive = isRestrictive(filter);
+    // Over-fetch a little without a filter (other labels' rows are dropped by the join); a filter
+    // reads every matching row, then keeps the passing ones in ranking order.
+    const rows = selectAll<ScoredRow>(
+      this.db,
+      `SELECT m.id AS id, -m.rank AS score FROM (
+          SELECT rowid AS id, bm25(fts_docs, ${BM25_WEIGHTS}) AS rank FROM fts_docs WHERE fts_docs MATCH ?
+          ORDER BY rank, rowid${restrictive ? '' : ' LIMIT ?'}
+        ) m CROSS JOIN nodes n ON n.id = m.id ${inLabelJoin('n.file_id')}
+        ORDER BY m.rank, m.id`,
+      ...(restrictive ? [q.match] : [q.match, limit * 2]),
+      this.label,
+    );
+    const passing = restrictive ? this.idsPassing(filter!, rows.map((r) => r.id)) : null;
+    // Ties in path and position order, as the code partition's (`orderTies`).
+    return this.orderTies(
+      rows
+        .filter((r) => passing === null || passing.has(r.id))
+        .slice(0, limit)
+        .map((r) => ({ nodeId: r.id, score: r.score })),
+    );
   }
 
   /**
@@ -514,7 +561,7 @@ export class IndexReader {
   }
 
   /** Counts for `ca status`. */
-  counts(): { files: number; symbols: number; edges: number; lines: number; byStatus: Record<ParseStatus, number> } {
+  counts(): { files: number; symbols: number; edges: number; lines: number; byStatus: Record<ParseStatus, number>; docSections: number; configKeys: number } {
     const byStatus: Record<ParseStatus, number> = { ok: 0, partial: 0, error: 0, no_grammar: 0, skipped: 0 };
     let files = 0;
     let lines = 0;
@@ -524,9 +571,12 @@ export class IndexReader {
       lines += s.lineCount;
     }
     const labelId = this.labelId() ?? -1;
-    const symbols = selectValue<number>(this.db, `SELECT COUNT(*) FROM nodes n ${inLabelJoin('n.file_id', 'id')} WHERE n.kind NOT IN ('file','module')`, labelId)!;
+    // Documentation sections and configuration keys are counted apart from the code's symbols.
+    const symbols = selectValue<number>(this.db, `SELECT COUNT(*) FROM nodes n ${inLabelJoin('n.file_id', 'id')} WHERE n.kind NOT IN ('file','module','doc','config')`, labelId)!;
+    const docSections = selectValue<number>(this.db, `SELECT COUNT(*) FROM nodes n ${inLabelJoin('n.file_id', 'id')} WHERE n.kind = 'doc'`, labelId)!;
+    const configKeys = selectValue<number>(this.db, `SELECT COUNT(*) FROM nodes n ${inLabelJoin('n.file_id', 'id')} WHERE n.kind = 'config'`, labelId)!;
     const edges = selectValue<number>(this.db, `SELECT COUNT(*) FROM edges e ${inLabelJoin('e.file_id', 'id')}`, labelId)!;
-    return { files, symbols, edges, lines, byStatus };
+    return { files, symbols, edges, lines, byStatus, docSections, configKeys };
   }
 
   /** Outgoing edges of a node. */

@@ -22,6 +22,7 @@ import { LoadNotes } from './loadNotes.js';
 import { Maintenance } from './maintenance.js';
 import { LabelPlanState } from './planState.js';
 import { IndexReader } from './reader.js';
+import { ConfigLinkStore } from './configLinks.js';
 import { HttpLinkStore } from './httpLinks.js';
 import { RazorLinkStore } from './razorLinks.js';
 import { ImportResolver } from './resolver.js';
@@ -50,6 +51,8 @@ export class Store {
   readonly graph: GraphReader;
   /** The HTTP linker's rows: client calls, endpoints and their links (per label). */
   readonly httpLinks: HttpLinkStore;
+  /** Configuration reads and appsettings keys (decision 048). */
+  readonly configLinks: ConfigLinkStore;
   /** The Razor linker's rows: markup component usages and the label's components (decision 041). */
   readonly razorLinks: RazorLinkStore;
   /** What indexing did not load or run (stripped plugins, MSBuild targets, refused files). */
@@ -66,6 +69,7 @@ export class Store {
     this.maintenance = new Maintenance(db, this.writer, () => this.vectors);
     this.graph = new GraphReader(db);
     this.httpLinks = new HttpLinkStore(db);
+    this.configLinks = new ConfigLinkStore(db);
     this.razorLinks = new RazorLinkStore(db);
     this.loadNotes = new LoadNotes(db);
   }

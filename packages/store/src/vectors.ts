@@ -1,10 +1,17 @@
 import { endianness } from 'node:os';
 import type { Statement } from 'better-sqlite3';
-import { CaError } from '@ca/schema';
+import { CaError, DOC_LANGUAGES } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
 import { cachedPluck, cachedRaw, cachedStatement, changeStamp } from './statements.js';
 import { inLabelJoin, labelEntriesCondition } from './labelScope.js';
 import { VectorIndex, type CoarseMode, type KnnHit, type NodeCheck } from './vectorIndex.js';
+
+/**
+ * Nodes of documentation files (Markdown, JSON, YAML: the documentation partition, decision
+ * 039) get no vectors: the vector channel and the embedding run stay the code's. The languages
+ * are @ca/schema constants.
+ */
+const NOT_DOC = `AND IFNULL(n.language, '') NOT IN (${DOC_LANGUAGES.map((l) => `'${l}'`).join(', ')})`;
 
 /** The embedding model whose vectors the index holds; any change re-embeds from scratch. */
 export interface EmbeddingModel {
@@ -417,6 +424,7 @@ export class VectorStore {
          WHERE NOT EXISTS (SELECT 1 FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id
                            WHERE ne.node_id = n.id AND e.model_id = ?)
          ${kinds.length > 0 ? `AND n.kind IN (${kinds.map(() => '?').join(',')})` : ''}
+         ${NOT_DOC}
          AND n.id > ?
          ORDER BY n.id LIMIT ?`)
       .all(label, model ? modelKeyOf(model) : null, ...kinds, options.afterId ?? 0, Math.max(0, Math.floor(limit))) as NodeNeedingEmbedding[];
@@ -464,7 +472,8 @@ export class VectorStore {
     const row = cachedStatement(this.db, `SELECT COUNT(*) AS c FROM nodes n
          ${inLabelJoin('n.file_id')}
          WHERE NOT EXISTS (SELECT 1 FROM node_embeddings ne JOIN embeddings e ON e.id = ne.embedding_id
-                           WHERE ne.node_id = n.id AND e.model_id = ?)`)
+                           WHERE ne.node_id = n.id AND e.model_id = ?)
+         ${NOT_DOC}`)
       .get(label, model ? modelKeyOf(model) : null) as { c: number };
     return row.c;
   }

@@ -4,6 +4,7 @@ import type { Statement } from 'better-sqlite3';
 import type { SpanRow } from './rows.js';
 import {
   ftsTextOf,
+  isDocLanguage,
   pathTokens,
   type Confidence,
   type EdgeType,
@@ -348,6 +349,10 @@ export class IndexWriter {
       deleteFts: s(`DELETE FROM fts_nodes WHERE rowid = ?`),
       insertFts: s(`INSERT INTO fts_nodes(rowid, name, qualified_name, split, signature, doc, path, body)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      // The documentation partition (decision 039): nodes of Markdown/JSON/YAML files.
+      deleteDocFts: s(`DELETE FROM fts_docs WHERE rowid = ?`),
+      insertDocFts: s(`INSERT INTO fts_docs(rowid, name, qualified_name, split, signature, doc, path, body)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
       journal: s(`INSERT INTO deletion_log(node_id, symbol_key, qualified_name, kind, path, snapshot, reason, deleted_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
       insertEdge: s(`INSERT INTO edges(source_id, file_id, type, confidence, target_key, target_name, target_id,
@@ -383,7 +388,7 @@ export class IndexWriter {
           qualified_name = CASE WHEN qualified_name = @from THEN @to ELSE qualified_name END,
           signature = CASE WHEN signature = @from THEN @to ELSE signature END
         WHERE id = @id AND kind IN ('file', 'module')`),
-      nodeText: s<{ name: string; qualifiedName: string; kind: string; chunkText: string; doc: string | null; signature: string }>(`SELECT name, qualified_name AS qualifiedName, kind, chunk_text AS chunkText, doc, signature FROM nodes WHERE id = ?`),
+      nodeText: s<{ name: string; qualifiedName: string; kind: string; language: string | null; chunkText: string; doc: string | null; signature: string }>(`SELECT name, qualified_name AS qualifiedName, kind, language, chunk_text AS chunkText, doc, signature FROM nodes WHERE id = ?`),
     };
   }
 
@@ -459,8 +464,8 @@ export class IndexWriter {
         // The FTS row holds the path's words: written again (a contentless table cannot be read back).
         const t = this.stmts.nodeText.get(n.id)!;
         const fts = ftsTextOf(t);
-        this.stmts.deleteFts.run(n.id);
-        this.stmts.insertFts.run(n.id, t.name, t.qualifiedName, fts.split, t.signature, t.doc ?? '', pathText, fts.body);
+        this.dropFts(n.id);
+        this.putFts(t.language, n.id, t.name, t.qualifiedName, fts.split, t.signature, t.doc ?? '', pathText, fts.body);
       }
       if (target && target.file_id !== move.fileId) this.releaseVersion(target.file_id, 'file changed', stats);
       this.stmts.touchLabel.run(now(), labelId);
@@ -851,7 +856,7 @@ export class IndexWriter {
         id = action.id;
         this.mergeInto(id, true, fileId, n);
         this.stmts.updateNode.run({ ...row, id });
-        this.stmts.deleteFts.run(id);
+        this.dropFts(id);
       } else if (action.kind === 'update') {
         id = action.id;
         this.stmts.updateNode.run({ ...row, id });
@@ -860,7 +865,7 @@ export class IndexWriter {
         // Same path, same words: the FTS row stays (most nodes of an edited file).
         const old = previous.get(id);
         writeFts = old === undefined || !sameFtsText(old, n, chunkHash);
-        if (writeFts) this.stmts.deleteFts.run(id);
+        if (writeFts) this.dropFts(id);
       } else {
         id = Number(this.stmts.insertNode.run(row).lastInsertRowid);
         stats.nodesInserted++;
@@ -868,7 +873,7 @@ export class IndexWriter {
       ids.set(n.localId, id);
       if (!writeFts) return;
       const fts = f.fts?.[i] ?? ftsTextOf(n);
-      this.stmts.insertFts.run(id, n.name, n.qualifiedName, fts.split, n.signature, n.doc ?? '', pathText, fts.body);
+      this.putFts(index.language, id, n.name, n.qualifiedName, fts.split, n.signature, n.doc ?? '', pathText, fts.body);
     });
     for (const e of index.edges) {
       const sourceId = ids.get(e.sourceLocalId);
@@ -924,6 +929,20 @@ export class IndexWriter {
     }
   }
 
+  /** Removes a node's full-text row, from whichever partition holds it (a missing row is a no-op). */
+  private dropFts(id: number): void {
+    this.stmts.deleteFts.run(id);
+    this.stmts.deleteDocFts.run(id);
+  }
+
+  /**
+   * Writes a node's full-text row: nodes of documentation files go to the documentation
+   * partition (`fts_docs`), so code searches rank against the code's terms alone (decision 039).
+   */
+  private putFts(language: string | null, id: number, ...text: [string, string, string, string, string, string, string]): void {
+    (isDocLanguage(language) ? this.stmts.insertDocFts : this.stmts.insertFts).run(id, ...text);
+  }
+
   private deleteNode(n: ExistingNode, path: string, reason: string, stats: WriteStats): void {
     // A merged node with spans in other files survives: its primary span moves there.
     const other = this.stmts.firstOtherSpan.get(n.id, -1) as
@@ -956,7 +975,7 @@ export class IndexWriter {
       reason,
       now(),
     );
-    this.stmts.deleteFts.run(n.id);
+    this.dropFts(n.id);
     // The exact edges into the node lose their target (ON DELETE SET NULL); the files holding
     // them, unchanged or not, are analysed again in the same transaction as the delete, so an
     // interruption cannot leave an unresolved exact edge under a complete pass (decision 022).

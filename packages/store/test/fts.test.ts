@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseFilter } from '@ca/schema';
 import { LATEST_SCHEMA_VERSION, Store, buildFtsQuery } from '../src/index.js';
 import { fileWrite, node, dbOf, keyPlanner } from './helpers.js';
 
@@ -284,5 +285,100 @@ describe('FTS rows of a re-parsed file', () => {
     const nodes = dbOf(s).prepare(`SELECT count(*) FROM nodes`).pluck().get();
     expect([rows, nodes]).toEqual([5, 5]);
     expect(s.reader().byQualifiedName('keepsWords')[0]!.startLine).toBe(2);
+  });
+});
+
+describe('the documentation partition (decision 039)', () => {
+  /** A code file and a Markdown file sharing the word `walnut`; the Markdown section is named `login` like the code's function. */
+  function twoFiles(s: Store): void {
+    s.writer.writeBatch('working', [
+      fileWrite('src/auth.ts', 'c1', [
+        node({ localId: 'f', name: 'auth.ts', kind: 'file', symbolKey: 'ts:file:src/auth.ts#' }),
+        node({ localId: 'a', name: 'login', kind: 'function', parentLocalId: 'f', symbolKey: 'ts:file:src/auth.ts#login', chunkText: 'function login() { return walnut(); }' }),
+      ]),
+      fileWrite(
+        'README.md',
+        'd1',
+        [
+          node({ localId: 'f', name: 'README.md', kind: 'file', symbolKey: 'markdown:file:README.md#', chunkText: '# login' }),
+          node({ localId: 's', name: 'login', kind: 'doc', parentLocalId: 'f', symbolKey: 'markdown:file:README.md#login', chunkText: '# login\nwalnut walnut' }),
+        ],
+        [],
+        { language: 'markdown' },
+      ),
+    ], keyPlanner);
+  }
+  const where = (s: Store, ids: readonly number[]) => ids.map((id) => `${s.reader().nodeById(id)!.path}#${s.reader().nodeById(id)!.name}`);
+
+  it('keeps the rows of documentation files in fts_docs: bm25 reads the code alone, bm25Docs the documentation alone', () => {
+    const s = Store.open(':memory:');
+    twoFiles(s);
+    const count = (table: string) => dbOf(s).prepare(`SELECT count(*) FROM ${table}`).pluck().get();
+    // fts_nodes: auth.ts's file node and login; fts_docs: README.md's file node and its section.
+    expect([count('fts_nodes'), count('fts_docs')]).toEqual([2, 2]);
+    expect(where(s, s.reader().bm25('walnut').map((h) => h.nodeId))).toEqual(['src/auth.ts#login']);
+    // Only the section's text holds `walnut` (the file node's chunk is its heading line).
+    expect(where(s, s.reader().bm25Docs('walnut').map((h) => h.nodeId))).toEqual(['README.md#login']);
+    expect(where(s, s.reader().bm25Docs('login').map((h) => h.nodeId)).sort()).toEqual(['README.md#README.md', 'README.md#login']);
+    expect(where(s, s.reader().bm25Docs('login', { expression: parseFilter('kind:doc') }).map((h) => h.nodeId))).toEqual(['README.md#login']);
+  });
+
+  it('the name channel leaves documentation nodes out unless asked', () => {
+    const s = Store.open(':memory:');
+    twoFiles(s);
+    expect(s.reader().bySuffix('login').map((n) => n.path)).toEqual(['src/auth.ts']);
+    expect(s.reader().bySuffix('login', undefined, 50, true).map((n) => n.path).sort()).toEqual(['README.md', 'src/auth.ts']);
+    expect(s.reader().byQualifiedName('login').map((n) => n.path)).toEqual(['src/auth.ts']);
+    expect(s.reader().byQualifiedName('login', undefined, 50, true).map((n) => n.path).sort()).toEqual(['README.md', 'src/auth.ts']);
+  });
+
+  it('documentation nodes are not embedded: the vector channel stays the code\'s', () => {
+    const s = Store.open(':memory:');
+    twoFiles(s);
+    expect(s.vectors.countNodesNeedingEmbedding('working')).toBe(2);
+    expect(s.vectors.nodesNeedingEmbedding('working', 10).map((n) => `${n.path}#${n.name}`)).toEqual(['src/auth.ts#auth.ts', 'src/auth.ts#login']);
+  });
+
+  it('a documentation file: a re-parse replaces its fts_docs rows, a removal drops them', () => {
+    const s = Store.open(':memory:');
+    twoFiles(s);
+    s.writer.writeBatch('working', [
+      fileWrite(
+        'README.md',
+        'd2',
+        [
+          node({ localId: 'f', name: 'README.md', kind: 'file', symbolKey: 'markdown:file:README.md#', chunkText: '# login\nhazel' }),
+          node({ localId: 's', name: 'login', kind: 'doc', parentLocalId: 'f', symbolKey: 'markdown:file:README.md#login', chunkText: '# login\nhazel' }),
+        ],
+        [],
+        { language: 'markdown' },
+      ),
+    ], keyPlanner);
+    expect([s.reader().bm25Docs('walnut').length, s.reader().bm25Docs('hazel').length, s.reader().bm25('hazel').length]).toEqual([0, 2, 0]);
+    s.writer.removePaths('working', ['README.md']);
+    expect(dbOf(s).prepare(`SELECT count(*) FROM fts_docs`).pluck().get()).toBe(0);
+  });
+
+  it('migration 14 moves the rows of documentation nodes an index kept in fts_nodes to fts_docs', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ca-fts-')), 'index.db');
+    const first = Store.open(path);
+    twoFiles(first);
+    // Back to schema 13, as an index built when documentation rows shared fts_nodes.
+    dbOf(first).exec(`DELETE FROM fts_docs;
+      DELETE FROM _migration_log WHERE version >= 14;
+      UPDATE _metadata SET value = '13' WHERE key = 'schema_version';`);
+    const ids = dbOf(first).prepare(`SELECT n.id FROM nodes n JOIN files f ON f.id = n.file_id WHERE f.path = 'README.md' ORDER BY n.id`).pluck().all() as number[];
+    const insert = dbOf(first).prepare(`INSERT INTO fts_nodes(rowid, name, qualified_name, split, signature, doc, path, body) VALUES (?, 'x', 'x', 'x', 'x', '', 'readme md', 'walnut walnut')`);
+    for (const id of ids) insert.run(id);
+    dbOf(first).exec(`DROP TABLE fts_docs`);
+    expect(first.reader().bm25('walnut').length).toBe(3);
+    first.close();
+
+    const reopened = Store.open(path);
+    expect(reopened.reader().metadata('schema_version')).toBe(String(LATEST_SCHEMA_VERSION));
+    expect(where(reopened, reopened.reader().bm25('walnut').map((h) => h.nodeId))).toEqual(['src/auth.ts#login']);
+    // Re-derived from the nodes: the section's text holds `walnut`, the file node's does not.
+    expect(where(reopened, reopened.reader().bm25Docs('walnut').map((h) => h.nodeId))).toEqual(['README.md#login']);
+    reopened.close();
   });
 });

@@ -24,7 +24,7 @@ describe('opening and migrations', () => {
     const store = Store.open(path);
     const tables = (dbOf(store).prepare(`SELECT name FROM sqlite_master WHERE type IN ('table') ORDER BY name`).all() as { name: string }[])
       .map((r) => r.name)
-      .filter((n) => !n.startsWith('sqlite_') && !n.startsWith('fts_nodes_') && !n.startsWith('vec_embeddings_'));
+      .filter((n) => !n.startsWith('sqlite_') && !n.startsWith('fts_nodes_') && !n.startsWith('fts_docs_') && !n.startsWith('vec_embeddings_'));
     expect(tables).toEqual([
       '_metadata',
       '_migration_log',
@@ -34,6 +34,7 @@ describe('opening and migrations', () => {
       'events',
       'file_contents',
       'files',
+      'fts_docs',
       'fts_nodes',
       'label_files',
       'labels',
@@ -59,15 +60,17 @@ describe('opening and migrations', () => {
       { version: 10, name: 'indexes for identical code and filters' },
       { version: 11, name: 'unresolved edges by the name they use' },
       { version: 13, name: 'a file version per merge context' },
+      { version: 14, name: 'documentation partition: a full-text table of its own' },
     ]);
     expect(dbOf(store).pragma('journal_mode', { simple: true })).toBe('wal');
     expect(dbOf(store).pragma('foreign_keys', { simple: true })).toBe(1);
     expect(dbOf(store).pragma('synchronous', { simple: true })).toBe(1); // NORMAL
     expect(dbOf(store).pragma('busy_timeout', { simple: true })).toBe(5000);
     store.close();
-    // Re-opening applies nothing new.
+    // Re-opening applies nothing new: still the 13 rows listed above (1–11, 13, and 14, the
+    // documentation partition; 12 was never released).
     const again = Store.open(path);
-    expect(dbOf(again).prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 12 });
+    expect(dbOf(again).prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 13 });
     again.close();
   });
 

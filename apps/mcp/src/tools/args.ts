@@ -51,8 +51,11 @@ export const queryArg = z
   .string()
   .max(MAX_QUERY_CHARS, `query is longer than ${MAX_QUERY_CHARS} characters; ask with the words or names that matter`)
   .refine((q) => q.trim() !== '', 'query is empty');
-/** A symbol by id or (qualified) name. */
-export const symbolArg = nonEmpty('symbol').describe('Id or (qualified) name.');
+/**
+ * A symbol by id or name (bare or qualified: lookup_symbol's description says so once, which
+ * leaves tools/list room within its token budget).
+ */
+export const symbolArg = nonEmpty('symbol').describe('Id or name.');
 /** The offset of the next page of a cut answer. */
 // Undescribed: a cut answer names its `nextOffset`, which is what this takes (the schema bytes are the agents' tokens).
 export const offsetArg = int('offset', 0, 1_000_000).optional();

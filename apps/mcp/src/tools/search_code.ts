@@ -20,6 +20,7 @@ const input = (kit: SchemaKit) => ({
   kind: listOf(NODE_KINDS, 'kind', 'class,method,function'),
   path: z.string().optional().describe('Glob, e.g. src/auth/**'),
   include_tests: z.boolean().optional(),
+  include_docs: z.boolean().optional().describe('Also Markdown sections, JSON/YAML keys (kinds doc, config).'),
   filter: z.string().max(4096, 'filter is longer than 4096 characters').optional().describe('e.g. lang:cs and not is:test'),
   offset: offsetArg,
   ...labelArg,
@@ -44,6 +45,7 @@ function searchOptions(pathGlob: string | undefined, args: SearchArgs, cap: numb
     ...(pathGlob !== undefined ? { pathGlob } : {}),
     ...(args.filter !== undefined ? { filter: args.filter } : {}),
     includeTests: args.include_tests === true,
+    includeDocs: args.include_docs === true,
     budget: Math.min(Number.MAX_SAFE_INTEGER, searchBudget * pages),
     ...(args.min_score !== undefined ? { minScore: args.min_score } : {}),
   };

@@ -4,8 +4,10 @@
  * `Engine.open(root, { languages })`) — nothing else in the engine or the store changes.
  */
 import { csharp } from './csharp.js';
+import { docs } from './docs.js';
 import { openapi } from './openapi.js';
 import type { EngineLanguage } from './registry.js';
+import { sfc } from './sfc.js';
 import { typescript } from './typescript.js';
 
-export const BUILTIN_LANGUAGES: readonly EngineLanguage[] = [typescript, csharp, openapi];
+export const BUILTIN_LANGUAGES: readonly EngineLanguage[] = [typescript, csharp, sfc, openapi, docs];
