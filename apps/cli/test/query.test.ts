@@ -134,7 +134,8 @@ describe('ca find, view, search --filter and several repositories', () => {
       stderr: `ca: ../core/src/Acme.App/Program.cs is outside the repository ${app}\n`,
       json: { error: { code: 'invalid_path', message: `../core/src/Acme.App/Program.cs is outside the repository ${app}` } },
     });
-    expect(refused(['view', 'package.json', '--repo', app]).stderr).toBe('ca: package.json is not in the index (not a file of the repository, or excluded from indexing)\n');
+    // package.json is indexed as a configuration file (decision 039): a path the repository does not hold.
+    expect(refused(['view', 'src/missing.ts', '--repo', app]).stderr).toBe('ca: src/missing.ts is not in the index (not a file of the repository, or excluded from indexing)\n');
     expect(refused(['view', 'src/legacy/helpers.js', 'id:9', '--repo', app]).stderr).toBe('ca: id:9: symbol 9 is out of range (the file has 3 symbols: 1-3)\n');
     expect(refused(['view', 'src/legacy/helpers.js', '--lines', '0-3', '--repo', app]).code).toBe(2);
     expect(refused(['search', 'x', '--repo', app, '--repo', join(base, 'nope')])).toEqual({

@@ -637,8 +637,12 @@ async function semanticStage(
   // The plan's own scopes: parsed and moved files need their pass again, with the reason.
   if (thePlan.semantic.length > 0) {
     const now = store.planState(label).files();
+    // Only files of a language with a pass: no pass would ever take the others (documentation,
+    // configuration and contract files stay `none`, as a run interrupted before this point leaves them).
+    const analysed = new Set<string>(ctx.languages.languagesWith(() => true));
     for (const scope of thePlan.semantic) {
-      store.semantic.markPending(scope.paths.flatMap((p) => now.get(p)?.fileId ?? []), scope.reason);
+      const paths = scope.paths.filter((p) => analysed.has(ctx.languages.languageOf(p) ?? ''));
+      store.semantic.markPending(paths.flatMap((p) => now.get(p)?.fileId ?? []), scope.reason);
     }
   }
   // The new symbols' vectors come after the pass: the model loads meanwhile, once the TS

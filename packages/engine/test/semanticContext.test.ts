@@ -63,7 +63,9 @@ describe('a changed TS semantic context re-runs the semantic pass of the files i
   it('mapping the alias in tsconfig.json re-analyses the 7 files of packages/web, not core', async () => {
     editJson(webConfig(), (j) => (j.compilerOptions.paths['@alias/*'] = ['../core/src/*.ts']));
     const r = await engine.index();
-    expect(r.changed).toBe(0);
+    // The one file changed is the tsconfig.json itself, indexed as a configuration file (its keys,
+    // decision 039); no source file changed.
+    expect(r.changed).toBe(1);
     expect(r.contextChanges).toEqual([{ path: 'packages/web/tsconfig.json', change: 'changed', files: 7 }]);
     expect(r.semantic?.ts?.files).toBe(7);
     expect(labelCalls(engine)).toEqual([['parseMoney', 'calls', 'exact', 3]]);
