@@ -32,6 +32,7 @@ function largest(tool: string, arg: string, repo: HubRepo): unknown[] {
       return [tool === 'map_symbols' ? 'signatures' : 'code'];
     case 'all':
     case 'include_tests':
+    case 'include_docs':
     case 'include_ignored':
     case 'through_interfaces':
       return [true];

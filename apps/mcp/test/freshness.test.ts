@@ -21,7 +21,8 @@ async function serve(refresh: boolean) {
   const repo = copyFixture('ts-app');
   const mcp = await connect({ repo, refresh });
   opened.push({ mcp, repo });
-  if (!refresh) expect((await mcp.call('index_files')).json).toMatchObject({ changed: 13 });
+  // ts-app: 13 code files and README.md, package.json, tsconfig.json (documentation and configuration).
+  if (!refresh) expect((await mcp.call('index_files')).json).toMatchObject({ changed: 16 });
   const file = join(repo, FORMAT);
   // The edit renames the currency default: the indexed formatCurrency said 'USD'.
   writeFileSync(file, readFileSync(file, 'utf8').replace("currency = 'USD'", "currency = 'EUR'"));
