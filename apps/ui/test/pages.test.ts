@@ -68,9 +68,10 @@ describe.skipIf(skip !== null)('ca ui over two repositories (fixtures/ts-app and
     // NODE_KINDS order, kept when fixtures/ts-app has one (`ca find kind:K` total > 0): files,
     // a module (App.jsx's), the Billing namespace (invoice.ts), classes, interfaces, the enum,
     // two type aliases, functions, methods, constructors, AuthService's getter and setter
-    // (activeUser), properties, variables (MAX_LOGIN_ATTEMPTS …) and the React components.
+    // (activeUser), properties, variables (MAX_LOGIN_ATTEMPTS …), the React components, README.md's
+    // section (doc) and the keys of package.json/tsconfig.json (config).
     expect(await texts(v, '#completions li')).toEqual(
-      ['file', 'module', 'namespace', 'class', 'interface', 'enum', 'type_alias', 'function', 'method', 'constructor', 'getter', 'setter', 'property', 'variable', 'component'].map((k) => `kind:${k}`),
+      ['file', 'module', 'namespace', 'class', 'interface', 'enum', 'type_alias', 'function', 'method', 'constructor', 'getter', 'setter', 'property', 'variable', 'component', 'doc', 'config'].map((k) => `kind:${k}`),
     );
     // Narrowed by what is typed: constant (a kind, none in the fixture) is not offered.
     await v.page.locator('#q').pressSequentially('c');

@@ -36,8 +36,9 @@ const REVIEWED_FRAGMENTS: Readonly<Record<string, readonly string[]>> = {
   'semanticStore.ts': ['table', 'eligible'],
   // `extra`: column lists passed by this file's statements.
   'writer.ts': ['extra'],
-  // `name`/`type`: a migration's column names and types, literals of the migration.
-  'migrations.ts': ['name', 'type'],
+  // `name`/`type`: a migration's column names and types, literals of the migration; `table`/`where`
+  // of `fillFts`: one of two FTS table names (a typed union) and a fixed condition on the documentation languages.
+  'migrations.ts': ['name', 'type', 'table', 'where'],
   // `m.dims`: the vector width in a `CREATE VIRTUAL TABLE … float[N]` (DDL takes no parameters).
   'vectors.ts': ['m.dims'],
   // `width`: the vector width of the recreated vec0 table, a whole number checked beside it.
