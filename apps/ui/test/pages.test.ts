@@ -75,8 +75,8 @@ describe.skipIf(skip !== null)('ca ui over two repositories (fixtures/ts-app and
     );
     // Narrowed by what is typed: constant (a kind, none in the fixture) is not offered.
     await v.page.locator('#q').pressSequentially('c');
-    await v.page.waitForFunction(() => document.querySelectorAll('#completions li').length === 3);
-    expect(await texts(v, '#completions li')).toEqual(['kind:class', 'kind:constructor', 'kind:component']);
+    await v.page.waitForFunction(() => document.querySelectorAll('#completions li').length === 4);
+    expect(await texts(v, '#completions li')).toEqual(['kind:class', 'kind:constructor', 'kind:component', 'kind:config']);
     await v.page.press('#q', 'ArrowDown');
     await v.page.press('#q', 'Enter');
     expect(await v.page.locator('#q').inputValue()).toBe('formatDate kind:constructor ');
