@@ -1,10 +1,8 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workspaceOf } from './differential/lib.mjs';
 import { Engine } from '../src/index.js';
-import { againstClean } from './cleanIndex.js';
+import { againstClean, tsStoreWorkspace } from './cleanIndex.js';
 
 // A module augmentation (`declare module '../vanilla' { interface StoreMutators … }`) that
 // appears, changes or disappears in one file changes what the augmented module's own uses and
@@ -31,28 +29,21 @@ const augmented = (member: string) => `${REDUX_PLAIN}declare module '../vanilla'
 
 describe('a module augmentation that appears, changes and disappears in another file', () => {
   const options = { env: {}, configOverrides: { embedding: { enabled: false } } };
-  let source: string;
   let repo: string;
+  let remove: () => void;
   let engine: Engine;
   beforeAll(async () => {
-    source = mkdtempSync(join(tmpdir(), 'ca-augmentations-'));
-    mkdirSync(join(source, 'src', 'middleware'), { recursive: true });
-    writeFileSync(join(source, 'package.json'), '{ "name": "store", "type": "module" }\n');
-    writeFileSync(
-      join(source, 'tsconfig.json'),
-      '{ "compilerOptions": { "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "allowImportingTsExtensions": true, "noEmit": true, "strict": true }, "include": ["src"] }\n',
-    );
-    writeFileSync(join(source, 'src/vanilla.ts'), VANILLA);
-    writeFileSync(join(source, 'src/middleware/redux.ts'), REDUX_PLAIN);
-    writeFileSync(join(source, 'src/index.ts'), "export * from './vanilla.ts';\nexport { redux } from './middleware/redux.ts';\n");
-    repo = workspaceOf(source);
+    ({ repo, remove } = tsStoreWorkspace('ca-augmentations-', {
+      'src/vanilla.ts': VANILLA,
+      'src/middleware/redux.ts': REDUX_PLAIN,
+      'src/index.ts': "export * from './vanilla.ts';\nexport { redux } from './middleware/redux.ts';\n",
+    }));
     engine = Engine.open(repo, options);
     await engine.index();
   }, 300_000);
   afterAll(() => {
     engine.close();
-    rmSync(dirname(repo), { recursive: true, force: true });
-    rmSync(source, { recursive: true, force: true });
+    remove();
   });
 
   it('appears: the augmented module and its importers bind to it, as in a clean index', async () => {

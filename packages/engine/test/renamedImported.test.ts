@@ -1,11 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workspaceOf } from './differential/lib.mjs';
 import { Engine } from '../src/index.js';
-import { againstClean } from './cleanIndex.js';
+import { againstClean, tsStoreWorkspace } from './cleanIndex.js';
 
 // A TS module renamed in its folder (same content: its version is renamed in place, node ids
 // kept) leaves its importers' specifiers (`'../vanilla.ts'`) naming a module that no longer
@@ -19,28 +15,21 @@ import { againstClean } from './cleanIndex.js';
 // (`none`), not `pending` (a pass that never runs).
 describe.each([true, false])('a TS module renamed in its folder, its importers unchanged (semantic pass on: %s)', (semantic) => {
   const options = { env: {}, configOverrides: { embedding: { enabled: false }, semantic: { enabled: semantic } } };
-  let source: string;
   let repo: string;
+  let remove: () => void;
   let engine: Engine;
   beforeAll(async () => {
-    source = mkdtempSync(join(tmpdir(), 'ca-renamed-imported-'));
-    mkdirSync(join(source, 'src', 'middleware'), { recursive: true });
-    writeFileSync(join(source, 'package.json'), '{ "name": "store", "type": "module" }\n');
-    writeFileSync(
-      join(source, 'tsconfig.json'),
-      '{ "compilerOptions": { "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "allowImportingTsExtensions": true, "noEmit": true, "strict": true }, "include": ["src"] }\n',
-    );
-    writeFileSync(join(source, 'src/vanilla.ts'), 'export type StateCreator<T> = (set: (t: T) => void) => T;\nexport const createStore = <T>(f: StateCreator<T>) => f(() => {});\n');
-    writeFileSync(join(source, 'src/middleware/combine.ts'), "import type { StateCreator } from '../vanilla.ts';\nexport function combine<T>(f: StateCreator<T>): StateCreator<T> { return f; }\n");
-    writeFileSync(join(source, 'src/index.ts'), "export * from './vanilla.ts';\n");
-    repo = workspaceOf(source);
+    ({ repo, remove } = tsStoreWorkspace('ca-renamed-imported-', {
+      'src/vanilla.ts': 'export type StateCreator<T> = (set: (t: T) => void) => T;\nexport const createStore = <T>(f: StateCreator<T>) => f(() => {});\n',
+      'src/middleware/combine.ts': "import type { StateCreator } from '../vanilla.ts';\nexport function combine<T>(f: StateCreator<T>): StateCreator<T> { return f; }\n",
+      'src/index.ts': "export * from './vanilla.ts';\n",
+    }));
     engine = Engine.open(repo, options);
     await engine.index();
   }, 300_000);
   afterAll(() => {
     engine.close();
-    rmSync(dirname(repo), { recursive: true, force: true });
-    rmSync(source, { recursive: true, force: true });
+    remove();
   });
 
   it('the importers keep no edge into the renamed file, as in a clean index', async () => {

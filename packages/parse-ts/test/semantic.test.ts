@@ -56,7 +56,7 @@ describe('ts-monorepo: projects', () => {
 
   it('handshake reports protocol, capabilities and extractor version', () => {
     expect(service.workerInfo?.protocolVersion).toBe(4);
-    expect(service.workerInfo?.extractorVersion).toBe('ts-semantic-6');
+    expect(service.workerInfo?.extractorVersion).toBe('ts-semantic-7');
     expect(service.workerInfo?.capabilities).toEqual([
       'calls',
       'references',

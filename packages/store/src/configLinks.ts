@@ -8,8 +8,9 @@
  */
 import type { Confidence } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { inLabelJoinByLabel, inLabelSet } from './labelScope.js';
-import { cachedStatement, selectAll } from './statements.js';
+import { inLabelJoinByLabel } from './labelScope.js';
+import { replaceEdgeLinks } from './linkedEdges.js';
+import { selectAll } from './statements.js';
 
 /** The extractor of the sibling edges a read gets for its second and further keys. */
 export const CONFIG_LINK_EXTRACTOR = 'config-link';
@@ -79,28 +80,7 @@ export class ConfigLinkStore {
    * is written on its own edge and the others as siblings. Returns the edges written.
    */
   replaceLinks(label: string, links: readonly ConfigLink[]): number {
-    let written = 0;
-    this.db.transaction(() => {
-      cachedStatement(this.db, `DELETE FROM edges WHERE type = 'reads_config' AND extractor = ? AND ${inLabelSet('file_id')}`).run(CONFIG_LINK_EXTRACTOR, label);
-      cachedStatement(
-        this.db,
-        `UPDATE edges SET target_id = NULL, confidence = 'approximate'
-         WHERE type = 'reads_config' AND target_key LIKE 'config:%' AND (target_id IS NOT NULL OR confidence <> 'approximate') AND ${inLabelSet('file_id')}`,
-      ).run(label);
-      const link = cachedStatement(this.db, `UPDATE edges SET target_id = ?, confidence = ? WHERE id = ?`);
-      const sibling = cachedStatement(
-        this.db,
-        `INSERT INTO edges(source_id, file_id, type, confidence, target_key, target_name, target_id, target_module, imported_name, specifier, line, extractor)
-         SELECT source_id, file_id, type, ?, target_key, target_name, ?, NULL, NULL, NULL, line, ? FROM edges WHERE id = ?`,
-      );
-      const linked = new Set<number>();
-      for (const l of links) {
-        if (linked.has(l.edgeId)) sibling.run(l.confidence, l.keyId, CONFIG_LINK_EXTRACTOR, l.edgeId);
-        else link.run(l.keyId, l.confidence, l.edgeId);
-        linked.add(l.edgeId);
-        written++;
-      }
-    })();
-    return written;
+    const edges = { type: 'reads_config', keyPattern: 'config:%', siblingExtractor: CONFIG_LINK_EXTRACTOR };
+    return replaceEdgeLinks(this.db, label, edges, links.map((l) => ({ edgeId: l.edgeId, targetId: l.keyId, confidence: l.confidence })));
   }
 }

@@ -7,8 +7,9 @@
  */
 import { ENDPOINT_INHERITS_KEY_PREFIX, OPERATION_LINK_KEY_PREFIX, PREFIX_FACT_KEY_PREFIX, type Confidence } from '@ca/schema';
 import type { SqliteDatabase } from './database.js';
-import { inLabelJoinByLabel, inLabelSet } from './labelScope.js';
-import { cachedStatement, selectAll } from './statements.js';
+import { inLabelJoinByLabel } from './labelScope.js';
+import { replaceEdgeLinks } from './linkedEdges.js';
+import { selectAll } from './statements.js';
 
 /** The extractor of the sibling edges a client call gets for its second and further endpoints. */
 export const HTTP_LINK_EXTRACTOR = 'http-link';
@@ -140,28 +141,6 @@ export class HttpLinkStore {
   }
 
   private replace(label: string, type: 'http_calls' | 'handles', keyPattern: string, links: readonly HttpLink[]): number {
-    let written = 0;
-    this.db.transaction(() => {
-      cachedStatement(this.db, `DELETE FROM edges WHERE type = ? AND extractor = ? AND target_key LIKE ? AND ${inLabelSet('file_id')}`).run(type, HTTP_LINK_EXTRACTOR, keyPattern, label);
-      cachedStatement(
-        this.db,
-        `UPDATE edges SET target_id = NULL, confidence = 'approximate'
-         WHERE type = ? AND target_key LIKE ? AND (target_id IS NOT NULL OR confidence <> 'approximate') AND ${inLabelSet('file_id')}`,
-      ).run(type, keyPattern, label);
-      const link = cachedStatement(this.db, `UPDATE edges SET target_id = ?, confidence = ? WHERE id = ?`);
-      const sibling = cachedStatement(
-        this.db,
-        `INSERT INTO edges(source_id, file_id, type, confidence, target_key, target_name, target_id, target_module, imported_name, specifier, line, extractor)
-         SELECT source_id, file_id, type, ?, target_key, target_name, ?, NULL, NULL, NULL, line, ? FROM edges WHERE id = ?`,
-      );
-      const linked = new Set<number>();
-      for (const l of links) {
-        if (linked.has(l.edgeId)) sibling.run(l.confidence, l.endpointId, HTTP_LINK_EXTRACTOR, l.edgeId);
-        else link.run(l.endpointId, l.confidence, l.edgeId);
-        linked.add(l.edgeId);
-        written++;
-      }
-    })();
-    return written;
+    return replaceEdgeLinks(this.db, label, { type, keyPattern, siblingExtractor: HTTP_LINK_EXTRACTOR }, links.map((l) => ({ edgeId: l.edgeId, targetId: l.endpointId, confidence: l.confidence })));
   }
 }

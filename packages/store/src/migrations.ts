@@ -432,6 +432,20 @@ CREATE INDEX IF NOT EXISTS nodes_filter ON nodes(file_id, kind, language, is_pub
       fillFts(db, 'fts_docs', `AND n.language IN (${DOC_LANGUAGE_LIST})`);
     },
   },
+  {
+    version: 15,
+    name: 'where unresolved imports would be found',
+    // A TS file importing a module by a `paths` alias that resolves to nothing yet binds again
+    // when that module appears (\`SemanticStore.markImportersPending\`, decision 022, difference 25).
+    // Filled by the semantic pass; an index built before has none until its files are analysed
+    // again (the TS extractor version changed with it, so they are).
+    sql: `CREATE TABLE IF NOT EXISTS module_lookups (
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  module TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS module_lookups_module ON module_lookups(module);
+CREATE INDEX IF NOT EXISTS module_lookups_file ON module_lookups(file_id);`,
+  },
 ];
 
 /**

@@ -192,7 +192,8 @@ export class SemanticStore {
    * changed with its exports, its creation or its removal (decision 022). An importer is found
    * by its syntactic edges' module (relative specifiers) and by its exact `imports` edges'
    * module (the module the compiler resolved any specifier to: a package name, a `paths`
-   * alias). Their syntactic edges through those modules lose their target until the import
+   * alias), and by where its pass found an alias unresolved would be looked up
+   * (`module_lookups`: the module did not exist then). Their syntactic edges through those modules lose their target until the import
    * resolver runs again — with `pending: false` (no semantic pass) only that is done. A
    * version another label holds too keeps the resolution it has (versions are shared, decision
    * 001). Returns the files marked pending.
@@ -209,6 +210,14 @@ export class SemanticStore {
       );
       for (const r of stmt.all(label, JSON.stringify([...modules])) as { id: number; state: string }[]) importers.set(r.id, r.state);
     }
+    // Importers by a `paths` alias whose module did not exist when their pass ran (no edge names it).
+    const lookups = cachedStatement(
+      this.db,
+      `SELECT DISTINCT m.file_id AS id, f.semantic_state AS state FROM module_lookups m JOIN files f ON f.id = m.file_id ${IN_LABEL}
+       WHERE m.module IN (SELECT value FROM json_each(?))
+         AND NOT EXISTS (SELECT 1 FROM label_files o WHERE o.file_id = f.id AND o.label_id <> lf.label_id)`,
+    );
+    for (const r of lookups.all(label, JSON.stringify([...modules])) as { id: number; state: string }[]) importers.set(r.id, r.state);
     const marked = options.pending === false ? [] : [...importers].filter(([, state]) => state === 'ok').map(([id]) => id).sort((a, b) => a - b);
     const unresolved = [...importers.keys()].sort((a, b) => a - b);
     this.db.transaction(() => {

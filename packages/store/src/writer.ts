@@ -89,6 +89,12 @@ export interface SemanticPassWrite {
    * only those sources' semantic edges are replaced; the others' (carried) stay.
    */
   readonly regions?: ReadonlyMap<number, readonly number[]>;
+  /**
+   * Where each covered file's unresolved imports would be found (file id → module paths; a
+   * covered file absent here has none): replaces what earlier passes recorded for the covered
+   * files. Absent: a pass that records none (the table is left alone).
+   */
+  readonly moduleLookups?: ReadonlyMap<number, readonly string[]>;
 }
 
 export interface WriteStats {
@@ -547,12 +553,23 @@ export class IndexWriter {
         this.stmts.insertEdge.run(e.sourceId, e.fileId, e.type, e.confidence, e.targetKey, e.targetName, e.targetId, e.targetModule ?? null, null, null, e.line, pass.extractor);
         inserted++;
       }
+      if (pass.moduleLookups) this.replaceModuleLookups(pass.fileIds, pass.moduleLookups);
       if (pass.keyUpdates) {
         const setKey = this.db.prepare(`UPDATE OR IGNORE nodes SET symbol_key = ? WHERE id = ?`);
         for (const [nodeId, key] of pass.keyUpdates) setKey.run(key, nodeId);
       }
     })();
     return { inserted, superseded };
+  }
+
+  /** The module lookups of `fileIds`, replaced by `lookups` (inside the caller's transaction). */
+  private replaceModuleLookups(fileIds: readonly number[], lookups: ReadonlyMap<number, readonly string[]>): void {
+    const del = cachedStatement(this.db, `DELETE FROM module_lookups WHERE file_id = ?`);
+    const ins = cachedStatement(this.db, `INSERT INTO module_lookups(file_id, module) VALUES (?, ?)`);
+    for (const id of fileIds) {
+      del.run(id);
+      for (const m of lookups.get(id) ?? []) ins.run(id, m);
+    }
   }
 
   /**

@@ -38,6 +38,7 @@ describe('opening and migrations', () => {
       'fts_nodes',
       'label_files',
       'labels',
+      'module_lookups',
       'module_reexports',
       'node_embeddings',
       'node_spans',
@@ -61,16 +62,17 @@ describe('opening and migrations', () => {
       { version: 11, name: 'unresolved edges by the name they use' },
       { version: 13, name: 'a file version per merge context' },
       { version: 14, name: 'documentation partition: a full-text table of its own' },
+      { version: 15, name: 'where unresolved imports would be found' },
     ]);
     expect(dbOf(store).pragma('journal_mode', { simple: true })).toBe('wal');
     expect(dbOf(store).pragma('foreign_keys', { simple: true })).toBe(1);
     expect(dbOf(store).pragma('synchronous', { simple: true })).toBe(1); // NORMAL
     expect(dbOf(store).pragma('busy_timeout', { simple: true })).toBe(5000);
     store.close();
-    // Re-opening applies nothing new: still the 13 rows listed above (1–11, 13, and 14, the
-    // documentation partition; 12 was never released).
+    // Re-opening applies nothing new: still the 14 rows listed above (1–11, 13, 14 (the
+    // documentation partition) and 15 (module lookups); 12 was never released).
     const again = Store.open(path);
-    expect(dbOf(again).prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 13 });
+    expect(dbOf(again).prepare(`SELECT COUNT(*) AS c FROM _migration_log`).get()).toEqual({ c: 14 });
     again.close();
   });
 

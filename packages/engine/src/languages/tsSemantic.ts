@@ -135,6 +135,8 @@ interface PlannedPass {
   readonly fileErrorIds: { id: number; reason: string }[];
   /** Region files: file id → the carried nodes whose edges the pass replaced. */
   readonly regions: Map<number, readonly number[]>;
+  /** File id → where its unresolved imports would be found (`ProjectResult.moduleLookups`). */
+  readonly moduleLookups: Map<number, readonly string[]>;
 }
 
 function applyPlanned(store: Store, _project: ProjectResult, pass: PlannedPass): void {
@@ -145,6 +147,7 @@ function applyPlanned(store: Store, _project: ProjectResult, pass: PlannedPass):
     keyUpdates: pass.keyUpdates,
     extractor: TS_SEMANTIC_EXTRACTOR,
     ...(pass.regions.size > 0 ? { regions: pass.regions } : {}),
+    moduleLookups: pass.moduleLookups,
   });
   for (const fe of pass.fileErrorIds) store.writer.degradeSemantic([fe.id], TS_SEMANTIC_TYPES, 'failed', fe.reason);
 }
@@ -188,7 +191,12 @@ function planProject(store: Store, label: string, project: ProjectResult, replac
     const id = fileId(path);
     if (ids !== undefined && id !== null) regions.set(id, ids);
   }
-  return { fileIds: scopeIds, edges, keyUpdates, fileErrorIds, regions };
+  const moduleLookups = new Map<number, readonly string[]>();
+  for (const l of project.moduleLookups ?? []) {
+    const id = fileId(l.path);
+    if (id !== null && !failedFiles.has(l.path)) moduleLookups.set(id, l.modules);
+  }
+  return { fileIds: scopeIds, edges, keyUpdates, fileErrorIds, regions, moduleLookups };
 }
 
 /**

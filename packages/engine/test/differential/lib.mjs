@@ -463,7 +463,7 @@ export function navigationAnswers(engine, names) {
  * The differences between a clean and an incremental index, as readable lines (`- clean`,
  * `+ incremental`), at most `limit` per section.
  */
-export function compare(clean, incremental, limit = 12) {
+export function compare(clean, incremental, limit = Number(process.env.CA_DIFF_LIMIT ?? 12)) {
   const out = [];
   const section = (name, a, b) => {
     const lines = [];

@@ -20,6 +20,7 @@ import {
 import type { FileError, KeyRefinement, ProjectResult, ReferenceCount, SemanticEdge, SyntacticSkeleton } from './types.js';
 import { resolveWithWorkspaceFallback } from './merge.js';
 import { compilerReadFile } from './safeSystem.js';
+import { moduleLookups } from './lookups.js';
 
 /** Thrown by a checkpoint to stop the pass (cancelled, deadline, memory ceiling). */
 export class PassStopped extends Error {
@@ -657,6 +658,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
   const edgeSeen = new Set<string>();
   const counts = new Map<string, { path: string; symbolKey: string; count: number }>();
   const fileErrors: FileError[] = [];
+  const lookups: { path: string; modules: string[] }[] = [];
 
   for (const abs of targets) {
     await ctx.checkpoint();
@@ -685,6 +687,8 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
       continue; // no partial edges for a file whose checking failed
     }
     const { pending, pendingCounts } = scope;
+    const modules = moduleLookups(sf, checker, project.options, project.dir, root);
+    if (modules.length > 0) lookups.push({ path: rel, modules });
     for (const e of pending) {
       const k = `${e.sourceKey}\0${e.targetPath}\0${e.targetKey}\0${e.type}\0${e.line}`;
       if (edgeSeen.has(k)) continue;
@@ -721,6 +725,7 @@ export async function analyzeProject(ctx: AnalyzeContext, project: LoadedProject
     keyRefinements,
     keyScope: project.owned.map((f) => repoRelative(root, f)),
     fileErrors,
+    moduleLookups: lookups,
   };
 }
 

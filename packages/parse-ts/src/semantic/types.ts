@@ -14,7 +14,7 @@ export const INITIAL_PREPARE_ENV = 'CA_TSWORKER_INITIAL_PREPARE';
 /** Environment variable naming the file where the worker keeps its program-merge decisions between processes (`loadMergeCache`). */
 export const PROGRAM_CACHE_ENV = 'CA_TSWORKER_PROGRAM_CACHE';
 /** Bumped whenever the semantic output changes, so stored exact edges are recomputed. */
-export const TS_SEMANTIC_EXTRACTOR_VERSION = 'ts-semantic-6';
+export const TS_SEMANTIC_EXTRACTOR_VERSION = 'ts-semantic-7';
 /** What this worker can do; the supervisor refuses a worker lacking one it needs. */
 export const SEMANTIC_CAPABILITIES: readonly string[] = [
   'calls',
@@ -91,6 +91,18 @@ export interface ProjectResult {
    */
   readonly keyScope?: readonly string[];
   readonly fileErrors: readonly FileError[];
+  /**
+   * Per analysed file, the repository modules its unresolved non-relative specifiers would be
+   * looked up at (`paths`, `baseUrl`): the file binds again when one of them appears. Files
+   * without any are left out.
+   */
+  readonly moduleLookups?: readonly ModuleLookups[];
+}
+
+/** The module paths (no extension) one file's unresolved imports would be found at. */
+export interface ModuleLookups {
+  readonly path: string;
+  readonly modules: readonly string[];
 }
 
 export interface SemanticResult {
