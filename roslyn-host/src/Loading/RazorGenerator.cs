@@ -16,7 +16,7 @@ public sealed record RazorSource(string FullPath, string ProjectRelativePath, So
 public sealed record RazorGenerated(string FullPath, SyntaxTree Tree, SourceText RazorText);
 
 /// <summary>The generator's outcome for one project: the compilation with the generated trees, or why it did not run.</summary>
-public sealed record RazorRun(bool Ran, string? Reason, CSharpCompilation Compilation, IReadOnlyList<RazorGenerated> Documents, IReadOnlyList<string> Errors);
+public sealed record RazorRun(bool Ran, string? Reason, CSharpCompilation Compilation, IReadOnlyList<RazorGenerated> Documents, IReadOnlyList<Diagnostic> Errors);
 
 /// <summary>
 /// Runs the Razor source generator that ships with the installed .NET SDK (never an assembly of the repository) over a
@@ -104,8 +104,8 @@ public static class RazorGenerator
         }
         var errors = diagnostics.Concat(result.Diagnostics)
             .Where(d => d.Severity == DiagnosticSeverity.Error)
-            .Select(d => $"{d.Id}: {d.GetMessage(System.Globalization.CultureInfo.InvariantCulture)}")
-            .Distinct().Take(20).ToList();
+            .DistinctBy(d => (d.Id, d.Location.GetLineSpan().Path, d.Location.GetLineSpan().StartLinePosition.Line))
+            .ToList();
         return new RazorRun(true, null, (CSharpCompilation)updated, documents, errors);
     }
 

@@ -313,7 +313,14 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             .GroupBy(g => g.FullPath, StringComparer.Ordinal)
             .Select(g => new LoadedDocument(g.Key, RepoRelative(g.Key), g.First().Tree, projectId, g.First().RazorText))
             .OrderBy(d => d.RelativePath, StringComparer.Ordinal).ToList();
-        return new RazorLoad(documents, new RazorStatus(true, null, documents.Select(d => d.RelativePath).ToList(), run.Errors));
+        // The generator's diagnostics sit on the Razor file itself (an external-file location, not a syntax tree's).
+        var errors = run.Errors.Select(d =>
+        {
+            var span = d.Location.GetLineSpan();
+            var path = string.IsNullOrEmpty(span.Path) ? null : RepoRelative(Path.GetFullPath(span.Path));
+            return new DiagnosticInfo("error", d.Id, d.GetMessage(System.Globalization.CultureInfo.InvariantCulture), path, path is null ? null : span.StartLinePosition.Line + 1);
+        }).ToList();
+        return new RazorLoad(documents, new RazorStatus(true, null, documents.Select(d => d.RelativePath).ToList(), errors));
     }
 
     /// <summary>A load's inputs as text: request options, project/props/assets files and sources (size + mtime), reference ids (objects compared separately).</summary>

@@ -136,9 +136,10 @@ public sealed record ProjectInfo(
 /// The SDK's Razor generator over a project with .razor/.cshtml files (absent without them). generatorRan: its generated
 /// C# is part of the compilation and documents lists the Razor files it produced a class for (analysable like .cs files,
 /// edges mapped back to the Razor lines); otherwise reason says why (not found in the SDK, failed to load, threw).
-/// errors: the generator's own error diagnostics (a Razor file that does not compile), at most 20.
+/// errors: the generator's own error diagnostics (a Razor file it cannot parse: an unclosed block…), each with the Razor
+/// file's repo-relative path and line; such a file is still in documents (the C# it generated).
 /// </summary>
-public sealed record RazorStatus(bool GeneratorRan, string? Reason, IReadOnlyList<string> Documents, IReadOnlyList<string> Errors);
+public sealed record RazorStatus(bool GeneratorRan, string? Reason, IReadOnlyList<string> Documents, IReadOnlyList<DiagnosticInfo> Errors);
 
 /// <summary>Non-fatal load findings; code is e.g. plugin_blocked, project_load_failed, missing_reference, file_refused.</summary>
 public sealed record LoadWarning(string Code, string Message, string? Path);

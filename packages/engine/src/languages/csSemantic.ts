@@ -56,7 +56,9 @@ export async function runCsSemanticPass(
   // (decision 052): then they are analysed like .cs files; otherwise their state says why, so
   // answers that reach them report the gap.
   const razorFiles = allCsFiles.filter((f) => isRazorPath(f.path));
-  if (razorFiles.length > 0) store.writer.setSemanticState(razorFiles.map((f) => f.id), 'none', RAZOR_SYNTACTIC_REASON);
+  // Only the files this pass is asked about: a partial pass leaves the others' state as it is.
+  const razorInScope = options.files ? razorFiles.filter((f) => options.files!.includes(f.path)) : razorFiles;
+  if (razorInScope.length > 0) store.writer.setSemanticState(razorInScope.map((f) => f.id), 'none', RAZOR_SYNTACTIC_REASON);
   const csFiles = razorFiles.length > 0 ? allCsFiles.filter((f) => !isRazorPath(f.path)) : allCsFiles;
   const empty = (available: boolean, reason: string | null): CsSemanticReport => ({
     available,
@@ -174,7 +176,17 @@ function razorScope<F extends { id: number; path: string }>(store: Store, files:
   const generated = new Set(status.documents);
   const left = files.filter((f) => !generated.has(f.path));
   if (left.length > 0) store.writer.setSemanticState(left.map((f) => f.id), 'none', `${RAZOR_SYNTACTIC_REASON} (the generator produced no C# for the file)`);
-  return files.filter((f) => generated.has(f.path));
+  // A file the generator could not parse (an unclosed block…) fails on its own, with the error and
+  // its line; it keeps its syntactic edges, and the project's other files are analysed.
+  const broken = new Map<string, string>();
+  for (const e of status.errors) {
+    if (e.path && !broken.has(e.path)) broken.set(e.path, `Razor generator error ${e.code} at line ${e.line ?? '?'}: ${e.message}`);
+  }
+  for (const f of files) {
+    const reason = broken.get(f.path);
+    if (reason !== undefined && generated.has(f.path)) store.writer.degradeSemantic([f.id], CS_SEMANTIC_TYPES, 'failed', reason);
+  }
+  return files.filter((f) => generated.has(f.path) && !broken.has(f.path));
 }
 
 function applyDocuments(store: Store, label: string, docs: readonly DocumentResult[], scope: ReadonlySet<number>): { edges: number; unmatched: number } {
