@@ -129,9 +129,10 @@ describe('Razor components without the Razor generator (fixtures/fullstack/backe
   });
 
   it('the Razor files say why: state none, the generator not found (with dotnet) or the semantic pass unavailable', () => {
-    const reason = dotnetMissing() === null
+    const missing = dotnetMissing();
+    const reason = missing === null
       ? `syntactic: Razor generator not run (Razor generator not found: Microsoft.CodeAnalysis.Razor.Compiler.dll is not in ${process.env['CA_RAZOR_GENERATOR_DIR']} (CA_RAZOR_GENERATOR_DIR))`
-      : 'syntactic: Razor generator not run';
+      : `syntactic: Razor generator not run (C# semantic pass unavailable: ${missing})`;
     const states = razorStates(engine) as { state: string; reason: string }[];
     expect(states.map((s) => s.state)).toEqual(['none', 'none', 'none', 'none']);
     expect(new Set(states.map((s) => s.reason))).toEqual(new Set([reason]));
@@ -140,6 +141,31 @@ describe('Razor components without the Razor generator (fixtures/fullstack/backe
   it('the @page routes are endpoints handled by their components', () => {
     const board = engine.navigate('callees', 'GET /board/{customerId}');
     expect(names(board)).toEqual(['GET /board/{customerId} -handles/exact-> Shop.Api.Components.Pages.OrderBoard @1']);
+  });
+});
+
+// Without the C# semantic pass at all (CA_ROSLYN_HOST_DLL names a host that is not built): the
+// Razor files say both things — syntactic, and why no pass ran.
+describe('Razor components without the C# semantic pass (fixtures/fullstack/backend)', () => {
+  let engine: Engine;
+  const saved = process.env['CA_ROSLYN_HOST_DLL'];
+  const dll = join(tmpdir(), 'ca-no-host', 'CodeAgent.RoslynHost.dll');
+  beforeAll(async () => {
+    process.env['CA_ROSLYN_HOST_DLL'] = dll;
+    engine = await indexCopy();
+  }, 300_000);
+  afterAll(() => {
+    engine.close();
+    if (saved === undefined) delete process.env['CA_ROSLYN_HOST_DLL'];
+    else process.env['CA_ROSLYN_HOST_DLL'] = saved;
+  });
+
+  it('the Razor files: state none, the generator not run because the pass is unavailable', () => {
+    const states = razorStates(engine) as { state: string; reason: string }[];
+    expect(states.map((s) => s.state)).toEqual(['none', 'none', 'none', 'none']);
+    expect(new Set(states.map((s) => s.reason))).toEqual(
+      new Set([`syntactic: Razor generator not run (C# semantic pass unavailable: roslyn-host is not built: ${dll} is missing (run \`dotnet build -c Release roslyn-host\`))`]),
+    );
   });
 });
 

@@ -56,8 +56,11 @@ export async function runCsSemanticPass(
   // (decision 052): then they are analysed like .cs files; otherwise their state says why, so
   // answers that reach them report the gap.
   const razorFiles = allCsFiles.filter((f) => isRazorPath(f.path));
-  // Only the files this pass is asked about: a partial pass leaves the others' state as it is.
-  const razorInScope = options.files ? razorFiles.filter((f) => options.files!.includes(f.path)) : razorFiles;
+  // Only the files this pass is asked about: a partial pass (some files, some projects) leaves the
+  // others' state as it is.
+  const razorInScope = razorFiles.filter(
+    (f) => (!options.files || options.files.includes(f.path)) && (!options.projects || options.projects.includes(f.project)),
+  );
   if (razorInScope.length > 0) store.writer.setSemanticState(razorInScope.map((f) => f.id), 'none', RAZOR_SYNTACTIC_REASON);
   const csFiles = razorFiles.length > 0 ? allCsFiles.filter((f) => !isRazorPath(f.path)) : allCsFiles;
   const empty = (available: boolean, reason: string | null): CsSemanticReport => ({
@@ -75,6 +78,9 @@ export async function runCsSemanticPass(
   const availability = isRoslynAvailable();
   if (!availability.ok) {
     store.writer.setSemanticState(csFiles.map((f) => f.id), 'none', `C# semantic pass unavailable: ${availability.reason}`);
+    if (razorInScope.length > 0) {
+      store.writer.setSemanticState(razorInScope.map((f) => f.id), 'none', `${RAZOR_SYNTACTIC_REASON} (C# semantic pass unavailable: ${availability.reason})`);
+    }
     return empty(false, availability.reason);
   }
   if (!options.safeMode) {
