@@ -302,7 +302,9 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             var text = SourceText.From(stream, throwIfBinaryDetected: false, checksumAlgorithm: SourceHashAlgorithm.Sha256);
             sources.Add(new RazorSource(file, Path.GetRelativePath(project.DirectoryPath, file).Replace('\\', '/'), text));
         }
+        var watch = System.Diagnostics.Stopwatch.StartNew();
         var run = RazorGenerator.Run(compilation, project, sources, parseOptions, cancellationToken);
+        Server.Log.Debug($"razor generator: {projectId}, {sources.Count} files, {watch.ElapsedMilliseconds} ms");
         if (!run.Ran)
         {
             warnings.Add(new LoadWarning("razor_generator", $"{run.Reason}: Razor files stay syntactic", projectId));
