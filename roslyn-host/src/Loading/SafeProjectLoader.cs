@@ -16,7 +16,8 @@ namespace CodeAgent.RoslynHost.Loading;
 /// Safe mode: builds a CSharpCompilation per project from its .cs files (SDK default globbing plus
 /// Compile items read as XML), the SDK's reference assemblies, packages listed in an existing
 /// obj/project.assets.json and project references as compilation references. Nothing from the
-/// repository is executed: no MSBuild evaluation, no restore, no analyzers, no source generators.
+/// repository is executed: no MSBuild evaluation, no restore, no analyzers or source generators of the repository (the
+/// only generator run is the installed SDK's own Razor generator, over projects with Razor files: RazorGenerator).
 /// </summary>
 public sealed class SafeProjectLoader(LoadProjectParams request, CancellationToken cancellationToken)
 {
