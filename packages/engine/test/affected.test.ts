@@ -247,9 +247,14 @@ describe.skipIf(noDotnet !== null)('ca affected with the semantic passes (Roslyn
       // Depth 1: GetById and Create call the record's constructor (`new OrderDto(...)`), exact from Roslyn.
       // List names OrderDto only as a type argument (`ActionResult<IEnumerable<OrderDto>>`,
       // `Array.Empty<OrderDto>()`): the graph holds no edge of the walk's types for that, so it is not reached.
+      // With the SDK's Razor generator (decision 052), OrderList.razor's markup `@order.Id` (its line 5)
+      // is an exact reference to the record's Id property: the component is reached at depth 1.
+      '1 head Shop.Api.Components.Shared.OrderList exact: references/exact',
       '1 head Shop.Api.Controllers.OrdersController.GetById exact: calls/exact',
       '1 head Shop.Api.Controllers.OrdersController.Create exact: calls/exact',
-      // Depth 2: their endpoints, and the clients through them within the same hop (decision 038).
+      // Depth 2: OrderBoard uses <OrderList …/> (an exact reference from the generator's C#, line 7);
+      // the endpoints, and the clients through them within the same hop (decision 038).
+      '2 head Shop.Api.Components.Pages.OrderBoard exact: references/exact, references/exact',
       '2 head GET /api/orders/{id} exact: handles/exact, calls/exact',
       '2 head POST /api/orders exact: handles/exact, calls/exact',
       // The OpenAPI document's operations for those routes (backend/openapi.json) handle the
@@ -259,23 +264,24 @@ describe.skipIf(noDotnet !== null)('ca affected with the semantic passes (Roslyn
       '2 head getOrder exact cross: http_calls/exact, handles/exact, calls/exact',
       '2 head createOrder exact cross: http_calls/exact, handles/exact, calls/exact',
       '2 head OrdersClient.getOrder approximate cross: http_calls/approximate, handles/exact, calls/exact',
-      // Depth 3: OrderPage calls getOrder — exact now that the TS checker resolved the call.
+      // Depth 3: the @page endpoint handled by OrderBoard; OrderPage calls getOrder — exact now that
+      // the TS checker resolved the call.
+      '3 head GET /board/{customerId} exact: handles/exact, references/exact, references/exact',
       '3 head client/src/components/OrderPage.tsx exact cross: imports/exact, http_calls/exact, handles/exact, calls/exact',
       '3 head OrderPage exact cross: calls/exact, http_calls/exact, handles/exact, calls/exact',
     ]);
-    // Not complete: the backend project holds three Razor files (OrderBoard.razor, OrderList.razor,
-    // Checkout.cshtml) that stay syntactic (roslyn-host does not run the Razor generator, decision
-    // 041) — markup naming OrderDto would not be seen exactly, and the walk says so.
-    expect(r.complete).toBe(false);
-    expect(r.gaps.map((g) => g.reason).filter((reason) => reason.includes('syntactic: Razor generator not run'))).toHaveLength(1);
+    // The backend's Razor files are analysed through the SDK's Razor generator (decision 052): no
+    // Razor gap any more (before, the three Razor files stayed syntactic and the walk said so).
+    expect(r.gaps.map((g) => g.reason).filter((reason) => reason.includes('syntactic: Razor generator not run'))).toEqual([]);
     expect(r.risk).toMatchObject({
       level: 'high',
       reasons: ['the impact crosses the language boundary', 'a public signature changed or was removed and has dependents'],
-      // The 11 rows above, in 5 files (openapi.json among them); endpoints: the 2 C# endpoints and
-      // the 2 OpenAPI operations (kind `endpoint`, decision 049).
-      dependents: 11,
-      dependentFiles: 5,
-      endpoints: 4,
+      // The 14 rows above, in 7 files (openapi.json, OrderList.razor and OrderBoard.razor among
+      // them); endpoints: the 2 C# endpoints, the 2 OpenAPI operations (kind `endpoint`, decision
+      // 049) and the Blazor page's GET /board/{customerId}.
+      dependents: 14,
+      dependentFiles: 7,
+      endpoints: 5,
     });
   });
 });

@@ -54,6 +54,7 @@ export type {
   LoadProjectParams,
   LoadProjectResult,
   ProjectInfo,
+  RazorStatus,
   LoadWarning,
   DiagnosticInfo,
   AnalyzeParams,

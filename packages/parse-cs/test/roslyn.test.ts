@@ -23,7 +23,7 @@ describe.skipIf(!hasDotnet)('roslyn-host on fixtures/cs-solution', () => {
   it('answers the handshake with protocol version, extractor version and capabilities', () => {
     const hs = host.handshake!;
     expect(hs.protocolVersion).toBe(1);
-    expect(hs.extractorVersion).toBe('roslyn-host/1.0.0');
+    expect(hs.extractorVersion).toBe('roslyn-host/1.1.0');
     expect(hs.capabilities.safeMode).toBe(true);
     expect(hs.capabilities.unsafeMode).toBe(false);
     expect(hs.capabilities.queueSize).toBe(64);

@@ -48,12 +48,19 @@ public sealed class DocumentAnalyzer
             var children = node.ChildNodes().ToList();
             for (var i = children.Count - 1; i >= 0; i--) stack.Push((children[i], childSource));
         }
+        if (_doc.RazorText is { } razorText)
+        {
+            // A Razor document is the Razor file: its lines, never "generated" (the user wrote every line that maps).
+            return new DocumentAnalysis(false, razorText.Lines.Count, _symbols, SortedEdges(), _useSites.Select(u => u.Item1).ToList());
+        }
         var text = _tree.GetText(_ct);
-        var edges = _edges.OrderBy(e => e.Line).ThenBy(e => e.Type, StringComparer.Ordinal).ThenBy(e => e.SourceKey, StringComparer.Ordinal)
-            .ThenBy(e => e.TargetKey, StringComparer.Ordinal).ToList();
         return new DocumentAnalysis(IsGenerated(_doc.RelativePath, text.ToString(new Microsoft.CodeAnalysis.Text.TextSpan(0, Math.Min(text.Length, 400)))),
-            text.Lines.Count, _symbols, edges, _useSites.Select(u => u.Item1).ToList());
+            text.Lines.Count, _symbols, SortedEdges(), _useSites.Select(u => u.Item1).ToList());
     }
+
+    private List<EdgeRecord> SortedEdges() =>
+        _edges.OrderBy(e => e.Line).ThenBy(e => e.Type, StringComparer.Ordinal).ThenBy(e => e.SourceKey, StringComparer.Ordinal)
+            .ThenBy(e => e.TargetKey, StringComparer.Ordinal).ToList();
 
     private static bool IsGenerated(string path, string head)
     {
@@ -188,19 +195,38 @@ public sealed class DocumentAnalyzer
         var key = symbol.GetDocumentationCommentId();
         if (key is null) return;
         var lines = _tree.GetLineSpan(declaration.Span, _ct);
+        var (startLine, endLine, identifierLine) = (lines.StartLinePosition.Line + 1, lines.EndLinePosition.Line + 1, Line(identifierPosition));
+        var kind = SymbolFacts.Kind(symbol);
+        if (_doc.RazorText is { } razorText)
+        {
+            // Razor: only what the user wrote (an @code member, a type declared there) keeps its mapped lines; the class
+            // the generator declares is the component, spanning the file; anything else the generator declared is skipped.
+            var mapped = RazorMapping.MappedLine(_tree, identifierPosition, _ct);
+            if (mapped is not null)
+            {
+                identifierLine = mapped.Value;
+                startLine = RazorMapping.MappedLine(_tree, declaration.SpanStart, _ct) ?? mapped.Value;
+                endLine = Math.Max(startLine, RazorMapping.MappedLine(_tree, Math.Max(declaration.SpanStart, declaration.Span.End - 1), _ct) ?? mapped.Value);
+            }
+            else if (symbol is INamedTypeSymbol { ContainingType: null })
+            {
+                (startLine, endLine, identifierLine, kind) = (1, razorText.Lines.Count, 1, "component");
+            }
+            else return;
+        }
         var record = new SymbolRecord(
             key,
             SymbolFacts.MetadataName(symbol),
             SymbolFacts.Name(symbol),
-            SymbolFacts.Kind(symbol),
+            kind,
             symbol.ContainingType?.GetDocumentationCommentId(),
             symbol.ContainingNamespace is { IsGlobalNamespace: false } ns ? ns.ToDisplayString() : null,
             SymbolFacts.ParameterTypes(symbol),
             SymbolFacts.Arity(symbol),
             _doc.RelativePath,
-            lines.StartLinePosition.Line + 1,
-            lines.EndLinePosition.Line + 1,
-            Line(identifierPosition),
+            startLine,
+            endLine,
+            identifierLine,
             SymbolFacts.Accessibility(symbol),
             SymbolFacts.Modifiers(symbol, partial),
             symbol.IsImplicitlyDeclared,
@@ -333,6 +359,11 @@ public sealed class DocumentAnalyzer
     private void Invocation(InvocationExpressionSyntax invocation, ISymbol source)
     {
         if (_model.GetSymbolInfo(invocation, _ct).Symbol is not IMethodSymbol method) return;
+        if (_doc.Razor && method is { Name: "OpenComponent", TypeArguments: [INamedTypeSymbol component] } && IsRenderTreeBuilder(method.ContainingType))
+        {
+            ComponentUsage(invocation, component, source);
+            return;
+        }
         if (method.MethodKind == MethodKind.DelegateInvoke)
         {
             // handler(x), Changed?.Invoke(x): the call goes to the field / property / event holding the delegate.
@@ -418,12 +449,29 @@ public sealed class DocumentAnalyzer
 
     private void AddEdge(string type, ISymbol source, ISymbol rawTarget, int position, string? access, bool countUse)
     {
+        if (!_doc.Razor)
+        {
+            AddEdgeAtLine(type, source, rawTarget, position, Line(position), access, countUse);
+            return;
+        }
+        // Only uses the user wrote: a position the generator's #line directives do not map is its plumbing, and so are
+        // the render tree builder's calls that the enhanced #line form maps along with an expression (`@CustomerId`).
+        if (RazorMapping.MappedLine(_tree, position, _ct) is not { } mappedLine) return;
+        if (IsRenderTreeBuilder(rawTarget.ContainingType)) return;
+        var razorSource = RazorSource(source);
+        // A method group in markup is an event handler or callback (`@onclick="Refresh"`, `OnSelect="Select"`): the
+        // component calls it, as the syntactic pass says (decision 041).
+        if (type == "references" && rawTarget is IMethodSymbol && razorSource is INamedTypeSymbol) type = "calls";
+        AddEdgeAtLine(type, razorSource, rawTarget, position, mappedLine, access, countUse);
+    }
+
+    private void AddEdgeAtLine(string type, ISymbol source, ISymbol rawTarget, int position, int line, string? access = null, bool countUse = true)
+    {
         var target = SymbolFacts.Definition(rawTarget);
         var targetKey = target.GetDocumentationCommentId();
         var sourceKey = SymbolFacts.Definition(source).GetDocumentationCommentId();
         if (targetKey is null || sourceKey is null) return;
         if (countUse) _useSites.Add((CountKey(target, targetKey), position));
-        var line = Line(position);
         var dedupe = $"{type}\u0001{sourceKey}\u0001{targetKey}\u0001{line}\u0001{access}";
         if (!_edgeKeys.Add(dedupe)) return;
         var location = target.Locations.FirstOrDefault(l => l.IsInSource);
@@ -431,12 +479,70 @@ public sealed class DocumentAnalyzer
             location = target.ContainingType.Locations.FirstOrDefault(l => l.IsInSource);
         string? targetPath = null;
         int? targetLine = null;
-        if (location?.SourceTree is { } tree)
+        var targetKind = SymbolFacts.Kind(target);
+        if (location is not null && RazorMapping.OriginOf(location.SourceTree) is not null)
+        {
+            // Declared in generated Razor C#: the Razor file's line, or the component itself; generator plumbing has no place.
+            if (RazorMapping.Target(target, location, _ct) is { } razor)
+            {
+                targetPath = Path.GetRelativePath(_project.RepoRoot, razor.FullPath).Replace('\\', '/');
+                targetLine = razor.Line;
+                if (razor.Component) targetKind = "component";
+            }
+        }
+        else if (location?.SourceTree is { } tree)
         {
             targetPath = Path.GetRelativePath(_project.RepoRoot, tree.FilePath).Replace('\\', '/');
             targetLine = location.GetLineSpan().StartLinePosition.Line + 1;
         }
-        _edges.Add(new EdgeRecord(type, "exact", sourceKey, targetKey, SymbolFacts.Name(target), SymbolFacts.Kind(target), targetPath, targetLine, line, access));
+        _edges.Add(new EdgeRecord(type, "exact", sourceKey, targetKey, SymbolFacts.Name(target), targetKind, targetPath, targetLine, line, access));
+    }
+
+    private static bool IsRenderTreeBuilder(ITypeSymbol? type) =>
+        type?.ToDisplayString() == "Microsoft.AspNetCore.Components.Rendering.RenderTreeBuilder";
+
+    /// <summary>
+    /// A component tag in markup (`&lt;OrderList … /&gt;`): the generator's OpenComponent&lt;T&gt; carries no #line, so the
+    /// tag's line is found in the Razor text between the mapped regions around the call (the generated code follows the
+    /// document's order): the first line there holding `&lt;T` (or a dotted `&lt;Ns.T`). Not found: no edge.
+    /// </summary>
+    private void ComponentUsage(InvocationExpressionSyntax invocation, INamedTypeSymbol component, ISymbol source)
+    {
+        var text = _doc.RazorText!;
+        int from = 1, to = text.Lines.Count;
+        foreach (var mapping in _tree.GetLineMappings(_ct))
+        {
+            if (mapping.IsHidden || !string.Equals(mapping.MappedSpan.Path, _doc.FullPath, StringComparison.Ordinal)) continue;
+            if (mapping.Span.End.Line <= _tree.GetLineSpan(invocation.Span, _ct).StartLinePosition.Line) from = mapping.MappedSpan.StartLinePosition.Line + 1;
+            else
+            {
+                to = mapping.MappedSpan.EndLinePosition.Line + 1;
+                break;
+            }
+        }
+        var pattern = new System.Text.RegularExpressions.Regex(@"<(?:[A-Za-z_][\w]*\.)*" + System.Text.RegularExpressions.Regex.Escape(component.Name) + @"(?![\w.])");
+        for (var line = from; line <= to && line <= text.Lines.Count; line++)
+        {
+            if (!pattern.IsMatch(text.Lines[line - 1].ToString())) continue;
+            AddEdgeAtLine("references", RazorSource(source), component, invocation.SpanStart, line);
+            return;
+        }
+    }
+
+    /// <summary>
+    /// The source of a use in a Razor document: the innermost member the user declared (an @code method, property,
+    /// accessor) or, for uses in markup (inside the generator's BuildRenderTree, lambdas included), the component.
+    /// </summary>
+    private ISymbol RazorSource(ISymbol source)
+    {
+        for (var s = source; s is not null; s = s.ContainingSymbol)
+        {
+            if (s is INamespaceSymbol) break;
+            if (s.Locations.Any(l => l.SourceTree == _tree && RazorMapping.MappedLine(_tree, l.SourceSpan.Start, _ct) is not null)) return s;
+        }
+        var type = source as INamedTypeSymbol ?? source.ContainingType;
+        while (type?.ContainingType is not null) type = type.ContainingType;
+        return type ?? source;
     }
 
     // ------------------------------------------------------------------ diagnostics

@@ -6,7 +6,14 @@ using Microsoft.CodeAnalysis.CSharp;
 
 namespace CodeAgent.RoslynHost.Analysis;
 
-public sealed record LoadedDocument(string FullPath, string RelativePath, SyntaxTree Tree, string ProjectId);
+/// <summary>
+/// A document to analyse. With RazorText the path is a .razor/.cshtml file (that text) and Tree the C# the SDK's Razor
+/// generator wrote for it.
+/// </summary>
+public sealed record LoadedDocument(string FullPath, string RelativePath, SyntaxTree Tree, string ProjectId, Microsoft.CodeAnalysis.Text.SourceText? RazorText = null)
+{
+    public bool Razor => RazorText is not null;
+}
 
 public sealed record LoadedProject(
     string ProjectId,

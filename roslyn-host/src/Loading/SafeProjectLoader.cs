@@ -16,7 +16,8 @@ namespace CodeAgent.RoslynHost.Loading;
 /// Safe mode: builds a CSharpCompilation per project from its .cs files (SDK default globbing plus
 /// Compile items read as XML), the SDK's reference assemblies, packages listed in an existing
 /// obj/project.assets.json and project references as compilation references. Nothing from the
-/// repository is executed: no MSBuild evaluation, no restore, no analyzers, no source generators.
+/// repository is executed: no MSBuild evaluation, no restore, no analyzers or source generators of the repository (the
+/// only generator run is the installed SDK's own Razor generator, over projects with Razor files: RazorGenerator).
 /// </summary>
 public sealed class SafeProjectLoader(LoadProjectParams request, CancellationToken cancellationToken)
 {
@@ -132,7 +133,8 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
         }
 
         var files = SourceFiles.Collect(project);
-        var fingerprint = Fingerprint(project, files, referencedProjects);
+        var razorFiles = SourceFiles.CollectRazor(project);
+        var fingerprint = Fingerprint(project, [.. files, .. razorFiles], referencedProjects);
         if (LoadCache.TryGetValue(fullPath, out var reusable) && reusable.Fingerprint == fingerprint
             && reusable.References.Count == referencedProjects.Count && reusable.References.Zip(referencedProjects).All(x => ReferenceEquals(x.First, x.Second)))
         {
@@ -151,6 +153,9 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
 
         var sdk = project.Sdk.Length > 0 ? project.Sdk : "Microsoft.NET.Sdk";
         var isWeb = sdk.StartsWith("Microsoft.NET.Sdk.Web", StringComparison.OrdinalIgnoreCase);
+        // A Razor class library (Microsoft.NET.Sdk.Razor) or any project with Razor files compiles against ASP.NET Core:
+        // the generator binds components, their parameters and directives through those assemblies.
+        var needsAspNet = isWeb || sdk.StartsWith("Microsoft.NET.Sdk.Razor", StringComparison.OrdinalIgnoreCase) || razorFiles.Count > 0;
         var netCoreRef = DotnetSdk.FindRefPack("Microsoft.NETCore.App.Ref", tfm, warnings, projectId)
             ?? throw new ProjectBuildException("no Microsoft.NETCore.App.Ref reference assemblies found in the .NET SDK or the NuGet packages folder");
         var refPaths = new List<string>(netCoreRef.Assemblies);
@@ -158,7 +163,7 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
 
         var frameworkRefs = project.ItemsOf("FrameworkReference").SelectMany(i => Split(i.Include)).ToHashSet(StringComparer.OrdinalIgnoreCase);
         var assets = ReadAssets(project, tfm, warnings, projectId, frameworkRefs);
-        if (isWeb || frameworkRefs.Contains("Microsoft.AspNetCore.App"))
+        if (needsAspNet || frameworkRefs.Contains("Microsoft.AspNetCore.App"))
         {
             var asp = DotnetSdk.FindRefPack("Microsoft.AspNetCore.App.Ref", tfm, warnings, projectId);
             if (asp is null) warnings.Add(new LoadWarning("reference_fallback", "Microsoft.AspNetCore.App.Ref reference assemblies not found", projectId));
@@ -236,6 +241,8 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             concurrentBuild: false);
         var assemblyName = project.Property("AssemblyName") ?? project.Name;
         var compilation = CSharpCompilation.Create(assemblyName, trees, references, options);
+        var razor = RunRazor(ref compilation, project, razorFiles, parseOptions, maxFileBytes, projectId, warnings);
+        ordered.AddRange(razor.Documents);
 
         var errors = compilation.GetParseDiagnostics(cancellationToken).Count(d => d.Severity == DiagnosticSeverity.Error);
         var sample = compilation.GetParseDiagnostics(cancellationToken)
@@ -263,10 +270,60 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             symbols.ToList(),
             errors,
             sample,
-            warnings);
+            warnings,
+            razor.Status);
         var result = new LoadedProject(projectId, fullPath, _repoRoot, compilation, ordered, info);
         LoadCache[fullPath] = (fingerprint, referencedProjects, result);
         return result;
+    }
+
+    private sealed record RazorLoad(List<LoadedDocument> Documents, RazorStatus? Status);
+
+    /// <summary>
+    /// Runs the SDK's Razor generator over the project's .razor/.cshtml files (read like sources: refused ones are
+    /// warned and left out) and adds its trees to the compilation. Each Razor file becomes a document whose tree is its
+    /// generated C#; a file the generator produced nothing for is listed as skipped. Without Razor files: no status.
+    /// </summary>
+    private RazorLoad RunRazor(ref CSharpCompilation compilation, ProjectFile project, List<string> razorFiles, CSharpParseOptions parseOptions,
+        long maxFileBytes, string projectId, List<LoadWarning> warnings)
+    {
+        if (razorFiles.Count == 0) return new RazorLoad([], null);
+        var sources = new List<RazorSource>();
+        foreach (var file in razorFiles)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            var read = SafeFile.Read(file, _repoRoot, maxFileBytes);
+            if (!read.Ok)
+            {
+                if (read.Refusal != SafeFileRefusal.Missing)
+                    warnings.Add(new LoadWarning(ErrorCodes.FileRefused, $"{RepoRelative(file)} not read: {read.Reason}", RepoRelative(file)));
+                continue;
+            }
+            using var stream = new MemoryStream(read.Bytes!, writable: false);
+            var text = SourceText.From(stream, throwIfBinaryDetected: false, checksumAlgorithm: SourceHashAlgorithm.Sha256);
+            sources.Add(new RazorSource(file, Path.GetRelativePath(project.DirectoryPath, file).Replace('\\', '/'), text));
+        }
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        var run = RazorGenerator.Run(compilation, project, sources, parseOptions, cancellationToken);
+        Server.Log.Debug($"razor generator: {projectId}, {sources.Count} files, {watch.ElapsedMilliseconds} ms");
+        if (!run.Ran)
+        {
+            warnings.Add(new LoadWarning("razor_generator", $"{run.Reason}: Razor files stay syntactic", projectId));
+            return new RazorLoad([], new RazorStatus(false, run.Reason, [], []));
+        }
+        compilation = run.Compilation;
+        var documents = run.Documents
+            .GroupBy(g => g.FullPath, StringComparer.Ordinal)
+            .Select(g => new LoadedDocument(g.Key, RepoRelative(g.Key), g.First().Tree, projectId, g.First().RazorText))
+            .OrderBy(d => d.RelativePath, StringComparer.Ordinal).ToList();
+        // The generator's diagnostics sit on the Razor file itself (an external-file location, not a syntax tree's).
+        var errors = run.Errors.Select(d =>
+        {
+            var span = d.Location.GetLineSpan();
+            var path = string.IsNullOrEmpty(span.Path) ? null : RepoRelative(Path.GetFullPath(span.Path));
+            return new DiagnosticInfo("error", d.Id, d.GetMessage(System.Globalization.CultureInfo.InvariantCulture), path, path is null ? null : span.StartLinePosition.Line + 1);
+        }).ToList();
+        return new RazorLoad(documents, new RazorStatus(true, null, documents.Select(d => d.RelativePath).ToList(), errors));
     }
 
     /// <summary>A load's inputs as text: request options, project/props/assets files and sources (size + mtime), reference ids (objects compared separately).</summary>

@@ -21,7 +21,7 @@ public static class SourceFiles
         {
             var bin = Path.Combine(dir, (project.Property("BaseOutputPath") ?? "bin").TrimEnd('/', '\\'));
             var obj = Path.Combine(dir, (project.Property("BaseIntermediateOutputPath") ?? "obj").TrimEnd('/', '\\'));
-            foreach (var file in Walk(dir, dir, Path.GetFullPath(bin), Path.GetFullPath(obj)))
+            foreach (var file in Walk(dir, dir, Path.GetFullPath(bin), Path.GetFullPath(obj), "*.cs"))
             {
                 if (seen.Add(file)) result.Add(file);
             }
@@ -47,7 +47,20 @@ public static class SourceFiles
         return Path.IsPathRooted(p) && p.StartsWith(dir, StringComparison.Ordinal) ? Relative(dir, p) : p;
     }
 
-    private static IEnumerable<string> Walk(string projectDir, string dir, string bin, string obj)
+    /// <summary>
+    /// The Razor files the SDK compiles by default (Content items: **/*.razor and **/*.cshtml under the project directory,
+    /// minus bin/, obj/, hidden folders and nested projects), for the Razor generator.
+    /// </summary>
+    public static List<string> CollectRazor(ProjectFile project)
+    {
+        var dir = project.DirectoryPath;
+        if (IsFalse(project.Property("EnableDefaultItems")) || IsFalse(project.Property("EnableDefaultContentItems"))) return [];
+        var bin = Path.GetFullPath(Path.Combine(dir, (project.Property("BaseOutputPath") ?? "bin").TrimEnd('/', '\\')));
+        var obj = Path.GetFullPath(Path.Combine(dir, (project.Property("BaseIntermediateOutputPath") ?? "obj").TrimEnd('/', '\\')));
+        return Walk(dir, dir, bin, obj, "*.razor").Concat(Walk(dir, dir, bin, obj, "*.cshtml")).Distinct(StringComparer.Ordinal).ToList();
+    }
+
+    private static IEnumerable<string> Walk(string projectDir, string dir, string bin, string obj, string pattern)
     {
         var stack = new Stack<string>();
         stack.Push(dir);
@@ -57,7 +70,7 @@ public static class SourceFiles
             IEnumerable<string> files, subdirs;
             try
             {
-                files = Directory.EnumerateFiles(current, "*.cs").ToList();
+                files = Directory.EnumerateFiles(current, pattern).ToList();
                 subdirs = Directory.EnumerateDirectories(current).ToList();
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)

@@ -13,7 +13,7 @@ public static class ProtocolInfo
     public const int ProtocolVersion = 1;
 
     /// <summary>Changes whenever the produced symbols/edges change for the same input.</summary>
-    public const string ExtractorVersion = "roslyn-host/1.0.0";
+    public const string ExtractorVersion = "roslyn-host/1.1.0";
 
     public const int DefaultQueueSize = 64;
     public const int DefaultBatchDeadlineMs = 30_000;
@@ -129,7 +129,17 @@ public sealed record ProjectInfo(
     IReadOnlyList<string> PreprocessorSymbols,
     int ErrorCount,
     IReadOnlyList<DiagnosticInfo> Diagnostics,
-    IReadOnlyList<LoadWarning> Warnings);
+    IReadOnlyList<LoadWarning> Warnings,
+    RazorStatus? Razor = null);
+
+/// <summary>
+/// The SDK's Razor generator over a project with .razor/.cshtml files (absent without them). generatorRan: its generated
+/// C# is part of the compilation and documents lists the Razor files it produced a class for (analysable like .cs files,
+/// edges mapped back to the Razor lines); otherwise reason says why (not found in the SDK, failed to load, threw).
+/// errors: the generator's own error diagnostics (a Razor file it cannot parse: an unclosed block…), each with the Razor
+/// file's repo-relative path and line; such a file is still in documents (the C# it generated).
+/// </summary>
+public sealed record RazorStatus(bool GeneratorRan, string? Reason, IReadOnlyList<string> Documents, IReadOnlyList<DiagnosticInfo> Errors);
 
 /// <summary>Non-fatal load findings; code is e.g. plugin_blocked, project_load_failed, missing_reference, file_refused.</summary>
 public sealed record LoadWarning(string Code, string Message, string? Path);

@@ -1,5 +1,5 @@
 import { CaError, type EdgeType } from '@ca/schema';
-import { isRazorPath, isRoslynAvailable, RAZOR_SYNTACTIC_REASON, RoslynHost, type DocumentResult } from '@ca/parse-cs';
+import { isRazorPath, isRoslynAvailable, RAZOR_SYNTACTIC_REASON, RoslynHost, type DocumentResult, type RazorStatus } from '@ca/parse-cs';
 import type { SemanticEdgeWrite, Store } from '@ca/store';
 import { recordCsLoadWarnings } from '../loadNotes.js';
 
@@ -52,10 +52,16 @@ export async function runCsSemanticPass(
 ): Promise<CsSemanticReport> {
   const started = performance.now();
   const allCsFiles = store.semantic.analysableFiles(label, ['cs']);
-  // Razor files stay syntactic: roslyn-host does not run the Razor generator (decision 041), and
-  // their state says so, so answers that reach them report the gap.
+  // Razor files are syntactic until their project's load says the SDK's Razor generator ran
+  // (decision 052): then they are analysed like .cs files; otherwise their state says why, so
+  // answers that reach them report the gap.
   const razorFiles = allCsFiles.filter((f) => isRazorPath(f.path));
-  if (razorFiles.length > 0) store.writer.setSemanticState(razorFiles.map((f) => f.id), 'none', RAZOR_SYNTACTIC_REASON);
+  // Only the files this pass is asked about: a partial pass (some files, some projects) leaves the
+  // others' state as it is.
+  const razorInScope = razorFiles.filter(
+    (f) => (!options.files || options.files.includes(f.path)) && (!options.projects || options.projects.includes(f.project)),
+  );
+  if (razorInScope.length > 0) store.writer.setSemanticState(razorInScope.map((f) => f.id), 'none', RAZOR_SYNTACTIC_REASON);
   const csFiles = razorFiles.length > 0 ? allCsFiles.filter((f) => !isRazorPath(f.path)) : allCsFiles;
   const empty = (available: boolean, reason: string | null): CsSemanticReport => ({
     available,
@@ -68,16 +74,19 @@ export async function runCsSemanticPass(
     unmatchedSymbols: 0,
     ms: Math.round(performance.now() - started),
   });
-  if (csFiles.length === 0) return empty(true, null);
+  if (allCsFiles.length === 0) return empty(true, null);
   const availability = isRoslynAvailable();
   if (!availability.ok) {
     store.writer.setSemanticState(csFiles.map((f) => f.id), 'none', `C# semantic pass unavailable: ${availability.reason}`);
+    if (razorInScope.length > 0) {
+      store.writer.setSemanticState(razorInScope.map((f) => f.id), 'none', `${RAZOR_SYNTACTIC_REASON} (C# semantic pass unavailable: ${availability.reason})`);
+    }
     return empty(false, availability.reason);
   }
   if (!options.safeMode) {
     process.stderr.write('warning: indexing.safe_mode=false — unsafe mode would evaluate MSBuild; roslyn-host answers semantic_unavailable for it\n');
   }
-  const projects = [...new Set(csFiles.map((f) => f.project).filter((p) => p.endsWith('.csproj')))].filter(
+  const projects = [...new Set([...csFiles, ...razorFiles].map((f) => f.project).filter((p) => p.endsWith('.csproj')))].filter(
     (p) => !options.projects || options.projects.includes(p),
   );
   const orphanFiles = csFiles.filter((f) => !f.project.endsWith('.csproj'));
@@ -100,9 +109,11 @@ export async function runCsSemanticPass(
     const deadlineMs = Math.max(30_000, allLines * 3, patience);
     for (const project of projects) {
       const projectFiles = csFiles.filter((f) => f.project === project);
+      const projectRazor = razorFiles.filter((f) => f.project === project);
       const wanted = options.files ? new Set(options.files) : null;
-      const partial = wanted !== null && projectFiles.some((f) => !wanted.has(f.path));
-      const analysed = partial ? projectFiles.filter((f) => wanted.has(f.path)) : projectFiles;
+      const partial = wanted !== null && [...projectFiles, ...projectRazor].some((f) => !wanted.has(f.path));
+      const analysed = partial ? projectFiles.filter((f) => wanted.has(f.path)) : [...projectFiles];
+      const razorWanted = partial ? projectRazor.filter((f) => wanted.has(f.path)) : projectRazor;
       try {
         const load = await host.loadProject(
           { projectPath: project, repoRoot, safeMode: options.safeMode, loadReferences: true, ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}) },
@@ -110,6 +121,12 @@ export async function runCsSemanticPass(
         );
         // Targets, analyzers and imports not run, files refused: the index says what it did not load.
         recordCsLoadWarnings(store, repoRoot, load.warnings);
+        const razorAnalysed = razorScope(store, razorWanted, load.projects.find((p) => p.projectId === project)?.razor);
+        analysed.push(...razorAnalysed);
+        if (analysed.length === 0) {
+          options.onProgress?.(++done, projects.length);
+          continue;
+        }
         const result = await host.analyze(
           {
             projectId: project,
@@ -148,6 +165,34 @@ export async function runCsSemanticPass(
     unmatchedSymbols: unmatched,
     ms: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * The Razor files of a project the host analyses: those its generator produced C# for. The
+ * others keep the syntactic state, with the reason the generator gave (not found in the .NET
+ * SDK, failed) or that it produced nothing for the file.
+ */
+function razorScope<F extends { id: number; path: string }>(store: Store, files: readonly F[], status: RazorStatus | undefined): F[] {
+  if (files.length === 0) return [];
+  if (!status?.generatorRan) {
+    const why = status?.reason ?? 'roslyn-host reported no Razor status';
+    store.writer.setSemanticState(files.map((f) => f.id), 'none', `${RAZOR_SYNTACTIC_REASON} (${why})`);
+    return [];
+  }
+  const generated = new Set(status.documents);
+  const left = files.filter((f) => !generated.has(f.path));
+  if (left.length > 0) store.writer.setSemanticState(left.map((f) => f.id), 'none', `${RAZOR_SYNTACTIC_REASON} (the generator produced no C# for the file)`);
+  // A file the generator could not parse (an unclosed block…) fails on its own, with the error and
+  // its line; it keeps its syntactic edges, and the project's other files are analysed.
+  const broken = new Map<string, string>();
+  for (const e of status.errors) {
+    if (e.path && !broken.has(e.path)) broken.set(e.path, `Razor generator error ${e.code} at line ${e.line ?? '?'}: ${e.message}`);
+  }
+  for (const f of files) {
+    const reason = broken.get(f.path);
+    if (reason !== undefined && generated.has(f.path)) store.writer.degradeSemantic([f.id], CS_SEMANTIC_TYPES, 'failed', reason);
+  }
+  return files.filter((f) => generated.has(f.path) && !broken.has(f.path));
 }
 
 function applyDocuments(store: Store, label: string, docs: readonly DocumentResult[], scope: ReadonlySet<number>): { edges: number; unmatched: number } {

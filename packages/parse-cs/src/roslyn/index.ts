@@ -16,6 +16,7 @@ export type {
   LoadProjectParams,
   LoadProjectResult,
   ProjectInfo,
+  RazorStatus,
   LoadWarning,
   DiagnosticInfo,
   AnalyzeParams,

@@ -157,6 +157,22 @@ export interface ProjectInfo {
   readonly errorCount: number;
   readonly diagnostics: readonly DiagnosticInfo[];
   readonly warnings: readonly LoadWarning[];
+  /** The SDK's Razor generator over the project's `.razor`/`.cshtml` files; absent without any. */
+  readonly razor?: RazorStatus;
+}
+
+/**
+ * The Razor generator's outcome for one project. `generatorRan`: its C# is part of the compilation
+ * and `documents` (repo-relative Razor paths) are analysable like `.cs` files, their edges mapped
+ * back to the Razor lines; otherwise `reason` says why (not found in the .NET SDK, not loaded,
+ * failed). `errors`: the generator's own error diagnostics (a Razor file it cannot parse), each
+ * with the Razor file's repo-relative path and line.
+ */
+export interface RazorStatus {
+  readonly generatorRan: boolean;
+  readonly reason?: string;
+  readonly documents: readonly string[];
+  readonly errors: readonly DiagnosticInfo[];
 }
 
 export interface LoadProjectResult {
