@@ -9,7 +9,8 @@
 //
 //   node tools/bench/differential.mjs REPO [--steps 100] [--seed 1] [--keep-going] [--no-fts] [--embeddings] [--from K]
 //
-// CA_DIFF_LIMIT=N prints up to N differing rows per section (default 12).
+// CA_DIFF_LIMIT=N prints up to N differing rows per section (default 12); CA_DIFF_KEEP=DIR keeps a copy
+// of the workspace (the steps' commits and the incremental index) at each differing step in DIR/step-N.
 //
 // --from K replays one step: the steps before it are indexed incrementally without comparing, the
 // index is rebuilt from scratch before step K, and only steps K.. are compared (use with --steps K).

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../src/index.js';
 import { againstClean, tsStoreWorkspace } from './cleanIndex.js';
@@ -51,5 +53,59 @@ describe('a module imported by a paths alias disappears and comes back', () => {
     await engine.index();
     expect(await againstClean(engine, repo, options)).toEqual([]);
     expect(userEdges()).toEqual(['1 exact', '3 exact']);
+  }, 300_000);
+});
+
+// An import by a package alias of a name the module does not export (any more) binds nothing and
+// leaves no edge naming the module; when the module exports it again (its re-export restored by a
+// branch switch), a clean index binds the import (difference 26: pmndrs/zustand, seed 2, step 128,
+// `import { create } from 'zustand'` in `tests/immer.test.tsx` after step 107 had removed
+// `export * from './react.ts'` from `src/index.ts`).
+describe('a name imported by a paths alias stops being exported and comes back', () => {
+  const options = { env: {}, configOverrides: { embedding: { enabled: false } } };
+  const INDEX = "export * from './react.ts';\nexport const version = 1;\n";
+  let repo: string;
+  let remove: () => void;
+  let engine: Engine;
+  beforeAll(async () => {
+    ({ repo, remove } = tsStoreWorkspace(
+      'ca-alias-exports-',
+      {
+        'src/react.ts': 'export const create = <T>(t: T): T => t;\n',
+        'src/index.ts': INDEX,
+        'tests/user.test.ts': "import { create } from 'store';\nexport const made = create(1);\n",
+      },
+      { include: ['src', 'tests'], paths: { store: ['./src/index.ts'] } },
+    ));
+    engine = Engine.open(repo, options);
+    await engine.index();
+  }, 300_000);
+  afterAll(() => {
+    engine.close();
+    remove();
+  });
+
+  const userEdges = () =>
+    engine
+      .navigate('refs', 'create')
+      .edges.filter((e) => e.path === 'tests/user.test.ts')
+      .map((e) => `${e.line} ${e.confidence}`);
+
+  it('binds through the alias and the re-export at first: the import and the call, exact', () => {
+    expect(userEdges()).toEqual(['1 exact', '2 exact']);
+  });
+
+  it('re-export removed: the import binds nothing, as in a clean index', async () => {
+    writeFileSync(join(repo, 'src/index.ts'), 'export const version = 1;\n');
+    await engine.index();
+    expect(await againstClean(engine, repo, options)).toEqual([]);
+    expect(userEdges()).toEqual([]);
+  }, 300_000);
+
+  it('re-export restored: the import binds again, as in a clean index', async () => {
+    writeFileSync(join(repo, 'src/index.ts'), INDEX);
+    await engine.index();
+    expect(await againstClean(engine, repo, options)).toEqual([]);
+    expect(userEdges()).toEqual(['1 exact', '2 exact']);
   }, 300_000);
 });

@@ -547,6 +547,8 @@ export async function runDifferential({ Engine, source, seed, steps, engineOptio
       results.push(result);
       onStep(result);
       if (differences.length > 0) {
+        // CA_DIFF_KEEP=DIR keeps the workspace (its history of steps and the incremental index) for a look.
+        if (process.env.CA_DIFF_KEEP) cpSync(repo, join(process.env.CA_DIFF_KEEP, `step-${n}`), { recursive: true });
         if (!keepGoing) break;
         engine = await rebuilt(Engine, engine, repo, engineOptions);
       }

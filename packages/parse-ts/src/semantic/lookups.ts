@@ -1,10 +1,13 @@
 /**
- * Where the compiler looks for a module a file imports by a non-relative specifier that resolves
- * to nothing in the repository today — the candidates of the project's `paths` patterns and its
- * `baseUrl`, inside the repository, as module paths (without extension, the form of `imports`
- * edges' `target_module`). Reported with a pass's results so that the file is analysed again
- * when one of those modules appears (decision 022, difference 25: `import … from 'zustand/vanilla'`
- * mapped by `paths` to `src/vanilla.ts`, which a branch switch brought back).
+ * The repository modules a file imports by non-relative specifiers (a package name, a `paths`
+ * alias): the module each resolves to, and where the compiler looks for one that resolves to
+ * nothing in the repository today (the candidates of the project's `paths` patterns and its
+ * `baseUrl`), as module paths (without extension, the form of `imports` edges' `target_module`).
+ * Reported with a pass's results so that the file is analysed again when one of those modules
+ * appears or changes its exports, though no edge of the file names it (decision 022, difference
+ * 25: `import … from 'zustand/vanilla'` mapped by `paths` to `src/vanilla.ts`, which a branch
+ * switch brought back; difference 26: `import { create } from 'zustand'` while `src/index.ts` did
+ * not export `create`, until a branch switch restored its re-export).
  */
 import { resolve } from 'node:path';
 import ts from 'typescript';
@@ -12,14 +15,19 @@ import { isRepoSource, repoRelative } from './projects.js';
 
 const MODULE_EXTENSION = /\.(d\.ts|d\.mts|d\.cts|tsx|ts|mts|cts|jsx|js|mjs|cjs)$/;
 
-/** The module paths in the repository `sf`'s unresolved non-relative specifiers would be looked up at, sorted. */
+/** The module paths in the repository `sf`'s non-relative specifiers resolve to or would be looked up at, sorted. */
 export function moduleLookups(sf: ts.SourceFile, checker: ts.TypeChecker, options: ts.CompilerOptions, projectDir: string, root: string): string[] {
   const out = new Set<string>();
   for (const spec of moduleSpecifiers(sf)) {
     const text = spec.text;
     if (text.startsWith('.') || text.startsWith('/')) continue; // relative: the syntactic edge names its module already
     const decl = checker.getSymbolAtLocation(spec)?.declarations?.find(ts.isSourceFile);
-    if (decl !== undefined && isRepoSource(root, resolve(decl.fileName))) continue; // resolved: its `imports` edges name the module
+    if (decl !== undefined && isRepoSource(root, resolve(decl.fileName))) {
+      // Resolved: its `imports` edges name the module — but only for names it exports now; an
+      // import of a name it does not export has no edge (difference 26), so record it here too.
+      out.add(repoRelative(root, resolve(decl.fileName)).replace(MODULE_EXTENSION, ''));
+      continue;
+    }
     for (const abs of pathCandidates(options, text, projectDir)) {
       if (isRepoSource(root, abs)) out.add(repoRelative(root, abs).replace(MODULE_EXTENSION, ''));
     }
