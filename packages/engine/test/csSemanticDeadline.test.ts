@@ -21,7 +21,8 @@ function recordingHost(deadlines: string[]): RoslynHost {
     dispose: async () => undefined,
     loadProject: async (p: { projectPath: string }, o: { deadlineMs: number }) => {
       deadlines.push(`load ${p.projectPath} ${o.deadlineMs}`);
-      return { warnings: [] };
+      // A result of the protocol's shape: no project facts are needed for the deadlines.
+      return { projects: [], warnings: [] };
     },
     analyze: async (p: { projectId: string }, o: { deadlineMs: number }) => {
       deadlines.push(`analyze ${p.projectId} ${o.deadlineMs}`);
