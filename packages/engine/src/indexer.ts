@@ -358,7 +358,8 @@ function applyReusesAndMoves(ctx: IndexerContext, run: PlannedRun, promoted: Set
   const continued = thePlan.parse.filter((p) => p.movedFrom !== undefined);
   const appeared = [...thePlan.moves.map((m) => m.to.path), ...thePlan.parse.filter((p) => p.previousFileId === null || p.movedFrom !== undefined).map((p) => p.file.path)];
   markImporters(appeared, 'imported module appeared');
-  markImporters([...thePlan.remove.map((r) => r.path), ...continued.map((p) => p.movedFrom!)], 'imported module removed');
+  // A move leaves its old path too: importers reaching through it (a re-exporting barrel) have no edge into its nodes.
+  markImporters([...thePlan.remove.map((r) => r.path), ...continued.map((p) => p.movedFrom!), ...thePlan.moves.map((m) => m.from)], 'imported module removed');
   for (const m of thePlan.moves) {
     const stats = store.writer.moveVersion(label, { from: m.from, to: m.to.path, fileId: m.fileId, mtimeMs: worktree ? m.to.mtimeMs : null, project: m.to.project }, (key) =>
       movedKey(key, m.from, m.to.path),

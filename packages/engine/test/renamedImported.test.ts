@@ -40,3 +40,46 @@ describe.each([true, false])('a TS module renamed in its folder, its importers u
     expect(engine.navigate('refs', 'StateCreator').edges.filter((e) => e.path !== 'src/vanilla_r.ts').map((e) => `${e.path}:${e.line}`)).toEqual([]);
   }, 300_000);
 });
+
+// A re-exporting module renamed in place: its importers' edges lead through it into the module it
+// re-exports (`import { f } from './barrel.ts'` binds `f` in `impl.ts`), so none of them points
+// into the renamed file's nodes, and a move marked only the files with edges into those; a clean
+// index leaves the broken specifier unresolved (decision 022, difference 27: pmndrs/zustand, seed
+// 2, step 216, `git mv src/useStoreWithEqualityFn_m62.ts …_r216.ts` after step 212 had made it a
+// re-export of the moved function).
+describe('a re-exporting module renamed in its folder, its importers unchanged', () => {
+  const options = { env: {}, configOverrides: { embedding: { enabled: false } } };
+  let repo: string;
+  let remove: () => void;
+  let engine: Engine;
+  beforeAll(async () => {
+    ({ repo, remove } = tsStoreWorkspace('ca-renamed-barrel-', {
+      'src/impl.ts': 'export function f(): number { return 1; }\n',
+      'src/barrel.ts': "export { f } from './impl.ts';\n",
+      'src/user.ts': "import { f } from './barrel.ts';\nexport const g = () => f();\n",
+    }));
+    engine = Engine.open(repo, options);
+    await engine.index();
+  }, 300_000);
+  afterAll(() => {
+    engine.close();
+    remove();
+  });
+
+  const userRefs = () =>
+    engine
+      .navigate('refs', 'f')
+      .edges.filter((e) => e.path === 'src/user.ts')
+      .map((e) => `${e.line} ${e.confidence}`);
+
+  it('binds through the barrel at first: the import and the call, exact', () => {
+    expect(userRefs()).toEqual(['1 exact', '2 exact']);
+  });
+
+  it('the barrel renamed: the importer binds nothing, as in a clean index', async () => {
+    execFileSync('git', ['-C', repo, 'mv', 'src/barrel.ts', 'src/barrel_r.ts']);
+    await engine.index();
+    expect(await againstClean(engine, repo, options)).toEqual([]);
+    expect(userRefs()).toEqual([]);
+  }, 300_000);
+});
