@@ -68,6 +68,26 @@ function initRuntime(): Promise<TreeSitter> {
   return runtimeInit;
 }
 
+/** Grammars loaded in this thread, by file: shared by every parser of the thread. */
+const languages = new Map<string, Promise<TsLanguage>>();
+
+/**
+ * Loads a grammar once per thread. Each load links the grammar's module into the runtime's one
+ * function table, which never shrinks: a process creating adapters again and again (an engine
+ * per repository, a test harness) ran out of table entries (`RuntimeError: table index is out of
+ * bounds` in `new Parser()` after ~2,000 loads).
+ */
+function loadLanguage(treeSitter: TreeSitter, file: string): Promise<TsLanguage> {
+  let loading = languages.get(file);
+  if (loading === undefined) {
+    loading = treeSitter.Language.load(file);
+    languages.set(file, loading);
+    // A failed load is tried again by the next adapter.
+    loading.catch(() => languages.delete(file));
+  }
+  return loading;
+}
+
 function grammarPath(grammar: Grammar, wasmDir: string | undefined): string {
   const file = `tree-sitter-${grammar}.wasm`;
   if (wasmDir !== undefined) return join(wasmDir, file);
@@ -114,7 +134,7 @@ export async function createTsParser(options: TsAdapterOptions = {}): Promise<Ts
     const file = grammarPath(grammar, options.wasmDir);
     let language: TsLanguage;
     try {
-      language = await treeSitter.Language.load(file);
+      language = await loadLanguage(treeSitter, file);
     } catch (e) {
       for (const p of parsers.values()) p.delete();
       throw new CaError('grammar_unavailable', `cannot load tree-sitter grammar ${file}: ${String(e)}`, {

@@ -101,3 +101,21 @@ describe('adapter surface', () => {
     expect(index.nodes.filter((n) => n.name === 'f').map((n) => n.disambiguator)).toEqual([0, 1]);
   });
 });
+
+// Every adapter loaded the three grammars again, and each load takes entries of the runtime's
+// one function table for good: a process creating adapters over and over (the differential long
+// run opens two engines a step) died at step 336 of pmndrs/zustand with `RuntimeError: table index
+// is out of bounds` in `new Parser()`. The grammars are loaded once per thread now.
+describe('many adapters in one thread', () => {
+  it('2,500 TS parsers created and disposed one after another all parse', async () => {
+    const { createTsParser } = await import('../src/index.js');
+    let parsed = 0;
+    for (let i = 0; i < 2500; i++) {
+      const parser = await createTsParser();
+      const index = parser.parseAs({ path: `src/a${i}.ts`, text: `export const a${i} = ${i};\n` }, { grammar: 'typescript', language: 'ts' });
+      if (index.nodes.some((n) => n.name === `a${i}`)) parsed++;
+      parser.dispose();
+    }
+    expect(parsed).toBe(2500);
+  }, 600_000);
+});
