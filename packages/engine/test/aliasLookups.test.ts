@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../src/index.js';
-import { againstClean, tsStoreWorkspace } from './cleanIndex.js';
+import { describe, expect, it } from 'vitest';
+import { againstClean, indexedTsStore, refsIn } from './cleanIndex.js';
 
 // A file importing a module by a tsconfig `paths` alias (`'store/vanilla'` → `src/vanilla.ts`)
 // while the module is missing binds nothing; when the module comes back (a rename undone, a
@@ -18,40 +17,25 @@ const USER = "import { createStore } from 'store/vanilla';\nimport type { StoreA
 
 describe('a module imported by a paths alias disappears and comes back', () => {
   const options = { env: {}, configOverrides: { embedding: { enabled: false } } };
-  let repo: string;
-  let remove: () => void;
-  let engine: Engine;
-  beforeAll(async () => {
-    ({ repo, remove } = tsStoreWorkspace('ca-alias-lookups-', { 'src/vanilla.ts': VANILLA, 'tests/user.test.ts': USER }, { include: ['src', 'tests'], paths: { 'store/*': ['./src/*.ts'] } }));
-    engine = Engine.open(repo, options);
-    await engine.index();
-  }, 300_000);
-  afterAll(() => {
-    engine.close();
-    remove();
-  });
+  const s = indexedTsStore('ca-alias-lookups-', { 'src/vanilla.ts': VANILLA, 'tests/user.test.ts': USER }, options, { include: ['src', 'tests'], paths: { 'store/*': ['./src/*.ts'] } });
 
-  const userEdges = () =>
-    engine
-      .navigate('refs', 'createStore')
-      .edges.filter((e) => e.path === 'tests/user.test.ts')
-      .map((e) => `${e.line} ${e.confidence}`);
+  const userEdges = () => refsIn(s.engine, 'createStore', 'tests/user.test.ts');
 
   it('binds through the alias at first: the import and the call (lines 1 and 3), exact', () => {
     expect(userEdges()).toEqual(['1 exact', '3 exact']);
   });
 
   it('renamed away: the importer binds nothing, as in a clean index', async () => {
-    execFileSync('git', ['-C', repo, 'mv', 'src/vanilla.ts', 'src/vanilla_r.ts']);
-    await engine.index();
-    expect(await againstClean(engine, repo, options)).toEqual([]);
+    execFileSync('git', ['-C', s.repo, 'mv', 'src/vanilla.ts', 'src/vanilla_r.ts']);
+    await s.engine.index();
+    expect(await againstClean(s.engine, s.repo, options)).toEqual([]);
     expect(userEdges()).toEqual([]);
   }, 300_000);
 
   it('renamed back: the importer binds to it again, as in a clean index', async () => {
-    execFileSync('git', ['-C', repo, 'mv', 'src/vanilla_r.ts', 'src/vanilla.ts']);
-    await engine.index();
-    expect(await againstClean(engine, repo, options)).toEqual([]);
+    execFileSync('git', ['-C', s.repo, 'mv', 'src/vanilla_r.ts', 'src/vanilla.ts']);
+    await s.engine.index();
+    expect(await againstClean(s.engine, s.repo, options)).toEqual([]);
     expect(userEdges()).toEqual(['1 exact', '3 exact']);
   }, 300_000);
 });
@@ -64,48 +48,29 @@ describe('a module imported by a paths alias disappears and comes back', () => {
 describe('a name imported by a paths alias stops being exported and comes back', () => {
   const options = { env: {}, configOverrides: { embedding: { enabled: false } } };
   const INDEX = "export * from './react.ts';\nexport const version = 1;\n";
-  let repo: string;
-  let remove: () => void;
-  let engine: Engine;
-  beforeAll(async () => {
-    ({ repo, remove } = tsStoreWorkspace(
-      'ca-alias-exports-',
-      {
+  const s = indexedTsStore('ca-alias-exports-', {
         'src/react.ts': 'export const create = <T>(t: T): T => t;\n',
         'src/index.ts': INDEX,
         'tests/user.test.ts': "import { create } from 'store';\nexport const made = create(1);\n",
-      },
-      { include: ['src', 'tests'], paths: { store: ['./src/index.ts'] } },
-    ));
-    engine = Engine.open(repo, options);
-    await engine.index();
-  }, 300_000);
-  afterAll(() => {
-    engine.close();
-    remove();
-  });
+      }, options, { include: ['src', 'tests'], paths: { store: ['./src/index.ts'] } });
 
-  const userEdges = () =>
-    engine
-      .navigate('refs', 'create')
-      .edges.filter((e) => e.path === 'tests/user.test.ts')
-      .map((e) => `${e.line} ${e.confidence}`);
+  const userEdges = () => refsIn(s.engine, 'create', 'tests/user.test.ts');
 
   it('binds through the alias and the re-export at first: the import and the call, exact', () => {
     expect(userEdges()).toEqual(['1 exact', '2 exact']);
   });
 
   it('re-export removed: the import binds nothing, as in a clean index', async () => {
-    writeFileSync(join(repo, 'src/index.ts'), 'export const version = 1;\n');
-    await engine.index();
-    expect(await againstClean(engine, repo, options)).toEqual([]);
+    writeFileSync(join(s.repo, 'src/index.ts'), 'export const version = 1;\n');
+    await s.engine.index();
+    expect(await againstClean(s.engine, s.repo, options)).toEqual([]);
     expect(userEdges()).toEqual([]);
   }, 300_000);
 
   it('re-export restored: the import binds again, as in a clean index', async () => {
-    writeFileSync(join(repo, 'src/index.ts'), INDEX);
-    await engine.index();
-    expect(await againstClean(engine, repo, options)).toEqual([]);
+    writeFileSync(join(s.repo, 'src/index.ts'), INDEX);
+    await s.engine.index();
+    expect(await againstClean(s.engine, s.repo, options)).toEqual([]);
     expect(userEdges()).toEqual(['1 exact', '2 exact']);
   }, 300_000);
 });

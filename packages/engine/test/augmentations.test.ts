@@ -1,8 +1,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../src/index.js';
-import { againstClean, tsStoreWorkspace } from './cleanIndex.js';
+import { describe, expect, it } from 'vitest';
+import { againstClean, indexedTsStore } from './cleanIndex.js';
 
 // A module augmentation (`declare module '../vanilla' { interface StoreMutators … }`) that
 // appears, changes or disappears in one file changes what the augmented module's own uses and
@@ -29,51 +28,40 @@ const augmented = (member: string) => `${REDUX_PLAIN}declare module '../vanilla'
 
 describe('a module augmentation that appears, changes and disappears in another file', () => {
   const options = { env: {}, configOverrides: { embedding: { enabled: false } } };
-  let repo: string;
-  let remove: () => void;
-  let engine: Engine;
-  beforeAll(async () => {
-    ({ repo, remove } = tsStoreWorkspace('ca-augmentations-', {
+  const s = indexedTsStore('ca-augmentations-', {
       'src/vanilla.ts': VANILLA,
       'src/middleware/redux.ts': REDUX_PLAIN,
       'src/index.ts': "export * from './vanilla.ts';\nexport { redux } from './middleware/redux.ts';\n",
-    }));
-    engine = Engine.open(repo, options);
-    await engine.index();
-  }, 300_000);
-  afterAll(() => {
-    engine.close();
-    remove();
-  });
+    }, options);
 
   it('appears: the augmented module and its importers bind to it, as in a clean index', async () => {
-    writeFileSync(join(repo, 'src/middleware/redux.ts'), augmented("'store/redux'"));
-    await engine.index();
-    expect(await againstClean(engine, repo, options)).toEqual([]);
+    writeFileSync(join(s.repo, 'src/middleware/redux.ts'), augmented("'store/redux'"));
+    await s.engine.index();
+    expect(await againstClean(s.engine, s.repo, options)).toEqual([]);
   }, 300_000);
 
   it('changes: as in a clean index', async () => {
-    writeFileSync(join(repo, 'src/middleware/redux.ts'), augmented("'store/redux2'"));
-    await engine.index();
-    expect(await againstClean(engine, repo, options)).toEqual([]);
+    writeFileSync(join(s.repo, 'src/middleware/redux.ts'), augmented("'store/redux2'"));
+    await s.engine.index();
+    expect(await againstClean(s.engine, s.repo, options)).toEqual([]);
   }, 300_000);
 
   it('moves to another folder, where it augments nothing, and back: as in a clean index each time', async () => {
     // The same text resolves '../vanilla' from another folder (the zustand case: `git mv` into
     // src/, then a branch switch moving it back).
-    renameSync(join(repo, 'src/middleware/redux.ts'), join(repo, 'src/redux.ts'));
-    writeFileSync(join(repo, 'src/index.ts'), "export * from './vanilla.ts';\nexport { redux } from './redux.ts';\n");
-    await engine.index();
-    expect(await againstClean(engine, repo, options)).toEqual([]);
-    renameSync(join(repo, 'src/redux.ts'), join(repo, 'src/middleware/redux.ts'));
-    writeFileSync(join(repo, 'src/index.ts'), "export * from './vanilla.ts';\nexport { redux } from './middleware/redux.ts';\n");
-    await engine.index();
-    expect(await againstClean(engine, repo, options)).toEqual([]);
+    renameSync(join(s.repo, 'src/middleware/redux.ts'), join(s.repo, 'src/redux.ts'));
+    writeFileSync(join(s.repo, 'src/index.ts'), "export * from './vanilla.ts';\nexport { redux } from './redux.ts';\n");
+    await s.engine.index();
+    expect(await againstClean(s.engine, s.repo, options)).toEqual([]);
+    renameSync(join(s.repo, 'src/redux.ts'), join(s.repo, 'src/middleware/redux.ts'));
+    writeFileSync(join(s.repo, 'src/index.ts'), "export * from './vanilla.ts';\nexport { redux } from './middleware/redux.ts';\n");
+    await s.engine.index();
+    expect(await againstClean(s.engine, s.repo, options)).toEqual([]);
   }, 300_000);
 
   it('disappears: nothing keeps an edge into it, as in a clean index', async () => {
-    writeFileSync(join(repo, 'src/middleware/redux.ts'), REDUX_PLAIN);
-    await engine.index();
-    expect(await againstClean(engine, repo, options)).toEqual([]);
+    writeFileSync(join(s.repo, 'src/middleware/redux.ts'), REDUX_PLAIN);
+    await s.engine.index();
+    expect(await againstClean(s.engine, s.repo, options)).toEqual([]);
   }, 300_000);
 });

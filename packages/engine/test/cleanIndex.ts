@@ -1,6 +1,7 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { compare, snapshot, workspaceOf, type DifferentialEngine } from './differential/lib.mjs';
 import { Engine, type EngineOptions } from '../src/index.js';
 
@@ -52,4 +53,42 @@ export function tsStoreWorkspace(
       rmSync(source, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A `tsStoreWorkspace` indexed by an engine for one `describe`: created in `beforeAll`, closed and
+ * removed in `afterAll`. Read `repo` and `engine` inside the tests.
+ */
+export function indexedTsStore(
+  prefix: string,
+  files: Readonly<Record<string, string>>,
+  options: EngineOptions,
+  tsconfig?: Parameters<typeof tsStoreWorkspace>[2],
+): { readonly repo: string; readonly engine: Engine } {
+  let state: { repo: string; remove: () => void; engine: Engine } | null = null;
+  beforeAll(async () => {
+    const { repo, remove } = tsStoreWorkspace(prefix, files, tsconfig);
+    state = { repo, remove, engine: Engine.open(repo, options) };
+    await state.engine.index();
+  }, 300_000);
+  afterAll(() => {
+    state?.engine.close();
+    state?.remove();
+  });
+  return {
+    get repo() {
+      return state!.repo;
+    },
+    get engine() {
+      return state!.engine;
+    },
+  };
+}
+
+/** `line confidence` of the `refs` answer's edges for `name` that lie in `path`. */
+export function refsIn(engine: Engine, name: string, path: string): string[] {
+  return engine
+    .navigate('refs', name)
+    .edges.filter((e) => e.path === path)
+    .map((e) => `${e.line} ${e.confidence}`);
 }

@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../src/index.js';
-import { againstClean, tsStoreWorkspace } from './cleanIndex.js';
+import { describe, expect, it } from 'vitest';
+import { againstClean, indexedTsStore, refsIn } from './cleanIndex.js';
 
 // A TS module renamed in its folder (same content: its version is renamed in place, node ids
 // kept) leaves its importers' specifiers (`'../vanilla.ts'`) naming a module that no longer
@@ -15,29 +14,18 @@ import { againstClean, tsStoreWorkspace } from './cleanIndex.js';
 // (`none`), not `pending` (a pass that never runs).
 describe.each([true, false])('a TS module renamed in its folder, its importers unchanged (semantic pass on: %s)', (semantic) => {
   const options = { env: {}, configOverrides: { embedding: { enabled: false }, semantic: { enabled: semantic } } };
-  let repo: string;
-  let remove: () => void;
-  let engine: Engine;
-  beforeAll(async () => {
-    ({ repo, remove } = tsStoreWorkspace('ca-renamed-imported-', {
+  const s = indexedTsStore('ca-renamed-imported-', {
       'src/vanilla.ts': 'export type StateCreator<T> = (set: (t: T) => void) => T;\nexport const createStore = <T>(f: StateCreator<T>) => f(() => {});\n',
       'src/middleware/combine.ts': "import type { StateCreator } from '../vanilla.ts';\nexport function combine<T>(f: StateCreator<T>): StateCreator<T> { return f; }\n",
       'src/index.ts': "export * from './vanilla.ts';\n",
-    }));
-    engine = Engine.open(repo, options);
-    await engine.index();
-  }, 300_000);
-  afterAll(() => {
-    engine.close();
-    remove();
-  });
+    }, options);
 
   it('the importers keep no edge into the renamed file, as in a clean index', async () => {
-    execFileSync('git', ['-C', repo, 'mv', 'src/vanilla.ts', 'src/vanilla_r.ts']);
-    await engine.index();
-    expect(await againstClean(engine, repo, options)).toEqual([]);
+    execFileSync('git', ['-C', s.repo, 'mv', 'src/vanilla.ts', 'src/vanilla_r.ts']);
+    await s.engine.index();
+    expect(await againstClean(s.engine, s.repo, options)).toEqual([]);
     // What a user asks: nothing refers to the renamed file's StateCreator any more.
-    expect(engine.navigate('refs', 'StateCreator').edges.filter((e) => e.path !== 'src/vanilla_r.ts').map((e) => `${e.path}:${e.line}`)).toEqual([]);
+    expect(s.engine.navigate('refs', 'StateCreator').edges.filter((e) => e.path !== 'src/vanilla_r.ts').map((e) => `${e.path}:${e.line}`)).toEqual([]);
   }, 300_000);
 });
 
@@ -49,37 +37,22 @@ describe.each([true, false])('a TS module renamed in its folder, its importers u
 // re-export of the moved function).
 describe('a re-exporting module renamed in its folder, its importers unchanged', () => {
   const options = { env: {}, configOverrides: { embedding: { enabled: false } } };
-  let repo: string;
-  let remove: () => void;
-  let engine: Engine;
-  beforeAll(async () => {
-    ({ repo, remove } = tsStoreWorkspace('ca-renamed-barrel-', {
+  const s = indexedTsStore('ca-renamed-barrel-', {
       'src/impl.ts': 'export function f(): number { return 1; }\n',
       'src/barrel.ts': "export { f } from './impl.ts';\n",
       'src/user.ts': "import { f } from './barrel.ts';\nexport const g = () => f();\n",
-    }));
-    engine = Engine.open(repo, options);
-    await engine.index();
-  }, 300_000);
-  afterAll(() => {
-    engine.close();
-    remove();
-  });
+    }, options);
 
-  const userRefs = () =>
-    engine
-      .navigate('refs', 'f')
-      .edges.filter((e) => e.path === 'src/user.ts')
-      .map((e) => `${e.line} ${e.confidence}`);
+  const userRefs = () => refsIn(s.engine, 'f', 'src/user.ts');
 
   it('binds through the barrel at first: the import and the call, exact', () => {
     expect(userRefs()).toEqual(['1 exact', '2 exact']);
   });
 
   it('the barrel renamed: the importer binds nothing, as in a clean index', async () => {
-    execFileSync('git', ['-C', repo, 'mv', 'src/barrel.ts', 'src/barrel_r.ts']);
-    await engine.index();
-    expect(await againstClean(engine, repo, options)).toEqual([]);
+    execFileSync('git', ['-C', s.repo, 'mv', 'src/barrel.ts', 'src/barrel_r.ts']);
+    await s.engine.index();
+    expect(await againstClean(s.engine, s.repo, options)).toEqual([]);
     expect(userRefs()).toEqual([]);
   }, 300_000);
 });
