@@ -76,16 +76,33 @@ function asRecord(n: TeamNode): NodeRecord {
   };
 }
 
-/** Hub elevation on the team store: @ca/retrieve's seeds, links and candidates over the snapshot's edges. */
-async function teamHubs(client: PgClient, snap: TeamSnapshot, scored: readonly Scored[], filter: FilterNode | null): Promise<Scored[]> {
+/** Hub elevation on the team store: @ca/retrieve's seeds, links and candidates over the snapshot's edges; the nodes it reads join `read`. */
+async function teamHubs(client: PgClient, snap: TeamSnapshot, scored: readonly Scored[], filter: FilterNode | null, read: Map<number, TeamNode>): Promise<Scored[]> {
   const { neighbourPairs, nodesByRefs, refsPassing } = await import('@ca/store-postgres');
   const seeds = hubSeeds(scored, 0);
   if (seeds.length === 0) return [];
   const links = hubLinks(scored, 0, await neighbourPairs(client, snap, seeds.map((s) => s.node.id), HUB_LINK_TYPES));
   if (links.size === 0) return [];
   const ids = [...links.keys()];
-  const nodes = new Map((await nodesByRefs(client, snap, ids)).map((n) => [n.ref, asRecord(n)]));
+  const found = await nodesByRefs(client, snap, ids);
+  for (const n of found) read.set(n.ref, n);
+  const nodes = new Map(found.map((n) => [n.ref, asRecord(n)]));
   return hubCandidates(scored, 0, links, nodes, await refsPassing(client, snap, ids, filter));
+}
+
+/** The nodes of `refs`: those already read in this search from `read`, the others from the snapshot (and added to it). */
+async function nodesOf(client: PgClient, snap: TeamSnapshot, refs: readonly number[], read: Map<number, TeamNode>): Promise<Map<number, TeamNode>> {
+  const missing = refs.filter((r) => !read.has(r));
+  if (missing.length > 0) {
+    const { nodesByRefs } = await import('@ca/store-postgres');
+    for (const n of await nodesByRefs(client, snap, missing)) read.set(n.ref, n);
+  }
+  const out = new Map<number, TeamNode>();
+  for (const r of refs) {
+    const n = read.get(r);
+    if (n) out.set(r, n);
+  }
+  return out;
 }
 
 /** A team store search's answer: `ca search`'s, the snapshot it read, and each result's container. */
@@ -121,7 +138,7 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
   if (typeof embedded === 'string' && wanted.has('vector')) notices.push(`vector channel off: ${embedded}`);
   const channelK = Math.max(limit, (options.channelK ?? 50) * (analyzed.intent === 'cross_cutting' ? 2 : 1));
   // Loaded here: the PostgreSQL driver costs nothing to a user who never names a store.
-  const { bm25Search, callerFileCounts, dependentRefs, nameSearch, nodesByRefs, refsPassing, vectorSearch, withSnapshot } = await import('@ca/store-postgres');
+  const { bm25Search, callerFileCounts, dependentRefs, nameSearch, refsPassing, vectorSearch, withSnapshot } = await import('@ca/store-postgres');
   const label = options.label ?? null;
   type Body = Parameters<typeof withSnapshot<TeamSearchResponse>>[3];
   const inSnapshot = (body: Body) => (typeof source === 'string' ? withSnapshot(source, repository, label, body) : source.withSnapshot(repository, label, body));
@@ -159,17 +176,19 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
     }
     const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, fusionWeights(analyzed.intent, text, rankings.length, options.channelWeights));
     const refs = fused.map((h) => h.nodeId);
-    const nodes = new Map((await nodesByRefs(client, snap, refs)).map((n) => [n.ref, asRecord(n)]));
+    // Every node this search reads, by ref: the results and their parents are mostly among them.
+    const read = await nodesOf(client, snap, refs, new Map());
+    const nodes = new Map([...read.values()].map((n) => [n.ref, asRecord(n)]));
     // One index, ids of its own: every candidate is source 0 (a key is the node's ref).
     const scored = rescoreHits(fused, nodes, await callerFileCounts(client, snap, refs), exact, options, analyzed.aboutTests, () => 0);
-    if (options.hub !== false && scored.length > 0) scored.push(...(await teamHubs(client, snap, scored, filter)));
+    if (options.hub !== false && scored.length > 0) scored.push(...(await teamHubs(client, snap, scored, filter, read)));
     // Without the lexical channels asked for (an ablation), there is no "no lexical match" to tell.
     const lexical = !(wanted.has('name') || wanted.has('bm25')) || rankings.some((r) => r.channel !== 'vector' && r.ids.length > 0);
     const ranked = finishRanking(scored, { text, analyzed, exact, named, bm25, cosine, lexical, options, notices, repoNames: null });
-    const own = new Map((await nodesByRefs(client, snap, ranked.results.map((r) => Number(r.id)))).map((n) => [n.ref, n] as const));
+    const own = await nodesOf(client, snap, ranked.results.map((r) => Number(r.id)), read);
     const faceted = options.facts !== false ? await withTeamFacts(client, snap, ranked.results, own) : ranked.results;
     const results = analyzed.intent === 'cross_cutting' ? groupByModule(faceted) : faceted;
-    const response = done(results, ranked.tokens, await containersOf(client, snap, results, own));
+    const response = done(results, ranked.tokens, await containersOf(client, snap, results, own, read));
     return ranked.candidates ? { ...response, candidates: ranked.candidates } : response;
   });
 }
@@ -193,12 +212,13 @@ async function withTeamFacts(client: PgClient, snap: TeamSnapshot, results: read
   });
 }
 
-/** Each result's container (its parent's qualified name when a class or namespace), read in the search's snapshot; `own` the results' nodes by ref. */
-async function containersOf(client: PgClient, snap: TeamSnapshot, results: readonly SearchResult[], own: ReadonlyMap<number, TeamNode>): Promise<Record<string, string | null>> {
-  const { nodesByRefs } = await import('@ca/store-postgres');
+/** Each result's container (its parent's qualified name when a class or namespace), read in the search's snapshot; `own` the results' nodes by ref, `read` the nodes the search has read. */
+async function containersOf(
+  client: PgClient, snap: TeamSnapshot, results: readonly SearchResult[], own: ReadonlyMap<number, TeamNode>, read: Map<number, TeamNode>,
+): Promise<Record<string, string | null>> {
   const parentOf = new Map(results.map((r) => [r.id, own.get(Number(r.id))?.parentRef ?? null] as const));
   const refs = [...new Set([...parentOf.values()].filter((p): p is number => p !== null))];
-  const parents = new Map((await nodesByRefs(client, snap, refs)).map((n) => [n.ref, n] as const));
+  const parents = await nodesOf(client, snap, refs, read);
   const out: Record<string, string | null> = {};
   for (const [id, p] of parentOf) {
     const parent = p === null ? undefined : parents.get(p);

@@ -59,6 +59,21 @@ export function toStoreError(e: unknown, url: string): CaError {
   }
 }
 
+/**
+ * What every session of the team store sets once, after it connects (decision 053): no JIT
+ * compilation. The store's statements are short index reads and batched writes; PostgreSQL
+ * compiles any statement whose estimated cost passes `jit_above_cost` (100,000 by default), and
+ * the vector channel's forced HNSW plan is estimated at 10^10 (the disabled alternatives), so with
+ * JIT on every vector search paid ~160–250 ms of LLVM compilation for ~10 ms of work (synthetic
+ * 100K, docs/benchmarks.md).
+ */
+export const SESSION_SETTINGS = 'SET jit = off';
+
+/** Applies `SESSION_SETTINGS` to a new connection (one round trip, once per connection). */
+export async function prepareSession(client: pg.ClientBase): Promise<void> {
+  await client.query(SESSION_SETTINGS);
+}
+
 /** Opens one connection to `url`; a failure becomes a CaError naming what to fix. */
 export async function connect(url: string, options: { readonly connectTimeoutMs?: number } = {}): Promise<PgClient> {
   if (!isPostgresUrl(url)) throw new CaError('usage', `not a PostgreSQL URL: ${redactUrl(url)} (expected postgres://user:password@host:port/database)`);
@@ -68,6 +83,7 @@ export async function connect(url: string, options: { readonly connectTimeoutMs?
   client.on('error', () => undefined);
   try {
     await client.connect();
+    await prepareSession(client);
   } catch (e) {
     await client.end().catch(() => undefined); // why: the connection never opened; ending it can only fail the same way
     throw toStoreError(e, url);

@@ -251,6 +251,16 @@ DROP INDEX IF EXISTS nodes_head;
 DROP INDEX IF EXISTS nodes_body;
 `;
 
+// BM25 postings read from the index alone (decision 053): the ranking statement reads every
+// column of a phrase's postings, and the heap rows of one lexeme lie on as many pages as rows
+// (they are written version by version). The same keys with the other columns included let it
+// scan one index range instead (an index-only scan; publish VACUUMs postings so the pages it
+// wrote are all-visible); the key-only index it replaces goes.
+const POSTINGS_COVER = `
+CREATE INDEX IF NOT EXISTS postings_cover ON postings(repo_id, lexeme, version_id) INCLUDE (ordinal, freq, names, prefix_names, text_length, start_byte);
+DROP INDEX IF EXISTS postings_lexeme;
+`;
+
 /** The numbered migrations, oldest first (forward-only: a released one is never edited). */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'repositories, content-addressed file versions, edge sets, snapshots and labels', sql: INITIAL },
@@ -259,6 +269,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 4, name: 'result facts: nodes by chunk hash', sql: FACTS },
   { version: 5, name: 'search at scale: vector counts per snapshot and per model stored at publish', sql: VECTOR_COUNTS },
   { version: 6, name: 'search at scale: BM25 postings per version, document frequencies per snapshot', sql: POSTINGS },
+  { version: 7, name: 'search at scale: BM25 postings read from a covering index', sql: POSTINGS_COVER },
 ];
 
 /** The schema version this tool writes and reads. */

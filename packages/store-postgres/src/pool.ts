@@ -1,7 +1,7 @@
 import { CaError } from '@ca/schema';
 import type { GraphReads } from '@ca/store';
 import pg from 'pg';
-import { isPostgresUrl, redactUrl, toStoreError, type PgClient } from './connection.js';
+import { isPostgresUrl, prepareSession, redactUrl, toStoreError, type PgClient } from './connection.js';
 import { PgGraphReads } from './graphReads.js';
 import { labelRows, resolveSnapshot } from './labels.js';
 import { assertNotNewer, serverSchemaVersion } from './migrations.js';
@@ -27,7 +27,7 @@ export interface TeamStorePoolOptions {
 export class TeamStorePool {
   private readonly pool: pg.Pool;
   private checked: Promise<void> | null = null;
-  /** Connections already given an 'error' listener. */
+  /** Connections already prepared: an 'error' listener and the session settings. */
   private readonly listening = new WeakSet<pg.PoolClient>();
 
   constructor(readonly url: string, options: TeamStorePoolOptions = {}) {
@@ -108,10 +108,17 @@ export class TeamStorePool {
       throw toStoreError(e, this.url);
     }
     if (!this.listening.has(client)) {
-      this.listening.add(client);
       // A connection that dies while checked out emits 'error' (the pool listens only to idle
       // ones); the query it was running rejects too, and that rejection is what the request reports.
       client.on('error', () => undefined);
+      // A new connection: its session settings first (decision 053).
+      try {
+        await prepareSession(client);
+      } catch (e) {
+        release(client, true);
+        throw toStoreError(e, this.url);
+      }
+      this.listening.add(client);
     }
     if (this.checked === null) {
       const check = serverSchemaVersion(client).then(assertNotNewer);

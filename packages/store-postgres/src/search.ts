@@ -200,24 +200,29 @@ export async function bm25Search(client: PgClient, snap: TeamSnapshot, text: str
   // snapshot's rows among them give the phrase's frequency per node and its IDF (rows matching it).
   // A node's score adds its phrases in query order with FTS5's expression, operation for
   // operation, so equal scores are equal in every bit on both backends and ties order alike.
+  // Paths only order ties: the best `limit` scores (with every row tied with the last) are taken
+  // first, and only they are joined to their paths and sorted in full.
   const r = await client.query<{ version_id: string; ordinal: number; score: number }>(
     `WITH q AS (SELECT * FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS q(lex, kind, i)),
-     f AS (SELECT q.i, p.version_id, p.ordinal, min(p.text_length) AS len, min(p.start_byte) AS start_byte, sf.path,
+     f AS (SELECT q.i, p.version_id, p.ordinal, min(p.text_length) AS len, min(p.start_byte) AS start_byte,
                   sum(CASE q.kind WHEN 'term' THEN p.freq WHEN 'names' THEN p.names ELSE p.prefix_names END) AS freq
              FROM q CROSS JOIN LATERAL (
                     SELECT * FROM postings p WHERE p.repo_id = $1 AND p.lexeme >= q.lex COLLATE "C"
                        AND p.lexeme <= (CASE WHEN q.kind = 'prefix' THEN q.lex || chr(1114111) ELSE q.lex END) COLLATE "C") p
-             JOIN snapshot_files sf ON sf.repo_id = $1 AND sf.snapshot_id = $2 AND sf.version_id = p.version_id
-            WHERE q.kind = 'term' OR (q.kind = 'names' AND p.names > 0) OR (q.kind = 'prefix' AND p.prefix_names > 0)
-            GROUP BY q.i, p.version_id, p.ordinal, sf.path),
+            WHERE (q.kind = 'term' OR (q.kind = 'names' AND p.names > 0) OR (q.kind = 'prefix' AND p.prefix_names > 0))
+              AND p.version_id IN (SELECT version_id FROM snapshot_files WHERE repo_id = $1 AND snapshot_id = $2)
+            GROUP BY q.i, p.version_id, p.ordinal),
      idf AS (SELECT i, ln(($5::float8 - count(*) + 0.5) / (count(*) + 0.5)) AS v FROM f GROUP BY i),
-     s AS (SELECT f.version_id, f.ordinal, f.path, min(f.start_byte) AS start_byte,
+     s AS (SELECT f.version_id, f.ordinal, min(f.start_byte) AS start_byte,
                   sum(CASE WHEN idf.v <= 0 THEN 1e-6 ELSE idf.v END * ((f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * f.len / $6::float8)))
                       ORDER BY f.i) AS score
-             FROM f JOIN idf ON idf.i = f.i GROUP BY f.version_id, f.ordinal, f.path)
-     SELECT s.version_id, s.ordinal, s.score FROM s ${nodes}
-      WHERE ${where.sql}
-      ORDER BY s.score DESC, s.path COLLATE "C", s.start_byte, s.ordinal
+             FROM f JOIN idf ON idf.i = f.i GROUP BY f.version_id, f.ordinal),
+     top AS (SELECT s.version_id, s.ordinal, s.start_byte, s.score FROM s ${nodes}
+              WHERE ${where.sql}
+              ORDER BY s.score DESC FETCH FIRST $7 ROWS WITH TIES)
+     SELECT top.version_id, top.ordinal, top.score
+       FROM top JOIN snapshot_files sp ON sp.repo_id = $1 AND sp.snapshot_id = $2 AND sp.version_id = top.version_id
+      ORDER BY top.score DESC, sp.path COLLATE "C", top.start_byte, top.ordinal
       LIMIT $7`,
     [snap.repoId, snap.snapshotId, phrases.map((p) => p.lexeme), phrases.map((p) => p.match), snap.nodeCount, snap.textTokens / snap.nodeCount, limit, ...where.params]);
   return r.rows.map((row) => ({ ref: nodeRef(Number(row.version_id), row.ordinal), score: Number(row.score) }));

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type PgClient } from '../src/connection.js';
+import { bm25Search, openSnapshot, publish, TeamStorePool, withSnapshot, type TeamSnapshot } from '../src/index.js';
+import { freshDatabase, localIndex, postgresAvailable, sourceFile } from './helpers.js';
+
+const run = postgresAvailable();
+
+// Every session of the team store runs without JIT compilation (decision 053): the server's
+// default (`jit = on`, the Debian build has LLVM) compiled the vector channel's forced HNSW plan,
+// estimated at 10^10, on every search. Each way of reading gets a session with it off.
+describe.runIf(run)('team store sessions', () => {
+  let ro = '';
+  let rw = '';
+  beforeAll(async () => {
+    const db = await freshDatabase();
+    ({ ro, rw } = db);
+    const store = localIndex([sourceFile('src/a.ts', 'aaaa01', ['alpha'])]);
+    try {
+      await publish(rw, 'acme/app', store.snapshotSource('working'));
+    } finally {
+      store.close();
+    }
+  });
+
+  const jitOf = async (query: (sql: string) => Promise<{ rows: { jit: string }[] }>) => (await query('SHOW jit')).rows[0]!.jit;
+
+  it('the server this suite runs on has JIT on by default', async () => {
+    // Without this the other cases could not fail: a fresh connection that does not go through
+    // the store's session settings sees the server's default.
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: ro });
+    await client.connect();
+    try {
+      expect(await jitOf((sql) => client.query(sql))).toBe('on');
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('a connection of connect() (CLI reads, publish) has JIT off', async () => {
+    for (const url of [ro, rw]) {
+      const client = await connect(url);
+      try {
+        expect(await jitOf((sql) => client.query(sql))).toBe('off');
+      } finally {
+        await client.end();
+      }
+    }
+  });
+
+  it('a search snapshot and every connection of the server pool have JIT off', async () => {
+    expect(await withSnapshot(ro, 'acme/app', 'working', (client) => jitOf((sql) => client.query(sql)))).toBe('off');
+    const pool = new TeamStorePool(ro, { max: 3 });
+    try {
+      // Three reads at once: three connections, each new one prepared before its first read.
+      const seen = await Promise.all([0, 1, 2].map(() => pool.withSnapshot('acme/app', 'working', async (client) => {
+        const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+        await new Promise((r) => setTimeout(r, 50));
+        return { pid, jit: await jitOf((sql) => client.query(sql)) };
+      })));
+      expect(new Set(seen.map((s) => s.pid)).size).toBe(3);
+      expect(seen.map((s) => s.jit)).toEqual(['off', 'off', 'off']);
+      // A connection handed out again keeps its session setting.
+      expect(await pool.withSnapshot('acme/app', 'working', (client) => jitOf((sql) => client.query(sql)))).toBe('off');
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+// BM25 reads a phrase's postings from the covering index alone (decision 053): every column the
+// ranking statement reads is in `postings_cover`, and publish VACUUMs postings so the pages it
+// wrote are all-visible (else an index-only scan fetches each row from the heap anyway).
+describe.runIf(run)('team store BM25 postings', () => {
+  it('are read by an index-only scan with no heap fetch right after publish', async () => {
+    const db = await freshDatabase();
+    const store = localIndex([sourceFile('src/a.ts', 'aaaa01', ['alpha', 'beta'], [['beta', 'alpha']]), sourceFile('src/b.ts', 'bbbb01', ['gamma'])]);
+    try {
+      await publish(db.rw, 'acme/app', store.snapshotSource('working'));
+    } finally {
+      store.close();
+    }
+    const client = await connect(db.rw);
+    try {
+      const vacuumed = await client.query<{ v: boolean }>(`SELECT last_vacuum IS NOT NULL AS v FROM pg_stat_user_tables WHERE relname = 'postings'`);
+      expect(vacuumed.rows[0]!.v).toBe(true);
+      // The ranking statement, explained: captured from bm25Search as it sends it.
+      const plain = client.query.bind(client);
+      const plans: string[][] = [];
+      await client.query('SET enable_seqscan = off');
+      await client.query('SET enable_bitmapscan = off');
+      (client as { query: unknown }).query = async (sql: string, params?: unknown[]) => {
+        if (/postings p/.test(sql)) plans.push((await plain(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, params)).rows.map((r: Record<string, string>) => r['QUERY PLAN']!));
+        return plain(sql, params);
+      };
+      const hits = await withSnapshotOn(client, (snap) => bm25Search(client, snap, 'alpha', null, 10));
+      expect(hits.length).toBe(1);
+      expect(plans.length).toBe(1);
+      const scan = plans[0]!.findIndex((l) => l.includes('on postings p'));
+      expect(plans[0]![scan]).toMatch(/Index Only Scan using postings_cover on postings p/);
+      expect(plans[0]!.slice(scan).find((l) => l.includes('Heap Fetches'))?.trim()).toBe('Heap Fetches: 0');
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+async function withSnapshotOn<T>(client: PgClient, body: (snap: TeamSnapshot) => Promise<T>): Promise<T> {
+  return body(await openSnapshot(client, 'acme/app', 'working'));
+}
