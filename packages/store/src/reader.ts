@@ -329,7 +329,7 @@ export class IndexReader {
     const place = new Map(
       selectAll<{ id: number; path: string; start: number }>(
         this.db,
-        `SELECT n.id AS id, lf.path AS path, n.start_byte AS start FROM json_each(?) t JOIN nodes n ON n.id = t.value ${inLabelJoin('n.file_id')}`,
+        `SELECT n.id AS id, lf.path AS path, n.start_byte AS start FROM json_each(?) t CROSS JOIN nodes n ON n.id = t.value ${inLabelJoin('n.file_id')}`,
         JSON.stringify([...tied]),
         this.label,
       ).map((r) => [r.id, r] as const),
