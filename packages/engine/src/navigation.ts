@@ -358,7 +358,7 @@ export async function navigateReads(
       case 'children':
         return reads.children(r.ids);
       case 'gaps':
-        return groupGapFiles(await reads.semanticGapFiles(r.languages));
+        return reads.semanticGaps(r.languages);
       case 'gapFiles':
         return reads.semanticGapFiles(r.languages);
       case 'texts': {

@@ -1,6 +1,9 @@
 import { inflateRawSync } from 'node:zlib';
 import { CaError, type Confidence, type EdgeType, type Language, type NodeKind, type ParseStatus } from '@ca/schema';
-import { allowedConfidences, walkAsync, type EdgeQuery, type GraphNode, type GraphReads, type GraphReadsOrigin, type NodeRecord, type SemanticGapFile, type Traversal, type TraversalOptions, type WalkEdgeRow } from '@ca/store';
+import {
+  allowedConfidences, walkAsync, type EdgeQuery, type GraphNode, type GraphReads, type GraphReadsOrigin, type NodeRecord, type SemanticGapFile, type SemanticGapRow, type Traversal, type TraversalOptions,
+  type WalkEdgeRow,
+} from '@ca/store';
 import { connect, toStoreError, type PgClient } from './connection.js';
 import { resolveSnapshot } from './labels.js';
 import { assertNotNewer, serverSchemaVersion } from './migrations.js';
@@ -112,6 +115,38 @@ interface PgEdgeRow {
   pos: string;
 }
 
+// The snapshot's files of languages $3 without exact edges (what a navigation answer's
+// completeness report counts): `none`, `pending` or `failed`, of a file that parsed.
+const GAP_FILES_FROM = `FROM snapshot_files sf JOIN file_versions v ON v.repo_id = sf.repo_id AND v.version_id = sf.version_id
+  WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 AND ($3::text[] IS NULL OR v.language = ANY($3::text[]))
+    AND sf.semantic_state IN ('none', 'pending', 'failed') AND v.parse_status IN ('ok', 'partial', 'error')`;
+
+/**
+ * A snapshot's files without exact edges grouped by project, language and state, as the local
+ * index's `GraphReader.semanticGaps` groups them (byte-wise order; the least reason; the count),
+ * of `languages` (null: every language). Publish stores them with the snapshot.
+ */
+export async function semanticGapGroups(client: PgClient, repoId: number, snapshotId: number, languages: readonly string[] | null): Promise<SemanticGapRow[]> {
+  return gapGroupRows((await client.query<GapGroupRow>(GAP_GROUPS, [repoId, snapshotId, languages === null ? null : [...languages]])).rows);
+}
+
+interface GapGroupRow {
+  project: string;
+  language: string;
+  state: string;
+  reason: string | null;
+  files: string;
+}
+
+const GAP_GROUPS = `SELECT v.project, v.language, sf.semantic_state AS state, min(sf.semantic_reason COLLATE "C") AS reason, count(*) AS files
+  ${GAP_FILES_FROM}
+  GROUP BY v.project, v.language, sf.semantic_state
+  ORDER BY v.project COLLATE "C", v.language COLLATE "C", sf.semantic_state COLLATE "C"`;
+
+function gapGroupRows(rows: readonly GapGroupRow[]): SemanticGapRow[] {
+  return rows.map((row) => ({ project: row.project, language: row.language, state: row.state, reason: row.reason, files: Number(row.files) }));
+}
+
 /**
  * The read contract over one snapshot of a team store's label: one connection, one
  * `REPEATABLE READ READ ONLY` transaction opened on the label's snapshot, every read inside it —
@@ -123,6 +158,10 @@ export class PgGraphReads implements GraphReads {
   private failed = false;
   /** Stored file bytes already read (the snapshot never changes under this object), by path. */
   private readonly contents = new Map<string, Buffer | null>();
+  /** The snapshot's files without exact edges, by language set (sorted, as JSON). */
+  private readonly gapFiles = new Map<string, SemanticGapFile[]>();
+  /** The snapshot's stored gap groups (null: published before they were stored). */
+  private gapGroups: Promise<SemanticGapRow[] | null> | null = null;
 
   constructor(
     private readonly client: PgClient,
@@ -261,12 +300,29 @@ export class PgGraphReads implements GraphReads {
 
   async semanticGapFiles(languages: readonly string[]): Promise<readonly SemanticGapFile[]> {
     if (languages.length === 0) return [];
-    return this.rows<SemanticGapFile>(
-      `SELECT sf.path, v.project, v.language, sf.semantic_state AS state, sf.semantic_reason AS reason
-         FROM snapshot_files sf JOIN file_versions v ON v.repo_id = sf.repo_id AND v.version_id = sf.version_id
-        WHERE sf.repo_id = $1 AND sf.snapshot_id = $2 AND v.language = ANY($3::text[])
-          AND sf.semantic_state IN ('none', 'pending', 'failed') AND v.parse_status IN ('ok', 'partial', 'error')
-        ORDER BY v.project COLLATE "C", v.language COLLATE "C", sf.semantic_state COLLATE "C", sf.path COLLATE "C"`, [[...languages]]);
+    // The snapshot never changes under this object: each language set is read once.
+    const key = JSON.stringify([...languages].sort());
+    let rows = this.gapFiles.get(key);
+    if (!rows) {
+      rows = await this.rows<SemanticGapFile>(
+        `SELECT sf.path, v.project, v.language, sf.semantic_state AS state, sf.semantic_reason AS reason
+           ${GAP_FILES_FROM}
+          ORDER BY v.project COLLATE "C", v.language COLLATE "C", sf.semantic_state COLLATE "C", sf.path COLLATE "C"`, [[...languages]]);
+      this.gapFiles.set(key, rows);
+    }
+    return rows;
+  }
+
+  async semanticGaps(languages: readonly string[]): Promise<SemanticGapRow[]> {
+    if (languages.length === 0) return [];
+    // The groups publish stored with the snapshot (schema migration 8), read once per object;
+    // grouped here for a snapshot published before.
+    this.gapGroups ??= this.rows<{ g: SemanticGapRow[] | null }>(`SELECT semantic_gaps AS g FROM snapshots WHERE repo_id = $1 AND snapshot_id = $2`, [])
+      .then((r) => r[0]?.g ?? null);
+    const stored = await this.gapGroups;
+    const wanted = new Set(languages);
+    if (stored) return stored.filter((g) => wanted.has(g.language)).map((g) => ({ ...g }));
+    return gapGroupRows(await this.rows<GapGroupRow>(GAP_GROUPS, [[...languages]]));
   }
 
   async close(): Promise<void> {

@@ -261,6 +261,14 @@ CREATE INDEX IF NOT EXISTS postings_cover ON postings(repo_id, lexeme, version_i
 DROP INDEX IF EXISTS postings_lexeme;
 `;
 
+// Navigation at scale (decision 053): every navigation answer reports the label's files without
+// exact edges, grouped (project, language, state); a snapshot is immutable, so publish stores the
+// groups with it instead of every answer grouping all of its files. Null on snapshots published
+// before: the reader groups them then.
+const SEMANTIC_GAPS = `
+ALTER TABLE snapshots ADD COLUMN semantic_gaps jsonb;
+`;
+
 /** The numbered migrations, oldest first (forward-only: a released one is never edited). */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'repositories, content-addressed file versions, edge sets, snapshots and labels', sql: INITIAL },
@@ -270,6 +278,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 5, name: 'search at scale: vector counts per snapshot and per model stored at publish', sql: VECTOR_COUNTS },
   { version: 6, name: 'search at scale: BM25 postings per version, document frequencies per snapshot', sql: POSTINGS },
   { version: 7, name: 'search at scale: BM25 postings read from a covering index', sql: POSTINGS_COVER },
+  { version: 8, name: 'navigation at scale: semantic gap groups stored per snapshot', sql: SEMANTIC_GAPS },
 ];
 
 /** The schema version this tool writes and reads. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { CaError, isDocLanguage } from '@ca/schema';
 import type { SnapshotFile, SnapshotSource } from '@ca/store';
 import { connect, inTransaction, toStoreError, type PgClient } from './connection.js';
+import { semanticGapGroups } from './graphReads.js';
 import { migrate } from './migrations.js';
 import { nodeText, type NodeText } from './textVectors.js';
 import { edgeSetPayloads, versionPayloads, type EdgeSetPayload, type NodePayload, type NodePlaces, type VersionPayload } from './payload.js';
@@ -338,10 +339,18 @@ const READ_TABLES = ['file_versions', 'nodes', 'edge_sets', 'edges', 'snapshot_f
  * later), and a nested loop over unanalyzed tables can run for minutes. `postings` is VACUUMed as
  * well: BM25 reads it by an index-only scan (decision 053), which reads the heap for every row on
  * a page not yet marked all-visible — every page this publish wrote, until autovacuum came by.
- * VACUUM visits only the pages not marked yet, so its cost follows what this publish wrote. A role
- * that does not own the tables gets a warning from the server, not an error.
+ * VACUUM visits only the pages not marked yet, so its cost follows what this publish wrote. A
+ * publish that wrote no content still wrote the snapshot's file list (`wroteContent` false): that
+ * table alone. A role that does not own the tables gets a warning from the server, not an error.
  */
-async function refreshStatistics(client: PgClient): Promise<void> {
+async function refreshStatistics(client: PgClient, wroteContent: boolean): Promise<void> {
+  if (!wroteContent) {
+    // Nothing new but the snapshot's file list: without its statistics the planner takes the new
+    // snapshot id for a rare value (one row) and joins its 10,000 files by nested loops — every
+    // navigation of a 100K label took ~135 ms instead of ~3 ms until autovacuum came by.
+    await client.query(`ANALYZE snapshot_files`);
+    return;
+  }
   await client.query(`VACUUM (ANALYZE) postings`);
   await client.query(`ANALYZE ${READ_TABLES.filter((t) => t !== 'postings').join(', ')}`);
 }
@@ -390,9 +399,11 @@ async function switchLabel(client: PgClient, repoId: number, label: string, snap
         WHERE sf.repo_id = $1 AND sf.snapshot_id = $2`, [repoId, snapshotId]);
     const vectors = await vectorCounts(client, repoId, snapshotId);
     await snapshotTerms(client, repoId, snapshotId);
+    const gaps = await semanticGapGroups(client, repoId, snapshotId, null);
     await client.query(
-      `UPDATE snapshots SET state = 'complete', completed_at = now(), file_count = $3, node_count = $4, edge_count = $5, text_tokens = $6, vector_counts = $7, terms = true
-        WHERE repo_id = $1 AND snapshot_id = $2`, [repoId, snapshotId, c.files, c.nodes, c.edges, Number(tokens.rows[0]!.t ?? 0), JSON.stringify(vectors)]);
+      `UPDATE snapshots SET state = 'complete', completed_at = now(), file_count = $3, node_count = $4, edge_count = $5, text_tokens = $6, vector_counts = $7, terms = true,
+                            semantic_gaps = $8
+        WHERE repo_id = $1 AND snapshot_id = $2`, [repoId, snapshotId, c.files, c.nodes, c.edges, Number(tokens.rows[0]!.t ?? 0), JSON.stringify(vectors), JSON.stringify(gaps)]);
     const previous = await client.query<{ snapshot_id: string }>(
       `SELECT snapshot_id FROM labels WHERE repo_id = $1 AND name = $2 FOR UPDATE`, [repoId, label]);
     await client.query(
@@ -487,8 +498,10 @@ export async function publish(url: string, repository: string, source: SnapshotS
       await options.onProgress?.('edges', i + 1, batches.length);
     }
     // Backfilled postings are new rows too: the ranking's plan needs their statistics.
-    if (written.versions + written.edgeSets + backfilled > 0) await refreshStatistics(client);
+    await refreshStatistics(client, written.versions + written.edgeSets + backfilled > 0);
     const counts = await switchLabel(client, repoId, label, snapshotId);
+    // The snapshot's document frequencies were written by the switch: their statistics too.
+    await client.query(`ANALYZE snapshot_terms`);
     return { repository, label, snapshotId, files: counts.files, written, nodes: counts.nodes, edges: counts.edges };
   } catch (e) {
     throw toStoreError(e, url);

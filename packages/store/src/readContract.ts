@@ -1,5 +1,5 @@
 import type { Confidence, EdgeType } from '@ca/schema';
-import type { GraphNode, GraphReader, SemanticGapFile, Traversal, TraversalOptions } from './graph.js';
+import type { GraphNode, GraphReader, SemanticGapFile, SemanticGapRow, Traversal, TraversalOptions } from './graph.js';
 import type { IndexReader } from './reader.js';
 import type { NodeRecord } from './rows.js';
 import type { WalkEdgeRow } from './walk.js';
@@ -55,6 +55,8 @@ export interface GraphReads {
   walk(seeds: readonly number[], options: TraversalOptions): Promise<Traversal>;
   /** The label's files of `languages` without exact edges (project, language, state, path order). */
   semanticGapFiles(languages: readonly string[]): Promise<readonly SemanticGapFile[]>;
+  /** Those files grouped by project, language and state (that order; the least reason, the count): `GraphReader.semanticGaps`. */
+  semanticGaps(languages: readonly string[]): Promise<SemanticGapRow[]>;
   /** Ends the reads (a team store's transaction and connection); the object answers nothing after. */
   close(): Promise<void>;
 }
@@ -126,6 +128,10 @@ export class SqliteGraphReads implements GraphReads {
 
   async semanticGapFiles(languages: readonly string[]): Promise<readonly SemanticGapFile[]> {
     return this.graph.semanticGapFiles(this.reader.label, languages);
+  }
+
+  async semanticGaps(languages: readonly string[]): Promise<SemanticGapRow[]> {
+    return this.graph.semanticGaps(this.reader.label, languages);
   }
 
   async close(): Promise<void> {
