@@ -132,6 +132,7 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             }
         }
 
+        var own = System.Diagnostics.Stopwatch.StartNew();
         var files = SourceFiles.Collect(project);
         var razorFiles = SourceFiles.CollectRazor(project);
         var fingerprint = Fingerprint(project, [.. files, .. razorFiles], referencedProjects);
@@ -139,6 +140,7 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             && reusable.References.Count == referencedProjects.Count && reusable.References.Zip(referencedProjects).All(x => ReferenceEquals(x.First, x.Second)))
         {
             foreach (var w in reusable.Project.Info.Warnings.Where(w => !Warnings.Contains(w))) Warnings.Add(w);
+            Server.Log.Debug($"load {projectId}: unchanged, reused");
             return reusable.Project;
         }
 
@@ -163,9 +165,10 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
 
         var frameworkRefs = project.ItemsOf("FrameworkReference").SelectMany(i => Split(i.Include)).ToHashSet(StringComparer.OrdinalIgnoreCase);
         var assets = ReadAssets(project, tfm, warnings, projectId, frameworkRefs);
+        DotnetSdk.RefPack? aspNetPack = null;
         if (needsAspNet || frameworkRefs.Contains("Microsoft.AspNetCore.App"))
         {
-            var asp = DotnetSdk.FindRefPack("Microsoft.AspNetCore.App.Ref", tfm, warnings, projectId);
+            var asp = aspNetPack = DotnetSdk.FindRefPack("Microsoft.AspNetCore.App.Ref", tfm, warnings, projectId);
             if (asp is null) warnings.Add(new LoadWarning("reference_fallback", "Microsoft.AspNetCore.App.Ref reference assemblies not found", projectId));
             else
             {
@@ -190,7 +193,7 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
                 references.Add(MetadataReference.CreateFromImage(image.Bytes!, filePath: path));
                 continue;
             }
-            references.Add(MetadataCache.GetOrAdd(path, p => MetadataReference.CreateFromFile(p)));
+            references.Add(CachedReference(path));
         }
 
         var symbols = PreprocessorSymbols(project, tfm);
@@ -199,6 +202,13 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             DocumentationMode.None,
             SourceCodeKind.Regular,
             symbols);
+        if (request.PrepareRazor == true && aspNetPack is not null && razorFiles.Count == 0)
+        {
+            // Razor projects will follow (the client says so): the generator's first-time work starts now, beside this
+            // load, with this project's framework assemblies (the same reference objects as the Razor projects' own).
+            RazorGenerator.Prepare([.. netCoreRef.Assemblies.Concat(aspNetPack.Assemblies).Distinct(StringComparer.Ordinal)
+                .Where(p => !SafeFile.IsInside(_repoRoot, p)).Select(CachedReference)], parseOptions);
+        }
 
         var documents = new ConcurrentBag<LoadedDocument>();
         var refused = new ConcurrentBag<LoadWarning>();
@@ -274,8 +284,12 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             razor.Status);
         var result = new LoadedProject(projectId, fullPath, _repoRoot, compilation, ordered, info);
         LoadCache[fullPath] = (fingerprint, referencedProjects, result);
+        Server.Log.Debug($"load {projectId}: built in {own.ElapsedMilliseconds} ms, {ordered.Count} documents, {references.Count} references");
         return result;
     }
+
+    /// <summary>One reference object per assembly outside the repository, shared by every compilation of the process.</summary>
+    private static MetadataReference CachedReference(string path) => MetadataCache.GetOrAdd(path, p => MetadataReference.CreateFromFile(p));
 
     private sealed record RazorLoad(List<LoadedDocument> Documents, RazorStatus? Status);
 

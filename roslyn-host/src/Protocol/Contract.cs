@@ -102,7 +102,9 @@ public sealed record SleepParams(int Ms);
 /// Loads a .csproj and (unless loadReferences is false) its ProjectReferences, replacing any earlier
 /// load of the same files. Paths are absolute or relative to repoRoot. Every file read is a regular file inside repoRoot
 /// (never through a link, never a FIFO or device) of at most maxFileBytes (sources; default 1 MiB); others are refused
-/// with a file_refused warning.
+/// with a file_refused warning. prepareRazor (the client will load projects with Razor files): the first ASP.NET project
+/// loaded without Razor files starts the SDK's Razor generator loading and warming up in the background, so that work
+/// overlaps the loads and analyses before the first Razor project; results never depend on it.
 /// </summary>
 public sealed record LoadProjectParams(
     string ProjectPath,
@@ -111,7 +113,8 @@ public sealed record LoadProjectParams(
     string? Configuration,
     IReadOnlyList<string>? PreprocessorSymbols,
     bool? LoadReferences,
-    long? MaxFileBytes = null);
+    long? MaxFileBytes = null,
+    bool? PrepareRazor = null);
 
 public sealed record LoadProjectResult(IReadOnlyList<ProjectInfo> Projects, IReadOnlyList<LoadWarning> Warnings);
 

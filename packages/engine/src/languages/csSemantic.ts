@@ -107,6 +107,9 @@ export async function runCsSemanticPass(
     const allLines = csFiles.reduce((n, f) => n + f.lines, 0);
     const patience = options.requestTimeoutMs ?? 0;
     const deadlineMs = Math.max(30_000, allLines * 3, patience);
+    // Razor files to analyse in this pass: the host may start the SDK's Razor generator early, in the
+    // background, while it loads the projects before the first Razor one (decision 052).
+    const prepareRazor = razorInScope.length > 0;
     for (const project of projects) {
       const projectFiles = csFiles.filter((f) => f.project === project);
       const projectRazor = razorFiles.filter((f) => f.project === project);
@@ -116,7 +119,14 @@ export async function runCsSemanticPass(
       const razorWanted = partial ? projectRazor.filter((f) => wanted.has(f.path)) : projectRazor;
       try {
         const load = await host.loadProject(
-          { projectPath: project, repoRoot, safeMode: options.safeMode, loadReferences: true, ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}) },
+          {
+            projectPath: project,
+            repoRoot,
+            safeMode: options.safeMode,
+            loadReferences: true,
+            ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}),
+            ...(prepareRazor ? { prepareRazor } : {}),
+          },
           { deadlineMs: Math.max(120_000, allLines, patience) },
         );
         // Targets, analyzers and imports not run, files refused: the index says what it did not load.

@@ -121,6 +121,12 @@ export interface LoadProjectParams {
    * refused with a `file_refused` warning.
    */
   readonly maxFileBytes?: number;
+  /**
+   * The client will load projects with Razor files: the first ASP.NET project loaded without
+   * Razor files starts the SDK's Razor generator loading and warming up in the background
+   * (decision 052), overlapping the work before the first Razor project. Results never depend on it.
+   */
+  readonly prepareRazor?: boolean;
 }
 
 export interface LoadWarning {
