@@ -5,7 +5,7 @@
  * generator warmed up in the background (`prepareRazor`) gives the same results, and an edited
  * Razor file reloaded in the same host gives the edited file's edges.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,22 +106,16 @@ describe.skipIf(!hasDotnet)('roslyn-host: the SDK Razor generator on fixtures/fu
   });
 });
 
-/** A repository holding a copy of the backend and an ASP.NET project without Razor files, loaded first. */
-function warmUpRepo(): string {
+/** A repository holding a copy of the backend (edited by the second test). */
+function copyOfBackend(): string {
   const root = mkdtempSync(join(tmpdir(), 'ca-razor-warm-'));
   cpSync(backend, join(root, 'backend'), { recursive: true });
-  mkdirSync(join(root, 'api'));
-  writeFileSync(
-    join(root, 'api', 'Api.csproj'),
-    '<Project Sdk="Microsoft.NET.Sdk.Web">\n  <PropertyGroup>\n    <TargetFramework>net8.0</TargetFramework>\n  </PropertyGroup>\n</Project>\n',
-  );
-  writeFileSync(join(root, 'api', 'Health.cs'), 'namespace Api;\n\npublic static class Health\n{\n    public static string Status() => "ok";\n}\n');
   return root;
 }
 
 const RAZOR_DOCUMENTS = ['backend/Components/Pages/OrderBoard.razor', 'backend/Components/Shared/OrderList.razor', 'backend/Pages/Checkout.cshtml'];
 
-describe.skipIf(!hasDotnet)('roslyn-host: the Razor generator warmed up in the background (prepareRazor)', () => {
+describe.skipIf(!hasDotnet)('roslyn-host: the Razor generator warmed up in the background (prepareRazor), a Razor file edited between loads', () => {
   let root: string;
   let logFile: string;
   let warm: RoslynHost;
@@ -129,7 +123,7 @@ describe.skipIf(!hasDotnet)('roslyn-host: the Razor generator warmed up in the b
 
   beforeAll(() => {
     ensureHostBuilt();
-    root = warmUpRepo();
+    root = copyOfBackend();
     logFile = join(root, 'host.log');
     // The host reads CA_ROSLYN_HOST_LOG at start: only the warmed host writes the debug log.
     process.env['CA_ROSLYN_HOST_LOG'] = logFile;
@@ -141,11 +135,13 @@ describe.skipIf(!hasDotnet)('roslyn-host: the Razor generator warmed up in the b
     await cold?.dispose();
   });
 
-  it('warms up while an ASP.NET project without Razor files loads; the Razor project then gives what a host without warm-up gives', async () => {
+  it('prepareRazor answers at once and warms up in the background; the Razor project then gives what a host without warm-up gives', async () => {
     await warm.start();
     delete process.env['CA_ROSLYN_HOST_LOG'];
-    await warm.loadProject({ projectPath: 'api/Api.csproj', repoRoot: root, prepareRazor: true });
-    const warmLoad = await warm.loadProject({ projectPath: 'backend/Shop.Api.csproj', repoRoot: root, prepareRazor: true });
+    expect(await warm.prepareRazor({ projectPath: 'backend/Shop.Api.csproj', repoRoot: root })).toEqual({ started: true });
+    // Once per process.
+    expect(await warm.prepareRazor({ projectPath: 'backend/Shop.Api.csproj', repoRoot: root })).toEqual({ started: false });
+    const warmLoad = await warm.loadProject({ projectPath: 'backend/Shop.Api.csproj', repoRoot: root });
     const warmResult = await warm.analyze({ paths: RAZOR_DOCUMENTS, includeReferenceCounts: false });
 
     cold = new RoslynHost();
@@ -178,7 +174,7 @@ describe.skipIf(!hasDotnet)('roslyn-host: the Razor generator warmed up in the b
     // A new markup line 10 reading `items`; the @code block moves down one line (items is declared on line 13).
     lines.splice(9, 0, '<p>@items.Count</p>');
     writeFileSync(path, lines.join('\n'));
-    await warm.loadProject({ projectPath: 'backend/Shop.Api.csproj', repoRoot: root, prepareRazor: true });
+    await warm.loadProject({ projectPath: 'backend/Shop.Api.csproj', repoRoot: root });
     const result = await warm.analyze({ paths: ['backend/Components/Pages/OrderBoard.razor'], includeReferenceCounts: false });
     const board = doc(result, 'backend/Components/Pages/OrderBoard.razor');
     expect(board.lineCount).toBe(26);

@@ -138,26 +138,31 @@ public static class RazorGenerator
     /// Starts, in the background, what a host process's first generator run otherwise does on the request's path:
     /// loading the generator, the first (JIT-compiled) pass of its pipeline over components and pages, and its tag-helper
     /// discovery over the framework's reference assemblies, which the generator keeps per assembly symbol (the same
-    /// metadata references give every later compilation the same symbols). It runs the generator once over a small
-    /// synthetic project of its own, and discards the output. Called by a load whose client said Razor projects will
-    /// follow; at most once per process, never after the first real run (which then waits for it, not to do it twice).
+    /// metadata reference objects give every later compilation the same symbols). It runs the generator once over a
+    /// small synthetic project of its own, against the references <paramref name="framework"/> gives (null: none to
+    /// warm up with), and discards the output. At most once per process, never after the first real run (which waits
+    /// for a warm-up under way rather than do the same work beside it). Returns whether this call started it.
     /// </summary>
-    public static void Prepare(IReadOnlyList<MetadataReference> frameworkReferences, CSharpParseOptions parseOptions)
+    public static bool Prepare(Func<(IReadOnlyList<MetadataReference> References, CSharpParseOptions ParseOptions)?> framework)
     {
         lock (WarmGate)
         {
-            if (_warming is not null) return;
-            _warming = Task.Run(() => WarmUp(frameworkReferences, parseOptions));
+            if (_warming is not null) return false;
+            _warming = Task.Run(() => WarmUp(framework));
+            return true;
         }
     }
 
-    private static void WarmUp(IReadOnlyList<MetadataReference> references, CSharpParseOptions parseOptions)
+    private static void WarmUp(Func<(IReadOnlyList<MetadataReference> References, CSharpParseOptions ParseOptions)?> framework)
     {
         var watch = System.Diagnostics.Stopwatch.StartNew();
         try
         {
             var (generators, reason) = Loaded.Value;
             if (reason is not null) return;
+            var inputs = framework();
+            if (inputs is null) return;
+            var (references, parseOptions) = inputs.Value;
             const string dir = "/ca-razor-warm-up";
             var sources = WarmUpFiles.Select(f => new RazorSource($"{dir}/{f.Path}", f.Path, SourceText.From(f.Text, Encoding.UTF8))).ToList();
             var compilation = CSharpCompilation.Create("CaRazorWarmUp", [], references, new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary));

@@ -144,9 +144,7 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             return reusable.Project;
         }
 
-        var tfmText = project.Property("TargetFramework")
-            ?? project.Property("TargetFrameworks")?.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).FirstOrDefault()
-            ?? "net10.0";
+        var tfmText = TargetFrameworkOf(project);
         var tfm = TargetFramework.Parse(tfmText);
         if (tfm.Family is TargetFrameworkFamily.NetFramework or TargetFrameworkFamily.Unknown)
         {
@@ -165,10 +163,9 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
 
         var frameworkRefs = project.ItemsOf("FrameworkReference").SelectMany(i => Split(i.Include)).ToHashSet(StringComparer.OrdinalIgnoreCase);
         var assets = ReadAssets(project, tfm, warnings, projectId, frameworkRefs);
-        DotnetSdk.RefPack? aspNetPack = null;
         if (needsAspNet || frameworkRefs.Contains("Microsoft.AspNetCore.App"))
         {
-            var asp = aspNetPack = DotnetSdk.FindRefPack("Microsoft.AspNetCore.App.Ref", tfm, warnings, projectId);
+            var asp = DotnetSdk.FindRefPack("Microsoft.AspNetCore.App.Ref", tfm, warnings, projectId);
             if (asp is null) warnings.Add(new LoadWarning("reference_fallback", "Microsoft.AspNetCore.App.Ref reference assemblies not found", projectId));
             else
             {
@@ -202,13 +199,6 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             DocumentationMode.None,
             SourceCodeKind.Regular,
             symbols);
-        if (request.PrepareRazor == true && aspNetPack is not null && razorFiles.Count == 0)
-        {
-            // Razor projects will follow (the client says so): the generator's first-time work starts now, beside this
-            // load, with this project's framework assemblies (the same reference objects as the Razor projects' own).
-            RazorGenerator.Prepare([.. netCoreRef.Assemblies.Concat(aspNetPack.Assemblies).Distinct(StringComparer.Ordinal)
-                .Where(p => !SafeFile.IsInside(_repoRoot, p)).Select(CachedReference)], parseOptions);
-        }
 
         var documents = new ConcurrentBag<LoadedDocument>();
         var refused = new ConcurrentBag<LoadWarning>();
@@ -286,6 +276,31 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
         LoadCache[fullPath] = (fingerprint, referencedProjects, result);
         Server.Log.Debug($"load {projectId}: built in {own.ElapsedMilliseconds} ms, {ordered.Count} documents, {references.Count} references");
         return result;
+    }
+
+    /// <summary>The target framework a project is compiled for: its TargetFramework, else the first of TargetFrameworks.</summary>
+    private static string TargetFrameworkOf(ProjectFile project) =>
+        project.Property("TargetFramework")
+        ?? project.Property("TargetFrameworks")?.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).FirstOrDefault()
+        ?? "net10.0";
+
+    /// <summary>
+    /// What the Razor generator's warm-up compiles against for a project with Razor files: the .NET and ASP.NET Core
+    /// reference assemblies of its target framework — the very reference objects its load will use — and its language
+    /// version. Null when either pack is missing. Reads the project file (through SafeFile) and nothing else.
+    /// </summary>
+    public static (IReadOnlyList<MetadataReference> References, CSharpParseOptions ParseOptions)? RazorFramework(string projectFullPath, string repoRoot)
+    {
+        var projectId = Path.GetRelativePath(repoRoot, projectFullPath).Replace('\\', '/');
+        var project = ProjectFile.Read(projectFullPath, projectId, "Release", repoRoot);
+        var tfm = TargetFramework.Parse(TargetFrameworkOf(project));
+        var ignored = new List<LoadWarning>();
+        var netCore = DotnetSdk.FindRefPack("Microsoft.NETCore.App.Ref", tfm, ignored, projectId);
+        var aspNet = DotnetSdk.FindRefPack("Microsoft.AspNetCore.App.Ref", tfm, ignored, projectId);
+        if (netCore is null || aspNet is null) return null;
+        var references = netCore.Assemblies.Concat(aspNet.Assemblies).Distinct(StringComparer.Ordinal)
+            .Where(p => !SafeFile.IsInside(repoRoot, p)).Select(CachedReference).ToList();
+        return (references, new CSharpParseOptions(ParseLanguageVersion(project.Property("LangVersion")), DocumentationMode.None));
     }
 
     /// <summary>One reference object per assembly outside the repository, shared by every compilation of the process.</summary>

@@ -30,6 +30,7 @@ public static class Methods
     public const string LoadProject = "loadProject";
     public const string Analyze = "analyze";
     public const string UnloadProject = "unloadProject";
+    public const string PrepareRazor = "prepareRazor";
     /// <summary>Test hook, only registered with the host argument --enable-test-methods.</summary>
     public const string DebugSleep = "debug/sleep";
 }
@@ -96,15 +97,26 @@ public sealed record ShutdownResult(bool Ok);
 
 public sealed record SleepParams(int Ms);
 
+// ---------------------------------------------------------------- prepareRazor
+
+/// <summary>
+/// The client will load projectPath, a project with Razor files (paths as for loadProject): the host starts the SDK's
+/// Razor generator's first-time work in the background — loading it, a warm-up run over a small synthetic project, the
+/// tag-helper discovery over the project's framework reference assemblies — and answers at once, so that work overlaps
+/// whatever the client does before that load. started is false when it was started before (or a generator run already
+/// did that work). No result ever depends on it.
+/// </summary>
+public sealed record PrepareRazorParams(string ProjectPath, string RepoRoot);
+
+public sealed record PrepareRazorResult(bool Started);
+
 // ---------------------------------------------------------------- loadProject
 
 /// <summary>
 /// Loads a .csproj and (unless loadReferences is false) its ProjectReferences, replacing any earlier
 /// load of the same files. Paths are absolute or relative to repoRoot. Every file read is a regular file inside repoRoot
 /// (never through a link, never a FIFO or device) of at most maxFileBytes (sources; default 1 MiB); others are refused
-/// with a file_refused warning. prepareRazor (the client will load projects with Razor files): the first ASP.NET project
-/// loaded without Razor files starts the SDK's Razor generator loading and warming up in the background, so that work
-/// overlaps the loads and analyses before the first Razor project; results never depend on it.
+/// with a file_refused warning.
 /// </summary>
 public sealed record LoadProjectParams(
     string ProjectPath,
@@ -113,8 +125,7 @@ public sealed record LoadProjectParams(
     string? Configuration,
     IReadOnlyList<string>? PreprocessorSymbols,
     bool? LoadReferences,
-    long? MaxFileBytes = null,
-    bool? PrepareRazor = null);
+    long? MaxFileBytes = null);
 
 public sealed record LoadProjectResult(IReadOnlyList<ProjectInfo> Projects, IReadOnlyList<LoadWarning> Warnings);
 

@@ -107,9 +107,6 @@ export async function runCsSemanticPass(
     const allLines = csFiles.reduce((n, f) => n + f.lines, 0);
     const patience = options.requestTimeoutMs ?? 0;
     const deadlineMs = Math.max(30_000, allLines * 3, patience);
-    // Razor files to analyse in this pass: the host may start the SDK's Razor generator early, in the
-    // background, while it loads the projects before the first Razor one (decision 052).
-    const prepareRazor = razorInScope.length > 0;
     for (const project of projects) {
       const projectFiles = csFiles.filter((f) => f.project === project);
       const projectRazor = razorFiles.filter((f) => f.project === project);
@@ -125,7 +122,6 @@ export async function runCsSemanticPass(
             safeMode: options.safeMode,
             loadReferences: true,
             ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}),
-            ...(prepareRazor ? { prepareRazor } : {}),
           },
           { deadlineMs: Math.max(120_000, allLines, patience) },
         );
@@ -175,6 +171,23 @@ export async function runCsSemanticPass(
     unmatchedSymbols: unmatched,
     ms: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * Starts the SDK's Razor generator's first-time work (loading, a warm-up run, its tag-helper
+ * discovery over the framework's reference assemblies) in roslyn-host, in the background, when the
+ * C# pass will analyse Razor files: it then overlaps the passes that run before it (the TS pass)
+ * instead of the first Razor project's load (decision 052). Never waited on; a failure only loses
+ * the head start.
+ */
+export function warmUpRazorGenerator(host: RoslynHost, repoRoot: string, stale: readonly { path: string; project: string }[]): void {
+  const razor = stale.find((f) => isRazorPath(f.path) && f.project.endsWith('.csproj'));
+  if (razor === undefined || !isRoslynAvailable().ok) return;
+  host
+    .start()
+    .then(() => host.prepareRazor({ projectPath: razor.project, repoRoot }))
+    // The C# pass meets (and records) whatever made the host fail; the warm-up only loses its head start.
+    .catch(() => undefined);
 }
 
 /**
