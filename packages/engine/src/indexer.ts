@@ -798,6 +798,7 @@ async function runSemantic(
   // the label's content, never the working tree's.
   const root = source.kind === 'worktree' ? { dir: source.root, dispose: () => {} } : await materialize(store, label, source, contextKey);
   try {
+    for (const { pass, stale } of work) pass.warmUp?.(ctx, root.dir, stale);
     for (const { pass, stale } of work) {
       if (pass.signalsProgramReady !== true) programReady();
       out[pass.reportKey] = await pass.run({ ctx, label, dir: root.dir, stale, skeletons, regions, options, progress, programReady });

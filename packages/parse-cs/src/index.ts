@@ -65,6 +65,8 @@ export type {
   SemanticEdgeType,
   UnloadProjectParams,
   UnloadProjectResult,
+  PrepareRazorParams,
+  PrepareRazorResult,
   MethodMap,
   MethodName,
 } from './roslyn/index.js';

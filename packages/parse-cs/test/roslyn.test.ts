@@ -27,7 +27,7 @@ describe.skipIf(!hasDotnet)('roslyn-host on fixtures/cs-solution', () => {
     expect(hs.capabilities.safeMode).toBe(true);
     expect(hs.capabilities.unsafeMode).toBe(false);
     expect(hs.capabilities.queueSize).toBe(64);
-    expect(hs.capabilities.methods).toEqual(['initialize', 'ping', 'cancel', 'shutdown', 'loadProject', 'analyze', 'unloadProject']);
+    expect(hs.capabilities.methods).toEqual(['initialize', 'ping', 'cancel', 'shutdown', 'loadProject', 'analyze', 'unloadProject', 'prepareRazor']);
   });
 
   it('loads the project and its ProjectReference without MSBuild', () => {

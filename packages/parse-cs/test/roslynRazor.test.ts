@@ -1,8 +1,12 @@
 /**
  * roslyn-host's Razor pass on the wire (decision 052): the SDK's Razor generator over
  * fixtures/fullstack/backend, its status in `loadProject`, and the symbols and edges of a `.razor`
- * document mapped back to the Razor lines (expected values written by hand from the fixture).
+ * document mapped back to the Razor lines (expected values written by hand from the fixture); the
+ * generator warmed up in the background (`prepareRazor`) gives the same results, and an edited
+ * Razor file reloaded in the same host gives the edited file's edges.
  */
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RoslynHost } from '../src/roslyn/index.js';
@@ -100,4 +104,89 @@ describe.skipIf(!hasDotnet)('roslyn-host: the SDK Razor generator on fixtures/fu
       },
     ]);
   });
+});
+
+/** A repository holding a copy of the backend (edited by the second test). */
+function copyOfBackend(): string {
+  const root = mkdtempSync(join(tmpdir(), 'ca-razor-warm-'));
+  cpSync(backend, join(root, 'backend'), { recursive: true });
+  return root;
+}
+
+const RAZOR_DOCUMENTS = ['backend/Components/Pages/OrderBoard.razor', 'backend/Components/Shared/OrderList.razor', 'backend/Pages/Checkout.cshtml'];
+
+describe.skipIf(!hasDotnet)('roslyn-host: the Razor generator warmed up in the background (prepareRazor), a Razor file edited between loads', () => {
+  let root: string;
+  let logFile: string;
+  let warm: RoslynHost;
+  let cold: RoslynHost;
+
+  beforeAll(() => {
+    ensureHostBuilt();
+    root = copyOfBackend();
+    logFile = join(root, 'host.log');
+    // The host reads CA_ROSLYN_HOST_LOG at start: only the warmed host writes the debug log.
+    process.env['CA_ROSLYN_HOST_LOG'] = logFile;
+    warm = new RoslynHost();
+  });
+  afterAll(async () => {
+    delete process.env['CA_ROSLYN_HOST_LOG'];
+    await warm?.dispose();
+    await cold?.dispose();
+  });
+
+  it('prepareRazor answers at once and warms up in the background; the Razor project then gives what a host without warm-up gives', async () => {
+    await warm.start();
+    delete process.env['CA_ROSLYN_HOST_LOG'];
+    expect(await warm.prepareRazor({ projectPath: 'backend/Shop.Api.csproj', repoRoot: root })).toEqual({ started: true });
+    // Once per process.
+    expect(await warm.prepareRazor({ projectPath: 'backend/Shop.Api.csproj', repoRoot: root })).toEqual({ started: false });
+    const warmLoad = await warm.loadProject({ projectPath: 'backend/Shop.Api.csproj', repoRoot: root });
+    const warmResult = await warm.analyze({ paths: RAZOR_DOCUMENTS, includeReferenceCounts: false });
+
+    cold = new RoslynHost();
+    const coldLoad = await cold.loadProject({ projectPath: 'backend/Shop.Api.csproj', repoRoot: root });
+    const coldResult = await cold.analyze({ paths: RAZOR_DOCUMENTS, includeReferenceCounts: false });
+
+    // The warm-up ran (and ended) before the project's own generator run, which waited for it.
+    const log = readFileSync(logFile, 'utf8').split('\n');
+    const warmed = log.findIndex((l) => l.includes('razor generator: warmed up in'));
+    const run = log.findIndex((l) => l.includes('razor generator: Shop.Api,'));
+    expect(warmed).toBeGreaterThan(-1);
+    expect(run).toBeGreaterThan(warmed);
+
+    expect(warmLoad.projects[0]!.razor).toEqual(coldLoad.projects[0]!.razor);
+    expect(warmLoad.projects[0]!.razor?.documents).toEqual([
+      'backend/Components/Pages/OrderBoard.razor',
+      'backend/Components/Shared/OrderList.razor',
+      'backend/Components/_Imports.razor',
+      'backend/Pages/Checkout.cshtml',
+    ]);
+    expect(warmResult.documents).toEqual(coldResult.documents);
+    // Not an empty comparison: the board's markup edges are there (lines 6–9, as in the fixture's own test).
+    const board = doc(warmResult, 'backend/Components/Pages/OrderBoard.razor');
+    expect(board.edges.filter((e) => e.sourceKey === 'T:Shop.Api.Components.Pages.OrderBoard').map((e) => e.line)).toEqual([3, 6, 7, 7, 7, 7, 7, 7, 7, 8, 9, 9]);
+  }, 600_000);
+
+  it("a Razor file edited between two loads: the reload gives the edited file's edges", async () => {
+    const path = join(root, 'backend', 'Components', 'Pages', 'OrderBoard.razor');
+    const lines = readFileSync(path, 'utf8').split('\n');
+    // A new markup line 10 reading `items`; the @code block moves down one line (items is declared on line 13).
+    lines.splice(9, 0, '<p>@items.Count</p>');
+    writeFileSync(path, lines.join('\n'));
+    await warm.loadProject({ projectPath: 'backend/Shop.Api.csproj', repoRoot: root });
+    const result = await warm.analyze({ paths: ['backend/Components/Pages/OrderBoard.razor'], includeReferenceCounts: false });
+    const board = doc(result, 'backend/Components/Pages/OrderBoard.razor');
+    expect(board.lineCount).toBe(26);
+    expect(
+      board.edges
+        .filter((e) => e.targetKey === 'F:Shop.Api.Components.Pages.OrderBoard.items')
+        .map((e) => `${e.line} ${e.type} ${e.sourceKey} ${e.targetPath}:${e.targetLine}`),
+    ).toEqual([
+      '7 references T:Shop.Api.Components.Pages.OrderBoard backend/Components/Pages/OrderBoard.razor:13',
+      '10 references T:Shop.Api.Components.Pages.OrderBoard backend/Components/Pages/OrderBoard.razor:13',
+      '18 references M:Shop.Api.Components.Pages.OrderBoard.Refresh backend/Components/Pages/OrderBoard.razor:13',
+      '22 references M:Shop.Api.Components.Pages.OrderBoard.Remove(Shop.Api.Models.OrderDto) backend/Components/Pages/OrderBoard.razor:13',
+    ]);
+  }, 600_000);
 });

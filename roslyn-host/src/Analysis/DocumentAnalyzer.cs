@@ -314,6 +314,9 @@ public sealed class DocumentAnalyzer
 
     private void Use(SyntaxNode node, ISymbol source)
     {
+        // Most of a Razor document's generated C# is the generator's plumbing (render tree builder and tag helper calls,
+        // #line hidden): a use there gives no edge (AddEdge drops an unmapped position), so it is not bound at all.
+        if (_doc.Razor && !MayGiveRazorEdge(node)) return;
         switch (node)
         {
             case InvocationExpressionSyntax invocation:
@@ -346,6 +349,43 @@ public sealed class DocumentAnalyzer
                 break;
         }
     }
+
+    /// <summary>
+    /// Whether a use in a Razor document can give an edge: the position its edge would have (as Use computes it) maps to
+    /// the Razor file, or it is a component's OpenComponent&lt;T&gt; call (unmapped; its line is found in the text).
+    /// Decided from the syntax alone, before any binding.
+    /// </summary>
+    private bool MayGiveRazorEdge(SyntaxNode node)
+    {
+        switch (node)
+        {
+            case InvocationExpressionSyntax invocation:
+            {
+                var callee = invocation.Expression switch
+                {
+                    MemberAccessExpressionSyntax ma => ma.Name,
+                    MemberBindingExpressionSyntax mb => mb.Name,
+                    SimpleNameSyntax name => name,
+                    _ => null,
+                };
+                if (callee?.Identifier.ValueText == "OpenComponent") return true;
+                if (Mapped(NamePosition(invocation.Expression))) return true;
+                // A delegate invocation's edge sits on the field / property / event that holds the delegate.
+                return DelegateHolder(invocation.Expression) is { } holder && Mapped(NamePosition(holder));
+            }
+            case BaseObjectCreationExpressionSyntax or ConstructorInitializerSyntax or PrimaryConstructorBaseTypeSyntax
+                or ElementAccessExpressionSyntax or ElementBindingExpressionSyntax or QueryClauseSyntax or OrderingSyntax
+                or SelectOrGroupClauseSyntax or SimpleNameSyntax:
+                return Mapped(node.SpanStart);
+            case BinaryExpressionSyntax or PrefixUnaryExpressionSyntax or PostfixUnaryExpressionSyntax or CastExpressionSyntax
+                or AssignmentExpressionSyntax { RawKind: not (int)SyntaxKind.SimpleAssignmentExpression }:
+                return Mapped(OperatorPosition(node));
+            default:
+                return false;
+        }
+    }
+
+    private bool Mapped(int position) => RazorMapping.MappedLine(_tree, position, _ct) is not null;
 
     private static int OperatorPosition(SyntaxNode node) => node switch
     {

@@ -20,6 +20,7 @@ public static class HandlerRegistry
             new LoadProjectHandler(),
             new AnalyzeHandler(),
             new UnloadProjectHandler(),
+            new PrepareRazorHandler(),
         };
         if (options.EnableTestMethods) list.Add(new DebugSleepHandler());
         return list;

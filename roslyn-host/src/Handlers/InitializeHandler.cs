@@ -22,7 +22,7 @@ public sealed class InitializeHandler : IRequestHandler
                 $"protocol version mismatch: client {p.ProtocolVersion}, host {ProtocolInfo.ProtocolVersion}; rebuild roslyn-host");
         }
         var roslyn = typeof(Microsoft.CodeAnalysis.CSharp.CSharpCompilation).Assembly.GetName().Version?.ToString() ?? "unknown";
-        var methods = new List<string> { Methods.Initialize, Methods.Ping, Methods.Cancel, Methods.Shutdown, Methods.LoadProject, Methods.Analyze, Methods.UnloadProject };
+        var methods = new List<string> { Methods.Initialize, Methods.Ping, Methods.Cancel, Methods.Shutdown, Methods.LoadProject, Methods.Analyze, Methods.UnloadProject, Methods.PrepareRazor };
         if (context.State.Options.EnableTestMethods) methods.Add(Methods.DebugSleep);
         return new InitializeResult(
             ProtocolInfo.ProtocolVersion,

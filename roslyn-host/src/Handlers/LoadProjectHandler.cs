@@ -19,8 +19,10 @@ public sealed class LoadProjectHandler : IRequestHandler
         {
             throw new HostException(ErrorCodes.SemanticUnavailable, HandlerRegistry.UnsafeModeUnavailable);
         }
+        var watch = System.Diagnostics.Stopwatch.StartNew();
         var loader = new SafeProjectLoader(p, context.CancellationToken);
         var loaded = loader.Load();
+        Log.Debug($"loadProject {p.ProjectPath}: {loaded.Count} projects in {watch.ElapsedMilliseconds} ms");
         context.State.Workspace.Replace(loaded);
         return new LoadProjectResult(loaded.Select(l => l.Info).ToList(), loader.Warnings);
     }

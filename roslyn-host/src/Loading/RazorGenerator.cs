@@ -63,6 +63,17 @@ public static class RazorGenerator
 
     private static (ImmutableArray<ISourceGenerator>, string?) Load()
     {
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        var loaded = LoadFromSdk();
+        Server.Log.Debug($"razor generator: loaded in {watch.ElapsedMilliseconds} ms{(loaded.Item2 is { } why ? $" ({why})" : "")}");
+        return loaded;
+    }
+
+    /// <summary>Stage timings for the debug log (null when debug lines go nowhere).</summary>
+    private static readonly RazorStageTimes? StageTimes = Server.Log.DebugEnabled ? new RazorStageTimes() : null;
+
+    private static (ImmutableArray<ISourceGenerator>, string?) LoadFromSdk()
+    {
         var (dir, reason) = Locate();
         if (dir is null) return ([], reason);
         try
@@ -83,12 +94,23 @@ public static class RazorGenerator
     /// </summary>
     public static RazorRun Run(CSharpCompilation compilation, ProjectFile project, IReadOnlyList<RazorSource> sources, CSharpParseOptions parseOptions, CancellationToken ct)
     {
+        Task? warming;
+        lock (WarmGate)
+        {
+            // A warm-up under way does this run's first-time work: wait for it rather than do it twice at once.
+            // None starts after the first run (it would only cost).
+            warming = _warming;
+            _warming ??= Task.CompletedTask;
+        }
+        warming?.Wait(ct);
         var (generators, reason) = Loaded.Value;
         if (reason is not null) return new RazorRun(false, reason, compilation, [], []);
         var texts = sources.Select(s => (AdditionalText)new RazorText(s.FullPath, s.Text)).ToImmutableArray();
-        var options = new RazorOptions(project, sources);
+        var options = new RazorOptions(ProjectOptions(project), sources);
         GeneratorDriver driver = CSharpGeneratorDriver.Create(generators, texts, parseOptions, options);
+        var watch = System.Diagnostics.Stopwatch.StartNew();
         driver = driver.RunGeneratorsAndUpdateCompilation(compilation, out var updated, out var diagnostics, ct);
+        if (StageTimes is not null) Server.Log.Debug($"razor generator: {project.Name}, {sources.Count} files, run {watch.ElapsedMilliseconds} ms ({StageTimes.Drain()})");
         var result = driver.GetRunResult().Results.FirstOrDefault();
         if (result.Exception is { } failure)
             return new RazorRun(false, $"Razor generator failed: {failure.GetType().Name}: {failure.Message}", compilation, [], []);
@@ -109,6 +131,93 @@ public static class RazorGenerator
         return new RazorRun(true, null, (CSharpCompilation)updated, documents, errors);
     }
 
+    private static readonly object WarmGate = new();
+    private static Task? _warming;
+
+    /// <summary>
+    /// Starts, in the background, what a host process's first generator run otherwise does on the request's path:
+    /// loading the generator, the first (JIT-compiled) pass of its pipeline over components and pages, and its tag-helper
+    /// discovery over the framework's reference assemblies, which the generator keeps per assembly symbol (the same
+    /// metadata reference objects give every later compilation the same symbols). It runs the generator once over a
+    /// small synthetic project of its own, against the references <paramref name="framework"/> gives (null: none to
+    /// warm up with), and discards the output. At most once per process, never after the first real run (which waits
+    /// for a warm-up under way rather than do the same work beside it). Returns whether this call started it.
+    /// </summary>
+    public static bool Prepare(Func<(IReadOnlyList<MetadataReference> References, CSharpParseOptions ParseOptions)?> framework)
+    {
+        lock (WarmGate)
+        {
+            if (_warming is not null) return false;
+            _warming = Task.Run(() => WarmUp(framework));
+            return true;
+        }
+    }
+
+    private static void WarmUp(Func<(IReadOnlyList<MetadataReference> References, CSharpParseOptions ParseOptions)?> framework)
+    {
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        try
+        {
+            var (generators, reason) = Loaded.Value;
+            if (reason is not null) return;
+            var inputs = framework();
+            if (inputs is null) return;
+            var (references, parseOptions) = inputs.Value;
+            const string dir = "/ca-razor-warm-up";
+            var sources = WarmUpFiles.Select(f => new RazorSource($"{dir}/{f.Path}", f.Path, SourceText.From(f.Text, Encoding.UTF8))).ToList();
+            var compilation = CSharpCompilation.Create("CaRazorWarmUp", [], references, new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary));
+            var texts = sources.Select(s => (AdditionalText)new RazorText(s.FullPath, s.Text)).ToImmutableArray();
+            GeneratorDriver driver = CSharpGeneratorDriver.Create(generators, texts, parseOptions, new RazorOptions(GlobalOptions("CaRazorWarmUp", "Latest", "Default", dir), sources));
+            driver.RunGeneratorsAndUpdateCompilation(compilation, out _, out _, CancellationToken.None);
+            Server.Log.Debug($"razor generator: warmed up in {watch.ElapsedMilliseconds} ms ({StageTimes?.Drain()})");
+        }
+        catch (Exception e)
+        {
+            // Only a head start: a failure here says nothing the real run would not say for itself.
+            Server.Log.Debug($"razor generator: warm-up failed after {watch.ElapsedMilliseconds} ms: {e.GetType().Name}: {e.Message}");
+        }
+    }
+
+    /// <summary>
+    /// The synthetic project of the warm-up: a component with a child component, parameters, an event handler, a
+    /// binding and framework components; an MVC page and view with tag helpers — the generator's component and MVC paths.
+    /// </summary>
+    private static readonly (string Path, string Text)[] WarmUpFiles =
+    [
+        ("_Imports.razor", "@using Microsoft.AspNetCore.Components.Forms\n@using Microsoft.AspNetCore.Components.Web\n"),
+        ("Pages/Counter.razor", """
+            @page "/counter"
+            <PageTitle>Counter</PageTitle>
+            <h1 @onclick="Increment">@count</h1>
+            <EditForm Model="this"><InputText @bind-Value="Name" /></EditForm>
+            <Item Label="@Name" OnSelect="Select"><b>@context</b></Item>
+            @code {
+                private int count;
+                public string? Name { get; set; }
+                private void Increment() => count++;
+                private void Select(string value) => Name = value;
+            }
+            """),
+        ("Pages/Item.razor", """
+            <li @onclick="() => OnSelect.InvokeAsync(Label)">@ChildContent(Label ?? "")</li>
+            @code {
+                [Parameter] public string? Label { get; set; }
+                [Parameter] public EventCallback<string> OnSelect { get; set; }
+                [Parameter] public RenderFragment<string> ChildContent { get; set; } = default!;
+            }
+            """),
+        ("Views/_ViewImports.cshtml", "@addTagHelper *, Microsoft.AspNetCore.Mvc.TagHelpers\n"),
+        ("Views/Home/Index.cshtml", """
+            @{ ViewData["Title"] = "Home"; var items = new[] { "a", "b" }; }
+            <form asp-action="Search" method="post">
+                <input name="q" class="form-control" />
+                <button type="submit">Search</button>
+            </form>
+            @foreach (var item in items) { <a asp-action="Show" asp-route-id="@item">@item</a> }
+            <partial name="_Footer" />
+            """),
+    ];
+
     /// <summary>
     /// A Razor file's key among the generator's hint names: the project-relative path (or the hint without ".g.cs") with
     /// every character other than a letter or digit replaced by '_' — the generator names its output so, with or without
@@ -128,21 +237,28 @@ public static class RazorGenerator
         public override SourceText GetText(CancellationToken cancellationToken = default) => text;
     }
 
-    /// <summary>The options the Razor SDK's targets write to the generated .editorconfig, from the project's static properties.</summary>
+    /// <summary>The global options the Razor SDK's targets write to the generated .editorconfig, from the project's static properties.</summary>
+    private static Dictionary<string, string> ProjectOptions(ProjectFile project) =>
+        GlobalOptions(project.Property("RootNamespace") ?? project.Name, project.Property("RazorLangVersion") ?? "Latest",
+            project.Property("RazorConfiguration") ?? "Default", project.DirectoryPath);
+
+    private static Dictionary<string, string> GlobalOptions(string rootNamespace, string langVersion, string configuration, string directory) =>
+        new(StringComparer.Ordinal)
+        {
+            ["build_property.RootNamespace"] = rootNamespace,
+            ["build_property.RazorLangVersion"] = langVersion,
+            ["build_property.RazorConfiguration"] = configuration,
+            ["build_property.MSBuildProjectDirectory"] = directory,
+        };
+
+    /// <summary>The options the Razor SDK's targets write to the generated .editorconfig: global ones and each file's TargetPath.</summary>
     private sealed class RazorOptions : AnalyzerConfigOptionsProvider
     {
         private readonly Options _global;
         private readonly Dictionary<string, Options> _files = new(StringComparer.Ordinal);
 
-        public RazorOptions(ProjectFile project, IReadOnlyList<RazorSource> sources)
+        public RazorOptions(Dictionary<string, string> global, IReadOnlyList<RazorSource> sources)
         {
-            var global = new Dictionary<string, string>(StringComparer.Ordinal)
-            {
-                ["build_property.RootNamespace"] = project.Property("RootNamespace") ?? project.Name,
-                ["build_property.RazorLangVersion"] = project.Property("RazorLangVersion") ?? "Latest",
-                ["build_property.RazorConfiguration"] = project.Property("RazorConfiguration") ?? "Default",
-                ["build_property.MSBuildProjectDirectory"] = project.DirectoryPath,
-            };
             _global = new Options(global);
             foreach (var s in sources)
             {

@@ -132,6 +132,7 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             }
         }
 
+        var own = System.Diagnostics.Stopwatch.StartNew();
         var files = SourceFiles.Collect(project);
         var razorFiles = SourceFiles.CollectRazor(project);
         var fingerprint = Fingerprint(project, [.. files, .. razorFiles], referencedProjects);
@@ -139,12 +140,11 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             && reusable.References.Count == referencedProjects.Count && reusable.References.Zip(referencedProjects).All(x => ReferenceEquals(x.First, x.Second)))
         {
             foreach (var w in reusable.Project.Info.Warnings.Where(w => !Warnings.Contains(w))) Warnings.Add(w);
+            Server.Log.Debug($"load {projectId}: unchanged, reused");
             return reusable.Project;
         }
 
-        var tfmText = project.Property("TargetFramework")
-            ?? project.Property("TargetFrameworks")?.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).FirstOrDefault()
-            ?? "net10.0";
+        var tfmText = TargetFrameworkOf(project);
         var tfm = TargetFramework.Parse(tfmText);
         if (tfm.Family is TargetFrameworkFamily.NetFramework or TargetFrameworkFamily.Unknown)
         {
@@ -190,7 +190,7 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
                 references.Add(MetadataReference.CreateFromImage(image.Bytes!, filePath: path));
                 continue;
             }
-            references.Add(MetadataCache.GetOrAdd(path, p => MetadataReference.CreateFromFile(p)));
+            references.Add(CachedReference(path));
         }
 
         var symbols = PreprocessorSymbols(project, tfm);
@@ -274,8 +274,37 @@ public sealed class SafeProjectLoader(LoadProjectParams request, CancellationTok
             razor.Status);
         var result = new LoadedProject(projectId, fullPath, _repoRoot, compilation, ordered, info);
         LoadCache[fullPath] = (fingerprint, referencedProjects, result);
+        Server.Log.Debug($"load {projectId}: built in {own.ElapsedMilliseconds} ms, {ordered.Count} documents, {references.Count} references");
         return result;
     }
+
+    /// <summary>The target framework a project is compiled for: its TargetFramework, else the first of TargetFrameworks.</summary>
+    private static string TargetFrameworkOf(ProjectFile project) =>
+        project.Property("TargetFramework")
+        ?? project.Property("TargetFrameworks")?.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).FirstOrDefault()
+        ?? "net10.0";
+
+    /// <summary>
+    /// What the Razor generator's warm-up compiles against for a project with Razor files: the .NET and ASP.NET Core
+    /// reference assemblies of its target framework — the very reference objects its load will use — and its language
+    /// version. Null when either pack is missing. Reads the project file (through SafeFile) and nothing else.
+    /// </summary>
+    public static (IReadOnlyList<MetadataReference> References, CSharpParseOptions ParseOptions)? RazorFramework(string projectFullPath, string repoRoot)
+    {
+        var projectId = Path.GetRelativePath(repoRoot, projectFullPath).Replace('\\', '/');
+        var project = ProjectFile.Read(projectFullPath, projectId, "Release", repoRoot);
+        var tfm = TargetFramework.Parse(TargetFrameworkOf(project));
+        var ignored = new List<LoadWarning>();
+        var netCore = DotnetSdk.FindRefPack("Microsoft.NETCore.App.Ref", tfm, ignored, projectId);
+        var aspNet = DotnetSdk.FindRefPack("Microsoft.AspNetCore.App.Ref", tfm, ignored, projectId);
+        if (netCore is null || aspNet is null) return null;
+        var references = netCore.Assemblies.Concat(aspNet.Assemblies).Distinct(StringComparer.Ordinal)
+            .Where(p => !SafeFile.IsInside(repoRoot, p)).Select(CachedReference).ToList();
+        return (references, new CSharpParseOptions(ParseLanguageVersion(project.Property("LangVersion")), DocumentationMode.None));
+    }
+
+    /// <summary>One reference object per assembly outside the repository, shared by every compilation of the process.</summary>
+    private static MetadataReference CachedReference(string path) => MetadataCache.GetOrAdd(path, p => MetadataReference.CreateFromFile(p));
 
     private sealed record RazorLoad(List<LoadedDocument> Documents, RazorStatus? Status);
 

@@ -30,6 +30,7 @@ public static class Methods
     public const string LoadProject = "loadProject";
     public const string Analyze = "analyze";
     public const string UnloadProject = "unloadProject";
+    public const string PrepareRazor = "prepareRazor";
     /// <summary>Test hook, only registered with the host argument --enable-test-methods.</summary>
     public const string DebugSleep = "debug/sleep";
 }
@@ -95,6 +96,19 @@ public sealed record CancelResult(bool Found);
 public sealed record ShutdownResult(bool Ok);
 
 public sealed record SleepParams(int Ms);
+
+// ---------------------------------------------------------------- prepareRazor
+
+/// <summary>
+/// The client will load projectPath, a project with Razor files (paths as for loadProject): the host starts the SDK's
+/// Razor generator's first-time work in the background — loading it, a warm-up run over a small synthetic project, the
+/// tag-helper discovery over the project's framework reference assemblies — and answers at once, so that work overlaps
+/// whatever the client does before that load. started is false when it was started before (or a generator run already
+/// did that work). No result ever depends on it.
+/// </summary>
+public sealed record PrepareRazorParams(string ProjectPath, string RepoRoot);
+
+public sealed record PrepareRazorResult(bool Started);
 
 // ---------------------------------------------------------------- loadProject
 

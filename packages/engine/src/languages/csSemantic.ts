@@ -116,7 +116,13 @@ export async function runCsSemanticPass(
       const razorWanted = partial ? projectRazor.filter((f) => wanted.has(f.path)) : projectRazor;
       try {
         const load = await host.loadProject(
-          { projectPath: project, repoRoot, safeMode: options.safeMode, loadReferences: true, ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}) },
+          {
+            projectPath: project,
+            repoRoot,
+            safeMode: options.safeMode,
+            loadReferences: true,
+            ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}),
+          },
           { deadlineMs: Math.max(120_000, allLines, patience) },
         );
         // Targets, analyzers and imports not run, files refused: the index says what it did not load.
@@ -165,6 +171,23 @@ export async function runCsSemanticPass(
     unmatchedSymbols: unmatched,
     ms: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * Starts the SDK's Razor generator's first-time work (loading, a warm-up run, its tag-helper
+ * discovery over the framework's reference assemblies) in roslyn-host, in the background, when the
+ * C# pass will analyse Razor files: it then overlaps the passes that run before it (the TS pass)
+ * instead of the first Razor project's load (decision 052). Never waited on; a failure only loses
+ * the head start.
+ */
+export function warmUpRazorGenerator(host: RoslynHost, repoRoot: string, stale: readonly { path: string; project: string }[]): void {
+  const razor = stale.find((f) => isRazorPath(f.path) && f.project.endsWith('.csproj'));
+  if (razor === undefined || !isRoslynAvailable().ok) return;
+  host
+    .start()
+    .then(() => host.prepareRazor({ projectPath: razor.project, repoRoot }))
+    // The C# pass meets (and records) whatever made the host fail; the warm-up only loses its head start.
+    .catch(() => undefined);
 }
 
 /**

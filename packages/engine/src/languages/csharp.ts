@@ -1,12 +1,15 @@
 import { csharpLanguage } from '@ca/parse-cs';
 import type { EngineLanguage, SemanticPass } from './registry.js';
-import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass } from './csSemantic.js';
+import { CS_SEMANTIC_EXTRACTOR, runCsSemanticPass, warmUpRazorGenerator } from './csSemantic.js';
 
 /** Roslyn over the C# projects of the stale files (roslyn-host, safe mode). */
 const csharpPass: SemanticPass = {
   reportKey: 'cs',
   extractor: CS_SEMANTIC_EXTRACTOR,
   declarationChurn: true,
+  warmUp(ctx, dir, stale) {
+    warmUpRazorGenerator(ctx.csHost(), dir, stale);
+  },
   run({ ctx, label, dir, stale, progress }) {
     return runCsSemanticPass(ctx.store, dir, label, {
       safeMode: ctx.config.indexing.safe_mode,

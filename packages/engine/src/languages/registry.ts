@@ -50,6 +50,12 @@ export interface SemanticPass {
   readonly declarationChurn?: boolean;
   /** Whether the pass calls `programReady` itself (others get it called before they start). */
   readonly signalsProgramReady?: boolean;
+  /**
+   * Starts, in the background, work its `run` would otherwise begin with, when it will have
+   * `stale` to analyse: called for every pass with work before the first pass runs, so that work
+   * overlaps the passes before it. Never awaited.
+   */
+  warmUp?(ctx: IndexerContext, dir: string, stale: readonly StaleFile[]): void;
   /** Starts building a partial pass's program while the run parses (returns whether it did). */
   prepare?(ctx: IndexerContext, label: string, root: string, paths: readonly string[]): boolean;
   run(input: SemanticPassInput): Promise<unknown>;

@@ -27,6 +27,8 @@ export type {
   SemanticEdgeType,
   UnloadProjectParams,
   UnloadProjectResult,
+  PrepareRazorParams,
+  PrepareRazorResult,
   MethodMap,
   MethodName,
 } from './protocol.js';

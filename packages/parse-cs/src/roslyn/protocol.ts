@@ -100,6 +100,23 @@ export interface SleepParams {
   readonly ms: number;
 }
 
+// ---------------------------------------------------------------- prepareRazor
+
+/**
+ * The client will load `projectPath`, a project with Razor files (paths as for loadProject): the
+ * host starts the SDK's Razor generator's first-time work in the background (loading it, a warm-up
+ * run, the tag-helper discovery over the project's framework reference assemblies) and answers at
+ * once, so that work overlaps what the client does before that load (decision 052).
+ */
+export interface PrepareRazorParams {
+  readonly projectPath: string;
+  readonly repoRoot: string;
+}
+export interface PrepareRazorResult {
+  /** False when it was started before, or a generator run already did that work. No result ever depends on it. */
+  readonly started: boolean;
+}
+
 // ---------------------------------------------------------------- loadProject
 
 export interface LoadProjectParams {
@@ -276,6 +293,7 @@ export interface MethodMap {
   loadProject: { params: LoadProjectParams; result: LoadProjectResult };
   analyze: { params: AnalyzeParams; result: AnalyzeResult };
   unloadProject: { params: UnloadProjectParams; result: UnloadProjectResult };
+  prepareRazor: { params: PrepareRazorParams; result: PrepareRazorResult };
   'debug/sleep': { params: SleepParams; result: ShutdownResult };
 }
 export type MethodName = keyof MethodMap;

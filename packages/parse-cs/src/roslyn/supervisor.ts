@@ -16,6 +16,8 @@ import {
   type MethodName,
   type PingResult,
   type ResponseFrame,
+  type PrepareRazorParams,
+  type PrepareRazorResult,
   type UnloadProjectParams,
   type UnloadProjectResult,
   type WireErrorCode,
@@ -189,6 +191,11 @@ export class RoslynHost {
 
   analyze(params: AnalyzeParams, options?: RequestOptions): Promise<AnalyzeResult> {
     return this.request('analyze', params, options);
+  }
+
+  /** Starts the Razor generator's first-time work in the host, in the background, ahead of a Razor project's load. */
+  prepareRazor(params: PrepareRazorParams, options?: RequestOptions): Promise<PrepareRazorResult> {
+    return this.request('prepareRazor', params, options);
   }
 
   unloadProject(params: UnloadProjectParams = {}, options?: RequestOptions): Promise<UnloadProjectResult> {
