@@ -28,7 +28,7 @@ export class TeamStorePool {
   private readonly pool: pg.Pool;
   private checked: Promise<void> | null = null;
   /** Connections already prepared: an 'error' listener and the session settings. */
-  private readonly listening = new WeakSet<pg.PoolClient>();
+  private readonly prepared = new WeakSet<pg.PoolClient>();
 
   constructor(readonly url: string, options: TeamStorePoolOptions = {}) {
     if (!isPostgresUrl(url)) throw new CaError('usage', `not a PostgreSQL URL: ${redactUrl(url)} (expected postgres://user:password@host:port/database)`);
@@ -107,7 +107,7 @@ export class TeamStorePool {
     } catch (e) {
       throw toStoreError(e, this.url);
     }
-    if (!this.listening.has(client)) {
+    if (!this.prepared.has(client)) {
       // A connection that dies while checked out emits 'error' (the pool listens only to idle
       // ones); the query it was running rejects too, and that rejection is what the request reports.
       client.on('error', () => undefined);
@@ -118,7 +118,7 @@ export class TeamStorePool {
         release(client, true);
         throw toStoreError(e, this.url);
       }
-      this.listening.add(client);
+      this.prepared.add(client);
     }
     if (this.checked === null) {
       const check = serverSchemaVersion(client).then(assertNotNewer);

@@ -345,9 +345,8 @@ const READ_TABLES = ['file_versions', 'nodes', 'edge_sets', 'edges', 'snapshot_f
  */
 async function refreshStatistics(client: PgClient, wroteContent: boolean): Promise<void> {
   if (!wroteContent) {
-    // Nothing new but the snapshot's file list: without its statistics the planner takes the new
-    // snapshot id for a rare value (one row) and joins its 10,000 files by nested loops — every
-    // navigation of a 100K label took ~135 ms instead of ~3 ms until autovacuum came by.
+    // Without it the planner takes the new snapshot id for a rare value (one row) and joins the
+    // label's files by nested loops until autovacuum comes by (decision 053).
     await client.query(`ANALYZE snapshot_files`);
     return;
   }
