@@ -36,8 +36,11 @@ export function standardization(rows, width) {
   return { mean: mean.map((s) => (n === 0 ? 0 : s / n)), std };
 }
 
-/** Pairs (better, worse) of each query, at most `maxPairs` per query (seeded subsample), each query weighing the same in total. */
-export function pairsOf(rows, { fileGain, maxPairs, seed }) {
+/**
+ * Pairs (better, worse) of each query, at most `maxPairs` per query (seeded subsample), each query
+ * weighing the same in total, times `weightOf(row)` (1 when absent).
+ */
+export function pairsOf(rows, { fileGain, maxPairs, seed, weightOf }) {
   const next = rng(seed);
   const out = [];
   for (const r of rows) {
@@ -51,7 +54,7 @@ export function pairsOf(rows, { fileGain, maxPairs, seed }) {
       [pairs[k], pairs[m]] = [pairs[m], pairs[k]];
     }
     const kept = pairs.slice(0, maxPairs);
-    const weight = 1 / kept.length;
+    const weight = (weightOf ? weightOf(r) : 1) / kept.length;
     for (const [i, j, d] of kept) out.push({ better: r.candidates[i].features, worse: r.candidates[j].features, weight: weight * d });
   }
   return out;
@@ -61,7 +64,9 @@ export function pairsOf(rows, { fileGain, maxPairs, seed }) {
 export function trainLinear(rows, options) {
   const width = options.width;
   const { mean, std } = standardization(rows, width);
-  const z = (x) => x.map((v, i) => (v - mean[i]) / std[i]);
+  // Excluded features (indexes in `options.exclude`) read as 0: their weights stay 0.
+  const excluded = new Set(options.exclude ?? []);
+  const z = (x) => x.map((v, i) => (excluded.has(i) ? 0 : (v - mean[i]) / std[i]));
   const pairs = pairsOf(rows, options).map((p) => {
     const worse = z(p.worse);
     return { diff: z(p.better).map((v, i) => v - worse[i]), weight: p.weight };
@@ -138,20 +143,46 @@ export function modelOrder(model, exactIndex) {
 /** The hand order: the candidates as the dump lists them. */
 export const handOrder = (r) => r.candidates;
 
+/** The mean over sets (`row.set`) of each set's NDCG@10: every set weighs the same, whatever its size. */
+export function macroNdcgAt10(rows, order) {
+  const bySet = new Map();
+  for (const r of rows) {
+    const list = bySet.get(r.set) ?? [];
+    list.push(r);
+    bySet.set(r.set, list);
+  }
+  if (bySet.size === 0) return 0;
+  let sum = 0;
+  for (const list of bySet.values()) sum += ndcgAt10(list, order);
+  return sum / bySet.size;
+}
+
+/** Whether a row comes from a hand-judged set (not mined from commits: its set name lacks `.mined`). */
+export const isHandJudged = (row) => !String(row.set).includes('.mined');
+
 /**
- * Trains one model per setting of the grid and keeps the one with the best dev NDCG@10
- * (train NDCG breaks ties, then the grid order). Returns every setting's figures too.
+ * Trains one model per setting of the grid and keeps the one with the best dev NDCG@10 (the mean
+ * over dev sets, so a small hand-judged set counts as much as a large mined one; train NDCG
+ * breaks ties, then the grid order). A setting's `handWeight` multiplies the weight of the
+ * hand-judged training queries. Returns every setting's figures too.
  */
-export function selectModel(train, dev, { featureNames, grid, seed = 1, maxPairs = 400, epochs = 300 }) {
+export function selectModel(train, dev, { featureNames, grid, seed = 1, maxPairs = 400, epochs = 300, exclude = [] }) {
+  const excludeIndexes = exclude.map((name) => {
+    const i = featureNames.indexOf(name);
+    if (i < 0) throw new Error(`exclude: no feature ${name}`);
+    return i;
+  });
   const exactIndex = featureNames.indexOf('exact_qname');
   const tried = [];
   let best = null;
   for (const setting of grid) {
-    const model = trainLinear(train, { width: featureNames.length, fileGain: setting.fileGain, l2: setting.l2, lr: setting.lr ?? 0.05, epochs, maxPairs, seed });
+    const handWeight = setting.handWeight ?? 1;
+    const weightOf = (r) => (isHandJudged(r) ? handWeight : 1);
+    const model = trainLinear(train, { width: featureNames.length, fileGain: setting.fileGain, l2: setting.l2, lr: setting.lr ?? 0.05, epochs, maxPairs, seed, weightOf, exclude: excludeIndexes });
     const order = modelOrder(model, exactIndex);
-    const entry = { ...setting, train: ndcgAt10(train, order), dev: ndcgAt10(dev, order), model };
+    const entry = { ...setting, train: macroNdcgAt10(train, order), dev: macroNdcgAt10(dev, order), model };
     tried.push(entry);
     if (!best || entry.dev > best.dev + 1e-12 || (Math.abs(entry.dev - best.dev) <= 1e-12 && entry.train > best.train)) best = entry;
   }
-  return { best, tried, hand: { train: ndcgAt10(train, handOrder), dev: ndcgAt10(dev, handOrder) } };
+  return { best, tried, hand: { train: macroNdcgAt10(train, handOrder), dev: macroNdcgAt10(dev, handOrder) } };
 }

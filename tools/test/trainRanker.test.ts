@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM script without types
-import { handOrder, modelOrder, ndcgAt10, pairsOf, rng, selectModel, trainLinear } from '../train-ranker-lib.mjs';
+import { handOrder, isHandJudged, macroNdcgAt10, modelOrder, ndcgAt10, pairsOf, rng, selectModel, trainLinear } from '../train-ranker-lib.mjs';
 
 type Candidate = { label: 'symbol' | 'file' | 'none'; grade: number; features: number[] };
-type Row = { relevant: number; candidates: Candidate[] };
+type Row = { set?: string; relevant: number; candidates: Candidate[] };
 type Model = { mean: number[]; std: number[]; weights: number[] };
 
 const NAMES = ['noise', 'signal', 'file_signal'];
@@ -93,5 +93,27 @@ describe('train-ranker (pairwise logistic, linear)', () => {
     expect(best.l2).toBe(0.001);
     expect(best.dev).toBe(1);
     expect(hand.dev).toBe(ndcgAt10(dev, handOrder));
+  });
+
+  it('macro NDCG@10: every set weighs the same, whatever its size', () => {
+    const hit: Candidate[] = [{ label: 'symbol', grade: 3, features: [] }];
+    const miss: Candidate[] = [{ label: 'none', grade: 0, features: [] }];
+    const rows: Row[] = [
+      { set: 'ts-app.holdout', relevant: 1, candidates: hit },
+      { set: 'zod.mined', relevant: 1, candidates: miss },
+      { set: 'zod.mined', relevant: 1, candidates: miss },
+      { set: 'zod.mined', relevant: 1, candidates: miss },
+    ];
+    // Pooled: 1 of 4 queries perfect = 0.25; per set: (1 + 0) / 2 = 0.5.
+    expect(ndcgAt10(rows, handOrder)).toBe(0.25);
+    expect(macroNdcgAt10(rows, handOrder)).toBe(0.5);
+    expect(rows.map(isHandJudged)).toEqual([true, false, false, false]);
+  });
+
+  it('pairs of a row weigh weightOf(row) in total (hand-judged queries counted more)', () => {
+    const row: Row = { set: 'excalidraw', relevant: 1, candidates: [{ label: 'symbol', grade: 3, features: [1] }, { label: 'none', grade: 0, features: [0] }, { label: 'none', grade: 0, features: [2] }] };
+    const pairs = pairsOf([row], { fileGain: 0, maxPairs: 100, seed: 1, weightOf: () => 3 }) as { weight: number }[];
+    // Two pairs (symbol over each none), relevance difference 2, total weight 3: 3 / 2 × 2 each.
+    expect(pairs.map((p) => p.weight)).toEqual([3, 3]);
   });
 });

@@ -43,6 +43,10 @@ export const FEATURE_NAMES = [
   'no_identifier', // the query names no identifier
   'vector_rr_no_ident', // vector_rr on a query without identifiers (words only)
   'bm25_rr_long', // bm25_rr on a long query (10+ words)
+  'hand_rr', // 1 / rank in the hand ranking (fusion, rescoring, hub elevation), the stage's input order
+  'short_query', // the query has at most three content words (a name, a topic: "payments", "date helpers")
+  'hand_rr_short', // hand_rr on a short query
+  'is_type_short', // a type on a short query
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -58,8 +62,13 @@ export interface FeatureQuery {
   readonly keys: readonly string[];
   readonly hasIdentifiers: boolean;
   readonly long: boolean;
+  /** At most `SHORT_QUERY_WORDS` content words. */
+  readonly short: boolean;
   readonly aboutTests: boolean;
 }
+
+/** A query of at most this many content words is short: a name or a topic rather than a sentence. */
+export const SHORT_QUERY_WORDS = 3;
 
 /** One candidate of the rerank stage, with what the pipeline knows of it. */
 export interface FeatureCandidate {
@@ -137,7 +146,7 @@ export function featureQuery(text: string, hasIdentifiers: boolean, aboutTests: 
     }
   }
   const keys = words.map((w) => (stem(w).length >= 3 ? stem(w) : w));
-  return { words, wordSet: seen, keys, stems: new Set(words.map(stem)), hasIdentifiers, long: text.trim().split(/\s+/).length >= 10, aboutTests };
+  return { words, wordSet: seen, keys, stems: new Set(words.map(stem)), hasIdentifiers, long: text.trim().split(/\s+/).length >= 10, short: words.length <= SHORT_QUERY_WORDS, aboutTests };
 }
 
 /** True when `a` and `b` are within one edit (insert, delete, substitute). */
@@ -207,7 +216,8 @@ function textCover(text: string | null, q: FeatureQuery): number {
 
 /**
  * The feature vectors of the candidates (in their order), `FEATURE_NAMES` order each. File and
- * neighbourhood features count among `candidates` themselves: the rerank stage's top N.
+ * neighbourhood features count among `candidates` themselves: the rerank stage's top N, given in
+ * the hand ranking's order (`hand_rr` is the position in it).
  */
 export function extractFeatures(candidates: readonly FeatureCandidate[], q: FeatureQuery, ctx: FeatureContext): number[][] {
   const perFile = new Map<string, number>();
@@ -220,8 +230,10 @@ export function extractFeatures(candidates: readonly FeatureCandidate[], q: Feat
   }
   let bestBm25 = 0;
   for (const c of candidates) bestBm25 = Math.max(bestBm25, ctx.bm25.get(c.key) ?? 0);
-  return candidates.map((c) => {
+  return candidates.map((c, position) => {
     const n = c.node;
+    const handRr = 1 / (position + 1);
+    const isType = TYPE_KINDS.has(n.kind) ? 1 : 0;
     const test = c.test ?? isTestPath(n.path);
     const vectorRr = rr(c.ranks['vector']);
     const bm25Rr = rr(c.ranks['bm25']);
@@ -238,7 +250,7 @@ export function extractFeatures(candidates: readonly FeatureCandidate[], q: Feat
       ...nameFeatures(n, q),
       textCover(n.doc, q),
       textCover(n.chunkText, q),
-      TYPE_KINDS.has(n.kind) ? 1 : 0,
+      isType,
       CALLABLE_KINDS.has(n.kind) ? 1 : 0,
       n.kind === 'file' || n.kind === 'module' ? 1 : 0,
       Math.log1p(Math.max(0, n.endLine - n.startLine + 1)),
@@ -255,6 +267,10 @@ export function extractFeatures(candidates: readonly FeatureCandidate[], q: Feat
       q.hasIdentifiers ? 0 : 1,
       q.hasIdentifiers ? 0 : vectorRr,
       q.long ? bm25Rr : 0,
+      handRr,
+      q.short ? 1 : 0,
+      q.short ? handRr : 0,
+      q.short ? isType : 0,
     ];
   });
 }

@@ -15,6 +15,12 @@ export interface RankerModel {
   readonly mean: readonly number[];
   readonly std: readonly number[];
   readonly weights: readonly number[];
+  /**
+   * Who orders a short query (a name or a topic of at most three content words, `short_query`):
+   * `hand` keeps the hand ranking for it (the model is trained mostly on sentence-long questions);
+   * absent or `learned`: the model orders every query.
+   */
+  readonly shortQueries?: 'hand' | 'learned';
   /** Free-form provenance (training sets, seed, dev figures). */
   readonly trainedOn?: unknown;
 }
@@ -40,6 +46,7 @@ export function loadRanker(raw: unknown): LoadedRanker {
   const n = FEATURE_NAMES.length;
   if (!isNumbers(m.mean, n) || !isNumbers(m.std, n) || !isNumbers(m.weights, n)) return { ok: false, reason: 'mean, std and weights must be finite numbers, one per feature' };
   if (m.std.some((s) => s <= 0)) return { ok: false, reason: 'std must be positive' };
+  if (m.shortQueries !== undefined && m.shortQueries !== 'hand' && m.shortQueries !== 'learned') return { ok: false, reason: 'shortQueries must be "hand" or "learned"' };
   return { ok: true, model: m as RankerModel };
 }
 

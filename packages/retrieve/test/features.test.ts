@@ -1,6 +1,7 @@
 import type { NodeRecord } from '@ca/store';
 import { describe, expect, it } from 'vitest';
-import { extractFeatures, FEATURE_NAMES, featureQuery, stem, withinOneEdit, type FeatureCandidate } from '../src/index.js';
+import { extractFeatures, FEATURE_NAMES, featureQuery, RANKER_FORMAT, stem, withinOneEdit, type FeatureCandidate } from '../src/index.js';
+import { rerank, type RerankItem } from '../src/rerank.js';
 
 /** A node with the fields the features read; the rest neutral. */
 function node(over: Partial<NodeRecord> & Pick<NodeRecord, 'id' | 'name' | 'qualifiedName' | 'kind' | 'path'>): NodeRecord {
@@ -114,6 +115,10 @@ describe('learned-ranker features', () => {
       no_identifier: 1,
       vector_rr_no_ident: 0.5,
       bm25_rr_long: 0, // 7 words: not long
+      hand_rr: 1, // first in the hand order
+      short_query: 0, // 4 content words
+      hand_rr_short: 0,
+      is_type_short: 0,
     });
     expect(klass).toMatchObject({
       rrf: 0.6,
@@ -136,6 +141,7 @@ describe('learned-ranker features', () => {
       parent_in_top: 0,
       children_in_top: Math.log(2), // the method
       vector_rr_no_ident: 0,
+      hand_rr: 0.5, // second
     });
     expect(helper).toMatchObject({
       rrf: 1.5,
@@ -157,6 +163,7 @@ describe('learned-ranker features', () => {
       hub: 1,
       file_hits: 0,
       vector_rr_no_ident: 1,
+      hand_rr: 1 / 3, // third
     });
   });
 
@@ -167,5 +174,49 @@ describe('learned-ranker features', () => {
     const [method, , helper] = extractFeatures(candidates, q, context).map(byName);
     expect([method!['bm25_rr_long'], method!['no_identifier'], method!['vector_rr_no_ident']]).toEqual([1, 0, 0]);
     expect([helper!['is_test'], helper!['is_test_about_tests']]).toEqual([0, 1]);
+  });
+
+  it('a short query (a topic of at most three words): hand order and types marked', () => {
+    const q = featureQuery('user validator', false, false);
+    expect([q.short, q.words]).toEqual([true, ['user', 'validator']]);
+    const [method, klass, helper] = extractFeatures(candidates, q, context).map(byName);
+    expect([method!['short_query'], method!['hand_rr_short'], method!['is_type_short']]).toEqual([1, 1, 0]);
+    expect([klass!['hand_rr_short'], klass!['is_type_short']]).toEqual([0.5, 1]);
+    expect([helper!['hand_rr_short'], helper!['is_type_short']]).toEqual([1 / 3, 0]);
+    expect(featureQuery('the email address of a user', false, false).short).toBe(true); // 3 content words
+    expect(featureQuery('validate the email address of a user', false, false).short).toBe(false);
+  });
+});
+
+describe('the learned rerank stage: test code and short queries', () => {
+  // A model that likes types (is_type +1) and generated code (generated +2), nothing else.
+  const n = FEATURE_NAMES.length;
+  const model = (extra: Record<string, unknown> = {}) => {
+    const weights = new Array(n).fill(0);
+    weights[FEATURE_NAMES.indexOf('is_type')] = 1;
+    weights[FEATURE_NAMES.indexOf('generated')] = 2;
+    return { format: RANKER_FORMAT, features: [...FEATURE_NAMES], mean: new Array(n).fill(0), std: new Array(n).fill(1), weights, ...extra };
+  };
+  // The hand order: the method, the class, the generated test helper.
+  const items = (): RerankItem[] => candidates.map((c, i) => ({ key: c.key, node: c.node, score: 1 - i / 10, base: 1 - i / 10, ranks: c.ranks, hub: c.hub, fused: c.fused, callerFiles: c.callerFiles }));
+  const run = (text: string, aboutTests: boolean, weights: unknown) => {
+    const list = items();
+    rerank(list, { text, hasIdentifiers: false, aboutTests, exact: new Set(), named: new Set(), bm25: context.bm25, cosine: context.cosine, learned: true, weights, explain: false });
+    return list.map((s) => [s.key, Math.round(s.score * 1000) / 1000]);
+  };
+  /** A learned score as `run` rounds it: base + σ(z). */
+  const at = (base: number, z: number) => Math.round((base + 1 / (1 + Math.exp(-z))) * 1000) / 1000;
+
+  it('test code on a question not about tests goes under every other learned candidate', () => {
+    // Class 2 + σ(1), method 2 + σ(0); the helper would lead with 2 + σ(2) but is test code: 1 + σ(2).
+    expect(run('validate the email address of a user before saving', false, model())).toEqual([[1, at(2, 1)], [2, 2.5], [3, at(1, 2)]]);
+    // About tests ("tests"): it keeps its place by the model.
+    expect(run('the tests that validate the email address of a user', true, model())).toEqual([[3, at(2, 2)], [1, at(2, 1)], [2, 2.5]]);
+  });
+
+  it('shortQueries "hand": a query of at most three words keeps the hand order; longer ones the model\'s', () => {
+    expect(run('user validator', false, model({ shortQueries: 'hand' }))).toEqual([[2, 1], [1, 0.9], [3, 0.8]]);
+    expect(run('user validator', false, model())).toEqual([[1, at(2, 1)], [2, 2.5], [3, at(1, 2)]]);
+    expect(run('validate the email address of a user before saving', false, model({ shortQueries: 'hand' }))).toEqual([[1, at(2, 1)], [2, 2.5], [3, at(1, 2)]]);
   });
 });

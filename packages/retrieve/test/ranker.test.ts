@@ -17,6 +17,8 @@ describe('learned-ranker weights: loading and versioning', () => {
     expect(loadRanker({ ...valid(), weights: [...valid().weights.slice(1), Number.NaN] })).toEqual({ ok: false, reason: 'mean, std and weights must be finite numbers, one per feature' });
     expect(loadRanker({ ...valid(), std: new Array(n).fill(0) })).toEqual({ ok: false, reason: 'std must be positive' });
     expect(loadRanker(null)).toEqual({ ok: false, reason: 'the weights file is not an object' });
+    expect(loadRanker({ ...valid(), shortQueries: 'model' })).toEqual({ ok: false, reason: 'shortQueries must be "hand" or "learned"' });
+    expect(loadRanker({ ...valid(), shortQueries: 'hand' }).ok).toBe(true);
     expect(loadRanker(valid()).ok).toBe(true);
   });
 

@@ -152,20 +152,38 @@ export function fts5Idf(n: number, hits: number): number {
   return idf <= 0 ? 1e-6 : idf;
 }
 
+/** A lexeme's document frequencies in a snapshot, as publish stored them (`snapshot_terms`). */
+interface TermStats {
+  /** Rows holding the lexeme in any column. */
+  readonly hits: number;
+  /** Rows holding it in a name column. */
+  readonly name_hits: number;
+}
+
+/** The snapshot's document frequencies of the lexemes of `terms`: one indexed read, no count of rows. */
+async function teamTermStats(client: PgClient, snap: TeamSnapshot, terms: readonly string[]): Promise<Map<string, TermStats>> {
+  if (terms.length === 0) return new Map();
+  const lexemes = [...new Set(terms.map(foldToken))];
+  const r = await client.query<{ lexeme: string; hits: number; name_hits: number }>(
+    `SELECT lexeme, hits, name_hits FROM snapshot_terms WHERE repo_id = $1 AND snapshot_id = $2 AND lexeme = ANY($3::text[])`, [snap.repoId, snap.snapshotId, lexemes]);
+  return new Map(r.rows.map((row) => [row.lexeme, { hits: Number(row.hits), name_hits: Number(row.name_hits) }]));
+}
+
+/** The local reader's term plan (`planTerms`, the same budget) over a snapshot's document frequencies. */
+function termPlanOf(terms: readonly string[], stats: ReadonlyMap<string, TermStats>, budget: number): TermPlan {
+  if (terms.length === 0) return { drop: new Set(), heads: new Set() };
+  const cap = Math.max(0, Math.floor(budget)) + 1;
+  const exact = (t: string): number => stats.get(foldToken(t))?.hits ?? 0;
+  return planTerms(terms, { upTo: (t) => Math.min(exact(t), cap), exact, heads: (t) => stats.get(foldToken(t))?.name_hits ?? 0 }, budget);
+}
+
 /**
  * The local reader's term plan (`planTerms`, the same budget) over the snapshot's document
  * frequencies as publish stored them: one indexed read of the query's lexemes, no count of rows.
  * A term whose lexeme is empty (nothing FTS5 would index) matches no row.
  */
 export async function teamTermPlan(client: PgClient, snap: TeamSnapshot, terms: readonly string[], budget = BM25_POSTING_BUDGET): Promise<TermPlan> {
-  if (terms.length === 0) return { drop: new Set(), heads: new Set() };
-  const lexemes = [...new Set(terms.map(foldToken))];
-  const r = await client.query<{ lexeme: string; hits: number; name_hits: number }>(
-    `SELECT lexeme, hits, name_hits FROM snapshot_terms WHERE repo_id = $1 AND snapshot_id = $2 AND lexeme = ANY($3::text[])`, [snap.repoId, snap.snapshotId, lexemes]);
-  const byLexeme = new Map(r.rows.map((row) => [row.lexeme, row]));
-  const cap = Math.max(0, Math.floor(budget)) + 1;
-  const exact = (t: string): number => byLexeme.get(foldToken(t))?.hits ?? 0;
-  return planTerms(terms, { upTo: (t) => Math.min(exact(t), cap), exact, heads: (t) => byLexeme.get(foldToken(t))?.name_hits ?? 0 }, budget);
+  return termPlanOf(terms, await teamTermStats(client, snap, terms), budget);
 }
 
 /** `bm25Search` options. */
@@ -188,11 +206,15 @@ export async function bm25Search(client: PgClient, snap: TeamSnapshot, text: str
   if (!snap.terms) {
     throw new CaError('not_indexed', `label "${snap.label}" of repository ${JSON.stringify(snap.repository)} was published before the team store kept BM25 postings (schema migration 6): publish it again (ca publish) to search it`);
   }
-  const plan = await teamTermPlan(client, snap, ftsQueryParts(text).terms, options.budget);
-  const phrases = bm25Phrases(text, plan);
+  const terms = ftsQueryParts(text).terms;
+  const stats = await teamTermStats(client, snap, terms);
+  const phrases = bm25Phrases(text, termPlanOf(terms, stats, options.budget ?? BM25_POSTING_BUDGET));
   if (phrases.length === 0) return [];
   const paths = filterNeedsPaths(filter) ? await snapshotPaths(client, snap) : [];
-  const where = compileTeamFilter(filter, paths, 8);
+  // Rows matching a whole lexeme are the snapshot's stored document frequency (`hits`, or
+  // `name_hits` for a name-only phrase); a prefix's rows are counted by the statement.
+  const wholeOnly = phrases.every((p) => p.match !== 'prefix');
+  const where = compileTeamFilter(filter, paths, wholeOnly ? 9 : 8);
   // The filter's conditions read `sf` and `n` (compileTeamFilter): joined for the scored rows only.
   const nodes = filter === null ? '' : `JOIN nodes n ON n.repo_id = $1 AND n.version_id = s.version_id AND n.ordinal = s.ordinal
       JOIN snapshot_files sf ON sf.repo_id = $1 AND sf.snapshot_id = $2 AND sf.version_id = s.version_id`;
@@ -202,29 +224,51 @@ export async function bm25Search(client: PgClient, snap: TeamSnapshot, text: str
   // operation, so equal scores are equal in every bit on both backends and ties order alike.
   // Paths only order ties: the best `limit` scores (with every row tied with the last) are taken
   // first, and only they are joined to their paths and sorted in full.
-  const r = await client.query<{ version_id: string; ordinal: number; score: number }>(
-    `WITH q AS (SELECT * FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS q(lex, kind, i)),
-     f AS (SELECT q.i, p.version_id, p.ordinal, min(p.text_length) AS len, min(p.start_byte) AS start_byte,
-                  sum(CASE q.kind WHEN 'term' THEN p.freq WHEN 'names' THEN p.names ELSE p.prefix_names END) AS freq
-             FROM q CROSS JOIN LATERAL (
-                    SELECT * FROM postings p WHERE p.repo_id = $1 AND p.lexeme >= q.lex COLLATE "C"
-                       AND p.lexeme <= (CASE WHEN q.kind = 'prefix' THEN q.lex || chr(1114111) ELSE q.lex END) COLLATE "C") p
-            WHERE (q.kind = 'term' OR (q.kind = 'names' AND p.names > 0) OR (q.kind = 'prefix' AND p.prefix_names > 0))
-              AND p.version_id IN (SELECT version_id FROM snapshot_files WHERE repo_id = $1 AND snapshot_id = $2)
-            GROUP BY q.i, p.version_id, p.ordinal),
-     idf AS (SELECT i, ln(($5::float8 - count(*) + 0.5) / (count(*) + 0.5)) AS v FROM f GROUP BY i),
-     s AS (SELECT f.version_id, f.ordinal, min(f.start_byte) AS start_byte,
-                  sum(CASE WHEN idf.v <= 0 THEN 1e-6 ELSE idf.v END * ((f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * f.len / $6::float8)))
-                      ORDER BY f.i) AS score
-             FROM f JOIN idf ON idf.i = f.i GROUP BY f.version_id, f.ordinal),
-     top AS (SELECT s.version_id, s.ordinal, s.start_byte, s.score FROM s ${nodes}
+  const ranked = `top AS (SELECT s.version_id, s.ordinal, s.start_byte, s.score FROM s ${nodes}
               WHERE ${where.sql}
               ORDER BY s.score DESC FETCH FIRST $7 ROWS WITH TIES)
      SELECT top.version_id, top.ordinal, top.score
        FROM top JOIN snapshot_files sp ON sp.repo_id = $1 AND sp.snapshot_id = $2 AND sp.version_id = top.version_id
       ORDER BY top.score DESC, sp.path COLLATE "C", top.start_byte, top.ordinal
-      LIMIT $7`,
-    [snap.repoId, snap.snapshotId, phrases.map((p) => p.lexeme), phrases.map((p) => p.match), snap.nodeCount, snap.textTokens / snap.nodeCount, limit, ...where.params]);
+      LIMIT $7`;
+  const fixed = [snap.repoId, snap.snapshotId, phrases.map((p) => p.lexeme), phrases.map((p) => p.match), snap.nodeCount, snap.textTokens / snap.nodeCount, limit];
+  // Whole lexemes only (every query of four or more terms, decision 053): a node has one posting
+  // per lexeme, so its phrase frequencies are read straight from the postings and the IDF from
+  // the stored frequencies, in one aggregation; with a prefix, a node's postings of every lexeme
+  // under it are summed first and the matching rows counted.
+  const r = wholeOnly
+    ? await client.query<{ version_id: string; ordinal: number; score: number }>(
+      `WITH q AS (SELECT q.lex, q.kind, q.i, CASE WHEN v.v <= 0 THEN 1e-6 ELSE v.v END AS idf
+                    FROM unnest($3::text[], $4::text[], $8::float8[]) WITH ORDINALITY AS q(lex, kind, hits, i)
+                    CROSS JOIN LATERAL (SELECT ln(($5::float8 - q.hits + 0.5) / (q.hits + 0.5)) AS v) v),
+       s AS (SELECT p.version_id, p.ordinal, min(p.start_byte) AS start_byte,
+                    sum(q.idf * ((p.tf * ${K1 + 1}::float8) / (p.tf + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * p.text_length / $6::float8)))
+                        ORDER BY q.i) AS score
+               FROM q CROSS JOIN LATERAL (
+                      SELECT p.version_id, p.ordinal, p.start_byte, p.text_length, (CASE q.kind WHEN 'term' THEN p.freq ELSE p.names END)::float8 AS tf
+                        FROM postings p WHERE p.repo_id = $1 AND p.lexeme = q.lex COLLATE "C"
+                         AND (q.kind = 'term' OR p.names > 0)) p
+              WHERE p.version_id IN (SELECT version_id FROM snapshot_files WHERE repo_id = $1 AND snapshot_id = $2)
+              GROUP BY p.version_id, p.ordinal),
+       ${ranked}`,
+      [...fixed, phrases.map((p) => { const t = stats.get(p.lexeme); return p.match === 'term' ? (t?.hits ?? 0) : (t?.name_hits ?? 0); }), ...where.params])
+    : await client.query<{ version_id: string; ordinal: number; score: number }>(
+      `WITH q AS (SELECT * FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS q(lex, kind, i)),
+       f AS (SELECT q.i, p.version_id, p.ordinal, min(p.text_length) AS len, min(p.start_byte) AS start_byte,
+                    sum(CASE q.kind WHEN 'term' THEN p.freq WHEN 'names' THEN p.names ELSE p.prefix_names END) AS freq
+               FROM q CROSS JOIN LATERAL (
+                      SELECT * FROM postings p WHERE p.repo_id = $1 AND p.lexeme >= q.lex COLLATE "C"
+                         AND p.lexeme <= (CASE WHEN q.kind = 'prefix' THEN q.lex || chr(1114111) ELSE q.lex END) COLLATE "C") p
+              WHERE (q.kind = 'term' OR (q.kind = 'names' AND p.names > 0) OR (q.kind = 'prefix' AND p.prefix_names > 0))
+                AND p.version_id IN (SELECT version_id FROM snapshot_files WHERE repo_id = $1 AND snapshot_id = $2)
+              GROUP BY q.i, p.version_id, p.ordinal),
+       idf AS (SELECT i, ln(($5::float8 - count(*) + 0.5) / (count(*) + 0.5)) AS v FROM f GROUP BY i),
+       s AS (SELECT f.version_id, f.ordinal, min(f.start_byte) AS start_byte,
+                    sum(CASE WHEN idf.v <= 0 THEN 1e-6 ELSE idf.v END * ((f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * f.len / $6::float8)))
+                        ORDER BY f.i) AS score
+               FROM f JOIN idf ON idf.i = f.i GROUP BY f.version_id, f.ordinal),
+       ${ranked}`,
+      [...fixed, ...where.params]);
   return r.rows.map((row) => ({ ref: nodeRef(Number(row.version_id), row.ordinal), score: Number(row.score) }));
 }
 
