@@ -21,7 +21,7 @@
 // pair on SQLite.
 // Prints JSON lines; figures go to docs/benchmarks.md ("Team store at scale").
 // Usage: node tools/bench/teamScale.mjs --symbols 100000 --store URL [--read-url URL] [--db FILE]
-//          [--repo NAME] [--runs 3] [--queries 50] [--sample 100] [--only build,publish,search,navigation,facts]
+//          [--repo NAME] [--runs 3] [--queries 50] [--sample 100] [--only build,publish,search,navigation,facts] [--show-diff]
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -42,6 +42,8 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '50' },
     'impact-depth': { type: 'string', default: '3' },
     only: { type: 'string', default: 'build,publish,search,navigation' },
+    // Print the queries whose first result differs between the backends (search step, first run).
+    'show-diff': { type: 'boolean', default: false },
   },
 });
 if (!values.store) {
@@ -150,6 +152,10 @@ async function searchBench() {
           runs[side].push(performance.now() - t);
         }
         if (r === 0 && answers.local.results[0]?.qualifiedName === answers.team.results[0]?.qualifiedName) sameTop1++;
+        else if (r === 0 && values['show-diff']) {
+          const top = (a) => a.results.slice(0, 3).map((x) => `${x.qualifiedName} ${x.path}:${x.startLine} ${x.score.toFixed(4)} [${Object.keys(x.ranks ?? {}).join(',')}]`);
+          emit({ step: 'top-1 differs', query: q, local: top(answers.local), team: top(answers.team) });
+        }
       }
     }
     emit({ step: 'search', queries: queries.length, runs: Number(values.runs), local: stats(runs.local), team: stats(runs.team), pooled: stats(runs.pooled), sameTop1 });

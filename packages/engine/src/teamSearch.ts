@@ -142,11 +142,16 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
   const label = options.label ?? null;
   type Body = Parameters<typeof withSnapshot<TeamSearchResponse>>[3];
   const inSnapshot = (body: Body) => (typeof source === 'string' ? withSnapshot(source, repository, label, body) : source.withSnapshot(repository, label, body));
-  return inSnapshot(async (client, snap) => {
+  return inSnapshot(async (client, snap, beside) => {
     store = { repository, label: snap.label, snapshotId: snap.snapshotId, commit: snap.commit };
     const rankings: ChannelRanking[] = [];
     let exact = new Set<number>();
     let named = new Set<number>();
+    // BM25, the slowest channel, runs beside the others (on a second pooled connection in the same
+    // snapshot when one is idle, decision 053); its ranking still comes second, as locally.
+    const bm25Run = wanted.has('bm25') ? beside((c) => bm25Search(c, snap, text, filter, channelK)) : null;
+    // Awaited below; a failure of the others first must not leave its rejection unhandled.
+    bm25Run?.catch(() => undefined);
     if (wanted.has('name') || wanted.has('graph')) {
       const names = await nameSearch(client, snap, analyzed.identifiers, filter, channelK);
       exact = names.exact;
@@ -155,19 +160,21 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
     }
     const bm25 = new Map<number, number>();
     const cosine = new Map<number, number>();
-    if (wanted.has('bm25')) {
-      const hits = await bm25Search(client, snap, text, filter, channelK);
+    const graph = wanted.has('graph') && analyzed.asksDependents && named.size > 0 ? await dependentRefs(client, snap, [...named].slice(0, GRAPH_SEEDS), GRAPH_EDGE_TYPES, channelK * 2) : null;
+    const vector = typeof embedded !== 'string' ? await vectorSearch(client, snap, embedded.modelId, embedded.vector, filter, channelK) : null;
+    if (bm25Run) {
+      const hits = await bm25Run;
       for (const h of hits) bm25.set(h.ref, h.score);
       rankings.push({ channel: 'bm25', ids: hits.map((h) => h.ref) });
     }
-    if (wanted.has('graph') && analyzed.asksDependents && named.size > 0) {
+    if (graph) {
       // "callers of X", "what breaks if X changes": X's dependents, most-connected first (the local channel).
-      const deps = (await dependentRefs(client, snap, [...named].slice(0, GRAPH_SEEDS), GRAPH_EDGE_TYPES, channelK * 2)).map((d) => d.ref);
+      const deps = graph.map((d) => d.ref);
       const allow = await refsPassing(client, snap, deps, filter);
       rankings.push({ channel: 'graph', ids: (allow ? deps.filter((r) => allow.has(r)) : deps).slice(0, channelK) });
     }
-    if (typeof embedded !== 'string') {
-      const v = await vectorSearch(client, snap, embedded.modelId, embedded.vector, filter, channelK);
+    if (vector && typeof embedded !== 'string') {
+      const v = vector;
       if (v.scope === 0) notices.push(`vector channel off: the team store holds no vectors of ${embedded.modelId} for this label`);
       else {
         for (const h of v.hits) cosine.set(h.ref, h.score);
@@ -177,10 +184,13 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
     const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, fusionWeights(analyzed.intent, text, rankings.length, options.channelWeights));
     const refs = fused.map((h) => h.nodeId);
     // Every node this search reads, by ref: the results and their parents are mostly among them.
+    // The candidates' caller-file counts are read beside their nodes.
+    const callersRun = beside((c) => callerFileCounts(c, snap, refs));
+    callersRun.catch(() => undefined);
     const read = await nodesOf(client, snap, refs, new Map());
     const nodes = new Map([...read.values()].map((n) => [n.ref, asRecord(n)]));
     // One index, ids of its own: every candidate is source 0 (a key is the node's ref).
-    const scored = rescoreHits(fused, nodes, await callerFileCounts(client, snap, refs), exact, options, analyzed.aboutTests, () => 0);
+    const scored = rescoreHits(fused, nodes, await callersRun, exact, options, analyzed.aboutTests, () => 0);
     if (options.hub !== false && scored.length > 0) scored.push(...(await teamHubs(client, snap, scored, filter, read)));
     // Without the lexical channels asked for (an ablation), there is no "no lexical match" to tell.
     const lexical = !(wanted.has('name') || wanted.has('bm25')) || rankings.some((r) => r.channel !== 'vector' && r.ids.length > 0);

@@ -10,7 +10,7 @@ export { openGraphReads } from './graphReads.js';
 export {
   openSnapshot, withSnapshot, nodesByRefs, nameSearch, bm25Search, bm25Phrases, fts5Idf, teamTermPlan, vectorSearch, vectorPlan, compileTeamFilter, nodeRef, splitRef, EXACT_SCAN_MAX_VECTORS,
 } from './search.js';
-export type { TeamSnapshot, TeamNode, TeamHit, TeamFilterSql, VectorPlan, VectorSearchOptions, Bm25SearchOptions } from './search.js';
+export type { TeamSnapshot, TeamNode, TeamHit, TeamFilterSql, VectorPlan, VectorSearchOptions, Bm25SearchOptions, Beside, SnapshotBody } from './search.js';
 export { ftsTokens, nodeText } from './textVectors.js';
 export { chooseLabel, resolveSnapshot } from './labels.js';
 export { TeamStorePool } from './pool.js';

@@ -5,7 +5,7 @@ import { isPostgresUrl, prepareSession, redactUrl, toStoreError, type PgClient }
 import { PgGraphReads } from './graphReads.js';
 import { labelRows, resolveSnapshot } from './labels.js';
 import { assertNotNewer, serverSchemaVersion } from './migrations.js';
-import type { TeamSnapshot } from './search.js';
+import type { Beside, SnapshotBody } from './search.js';
 
 // The connection pool of a long-lived reader of the team store (`ca serve --store`, decision 050).
 
@@ -67,12 +67,39 @@ export class TeamStorePool {
     }
   }
 
-  /** Runs `body` over the snapshot the label rule picks, in one read-only transaction (search). */
-  async withSnapshot<T>(repository: string, label: string | null, body: (client: PgClient, snap: TeamSnapshot) => Promise<T>): Promise<T> {
+  /**
+   * Runs `body` over the snapshot the label rule picks, in one read-only transaction (search).
+   * Its `beside(work)` runs `work` on a second connection of the pool, in the same database
+   * snapshot (exported by the body's transaction, `SET TRANSACTION SNAPSHOT`), at the same time as
+   * the body's own statements; only an idle connection nobody waits for is taken (a request never
+   * waits for a second connection, so requests cannot hold the pool waiting for each other), else
+   * `work` runs on the body's connection.
+   */
+  async withSnapshot<T>(repository: string, label: string | null, body: SnapshotBody<T>): Promise<T> {
     const client = await this.acquire();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const out = await body(client, await resolveSnapshot(client, repository, label));
+      const snap = await resolveSnapshot(client, repository, label);
+      let exported: Promise<string> | null = null;
+      const beside: Beside = async (work) => {
+        if (this.pool.idleCount === 0 || this.pool.waitingCount > 0) return work(client);
+        exported ??= client.query<{ id: string }>('SELECT pg_export_snapshot() AS id').then((r) => r.rows[0]!.id);
+        const id = await exported;
+        const peer = await this.acquire();
+        try {
+          // SET TRANSACTION SNAPSHOT takes no parameter: the id is the server's own (hex digits and dashes), checked.
+          if (!/^[0-9A-F-]+$/i.test(id)) throw new Error(`unexpected snapshot id ${JSON.stringify(id)}`);
+          await peer.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '${id}'`);
+          const out = await work(peer);
+          await peer.query('COMMIT');
+          release(peer, false);
+          return out;
+        } catch (e) {
+          await endRead(peer);
+          throw e;
+        }
+      };
+      const out = await body(client, snap, beside);
       await client.query('COMMIT');
       release(client, false);
       return out;

@@ -52,15 +52,25 @@ export async function openSnapshot(client: PgClient, repository: string, label: 
 }
 
 /**
+ * Runs `work` on a connection reading the same database snapshot as the body's: a second
+ * connection when one is free (the two run at once), else the body's own.
+ */
+export type Beside = <R>(work: (client: PgClient) => Promise<R>) => Promise<R>;
+
+/** The body of a snapshot read: its connection, the snapshot, and `beside` for work that may run alongside. */
+export type SnapshotBody<T> = (client: PgClient, snap: TeamSnapshot, beside: Beside) => Promise<T>;
+
+/**
  * Runs `body` over the label's snapshot in one `REPEATABLE READ READ ONLY` transaction on its
  * own connection (a read-only role suffices): every read of one search sees one snapshot, and
  * the channels' transaction-local settings end with it.
  */
-export async function withSnapshot<T>(url: string, repository: string, label: string | null, body: (client: PgClient, snap: TeamSnapshot) => Promise<T>): Promise<T> {
+export async function withSnapshot<T>(url: string, repository: string, label: string | null, body: SnapshotBody<T>): Promise<T> {
   const client = await connect(url);
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const out = await body(client, await openSnapshot(client, repository, label));
+    // One connection: work "beside" the body runs on it too (its statements queue behind the body's).
+    const out = await body(client, await openSnapshot(client, repository, label), (work) => work(client));
     await client.query('COMMIT');
     return out;
   } catch (e) {

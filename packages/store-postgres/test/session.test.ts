@@ -196,3 +196,61 @@ describe.runIf(run)('team store statistics after a publish', () => {
     }
   });
 });
+
+// A pooled search runs BM25 beside its other channels (decision 053): on a second connection of
+// the pool, in the database snapshot of the search's own transaction (exported, then imported with
+// SET TRANSACTION SNAPSHOT), so a label switched meanwhile is invisible to both halves alike.
+describe.runIf(run)('team store reads beside a snapshot', () => {
+  const labelSnapshot = async (client: PgClient) =>
+    Number((await client.query<{ id: string }>(`SELECT l.snapshot_id AS id FROM labels l JOIN repositories r ON r.repo_id = l.repo_id WHERE r.name = 'acme/app' AND l.name = 'working'`)).rows[0]!.id);
+  const pidOf = async (client: PgClient) => (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+
+  it('an idle pooled connection reads the body\'s snapshot while another publish switches the label', async () => {
+    const db = await freshDatabase();
+    const first = localIndex([sourceFile('src/a.ts', 'aaaa01', ['alpha'])]);
+    const second = localIndex([sourceFile('src/a.ts', 'aaaa02', ['alpha', 'beta'])]);
+    const pool = new TeamStorePool(db.ro, { max: 3 });
+    try {
+      await publish(db.rw, 'acme/app', first.snapshotSource('working'));
+      // Two reads at once leave two idle connections in the pool.
+      await Promise.all([0, 1].map(() => pool.withSnapshot('acme/app', 'working', async (client) => {
+        await new Promise((r) => setTimeout(r, 30));
+        return pidOf(client);
+      })));
+      const seen = await pool.withSnapshot('acme/app', 'working', async (client, snap, beside) => {
+        await publish(db.rw, 'acme/app', second.snapshotSource('working'));
+        const peer = await beside(async (c) => ({ pid: await pidOf(c), label: await labelSnapshot(c) }));
+        return { snap: snap.snapshotId, own: { pid: await pidOf(client), label: await labelSnapshot(client) }, peer };
+      });
+      expect(seen.peer.pid).not.toBe(seen.own.pid);
+      expect(seen.peer.label).toBe(seen.snap);
+      expect(seen.own.label).toBe(seen.snap);
+      // Outside that transaction the label has moved on: the check above could fail.
+      const now = await pool.withSnapshot('acme/app', 'working', async (_client, snap) => snap.snapshotId);
+      expect(now).not.toBe(seen.snap);
+    } finally {
+      await pool.close();
+      first.close();
+      second.close();
+    }
+  });
+
+  it('with no idle connection the work runs on the body\'s own; one-off reads (a URL) always do', async () => {
+    const db = await freshDatabase();
+    const store = localIndex([sourceFile('src/a.ts', 'aaaa01', ['alpha'])]);
+    const pool = new TeamStorePool(db.ro, { max: 1 });
+    try {
+      await publish(db.rw, 'acme/app', store.snapshotSource('working'));
+      const pooled = await pool.withSnapshot('acme/app', 'working', async (client, _snap, beside) => [await pidOf(client), await beside(pidOf)]);
+      expect(pooled[1]).toBe(pooled[0]);
+      const oneOff = await withSnapshot(db.ro, 'acme/app', 'working', async (client, _snap, beside) => [await pidOf(client), await beside(pidOf)]);
+      expect(oneOff[1]).toBe(oneOff[0]);
+      // And the search over one connection answers as before.
+      const hits = await withSnapshot(db.ro, 'acme/app', 'working', (client, snap, beside) => beside((c) => bm25Search(c, snap, 'alpha', null, 10)));
+      expect(hits).toHaveLength(1);
+    } finally {
+      await pool.close();
+      store.close();
+    }
+  });
+});
