@@ -143,14 +143,20 @@ export function modelOrder(model, exactIndex) {
 /** The hand order: the candidates as the dump lists them. */
 export const handOrder = (r) => r.candidates;
 
-/** The mean over sets (`row.set`) of each set's NDCG@10: every set weighs the same, whatever its size. */
-export function macroNdcgAt10(rows, order) {
+/** Rows grouped by their set (`row.set`), in first-seen order. */
+export function rowsBySet(rows) {
   const bySet = new Map();
   for (const r of rows) {
     const list = bySet.get(r.set) ?? [];
     list.push(r);
     bySet.set(r.set, list);
   }
+  return bySet;
+}
+
+/** The mean over sets (`row.set`) of each set's NDCG@10: every set weighs the same, whatever its size. */
+export function macroNdcgAt10(rows, order) {
+  const bySet = rowsBySet(rows);
   if (bySet.size === 0) return 0;
   let sum = 0;
   for (const list of bySet.values()) sum += ndcgAt10(list, order);

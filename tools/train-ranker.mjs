@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { handOrder, modelOrder, ndcgAt10, selectModel } from './train-ranker-lib.mjs';
+import { handOrder, modelOrder, ndcgAt10, rowsBySet, selectModel } from './train-ranker-lib.mjs';
 
 const FORMAT = 1;
 
@@ -66,9 +66,7 @@ for (const t of tried) process.stdout.write(`handWeight ${t.handWeight} l2 ${t.l
 // The selected model and the hand order per set (train and dev), to see which sets it wins or loses.
 const bestOrder = modelOrder(best.model, train.names.indexOf('exact_qname'));
 for (const [split, rows] of [['train', train.rows], ['dev', dev.rows]]) {
-  const sets = [...new Set(rows.map((r) => r.set))];
-  for (const set of sets) {
-    const mine = rows.filter((r) => r.set === set);
+  for (const [set, mine] of rowsBySet(rows)) {
     process.stdout.write(`  ${split} ${set} (${mine.length}): hand ${f3(ndcgAt10(mine, handOrder))} → selected ${f3(ndcgAt10(mine, bestOrder))}\n`);
   }
 }

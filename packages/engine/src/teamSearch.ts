@@ -161,7 +161,7 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
     const bm25 = new Map<number, number>();
     const cosine = new Map<number, number>();
     const graph = wanted.has('graph') && analyzed.asksDependents && named.size > 0 ? await dependentRefs(client, snap, [...named].slice(0, GRAPH_SEEDS), GRAPH_EDGE_TYPES, channelK * 2) : null;
-    const vector = typeof embedded !== 'string' ? await vectorSearch(client, snap, embedded.modelId, embedded.vector, filter, channelK) : null;
+    const vector = typeof embedded !== 'string' ? { modelId: embedded.modelId, ...(await vectorSearch(client, snap, embedded.modelId, embedded.vector, filter, channelK)) } : null;
     if (bm25Run) {
       const hits = await bm25Run;
       for (const h of hits) bm25.set(h.ref, h.score);
@@ -173,12 +173,11 @@ export async function searchTeamStore(source: string | TeamStorePool, repository
       const allow = await refsPassing(client, snap, deps, filter);
       rankings.push({ channel: 'graph', ids: (allow ? deps.filter((r) => allow.has(r)) : deps).slice(0, channelK) });
     }
-    if (vector && typeof embedded !== 'string') {
-      const v = vector;
-      if (v.scope === 0) notices.push(`vector channel off: the team store holds no vectors of ${embedded.modelId} for this label`);
+    if (vector) {
+      if (vector.scope === 0) notices.push(`vector channel off: the team store holds no vectors of ${vector.modelId} for this label`);
       else {
-        for (const h of v.hits) cosine.set(h.ref, h.score);
-        rankings.push({ channel: 'vector', ids: v.hits.map((h) => h.ref) });
+        for (const h of vector.hits) cosine.set(h.ref, h.score);
+        rankings.push({ channel: 'vector', ids: vector.hits.map((h) => h.ref) });
       }
     }
     const fused = reciprocalRankFusion(rankings, options.rrfK ?? 60, fusionWeights(analyzed.intent, text, rankings.length, options.channelWeights));

@@ -196,6 +196,14 @@ export async function teamTermPlan(client: PgClient, snap: TeamSnapshot, terms: 
   return termPlanOf(terms, await teamTermStats(client, snap, terms), budget);
 }
 
+/**
+ * One phrase's share of a node's score in SQL, FTS5's expression operation for operation: the
+ * IDF times the saturated frequency over the length normalised by the average (`$6`).
+ */
+function termScore(idf: string, freq: string, length: string): string {
+  return `${idf} * ((${freq} * ${K1 + 1}::float8) / (${freq} + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * ${length} / $6::float8)))`;
+}
+
 /** `bm25Search` options. */
 export interface Bm25SearchOptions {
   /** The term plan's posting budget (default: the local reader's, `BM25_POSTING_BUDGET`). */
@@ -252,8 +260,7 @@ export async function bm25Search(client: PgClient, snap: TeamSnapshot, text: str
                     FROM unnest($3::text[], $4::text[], $8::float8[]) WITH ORDINALITY AS q(lex, kind, hits, i)
                     CROSS JOIN LATERAL (SELECT ln(($5::float8 - q.hits + 0.5) / (q.hits + 0.5)) AS v) v),
        s AS (SELECT p.version_id, p.ordinal, min(p.start_byte) AS start_byte,
-                    sum(q.idf * ((p.tf * ${K1 + 1}::float8) / (p.tf + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * p.text_length / $6::float8)))
-                        ORDER BY q.i) AS score
+                    sum(${termScore('q.idf', 'p.tf', 'p.text_length')} ORDER BY q.i) AS score
                FROM q CROSS JOIN LATERAL (
                       SELECT p.version_id, p.ordinal, p.start_byte, p.text_length, (CASE q.kind WHEN 'term' THEN p.freq ELSE p.names END)::float8 AS tf
                         FROM postings p WHERE p.repo_id = $1 AND p.lexeme = q.lex COLLATE "C"
@@ -274,8 +281,7 @@ export async function bm25Search(client: PgClient, snap: TeamSnapshot, text: str
               GROUP BY q.i, p.version_id, p.ordinal),
        idf AS (SELECT i, ln(($5::float8 - count(*) + 0.5) / (count(*) + 0.5)) AS v FROM f GROUP BY i),
        s AS (SELECT f.version_id, f.ordinal, min(f.start_byte) AS start_byte,
-                    sum(CASE WHEN idf.v <= 0 THEN 1e-6 ELSE idf.v END * ((f.freq * ${K1 + 1}::float8) / (f.freq + ${K1}::float8 * (${1 - B}::float8 + ${B}::float8 * f.len / $6::float8)))
-                        ORDER BY f.i) AS score
+                    sum(${termScore('CASE WHEN idf.v <= 0 THEN 1e-6 ELSE idf.v END', 'f.freq', 'f.len')} ORDER BY f.i) AS score
                FROM f JOIN idf ON idf.i = f.i GROUP BY f.version_id, f.ordinal),
        ${ranked}`,
       [...fixed, ...where.params]);
