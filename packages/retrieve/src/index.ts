@@ -14,7 +14,7 @@ export type {
   RankingInput,
 } from './search.js';
 export { estimateTokens, expandChildren } from './budget.js';
-export { analyzeQuery, isIdentifierLike } from './queryAnalysis.js';
+export { analyzeQuery, asksAboutTests, isIdentifierLike } from './queryAnalysis.js';
 export type { AnalyzedQuery, Intent } from './queryAnalysis.js';
 export { reciprocalRankFusion } from './fusion.js';
 export type { ChannelRanking, FusedHit } from './fusion.js';

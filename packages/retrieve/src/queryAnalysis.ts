@@ -29,6 +29,20 @@ const TEMPORAL =
 const DEPENDENT_WORDS =
   /\b(callers?|call(?:ed|s)?\s+by|who\s+(?:calls?|uses?|references?)|used\s+by|uses\s+of|usages?|depends?\s+on|dependents?|breaks?|broken|affected|affects?|impact(?:ed|s)?|references?\s+to|implementations?|implementers?|implement(?:s|ing)?|subclass(?:es)?|overrides?|consumers?\s+of)\b/i;
 const TEST_WORDS = /\b(tests?|specs?|unit tests?|fixtures?|mocks?|testing)\b/i;
+/** Sentence ends: `. ` / `! ` / `? `, a line break, a ` * ` list item (commit-message bodies). */
+const SENTENCE_END = /(?<=[.!?])\s+|\n|\s\*\s/;
+
+/**
+ * Whether a question is about tests: its subject (the first sentence, a commit-style text's
+ * title) or a sentence that asks something names tests. A test word further on ("Fix X. Add a
+ * test for it.") is a detail of a question about the product code: decision 043 measured that
+ * on the mined train and dev sets, this rule flags 60 queries where the whole text flagged 196,
+ * and keeps every one of the 8 whose changed symbols include test code.
+ */
+export function asksAboutTests(text: string): boolean {
+  const sentences = text.trim().split(SENTENCE_END);
+  return TEST_WORDS.test(sentences[0] ?? '') || sentences.some((s) => s.trimEnd().endsWith('?') && TEST_WORDS.test(s));
+}
 /** `GET /api/orders/{id}`: an HTTP endpoint's name (decision 037), looked up as a whole. */
 const ROUTE = /^\s*(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS|ANY)\s+(\/\S*)\s*$/i;
 
@@ -60,5 +74,5 @@ export function analyzeQuery(text: string): AnalyzedQuery {
   if (QUANTIFIERS.test(text.replace(TEMPORAL, ' '))) intent = 'cross_cutting';
   else if (identifiers.length > 0 || paths.length > 0) intent = 'targeted';
   else intent = 'exploratory';
-  return { text, identifiers, paths, phrases, intent, aboutTests: TEST_WORDS.test(text), asksDependents: identifiers.length > 0 && DEPENDENT_WORDS.test(text) };
+  return { text, identifiers, paths, phrases, intent, aboutTests: asksAboutTests(text), asksDependents: identifiers.length > 0 && DEPENDENT_WORDS.test(text) };
 }

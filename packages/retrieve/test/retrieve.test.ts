@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuery, estimateTokens, expandChildren, isIdentifierLike, isTestPath, reciprocalRankFusion } from '../src/index.js';
+import { analyzeQuery, asksAboutTests, estimateTokens, expandChildren, isIdentifierLike, isTestPath, reciprocalRankFusion } from '../src/index.js';
 
 describe('reciprocal rank fusion', () => {
   it('sums 1/(k+rank) per channel', () => {
@@ -38,6 +38,7 @@ describe('query analysis', () => {
     expect(analyzeQuery('terminatePlan')).toMatchObject({ identifiers: ['terminatePlan'], intent: 'targeted' });
     expect(analyzeQuery('Button')).toMatchObject({ identifiers: ['Button'], intent: 'targeted' });
     expect(analyzeQuery('unit tests for login').aboutTests).toBe(true);
+    expect(analyzeQuery('where is rate limiting handled').aboutTests).toBe(false);
     expect(analyzeQuery('callers of issueToken').asksDependents).toBe(true);
     expect(analyzeQuery('what breaks if TokenStore.save changes').asksDependents).toBe(true);
     expect(analyzeQuery('who uses toValidURL').asksDependents).toBe(true);
@@ -46,6 +47,31 @@ describe('query analysis', () => {
     expect(analyzeQuery('what breaks when the network is down').asksDependents).toBe(false);
     expect(isIdentifierLike('login')).toBe(false);
     expect(isIdentifierLike('HTMLParser')).toBe(true);
+  });
+});
+
+describe('questions about tests', () => {
+  // Only the subject (the first sentence) or a sentence that asks something makes a question
+  // about tests: a test word further on is a detail of a change to the product code.
+  const subjects = ['Fix handling of nullable value tuples', 'Handle PostgreSQL chars correctly', 'retry the upload after a timeout'];
+  const details = ['Add a test', 'Changed unit test, added more nesting', 'covered by the new specs', 'mock the clock'];
+  it('reads the subject, not the details', () => {
+    for (const subject of subjects) {
+      for (const detail of details) {
+        for (const join of ['. ', '.\n', ' * ', '\n']) {
+          expect([subject, join, detail, asksAboutTests(`${subject}${join}${detail}`)]).toEqual([subject, join, detail, false]);
+          expect([detail, join, subject, asksAboutTests(`${detail}${join}${subject}`)]).toEqual([detail, join, subject, true]);
+        }
+        // A sentence that asks about tests counts wherever it is.
+        expect(asksAboutTests(`${subject}. Where is ${detail.toLowerCase()}?`)).toBe(true);
+        expect(asksAboutTests(`${subject}. Where is it called?`)).toBe(false);
+        expect(analyzeQuery(`${subject}. ${detail}.`).aboutTests).toBe(false);
+      }
+    }
+    // One sentence: a test word anywhere in it.
+    expect(asksAboutTests('Fix X and add tests')).toBe(true);
+    expect(asksAboutTests('  [Tests] rework the assertion helpers')).toBe(true);
+    expect(asksAboutTests('version 2.0 of the parser')).toBe(false);
   });
 });
 
