@@ -12,6 +12,8 @@ export interface Configuration {
   readonly channels: readonly ChannelName[];
   /** Single-channel configurations take part in the gate's "hybrid must not lose" check. */
   readonly singleChannel: boolean;
+  /** The gate holds this configuration to its baseline (the default ranking, and the learned one). */
+  readonly guarded?: boolean;
 }
 
 const ALL: readonly ChannelName[] = ['name', 'bm25', 'vector'];
@@ -22,14 +24,14 @@ const ALL: readonly ChannelName[] = ['name', 'bm25', 'vector'];
  * an unavailable channel is detected from `response.notices`, never scored as zero.
  */
 export const CONFIGURATIONS: readonly Configuration[] = [
-  { id: 'hybrid', label: 'hybrid', options: {}, channels: ALL, singleChannel: false },
+  { id: 'hybrid', label: 'hybrid', options: {}, channels: ALL, singleChannel: false, guarded: true },
   { id: 'bm25', label: 'bm25 only', options: { channels: ['bm25'] }, channels: ['bm25'], singleChannel: true },
   { id: 'vector', label: 'vector only', options: { channels: ['vector'] }, channels: ['vector'], singleChannel: true },
   { id: 'name', label: 'name only', options: { channels: ['name'] }, channels: ['name'], singleChannel: true },
   { id: 'no-hub', label: 'hybrid − hub', options: { hub: false }, channels: ALL, singleChannel: false },
   { id: 'no-defboost', label: 'hybrid − def. boost', options: { definitionBoost: false }, channels: ALL, singleChannel: false },
   { id: 'hand', label: 'hybrid, hand ranking', options: { ranker: 'hand' }, channels: ALL, singleChannel: false },
-  { id: 'learned', label: 'hybrid, learned ranker', options: { ranker: 'learned' }, channels: ALL, singleChannel: false },
+  { id: 'learned', label: 'hybrid, learned ranker', options: { ranker: 'learned' }, channels: ALL, singleChannel: false, guarded: true },
 ];
 
 /** Selects configurations by id (comma lists allowed); unknown ids are reported by the caller. */

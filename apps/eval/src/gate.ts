@@ -51,8 +51,10 @@ export interface GateResult {
 
 /**
  * The CI gate: per set, hybrid NDCG@10 must not fall more than `tolerance` below the baseline,
- * and must not be below any available single-channel configuration. Unavailable channels
- * (vector without a model) are excluded from the comparison and reported.
+ * and must not be below any available single-channel configuration; every other guarded
+ * configuration in the run (the learned ranker) must not fall more than `tolerance` below its
+ * own baseline either, and a guarded configuration run without a baseline fails. Unavailable
+ * channels (vector without a model) are excluded from the comparison and reported.
  */
 export function checkGate(report: EvalReport, baseline: Baseline, tolerance = baseline.tolerance ?? DEFAULT_TOLERANCE): GateResult {
   const lines: string[] = [];
@@ -69,13 +71,20 @@ export function checkGate(report: EvalReport, baseline: Baseline, tolerance = ba
       continue;
     }
     const h = hybrid.overall.ndcg10;
-    const base = baseline.sets[s.name]?.['hybrid'];
-    if (base === undefined || base === null) {
-      lines.push(`skip ${s.name}: no baseline for hybrid (write one with --write-baseline)`);
-    } else if (h < base - tolerance - EPS) {
-      fail(`${s.name}: hybrid NDCG@10 ${h.toFixed(4)} is more than ${tolerance} below the baseline ${base.toFixed(4)}`);
-    } else {
-      lines.push(`ok   ${s.name}: hybrid NDCG@10 ${h.toFixed(4)} vs baseline ${base.toFixed(4)} (tolerance ${tolerance})`);
+    for (const c of s.configs) {
+      if (!CONFIGURATIONS.find((k) => k.id === c.id)?.guarded) continue;
+      const name = c.id === 'hybrid' ? 'hybrid' : c.label;
+      const base = baseline.sets[s.name]?.[c.id];
+      if (!c.overall) fail(`${s.name}: ${name} produced no metrics`);
+      else if (base === undefined || base === null) {
+        // The default ranking without a baseline is a new set; another guarded one must have one.
+        if (c.id === 'hybrid') lines.push(`skip ${s.name}: no baseline for hybrid (write one with --write-baseline)`);
+        else fail(`${s.name}: no baseline for ${name} (write one with --write-baseline)`);
+      } else if (c.overall.ndcg10 < base - tolerance - EPS) {
+        fail(`${s.name}: ${name} NDCG@10 ${c.overall.ndcg10.toFixed(4)} is more than ${tolerance} below the baseline ${base.toFixed(4)}`);
+      } else {
+        lines.push(`ok   ${s.name}: ${name} NDCG@10 ${c.overall.ndcg10.toFixed(4)} vs baseline ${base.toFixed(4)} (tolerance ${tolerance})`);
+      }
     }
     for (const c of s.configs) {
       if (!CONFIGURATIONS.find((k) => k.id === c.id)?.singleChannel) continue;

@@ -88,4 +88,23 @@ describe('run over fixtures/ts-app, table, HTML and gate', () => {
     expect(gate.ok).toBe(false);
     expect(gate.failures[0]).toMatch(/^fixture: hybrid NDCG@10 [\d.]+ is more than 0.02 below the baseline/);
   });
+
+  it('holds the learned ranker to its own baseline, and fails a run of it without one', () => {
+    const baseline = baselineFromReport(report);
+    const learned = baseline.sets['fixture']!['learned']!;
+    expect(typeof learned).toBe('number');
+    const higher = checkGate(report, { ...baseline, sets: { fixture: { ...baseline.sets['fixture'], learned: learned + 0.03 } } });
+    expect(higher.failures).toEqual([
+      `fixture: hybrid, learned ranker NDCG@10 ${learned.toFixed(4)} is more than 0.02 below the baseline ${(learned + 0.03).toFixed(4)}`,
+    ]);
+    // Within the tolerance it passes.
+    expect(checkGate(report, { ...baseline, sets: { fixture: { ...baseline.sets['fixture'], learned: learned + 0.019 } } }).ok).toBe(true);
+    const { learned: _dropped, ...without } = baseline.sets['fixture']!;
+    const missing = checkGate(report, { ...baseline, sets: { fixture: without } });
+    expect(missing.failures).toEqual(['fixture: no baseline for hybrid, learned ranker (write one with --write-baseline)']);
+    // A set without any baseline is new: hybrid is skipped and reported, the learned ranker fails.
+    const none = checkGate(report, { ...baseline, sets: {} });
+    expect(none.lines).toContain('skip fixture: no baseline for hybrid (write one with --write-baseline)');
+    expect(none.failures).toEqual(['fixture: no baseline for hybrid, learned ranker (write one with --write-baseline)']);
+  });
 });
