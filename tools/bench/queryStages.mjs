@@ -115,6 +115,57 @@ export async function search({ dbPath, rounds = 3, limit = 10, channelSets = ['n
 }
 
 /**
+ * The ranking's cost: hybrid search with the hand ranking (the default) and with the learned
+ * ranker (`ranker: 'learned'`, decision 043), side by side in one run. Every query runs both, in
+ * an order that alternates from query to query, so load on the shared machine and cold pages hit
+ * both alike; the answer cache is cleared before every call. Reports p50 / p95 of each and the
+ * ratios learned ÷ hand.
+ */
+export async function rankers({ dbPath, rounds = 3, limit = 10 }) {
+  const engine = await openSynthetic(dbPath);
+  const clearCache = () => engine.queryCache?.clear?.();
+  try {
+    const queries = querySet(engine.store.db);
+    const off = await engine.vectorOffReason();
+    if (off) throw new Error(`vector channel off on the synthetic index: ${off}`);
+    const configs = { hand: { ranker: 'hand' }, learned: { ranker: 'learned' } };
+    for (const q of WARMUP_QUERIES) {
+      for (const options of Object.values(configs)) {
+        clearCache();
+        await engine.search(q, { ...options, limit });
+      }
+    }
+    const samples = { hand: [], learned: [] };
+    let turn = 0;
+    for (let r = 0; r < rounds; r++) {
+      for (const { q } of queries) {
+        const order = turn++ % 2 === 0 ? ['hand', 'learned'] : ['learned', 'hand'];
+        for (const name of order) {
+          clearCache();
+          const t = performance.now();
+          const res = await engine.search(q, { ...configs[name], limit });
+          samples[name].push(performance.now() - t);
+          if (res.notices.some((n) => /learned ranker unavailable/.test(n))) throw new Error(`learned ranker unavailable: ${res.notices.join('; ')}`);
+        }
+      }
+    }
+    const hand = latency(samples.hand);
+    const learned = latency(samples.learned);
+    console.log(`hand: p50 ${hand.p50} / p95 ${hand.p95} ms; learned: p50 ${learned.p50} / p95 ${learned.p95} ms; p95 ratio ${round(learned.p95 / hand.p95, 3)}`);
+    return {
+      dbPath,
+      symbols: engine.reader().counts().symbols,
+      queries: queries.length,
+      rounds,
+      latency: { hand, learned },
+      ratio: { p50: round(learned.p50 / hand.p50, 3), p95: round(learned.p95 / hand.p95, 3) },
+    };
+  } finally {
+    await engine.dispose();
+  }
+}
+
+/**
  * Graph latency: callers (depth 1) and impact (depth 5) of 50 functions — 10 hubs (most-called)
  * and 40 spread evenly over the rest — after one warm-up pass, `rounds` times each. Impact
  * answers are capped by `graph.impact_max_nodes` (`truncated` counts the seeds cut in round 1).

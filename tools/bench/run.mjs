@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Code Agent benchmark suite: `pnpm bench [--ts DIR] [--cs DIR] [--repo DIR]… [--runs N]
 // [--scales 10000,100000] [--only a,b] [--out FILE]` (stages: syntactic, semantic, full, embed,
-// search, graph, cold, filter, workspace). Build first: `pnpm --filter @ca/cli... build`.
+// search, rankers, graph, cold, filter, workspace). Build first: `pnpm --filter @ca/cli... build`.
 //
 // Without repositories the corpora are built from files every checkout has (TypeScript's
 // lib/*.d.ts and the fixtures, see lib.mjs). Every stage runs in its own child process (own peak
@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { BENCH_DIR, OUT_DIR, benchEnv, buildDefaultCorpora, loadAvg, machineInfo, median, round, runStage, tempDir } from './lib.mjs';
 import { WARMUP_QUERIES } from './queries.mjs';
 
-const STAGE_NAMES = ['syntactic', 'semantic', 'full', 'embed', 'search', 'graph', 'cold', 'filter', 'workspace'];
+const STAGE_NAMES = ['syntactic', 'semantic', 'full', 'embed', 'search', 'rankers', 'graph', 'cold', 'filter', 'workspace'];
 const { values } = parseArgs({
   options: {
     ts: { type: 'string', multiple: true, default: [] },
@@ -82,13 +82,14 @@ for (const c of corpora) {
 }
 if (only.has('embed')) results.embedBench = await attempt('embedBench (600 lib declarations, 64-token budget)', () => runStage('embedBench', { count: 600, budget: 64 }));
 
-const needSynthetic = only.has('search') || only.has('graph') || only.has('cold') || only.has('filter') || only.has('workspace');
+const needSynthetic = only.has('search') || only.has('rankers') || only.has('graph') || only.has('cold') || only.has('filter') || only.has('workspace');
 if (needSynthetic) {
   for (const symbols of scales) {
     const dbPath = join(work, `synthetic-${symbols}`, 'index.db');
     const s = { build: await attempt(`synthetic index ${symbols} symbols`, () => runStage('synth', { symbols, dbPath })) };
     if (!s.build.error) {
       if (only.has('search')) s.search = await attempt(`search latency ${symbols}`, () => runStage('search', { dbPath, rounds: runs }));
+      if (only.has('rankers')) s.rankers = await attempt(`hand vs learned ranking ${symbols}`, () => runStage('rankers', { dbPath, rounds: runs }));
       if (only.has('graph')) s.graph = await attempt(`graph latency ${symbols}`, () => runStage('graph', { dbPath, rounds: runs }));
       if (only.has('filter')) s.filter = await attempt(`filtered search latency ${symbols}`, () => runStage('filterSearch', { dbPath, rounds: runs }));
       if (only.has('workspace')) {
@@ -192,6 +193,11 @@ for (const [symbols, s] of Object.entries(results.synthetic)) {
     }
     row('   query embedding alone', label, lat(sr.queryEmbedding));
     row('   peak RSS', label, `${fmt(sr.peakRssMiB)} MiB`);
+  }
+  const rk = s.rankers;
+  if (rk && !rk.error) {
+    const p = (x) => `p50 ${fmt(x.p50)} / p95 ${fmt(x.p95)} ms`;
+    row('7. hybrid, learned ranker vs hand (alternated)', label, `${p(rk.latency.learned)} vs ${p(rk.latency.hand)} (n=${rk.latency.hand.n}), p95 ${rk.ratio.p95}×`, 'p95 ≤ 1.1× hand', check(rk.ratio.p95 <= 1.1));
   }
   const g = s.graph;
   if (g && !g.error) {

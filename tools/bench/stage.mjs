@@ -4,11 +4,11 @@
 import { writeFileSync } from 'node:fs';
 import { full, semantic, syntactic } from './indexStages.mjs';
 import { loadAvg, selfPeakRssMiB } from './lib.mjs';
-import { graph, search, synth } from './queryStages.mjs';
+import { graph, rankers, search, synth } from './queryStages.mjs';
 import { embedBench } from './embedStage.mjs';
 import { filterSearch, workspaceSearch } from './filterStages.mjs';
 
-const STAGES = { syntactic, semantic, full, synth, search, graph, embedBench, filterSearch, workspaceSearch };
+const STAGES = { syntactic, semantic, full, synth, search, rankers, graph, embedBench, filterSearch, workspaceSearch };
 const [name, json, out] = process.argv.slice(2);
 const stage = STAGES[name];
 if (!stage) {
