@@ -22,6 +22,23 @@ async function openSynthetic(dbPath) {
   return Engine.open(repo, { dbPath, env: benchEnv() });
 }
 
+/**
+ * The synthetic index's query set, after checking its vector channel is on and warming up the
+ * model, the vector index and SQLite's page cache with every configuration (cache cleared).
+ */
+async function warmedQueries(engine, configs, limit) {
+  const queries = querySet(engine.store.db);
+  const off = await engine.vectorOffReason();
+  if (off) throw new Error(`vector channel off on the synthetic index: ${off}`);
+  for (const q of WARMUP_QUERIES) {
+    for (const options of Object.values(configs)) {
+      engine.queryCache?.clear?.();
+      await engine.search(q, { ...options, limit });
+    }
+  }
+  return queries;
+}
+
 function latency(samples) {
   if (samples.length === 0) return { n: 0, p50: null, p95: null, max: null };
   return {
@@ -46,18 +63,9 @@ export async function search({ dbPath, rounds = 3, limit = 10, channelSets = ['n
   const engine = await openSynthetic(dbPath);
   const clearCache = () => engine.queryCache?.clear?.();
   try {
-    const queries = querySet(engine.store.db);
-    const off = await engine.vectorOffReason();
-    if (off) throw new Error(`vector channel off on the synthetic index: ${off}`);
     const configs = { name: { channels: ['name'] }, bm25: { channels: ['bm25'] }, hybrid: {} };
-    // Warm-up: model, vector index, SQLite page cache.
     const w0 = performance.now();
-    for (const q of WARMUP_QUERIES) {
-      for (const options of Object.values(configs)) {
-        clearCache();
-        await engine.search(q, { ...options, limit });
-      }
-    }
+    const queries = await warmedQueries(engine, configs, limit);
     const warmupMs = performance.now() - w0;
     const measure = async (name, options) => {
       const samples = [];
@@ -125,16 +133,8 @@ export async function rankers({ dbPath, rounds = 3, limit = 10 }) {
   const engine = await openSynthetic(dbPath);
   const clearCache = () => engine.queryCache?.clear?.();
   try {
-    const queries = querySet(engine.store.db);
-    const off = await engine.vectorOffReason();
-    if (off) throw new Error(`vector channel off on the synthetic index: ${off}`);
     const configs = { hand: { ranker: 'hand' }, learned: { ranker: 'learned' } };
-    for (const q of WARMUP_QUERIES) {
-      for (const options of Object.values(configs)) {
-        clearCache();
-        await engine.search(q, { ...options, limit });
-      }
-    }
+    const queries = await warmedQueries(engine, configs, limit);
     const samples = { hand: [], learned: [] };
     let turn = 0;
     for (let r = 0; r < rounds; r++) {

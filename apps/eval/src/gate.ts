@@ -73,17 +73,16 @@ export function checkGate(report: EvalReport, baseline: Baseline, tolerance = ba
     const h = hybrid.overall.ndcg10;
     for (const c of s.configs) {
       if (!CONFIGURATIONS.find((k) => k.id === c.id)?.guarded) continue;
-      const name = c.id === 'hybrid' ? 'hybrid' : c.label;
       const base = baseline.sets[s.name]?.[c.id];
-      if (!c.overall) fail(`${s.name}: ${name} produced no metrics`);
+      if (!c.overall) fail(`${s.name}: ${c.label} produced no metrics`);
       else if (base === undefined || base === null) {
         // The default ranking without a baseline is a new set; another guarded one must have one.
         if (c.id === 'hybrid') lines.push(`skip ${s.name}: no baseline for hybrid (write one with --write-baseline)`);
-        else fail(`${s.name}: no baseline for ${name} (write one with --write-baseline)`);
+        else fail(`${s.name}: no baseline for ${c.label} (write one with --write-baseline)`);
       } else if (c.overall.ndcg10 < base - tolerance - EPS) {
-        fail(`${s.name}: ${name} NDCG@10 ${c.overall.ndcg10.toFixed(4)} is more than ${tolerance} below the baseline ${base.toFixed(4)}`);
+        fail(`${s.name}: ${c.label} NDCG@10 ${c.overall.ndcg10.toFixed(4)} is more than ${tolerance} below the baseline ${base.toFixed(4)}`);
       } else {
-        lines.push(`ok   ${s.name}: ${name} NDCG@10 ${c.overall.ndcg10.toFixed(4)} vs baseline ${base.toFixed(4)} (tolerance ${tolerance})`);
+        lines.push(`ok   ${s.name}: ${c.label} NDCG@10 ${c.overall.ndcg10.toFixed(4)} vs baseline ${base.toFixed(4)} (tolerance ${tolerance})`);
       }
     }
     for (const c of s.configs) {
